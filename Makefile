@@ -1,0 +1,38 @@
+# browserd — a browser server for AI agents.
+# `make run` sets up and runs the daemon; `make test` sets up and runs every test.
+
+GO      ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
+BIN     := bin/browserd
+ARGS    ?=
+PKGS    := ./...
+
+.PHONY: run build test unit e2e bench fuzz chromium vet clean
+
+run: chromium build
+	$(BIN) serve $(ARGS)
+
+build:
+	$(GO) build -trimpath -o $(BIN) ./cmd/browserd
+
+chromium:
+	@scripts/ensure-chromium.sh
+
+vet:
+	$(GO) vet $(PKGS)
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+# Every test: unit tests with the race detector, then the end-to-end suites
+# against real headless Chromium.
+test: chromium vet
+	$(GO) test -race -count=1 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e)
+	$(GO) test -count=1 -timeout 12m ./internal/e2e/
+
+bench: chromium
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./internal/e2e/ ./internal/snapshot/
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./internal/snapshot/
+	$(GO) test -run '^$$' -fuzz FuzzCheckURL -fuzztime 30s ./internal/urlpolicy/
+
+clean:
+	rm -rf bin

@@ -1,0 +1,390 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/browserd/browserd/internal/cdp"
+)
+
+// Elem names a DOM node of a tab: the CDP session of the document's process
+// and the node's backend id, which Chromium keeps for the node's lifetime.
+type Elem struct {
+	Sess    target.SessionID
+	Backend int64
+}
+
+// ErrStale means the node is gone from its document.
+var ErrStale = errors.New("element is gone from the page")
+
+// NotActionableError says why an element cannot take the action.
+type NotActionableError struct {
+	Reason string // hidden, disabled, offscreen, covered, detached
+	// Cover is the element on top, when Reason is covered.
+	Cover     *Elem
+	CoverDesc string
+}
+
+func (e *NotActionableError) Error() string {
+	if e.Reason == "covered" {
+		return "element is covered by " + e.CoverDesc
+	}
+	return "element is " + e.Reason
+}
+
+// SessionFor returns the CDP session with the id: the tab's own, or one of
+// its out-of-process frames'. nil when the frame is gone.
+func (p *Page) SessionFor(id target.SessionID) *cdp.Session {
+	if id == p.sess.ID() || id == "" {
+		return p.sess
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, fs := range p.oopifs {
+		if fs.sess.ID() == id {
+			return fs.sess
+		}
+	}
+	return nil
+}
+
+func isStale(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	return strings.Contains(s, "No node with given id") || strings.Contains(s, "detached") ||
+		strings.Contains(s, "Could not find node") || strings.Contains(s, "No node found") ||
+		errors.Is(err, cdp.ErrDetached)
+}
+
+// Resolve returns a JavaScript object id for the element (in object group
+// "browserd"), or ErrStale.
+func (p *Page) Resolve(ctx context.Context, e Elem) (*cdp.Session, string, error) {
+	s := p.SessionFor(e.Sess)
+	if s == nil {
+		return nil, "", ErrStale
+	}
+	var r struct {
+		Object remoteObject `json:"object"`
+	}
+	if err := s.Call(ctx, "DOM.resolveNode", map[string]any{"backendNodeId": e.Backend, "objectGroup": "browserd"}, &r); err != nil {
+		if isStale(err) {
+			return nil, "", ErrStale
+		}
+		return nil, "", err
+	}
+	return s, r.Object.ObjectID, nil
+}
+
+// CallOn runs fn (a JavaScript function source, `this` = the element) with
+// args and decodes its JSON-able return value into out (may be nil).
+func (p *Page) CallOn(ctx context.Context, e Elem, fn string, out any, args ...any) error {
+	s, obj, err := p.Resolve(ctx, e)
+	if err != nil {
+		return err
+	}
+	return callFunction(ctx, s, obj, fn, out, args...)
+}
+
+func callFunction(ctx context.Context, s *cdp.Session, obj, fn string, out any, args ...any) error {
+	cargs := make([]map[string]any, len(args))
+	for i, a := range args {
+		cargs[i] = map[string]any{"value": a}
+	}
+	var r struct {
+		Result    json.RawMessage `json:"result"`
+		Exception *struct {
+			Text      string       `json:"text"`
+			Exception remoteObject `json:"exception"`
+		} `json:"exceptionDetails"`
+	}
+	err := s.Call(ctx, "Runtime.callFunctionOn", map[string]any{
+		"functionDeclaration": fn, "objectId": obj, "arguments": cargs,
+		"returnByValue": true, "awaitPromise": true,
+	}, &r)
+	if err != nil {
+		if isStale(err) {
+			return ErrStale
+		}
+		return err
+	}
+	if r.Exception != nil {
+		return fmt.Errorf("page script failed: %s", firstNonEmpty(r.Exception.Exception.Description, r.Exception.Text))
+	}
+	if out == nil {
+		return nil
+	}
+	var v struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(r.Result, &v); err != nil {
+		return err
+	}
+	if len(v.Value) == 0 {
+		return nil
+	}
+	return json.Unmarshal(v.Value, out)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+const checkJS = `function(action) {
+  let el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el || !el.isConnected) return {reason: 'detached'};
+  const st = getComputedStyle(el);
+  if (st.visibility === 'hidden' || st.display === 'none') return {reason: 'hidden'};
+  let r = el.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0) {
+    if (el.tagName === 'OPTION' && el.closest('select')) { el = el.closest('select'); r = el.getBoundingClientRect(); }
+    else return {reason: 'hidden'};
+  }
+  if (action !== 'hover' && (el.disabled || el.closest('fieldset:disabled') || el.getAttribute('aria-disabled') === 'true')) return {reason: 'disabled'};
+  const l = Math.max(r.left, 0), t = Math.max(r.top, 0), ri = Math.min(r.right, innerWidth), b = Math.min(r.bottom, innerHeight);
+  if (ri <= l || b <= t) return {reason: 'offscreen'};
+  const cx = (l + ri) / 2, cy = (t + b) / 2;
+  let hit = document.elementFromPoint(cx, cy);
+  while (hit && hit.shadowRoot) { const h = hit.shadowRoot.elementFromPoint(cx, cy); if (!h || h === hit) break; hit = h; }
+  const within = (a, n) => { for (; n; n = n.parentNode || n.host) if (n === a) return true; return false; };
+  if (hit && !within(el, hit) && !(el.tagName === 'INPUT' && el.labels && [...el.labels].some(lb => within(lb, hit)))) {
+    return {reason: 'covered', cx, cy};
+  }
+  return {ok: true, cx, cy, rl: r.left, rt: r.top};
+}`
+
+const coverJS = `function(cx, cy) {
+  let hit = document.elementFromPoint(cx, cy);
+  while (hit && hit.shadowRoot) { const h = hit.shadowRoot.elementFromPoint(cx, cy); if (!h || h === hit) break; hit = h; }
+  let n = hit;
+  for (; n && n.nodeType === 1; n = n.parentElement) {
+    if (n.getAttribute('role') || ['DIALOG','BUTTON','A','INPUT','SELECT','TEXTAREA','HEADER','FOOTER','NAV','ASIDE'].includes(n.tagName) || n.getAttribute('aria-label')) break;
+  }
+  return n && n.nodeType === 1 ? n : hit;
+}`
+
+// Point scrolls the element into view, checks it can take the action (is
+// visible, enabled, not covered) and returns its center in the tab's
+// viewport coordinates, ready for Input events.
+func (p *Page) Point(ctx context.Context, e Elem, action string) (x, y float64, err error) {
+	s, obj, err := p.Resolve(ctx, e)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := s.Call(ctx, "DOM.scrollIntoViewIfNeeded", map[string]any{"backendNodeId": e.Backend}, nil); err != nil {
+		if isStale(err) {
+			return 0, 0, ErrStale
+		}
+		// No layout object: hidden. The check below says so.
+	}
+	var c struct {
+		OK     bool    `json:"ok"`
+		Reason string  `json:"reason"`
+		CX     float64 `json:"cx"`
+		CY     float64 `json:"cy"`
+		RL     float64 `json:"rl"`
+		RT     float64 `json:"rt"`
+	}
+	if err := callFunction(ctx, s, obj, checkJS, &c, action); err != nil {
+		return 0, 0, err
+	}
+	if !c.OK {
+		nae := &NotActionableError{Reason: c.Reason}
+		if c.Reason == "covered" {
+			nae.Cover, nae.CoverDesc = p.coverOf(ctx, s, obj, c.CX, c.CY)
+		}
+		return 0, 0, nae
+	}
+	// The element's content quad is in the coordinates of its process's
+	// root frame; the JS rect is frame-local. Their difference is the
+	// offset of a same-process iframe.
+	var q struct {
+		Quads [][]float64 `json:"quads"`
+	}
+	ox, oy := 0.0, 0.0
+	if err := s.Call(ctx, "DOM.getContentQuads", map[string]any{"backendNodeId": e.Backend}, &q); err == nil && len(q.Quads) > 0 && len(q.Quads[0]) >= 8 {
+		qx, qy := q.Quads[0][0], q.Quads[0][1]
+		for i := 2; i < 8; i += 2 {
+			qx, qy = min(qx, q.Quads[0][i]), min(qy, q.Quads[0][i+1])
+		}
+		ox, oy = qx-c.RL, qy-c.RT
+	}
+	fx, fy, err := p.frameOffset(ctx, s)
+	if err != nil {
+		return 0, 0, err
+	}
+	return c.CX + ox + fx, c.CY + oy + fy, nil
+}
+
+// coverOf describes the element on top of the point, and names its node so
+// the engine can give it a ref.
+func (p *Page) coverOf(ctx context.Context, s *cdp.Session, obj string, cx, cy float64) (*Elem, string) {
+	var r struct {
+		Result remoteObject `json:"result"`
+	}
+	err := s.Call(ctx, "Runtime.callFunctionOn", map[string]any{
+		"functionDeclaration": coverJS, "objectId": obj, "objectGroup": "browserd",
+		"arguments": []map[string]any{{"value": cx}, {"value": cy}},
+	}, &r)
+	if err != nil || r.Result.ObjectID == "" {
+		return nil, "another element"
+	}
+	var d struct {
+		Node struct {
+			BackendNodeID int64  `json:"backendNodeId"`
+			NodeName      string `json:"nodeName"`
+		} `json:"node"`
+	}
+	if err := s.Call(ctx, "DOM.describeNode", map[string]any{"objectId": r.Result.ObjectID}, &d); err != nil {
+		return nil, "another element"
+	}
+	var desc string
+	_ = callFunction(ctx, s, r.Result.ObjectID, `function() {
+	  const role = this.getAttribute('role') || this.tagName.toLowerCase();
+	  const name = (this.getAttribute('aria-label') || this.innerText || '').trim().replace(/\s+/g, ' ').slice(0, 60);
+	  return name ? role + ' "' + name + '"' : role;
+	}`, &desc)
+	if desc == "" {
+		desc = strings.ToLower(d.Node.NodeName)
+	}
+	return &Elem{Sess: s.ID(), Backend: d.Node.BackendNodeID}, desc
+}
+
+// frameOffset is where the root frame of session s sits in the tab's
+// viewport: zero for the tab's own session, the owner iframe's content box
+// (recursively) for an out-of-process frame.
+func (p *Page) frameOffset(ctx context.Context, s *cdp.Session) (float64, float64, error) {
+	if s == p.sess {
+		return 0, 0, nil
+	}
+	p.mu.Lock()
+	var frameID, parentFrame string
+	for id, fs := range p.oopifs {
+		if fs.sess == s {
+			frameID, parentFrame = id, fs.parentFrame
+		}
+	}
+	// A parent that is itself out of process has its own session; any other
+	// parent frame lives in the tab's process.
+	parent := p.sess
+	if fs, ok := p.oopifs[parentFrame]; ok {
+		parent = fs.sess
+	}
+	p.mu.Unlock()
+	if frameID == "" {
+		return 0, 0, ErrStale
+	}
+	var owner struct {
+		BackendNodeID int64 `json:"backendNodeId"`
+	}
+	if err := parent.Call(ctx, "DOM.getFrameOwner", map[string]any{"frameId": frameID}, &owner); err != nil {
+		return 0, 0, fmt.Errorf("locating frame: %w", err)
+	}
+	var bm struct {
+		Model struct {
+			Content []float64 `json:"content"`
+		} `json:"model"`
+	}
+	if err := parent.Call(ctx, "DOM.getBoxModel", map[string]any{"backendNodeId": owner.BackendNodeID}, &bm); err != nil || len(bm.Model.Content) < 2 {
+		return 0, 0, fmt.Errorf("locating frame: %w", err)
+	}
+	px, py, err := p.frameOffset(ctx, parent)
+	if err != nil {
+		return 0, 0, err
+	}
+	return bm.Model.Content[0] + px, bm.Model.Content[1] + py, nil
+}
+
+// Describe returns the backend node id of a JavaScript object.
+func describe(ctx context.Context, s *cdp.Session, obj string) (int64, error) {
+	var d struct {
+		Node struct {
+			BackendNodeID int64 `json:"backendNodeId"`
+		} `json:"node"`
+	}
+	if err := s.Call(ctx, "DOM.describeNode", map[string]any{"objectId": obj}, &d); err != nil {
+		return 0, err
+	}
+	return d.Node.BackendNodeID, nil
+}
+
+// Query finds the first element matching a CSS selector in the main frame
+// (open shadow roots included) and returns it.
+func (p *Page) Query(ctx context.Context, selector string) (Elem, error) {
+	var r struct {
+		Result    remoteObject `json:"result"`
+		Exception *struct {
+			Exception remoteObject `json:"exception"`
+		} `json:"exceptionDetails"`
+	}
+	sel, _ := json.Marshal(selector)
+	expr := `(() => { const sel = ` + string(sel) + `;
+	  const find = (root) => { const el = root.querySelector(sel); if (el) return el;
+	    for (const h of root.querySelectorAll('*')) if (h.shadowRoot) { const x = find(h.shadowRoot); if (x) return x; }
+	    return null; };
+	  return find(document); })()`
+	if err := p.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "objectGroup": "browserd"}, &r); err != nil {
+		return Elem{}, err
+	}
+	if r.Exception != nil {
+		return Elem{}, fmt.Errorf("bad selector %q: %s", selector, r.Exception.Exception.Description)
+	}
+	if r.Result.ObjectID == "" {
+		return Elem{}, fmt.Errorf("no element matches selector %q", selector)
+	}
+	be, err := describe(ctx, p.sess, r.Result.ObjectID)
+	if err != nil {
+		return Elem{}, err
+	}
+	return Elem{Sess: p.sess.ID(), Backend: be}, nil
+}
+
+// QueryRole finds elements by ARIA role and accessible name in the main
+// frame (and its same-process frames).
+func (p *Page) QueryRole(ctx context.Context, role, name string) ([]Elem, error) {
+	var doc struct {
+		Result remoteObject `json:"result"`
+	}
+	if err := p.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "document", "objectGroup": "browserd"}, &doc); err != nil {
+		return nil, err
+	}
+	params := map[string]any{"objectId": doc.Result.ObjectID}
+	if role != "" {
+		params["role"] = role
+	}
+	if name != "" {
+		params["accessibleName"] = name
+	}
+	var r struct {
+		Nodes []struct {
+			Backend int64 `json:"backendDOMNodeId"`
+			Ignored bool  `json:"ignored"`
+		} `json:"nodes"`
+	}
+	if err := p.sess.Call(ctx, "Accessibility.queryAXTree", params, &r); err != nil {
+		return nil, err
+	}
+	var out []Elem
+	for _, n := range r.Nodes {
+		if n.Backend != 0 && !n.Ignored {
+			out = append(out, Elem{Sess: p.sess.ID(), Backend: n.Backend})
+		}
+	}
+	return out, nil
+}
+
+// Release frees the JavaScript objects browserd's calls kept alive.
+func (p *Page) Release(ctx context.Context) {
+	_ = p.sess.Call(ctx, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": "browserd"}, nil)
+}

@@ -1,0 +1,181 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Click presses and releases the left button at the point, as a person's
+// mouse would: move, press, release.
+func (p *Page) Click(ctx context.Context, x, y float64) error {
+	for _, t := range []string{"mouseMoved", "mousePressed", "mouseReleased"} {
+		params := map[string]any{"type": t, "x": x, "y": y}
+		if t != "mouseMoved" {
+			params["button"], params["clickCount"] = "left", 1
+		}
+		if err := p.sess.Call(ctx, "Input.dispatchMouseEvent", params, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Hover moves the mouse to the point.
+func (p *Page) Hover(ctx context.Context, x, y float64) error {
+	return p.sess.Call(ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseMoved", "x": x, "y": y}, nil)
+}
+
+// Wheel scrolls by (dx, dy) pixels with the mouse at (x, y).
+func (p *Page) Wheel(ctx context.Context, x, y, dx, dy float64) error {
+	return p.sess.Call(ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}, nil)
+}
+
+// InsertText types text into the focused element as one input event.
+func (p *Page) InsertText(ctx context.Context, text string) error {
+	return p.sess.Call(ctx, "Input.insertText", map[string]any{"text": text}, nil)
+}
+
+// Focus focuses the element.
+func (p *Page) Focus(ctx context.Context, e Elem) error {
+	s := p.SessionFor(e.Sess)
+	if s == nil {
+		return ErrStale
+	}
+	if err := s.Call(ctx, "DOM.focus", map[string]any{"backendNodeId": e.Backend}, nil); err != nil {
+		if isStale(err) {
+			return ErrStale
+		}
+		return fmt.Errorf("focusing element: %w", err)
+	}
+	return nil
+}
+
+type keyDef struct {
+	key, code string
+	keyCode   int
+	text      string
+}
+
+var keys = map[string]keyDef{
+	"enter":      {"Enter", "Enter", 13, "\r"},
+	"tab":        {"Tab", "Tab", 9, ""},
+	"escape":     {"Escape", "Escape", 27, ""},
+	"esc":        {"Escape", "Escape", 27, ""},
+	"backspace":  {"Backspace", "Backspace", 8, ""},
+	"delete":     {"Delete", "Delete", 46, ""},
+	"space":      {" ", "Space", 32, " "},
+	"arrowup":    {"ArrowUp", "ArrowUp", 38, ""},
+	"arrowdown":  {"ArrowDown", "ArrowDown", 40, ""},
+	"arrowleft":  {"ArrowLeft", "ArrowLeft", 37, ""},
+	"arrowright": {"ArrowRight", "ArrowRight", 39, ""},
+	"up":         {"ArrowUp", "ArrowUp", 38, ""},
+	"down":       {"ArrowDown", "ArrowDown", 40, ""},
+	"left":       {"ArrowLeft", "ArrowLeft", 37, ""},
+	"right":      {"ArrowRight", "ArrowRight", 39, ""},
+	"home":       {"Home", "Home", 36, ""},
+	"end":        {"End", "End", 35, ""},
+	"pageup":     {"PageUp", "PageUp", 33, ""},
+	"pagedown":   {"PageDown", "PageDown", 34, ""},
+	"insert":     {"Insert", "Insert", 45, ""},
+}
+
+var modifierBits = map[string]int{"alt": 1, "control": 2, "ctrl": 2, "meta": 4, "cmd": 4, "command": 4, "shift": 8}
+
+// ParseKey parses a key or chord such as "Enter", "a", "Control+a",
+// "Shift+Tab", "F5". The error lists what is accepted.
+func ParseKey(s string) (def keyDef, modifiers int, err error) {
+	parts := strings.Split(s, "+")
+	if len(parts) > 1 && parts[len(parts)-1] == "" { // "Control++"
+		parts = append(parts[:len(parts)-2], "+")
+	}
+	for _, m := range parts[:len(parts)-1] {
+		bit, ok := modifierBits[strings.ToLower(strings.TrimSpace(m))]
+		if !ok {
+			return keyDef{}, 0, fmt.Errorf("unknown modifier %q in %q: use Control, Alt, Shift or Meta", m, s)
+		}
+		modifiers |= bit
+	}
+	name := strings.TrimSpace(parts[len(parts)-1])
+	if name == "" && parts[len(parts)-1] == " " {
+		name = "space"
+	}
+	if d, ok := keys[strings.ToLower(name)]; ok {
+		return d, modifiers, nil
+	}
+	if len(name) >= 2 && (name[0] == 'F' || name[0] == 'f') {
+		var n int
+		if _, err := fmt.Sscanf(name[1:], "%d", &n); err == nil && n >= 1 && n <= 12 {
+			return keyDef{key: "F" + fmt.Sprint(n), code: "F" + fmt.Sprint(n), keyCode: 111 + n}, modifiers, nil
+		}
+	}
+	if utf8.RuneCountInString(name) == 1 {
+		r, _ := utf8.DecodeRuneInString(name)
+		d := keyDef{key: name, text: name}
+		switch {
+		case r >= 'a' && r <= 'z':
+			d.code, d.keyCode = "Key"+strings.ToUpper(name), int(r-'a'+'A')
+		case r >= 'A' && r <= 'Z':
+			d.code, d.keyCode = "Key"+name, int(r)
+		case r >= '0' && r <= '9':
+			d.code, d.keyCode = "Digit"+name, int(r)
+		}
+		return d, modifiers, nil
+	}
+	return keyDef{}, 0, fmt.Errorf("unknown key %q: use a single character or Enter, Tab, Escape, Backspace, Delete, Space, Arrow{Up,Down,Left,Right}, Home, End, PageUp, PageDown, F1–F12, optionally with Control+, Alt+, Shift+, Meta+", s)
+}
+
+// Press presses and releases a key or chord (see ParseKey) on the focused
+// element.
+func (p *Page) Press(ctx context.Context, chord string) error {
+	d, mods, err := ParseKey(chord)
+	if err != nil {
+		return err
+	}
+	text := d.text
+	if mods&(1|2|4) != 0 { // no text with Alt/Control/Meta
+		text = ""
+	}
+	down := map[string]any{"type": "keyDown", "key": d.key, "code": d.code, "windowsVirtualKeyCode": d.keyCode, "modifiers": mods}
+	if text != "" {
+		down["text"] = text
+		down["unmodifiedText"] = text
+	}
+	if mods&2 != 0 && d.key == "a" {
+		down["commands"] = []string{"selectAll"}
+	}
+	if err := p.sess.Call(ctx, "Input.dispatchKeyEvent", down, nil); err != nil {
+		return err
+	}
+	return p.sess.Call(ctx, "Input.dispatchKeyEvent", map[string]any{"type": "keyUp", "key": d.key, "code": d.code, "windowsVirtualKeyCode": d.keyCode, "modifiers": mods}, nil)
+}
+
+// HandleDialog accepts or dismisses the open dialog, answering a prompt
+// with text.
+func (p *Page) HandleDialog(ctx context.Context, accept bool, text string) error {
+	params := map[string]any{"accept": accept}
+	if text != "" {
+		params["promptText"] = text
+	}
+	return p.sess.Call(ctx, "Page.handleJavaScriptDialog", params, nil)
+}
+
+// SetFiles sets the files of an <input type=file>.
+func (p *Page) SetFiles(ctx context.Context, e Elem, files []string) error {
+	s := p.SessionFor(e.Sess)
+	if s == nil {
+		return ErrStale
+	}
+	return s.Call(ctx, "DOM.setFileInputFiles", map[string]any{"files": files, "backendNodeId": e.Backend}, nil)
+}
+
+// AfterDialog waits until the dialog is reported closed and the script that
+// opened it has run on (a round trip to the page's main thread).
+func (p *Page) AfterDialog(ctx context.Context) error {
+	if err := p.waitUntil(ctx, func() bool { return p.dialog == nil }); err != nil {
+		return err
+	}
+	_, err := p.Eval(ctx, "0")
+	return err
+}

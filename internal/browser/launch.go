@@ -1,0 +1,323 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/browserd/browserd/internal/cdp"
+)
+
+// LaunchOptions says how to start Chromium.
+type LaunchOptions struct {
+	// Exec is the binary; empty means FindChromium("").
+	Exec string
+	// UserDataDir is the profile folder. Required.
+	UserDataDir string
+	// Headed shows a window.
+	Headed bool
+	// Width and Height size the window (and so the viewport of new tabs).
+	Width, Height int
+	// ExtraArgs are appended to the command line.
+	ExtraArgs []string
+	// PIDFile, when set, records the browser's process group so that a later
+	// daemon can kill what a SIGKILLed one left behind (see KillLeftovers).
+	PIDFile string
+}
+
+// FindChromium returns the Chromium binary to run: path when given, else
+// /usr/bin/chromium, else chromium, chromium-browser, google-chrome or
+// google-chrome-stable on PATH.
+func FindChromium(path string) (string, error) {
+	if path != "" {
+		p, err := exec.LookPath(path)
+		if err != nil {
+			return "", fmt.Errorf("--chromium %q is not an executable: %w", path, err)
+		}
+		return p, nil
+	}
+	if st, err := os.Stat("/usr/bin/chromium"); err == nil && !st.IsDir() {
+		return "/usr/bin/chromium", nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no Chromium found: install it (apt-get install chromium) or pass --chromium PATH")
+}
+
+// Args returns the Chromium command line for the options (without the binary).
+func (o LaunchOptions) Args() []string {
+	args := []string{
+		"--remote-debugging-pipe",
+		"--user-data-dir=" + o.UserDataDir,
+		"--no-first-run",
+		"--no-default-browser-check",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--disable-sync",
+		"--disable-default-apps",
+		"--disable-extensions",
+		"--disable-breakpad",
+		"--disable-client-side-phishing-detection",
+		"--disable-domain-reliability",
+		"--disable-hang-monitor",
+		"--disable-popup-blocking",
+		"--disable-prompt-on-repost",
+		"--disable-dev-shm-usage",
+		"--disable-features=Translate,MediaRouter,OptimizationHints,AcceptCHFrame,DialMediaRouteProvider",
+		"--metrics-recording-only",
+		"--password-store=basic",
+		"--use-mock-keychain",
+		"--mute-audio",
+		"--hide-scrollbars",
+		fmt.Sprintf("--window-size=%d,%d", max(o.Width, 1), max(o.Height, 1)),
+	}
+	if !o.Headed {
+		args = append(args, "--headless", "--disable-gpu")
+	}
+	if os.Geteuid() == 0 {
+		args = append(args, "--no-sandbox")
+	}
+	return append(args, o.ExtraArgs...)
+}
+
+// Process is a Chromium browser process that browserd started. Its owner must
+// call Kill (directly or through Browser.Close); Chromium also dies with the
+// daemon because the child gets SIGKILL when the thread that started it
+// exits, and that thread lives exactly as long as the daemon waits for it.
+type Process struct {
+	cmd     *exec.Cmd
+	pid     int
+	done    chan struct{}
+	waitErr error
+	stderr  *tailBuffer
+	pidFile string
+	killed  sync.Once
+}
+
+// Launch starts Chromium and connects to it over its debugging pipe.
+func Launch(ctx context.Context, o LaunchOptions) (*Process, *cdp.Conn, error) {
+	exe, err := FindChromium(o.Exec)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.UserDataDir == "" {
+		return nil, nil, errors.New("launch: no user-data-dir")
+	}
+	if err := os.MkdirAll(o.UserDataDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("creating profile folder: %w", err)
+	}
+	// Pipes: Chromium reads commands on fd 3 and writes replies on fd 4.
+	cmdR, cmdW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	respR, respW, err := os.Pipe()
+	if err != nil {
+		cmdR.Close()
+		cmdW.Close()
+		return nil, nil, err
+	}
+	cmd := exec.Command(exe, o.Args()...)
+	cmd.ExtraFiles = []*os.File{cmdR, respW}
+	stderr := &tailBuffer{max: 32 << 10}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		for _, f := range []*os.File{cmdR, cmdW, respR, respW} {
+			f.Close()
+		}
+		return nil, nil, err
+	}
+	// An *os.File, so that Wait does not wait for helpers that inherited it.
+	cmd.Stdout = outW
+	cmd.Stderr = outW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Env = append(os.Environ(), "GOOGLE_API_KEY=no", "GOOGLE_DEFAULT_CLIENT_ID=no", "GOOGLE_DEFAULT_CLIENT_SECRET=no")
+
+	p := &Process{cmd: cmd, done: make(chan struct{}), stderr: stderr, pidFile: o.PIDFile}
+	started := make(chan error, 1)
+	// The goroutine that starts Chromium keeps its OS thread for as long as
+	// Chromium runs: Pdeathsig is tied to the thread, not the process, and
+	// Go would otherwise be free to retire the thread and kill the browser.
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			close(p.done)
+			return
+		}
+		p.pid = cmd.Process.Pid
+		started <- nil
+		p.waitErr = cmd.Wait()
+		// Renderers and helpers share the process group; take them too.
+		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+		close(p.done)
+	}()
+	err = <-started
+	outW.Close()
+	if err == nil {
+		// Ends when the last process of the group has closed its output.
+		go func() { _, _ = io.Copy(stderr, outR); outR.Close() }()
+	} else {
+		outR.Close()
+	}
+	if err != nil {
+		for _, f := range []*os.File{cmdR, cmdW, respR, respW} {
+			f.Close()
+		}
+		return nil, nil, fmt.Errorf("starting %s: %w", exe, err)
+	}
+	cmdR.Close()
+	respW.Close()
+	if o.PIDFile != "" {
+		_ = os.MkdirAll(filepath.Dir(o.PIDFile), 0o700)
+		_ = os.WriteFile(o.PIDFile, []byte(strconv.Itoa(p.pid)+"\n"+o.UserDataDir+"\n"), 0o600)
+	}
+	conn := cdp.NewConn(chromedp.NewPipeConn(respR, cmdW))
+
+	// The first answer proves the browser is up.
+	vctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var ver struct {
+		Product string `json:"product"`
+	}
+	if err := conn.Browser().Call(vctx, "Browser.getVersion", nil, &ver); err != nil {
+		conn.Close()
+		p.Kill()
+		return nil, nil, fmt.Errorf("chromium did not start (%s): %w; its output ends: %s", exe, err, p.stderr.Tail(800))
+	}
+	return p, conn, nil
+}
+
+// PID is the browser process id.
+func (p *Process) PID() int { return p.pid }
+
+// Done is closed when the browser process has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// ExitMessage describes how the process ended, with the end of its output.
+func (p *Process) ExitMessage() string {
+	select {
+	case <-p.done:
+	default:
+		return "running"
+	}
+	return fmt.Sprintf("%v; output ends: %s", p.waitErr, p.stderr.Tail(400))
+}
+
+// Kill kills the browser's whole process group and waits for the browser
+// process to be reaped. Safe to call more than once.
+func (p *Process) Kill() {
+	p.killed.Do(func() {
+		if p.pid > 0 {
+			_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+		}
+		<-p.done
+		if p.pidFile != "" {
+			_ = os.Remove(p.pidFile)
+		}
+	})
+}
+
+// Wait waits up to d for the process to exit by itself.
+func (p *Process) Wait(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// KillLeftovers kills the process group recorded in pidFile by an earlier
+// daemon that could not clean up (SIGKILL, power loss), if that group still
+// runs Chromium on the recorded profile folder. It returns what it killed.
+func KillLeftovers(pidFile string) (int, error) {
+	b, err := os.ReadFile(pidFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(pidFile)
+	lines := strings.SplitN(strings.TrimSpace(string(b)), "\n", 2)
+	pid, err := strconv.Atoi(lines[0])
+	if err != nil || pid <= 1 || len(lines) < 2 {
+		return 0, nil
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || !bytes.Contains(cmdline, []byte("--user-data-dir="+lines[1])) {
+		// Gone, or the pid was reused by something else: leave it alone, but
+		// still sweep the group's other members that run on the folder.
+		return killGroupMembers(pid, lines[1]), nil
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	return 1 + killGroupMembers(pid, lines[1]), nil
+}
+
+// killGroupMembers kills processes of group pgid whose command line names dir.
+func killGroupMembers(pgid int, dir string) int {
+	ents, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if g, err := syscall.Getpgid(pid); err != nil || g != pgid {
+			continue
+		}
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if bytes.Contains(cmdline, []byte(dir)) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			n++
+		}
+	}
+	return n
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+// Tail returns the last n bytes, one line.
+func (t *tailBuffer) Tail(n int) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return strings.Join(strings.Fields(string(b)), " ")
+}

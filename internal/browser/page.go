@@ -1,0 +1,498 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/browserd/browserd/internal/cdp"
+)
+
+// PageOptions configures a tab.
+type PageOptions struct {
+	Width, Height int
+	// ConsoleLimit bounds the console buffer (default 1000 messages).
+	ConsoleLimit int
+}
+
+// ErrDialogOpen is the cause of an action's context when a JavaScript dialog
+// opens while the action runs: the page is blocked until it is answered.
+var ErrDialogOpen = errors.New("a JavaScript dialog is open")
+
+// ErrCrashed is returned when the tab's renderer has crashed.
+var ErrCrashed = errors.New("the tab's renderer crashed")
+
+// Dialog is an open JavaScript dialog.
+type Dialog struct {
+	Type, Message, DefaultPrompt string
+}
+
+// ConsoleMessage is one console line or page error.
+type ConsoleMessage struct {
+	Level string
+	Text  string
+}
+
+// frameSession is an out-of-process iframe's CDP session.
+type frameSession struct {
+	sess        *cdp.Session
+	parentFrame string
+}
+
+// Page is one tab: its CDP session, an event goroutine that keeps its state
+// (console, dialog, network activity, frames), and the operations actions are
+// made of. Safe for concurrent use, though the engine runs one action per
+// tab at a time. The event goroutine stops when the tab's session ends.
+type Page struct {
+	b        *Browser
+	TargetID string
+	sess     *cdp.Session
+	opts     PageOptions
+
+	mu          sync.Mutex // protects the fields below
+	changed     chan struct{}
+	loadSeq     int // main-frame load events seen
+	navSeq      int // main-frame cross-document navigations seen
+	loading     bool
+	url         string
+	inflight    map[string]time.Time // request id -> start
+	lastNet     time.Time
+	console     []ConsoleMessage
+	consoleHead int
+	dropped     int
+	dialog      *Dialog
+	dialogCtx   context.Context
+	dialogEnd   context.CancelCauseFunc
+	oopifs      map[string]*frameSession // frame id -> session
+	execCtx     map[string]int64         // frame id -> default execution context id
+	crashed     bool
+	windowOpens int
+
+	loopDone chan struct{}
+}
+
+var pageEvents = []string{
+	"Page.loadEventFired", "Page.frameNavigated", "Page.frameStartedLoading", "Page.frameStoppedLoading",
+	"Page.navigatedWithinDocument", "Page.frameRequestedNavigation", "Page.windowOpen",
+	"Page.javascriptDialogOpening", "Page.javascriptDialogClosed",
+	"Runtime.consoleAPICalled", "Runtime.exceptionThrown",
+	"Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared",
+	"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed",
+	"Target.attachedToTarget", "Target.detachedFromTarget",
+	"Inspector.targetCrashed",
+}
+
+func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session, o PageOptions) (*Page, error) {
+	if o.ConsoleLimit <= 0 {
+		o.ConsoleLimit = 1000
+	}
+	p := &Page{
+		b: b, TargetID: targetID, sess: sess, opts: o,
+		changed:  make(chan struct{}),
+		inflight: map[string]time.Time{},
+		oopifs:   map[string]*frameSession{},
+		execCtx:  map[string]int64{},
+		loopDone: make(chan struct{}),
+	}
+	p.dialogCtx, p.dialogEnd = context.WithCancelCause(context.Background())
+	l := sess.Listen(pageEvents...)
+	go p.loop(l)
+	// DOM stays disabled on purpose: DOM events flood on big pages, and
+	// every element operation works from backend node ids.
+	for _, m := range []string{"Page.enable", "Runtime.enable", "Network.enable", "Inspector.enable"} {
+		if err := sess.Call(ctx, m, nil, nil); err != nil {
+			return nil, fmt.Errorf("setting up tab: %w", err)
+		}
+	}
+	if o.Width > 0 && o.Height > 0 {
+		if err := sess.Call(ctx, "Emulation.setDeviceMetricsOverride", map[string]any{
+			"width": o.Width, "height": o.Height, "deviceScaleFactor": 1, "mobile": false,
+		}, nil); err != nil {
+			return nil, fmt.Errorf("setting the viewport: %w", err)
+		}
+	}
+	if err := sess.Call(ctx, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}, nil); err != nil {
+		return nil, fmt.Errorf("setting up tab: %w", err)
+	}
+	return p, nil
+}
+
+// Session is the tab's CDP session.
+func (p *Page) Session() *cdp.Session { return p.sess }
+
+// Browser is the browser the tab lives in.
+func (p *Page) Browser() *Browser { return p.b }
+
+// Done is closed when the tab's event goroutine has stopped (tab closed,
+// browser gone).
+func (p *Page) Done() <-chan struct{} { return p.loopDone }
+
+// Closed reports whether the tab is gone.
+func (p *Page) Closed() bool {
+	select {
+	case <-p.loopDone:
+		return true
+	default:
+		return false
+	}
+}
+
+// Crashed reports whether the renderer crashed.
+func (p *Page) Crashed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.crashed
+}
+
+// notify wakes everyone waiting for a state change. Call with mu held.
+func (p *Page) notify() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+func (p *Page) loop(l *cdp.Listener) {
+	defer close(p.loopDone)
+	defer l.Close()
+	ctx := context.Background()
+	for {
+		ev, ok := l.Next(ctx)
+		if !ok {
+			p.mu.Lock()
+			p.notify()
+			p.mu.Unlock()
+			p.dialogEnd(ErrClosedTab)
+			return
+		}
+		p.handle(ev)
+	}
+}
+
+// ErrClosedTab is the cause of an action's context when its tab closes.
+var ErrClosedTab = errors.New("the tab was closed")
+
+func (p *Page) handle(ev cdp.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch ev.Method {
+	case "Page.loadEventFired":
+		p.loadSeq++
+		p.loading = false
+		p.notify()
+	case "Page.windowOpen":
+		p.windowOpens++
+		p.notify()
+	case "Page.frameRequestedNavigation":
+		var e struct {
+			FrameID     string `json:"frameId"`
+			Disposition string `json:"disposition"`
+		}
+		if ev.Decode(&e) == nil && e.FrameID == p.TargetID && e.Disposition == "currentTab" {
+			p.loading = true
+			p.notify()
+		}
+	case "Page.frameStartedLoading", "Page.frameStoppedLoading":
+		var e struct {
+			FrameID string `json:"frameId"`
+		}
+		if ev.Decode(&e) == nil && e.FrameID == p.TargetID {
+			p.loading = ev.Method == "Page.frameStartedLoading"
+			p.notify()
+		}
+	case "Page.frameNavigated":
+		var e struct {
+			Frame struct {
+				ID       string `json:"id"`
+				ParentID string `json:"parentId"`
+				URL      string `json:"url"`
+				Fragment string `json:"urlFragment"`
+			} `json:"frame"`
+		}
+		if ev.Decode(&e) == nil && e.Frame.ParentID == "" {
+			// Requests of the old document that never reported their end.
+			for id, t := range p.inflight {
+				if time.Since(t) > time.Second {
+					delete(p.inflight, id)
+				}
+			}
+			p.navSeq++
+			p.url = e.Frame.URL + e.Frame.Fragment
+			p.notify()
+		}
+	case "Page.navigatedWithinDocument":
+		var e struct {
+			FrameID string `json:"frameId"`
+			URL     string `json:"url"`
+		}
+		if ev.Decode(&e) == nil && e.FrameID == p.TargetID {
+			p.url = e.URL
+			p.notify()
+		}
+	case "Page.javascriptDialogOpening":
+		var e struct {
+			Message       string `json:"message"`
+			Type          string `json:"type"`
+			DefaultPrompt string `json:"defaultPrompt"`
+		}
+		if ev.Decode(&e) == nil {
+			p.dialog = &Dialog{Type: e.Type, Message: e.Message, DefaultPrompt: e.DefaultPrompt}
+			p.dialogEnd(ErrDialogOpen)
+			p.notify()
+		}
+	case "Page.javascriptDialogClosed":
+		p.dialog = nil
+		p.dialogCtx, p.dialogEnd = context.WithCancelCause(context.Background())
+		p.notify()
+	case "Runtime.consoleAPICalled":
+		var e struct {
+			Type string         `json:"type"`
+			Args []remoteObject `json:"args"`
+		}
+		if ev.Decode(&e) == nil {
+			parts := make([]string, len(e.Args))
+			for i, a := range e.Args {
+				parts[i] = a.text()
+			}
+			p.addConsole(e.Type, strings.Join(parts, " "))
+		}
+	case "Runtime.exceptionThrown":
+		var e struct {
+			Details struct {
+				Text      string       `json:"text"`
+				Exception remoteObject `json:"exception"`
+			} `json:"exceptionDetails"`
+		}
+		if ev.Decode(&e) == nil {
+			msg := e.Details.Exception.Description
+			if msg == "" {
+				msg = e.Details.Text
+			}
+			p.addConsole("pageerror", msg)
+		}
+	case "Runtime.executionContextCreated":
+		var e struct {
+			Context struct {
+				ID      int64 `json:"id"`
+				AuxData struct {
+					FrameID   string `json:"frameId"`
+					IsDefault bool   `json:"isDefault"`
+				} `json:"auxData"`
+			} `json:"context"`
+		}
+		if ev.Decode(&e) == nil && e.Context.AuxData.IsDefault {
+			p.execCtx[e.Context.AuxData.FrameID] = e.Context.ID
+			p.notify()
+		}
+	case "Runtime.executionContextDestroyed":
+		var e struct {
+			ID int64 `json:"executionContextId"`
+		}
+		if ev.Decode(&e) == nil {
+			for f, id := range p.execCtx {
+				if id == e.ID {
+					delete(p.execCtx, f)
+				}
+			}
+		}
+	case "Runtime.executionContextsCleared":
+		clear(p.execCtx)
+	case "Network.requestWillBeSent":
+		var e struct {
+			RequestID string `json:"requestId"`
+			Type      string `json:"type"`
+			FrameID   string `json:"frameId"`
+		}
+		// Long-lived streams never finish; an out-of-process frame's
+		// document finishes in that frame's session, not this one.
+		if ev.Decode(&e) == nil && e.Type != "WebSocket" && e.Type != "EventSource" &&
+			!(e.Type == "Document" && e.FrameID != p.TargetID) {
+			p.inflight[e.RequestID] = time.Now()
+			p.lastNet = time.Now()
+		}
+	case "Network.loadingFinished", "Network.loadingFailed":
+		var e struct {
+			RequestID string `json:"requestId"`
+		}
+		if ev.Decode(&e) != nil {
+			break
+		}
+		if _, ok := p.inflight[e.RequestID]; ok {
+			delete(p.inflight, e.RequestID)
+			p.lastNet = time.Now()
+			p.notify()
+		}
+	case "Target.attachedToTarget":
+		var e struct {
+			SessionID  target.SessionID `json:"sessionId"`
+			TargetInfo struct {
+				TargetID      string `json:"targetId"`
+				Type          string `json:"type"`
+				ParentFrameID string `json:"parentFrameId"`
+			} `json:"targetInfo"`
+		}
+		if ev.Decode(&e) == nil && e.TargetInfo.Type == "iframe" {
+			fs := &frameSession{sess: p.b.conn.Session(e.SessionID), parentFrame: e.TargetInfo.ParentFrameID}
+			p.oopifs[e.TargetInfo.TargetID] = fs
+			p.notify()
+			// Nested out-of-process frames attach through this session too.
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_ = fs.sess.Call(ctx, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}, nil)
+			}()
+		}
+	case "Target.detachedFromTarget":
+		var e struct {
+			SessionID target.SessionID `json:"sessionId"`
+		}
+		if ev.Decode(&e) == nil {
+			for id, fs := range p.oopifs {
+				if fs.sess.ID() == e.SessionID {
+					delete(p.oopifs, id)
+				}
+			}
+			p.notify()
+		}
+	case "Inspector.targetCrashed":
+		p.crashed = true
+		p.dialogEnd(ErrCrashed)
+		p.notify()
+	}
+}
+
+// addConsole keeps the last ConsoleLimit messages in a ring.
+func (p *Page) addConsole(level, text string) {
+	if len(text) > 2000 {
+		text = text[:2000] + "…"
+	}
+	m := ConsoleMessage{Level: level, Text: text}
+	if len(p.console) < p.opts.ConsoleLimit {
+		p.console = append(p.console, m)
+		return
+	}
+	p.console[p.consoleHead] = m
+	p.consoleHead = (p.consoleHead + 1) % len(p.console)
+	p.dropped++
+}
+
+// Console returns the buffered console messages, oldest first, and how many
+// older ones the bounded buffer dropped.
+func (p *Page) Console() ([]ConsoleMessage, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]ConsoleMessage, 0, len(p.console))
+	out = append(out, p.console[p.consoleHead:]...)
+	out = append(out, p.console[:p.consoleHead]...)
+	return out, p.dropped
+}
+
+// WindowOpens counts the new windows (popups, target=_blank) the page opened.
+func (p *Page) WindowOpens() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.windowOpens
+}
+
+// Dialog returns the open dialog, if any.
+func (p *Page) Dialog() *Dialog {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dialog == nil {
+		return nil
+	}
+	d := *p.dialog
+	return &d
+}
+
+// NavSeq counts main-frame cross-document navigations; refs of a tab are
+// only valid within one.
+func (p *Page) NavSeq() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.navSeq
+}
+
+// ActionContext returns ctx, ended early with cause ErrDialogOpen when a
+// dialog opens (or ErrCrashed, ErrClosedTab), so that no call hangs behind
+// a blocked page. cancel must be called.
+func (p *Page) ActionContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	p.mu.Lock()
+	dctx := p.dialogCtx
+	p.mu.Unlock()
+	actx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(dctx, func() { cancel(context.Cause(dctx)) })
+	return actx, func() {
+		stop()
+		cancel(context.Canceled)
+	}
+}
+
+// waitUntil waits for cond (called with mu held) to hold.
+func (p *Page) waitUntil(ctx context.Context, cond func() bool) error {
+	for {
+		p.mu.Lock()
+		ok := cond()
+		ch := p.changed
+		p.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-ch:
+		case <-p.loopDone:
+			return ErrClosedTab
+		}
+	}
+}
+
+// Close closes the tab.
+func (p *Page) Close(ctx context.Context) error {
+	err := p.b.CloseTarget(ctx, p.TargetID)
+	select {
+	case <-p.loopDone:
+	case <-time.After(2 * time.Second):
+	case <-p.b.Done():
+	}
+	return err
+}
+
+// Info returns the tab's current URL and title.
+func (p *Page) Info(ctx context.Context) (url, title string, err error) {
+	var r struct {
+		TargetInfo TargetInfo `json:"targetInfo"`
+	}
+	if err := p.b.conn.Browser().Call(ctx, "Target.getTargetInfo", map[string]any{"targetId": p.TargetID}, &r); err != nil {
+		return "", "", err
+	}
+	return r.TargetInfo.URL, r.TargetInfo.Title, nil
+}
+
+// remoteObject is the part of a CDP RemoteObject used for text.
+type remoteObject struct {
+	Type        string `json:"type"`
+	Subtype     string `json:"subtype"`
+	Value       any    `json:"value"`
+	Description string `json:"description"`
+	ObjectID    string `json:"objectId"`
+}
+
+func (o remoteObject) text() string {
+	switch {
+	case o.Type == "string":
+		s, _ := o.Value.(string)
+		return s
+	case o.Value != nil:
+		return fmt.Sprint(o.Value)
+	case o.Description != "":
+		return o.Description
+	case o.Type == "undefined":
+		return "undefined"
+	}
+	return o.Type
+}

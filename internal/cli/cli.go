@@ -1,0 +1,286 @@
+// Package cli is the browserd command line. `serve` runs the daemon, `stop`
+// stops it, `mcp` bridges MCP over stdio to it, and every other command is
+// one browser tool action sent to the daemon through internal/client, which
+// starts the daemon when none is running. The CLI never drives a browser
+// itself.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/browserd/browserd/internal/client"
+	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/daemon"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// Exit codes of Run.
+const (
+	exitOK      = 0
+	exitFailed  = 1 // the action failed, or the daemon could not be reached
+	exitUsage   = 2 // the command line is wrong
+	programName = "browserd"
+)
+
+// Globals are the flags every command takes: the daemon's settings (passed
+// on to a daemon that a command starts) plus the output and identity flags.
+type Globals struct {
+	config.Config `embed:"" group:"Daemon settings (passed on to a daemon a command starts)"`
+
+	JSON    bool             `name:"json" help:"Print the result as JSON (the browser tool's result object)."`
+	Session string           `name:"session" env:"BROWSERD_SESSION" placeholder:"NAME" help:"Task to act in; each task has its own tabs and shares the profile's logins (default: default)."`
+	Profile string           `name:"profile" env:"BROWSERD_PROFILE" placeholder:"NAME" help:"Persistent browser identity whose logins are used (default: default)."`
+	Tab     string           `name:"tab" placeholder:"ID" help:"Tab of the task to act on, e.g. t2 (default: the task's active tab)."`
+	Version kong.VersionFlag `name:"version" help:"Print the version and exit."`
+}
+
+// CLI is the whole command line.
+type CLI struct {
+	Globals `embed:""`
+
+	Serve serveCmd `cmd:"" group:"Daemon" help:"Run the daemon in the foreground (clients start it on demand)."`
+	Stop  stopCmd  `cmd:"" group:"Daemon" help:"Stop the daemon of the data directory."`
+	MCP   mcpCmd   `cmd:"" name:"mcp" group:"Daemon" help:"Serve MCP over stdio, forwarding tool calls to the daemon."`
+
+	Open     navigateCmd `cmd:"" group:"Navigation" help:"Open URL in the task's tab (same as navigate)."`
+	Navigate navigateCmd `cmd:"" group:"Navigation" help:"Navigate the task's tab to URL."`
+	Back     backCmd     `cmd:"" group:"Navigation" help:"Go back in history."`
+	Forward  forwardCmd  `cmd:"" group:"Navigation" help:"Go forward in history."`
+	Reload   reloadCmd   `cmd:"" group:"Navigation" help:"Reload the page."`
+
+	Snapshot   snapshotCmd   `cmd:"" group:"Reading" help:"Print the page snapshot: the accessibility tree with [ref=eN] on what you can act on."`
+	Extract    extractCmd    `cmd:"" group:"Reading" help:"Print the text of the page or of one element."`
+	Screenshot screenshotCmd `cmd:"" group:"Reading" help:"Save a PNG of the viewport, the full page or one element; prints its path."`
+	PDF        pdfCmd        `cmd:"" name:"pdf" group:"Reading" help:"Save the page as PDF; prints its path."`
+	Eval       evalCmd       `cmd:"" group:"Reading" help:"Evaluate a JavaScript expression in the page."`
+	Wait       waitCmd       `cmd:"" group:"Reading" help:"Wait for a selector, text, URL or time."`
+	Console    consoleCmd    `cmd:"" group:"Reading" help:"Print the page's console messages."`
+
+	Click  clickCmd  `cmd:"" group:"Interaction" help:"Click an element."`
+	Hover  hoverCmd  `cmd:"" group:"Interaction" help:"Move the mouse over an element."`
+	Type   typeCmd   `cmd:"" group:"Interaction" help:"Type text into an element: type [REF] TEXT."`
+	Select selectCmd `cmd:"" group:"Interaction" help:"Choose an option of a select element: select [REF] VALUE."`
+	Press  pressCmd  `cmd:"" group:"Interaction" help:"Press a key or chord, e.g. Enter, Control+a."`
+	Scroll scrollCmd `cmd:"" group:"Interaction" help:"Scroll the page (down, up, left, right, top, bottom)."`
+	Upload uploadCmd `cmd:"" group:"Interaction" help:"Set the files of a file input: upload REF FILE..."`
+	Dialog dialogCmd `cmd:"" group:"Interaction" help:"Answer the open JavaScript dialog."`
+
+	Tabs tabsCmd `cmd:"" group:"Tabs" help:"List the task's tabs."`
+	Tab  tabCmd  `cmd:"" group:"Tabs" help:"Open, close or switch tabs."`
+
+	Status statusCmd `cmd:"" group:"Browser" help:"Show the browser, sessions and tasks."`
+	Launch launchCmd `cmd:"" group:"Browser" help:"Start the browser now instead of at the first action."`
+	Close  closeCmd  `cmd:"" group:"Browser" help:"Close the session's browser (logins are kept in the profile)."`
+}
+
+// action is a command that is one browser tool call.
+type action interface {
+	input() (tool.Input, error)
+}
+
+// command is a command that does something else than one tool call.
+type command interface {
+	run(ctx context.Context, e *env) error
+}
+
+// connectFunc returns a handler that reaches the daemon, and a function to
+// call when done with it.
+type connectFunc func(ctx context.Context, cfg config.Config) (tool.Handler, func(), error)
+
+// env is what commands run with: where output goes, how to reach the
+// daemon, and the parsed global flags.
+type env struct {
+	stdout, stderr io.Writer
+	connect        connectFunc
+	g              *Globals
+}
+
+// Run runs the command line args (without the program name) and returns the
+// process exit code: 0 done, 1 failed, 2 bad command line.
+func Run(ctx context.Context, args []string) int {
+	return run(ctx, args, &env{stdout: os.Stdout, stderr: os.Stderr, connect: connectDaemon})
+}
+
+func connectDaemon(ctx context.Context, cfg config.Config) (tool.Handler, func(), error) {
+	c, err := client.Ensure(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, c.Close, nil
+}
+
+func run(ctx context.Context, args []string, e *env) int {
+	var cli CLI
+	target, code, err := parse(&cli, args, e.stdout, e.stderr)
+	if target == nil {
+		if err != nil {
+			fmt.Fprintf(e.stderr, "%s: %v\n", programName, err)
+		}
+		return code
+	}
+	if err := cli.Config.Resolve(); err != nil {
+		fmt.Fprintf(e.stderr, "%s: %v\n", programName, err)
+		return exitUsage
+	}
+	e.g = &cli.Globals
+
+	switch c := target.(type) {
+	case command:
+		err = c.run(ctx, e)
+	case action:
+		err = e.act(ctx, c)
+	default:
+		err = fmt.Errorf("internal error: command %T does nothing", target)
+	}
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errReported):
+		return exitFailed
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.stderr, "%s: %v\n", programName, err)
+		return exitUsage
+	default:
+		if e.g.JSON {
+			writeJSON(e.stdout, tool.Result{Action: actionName(target), Error: err.Error()})
+		} else {
+			fmt.Fprintf(e.stderr, "%s: %v\n", programName, err)
+		}
+		return exitFailed
+	}
+}
+
+// exitRequest is how kong's Exit (after --help or --version) reaches parse.
+type exitRequest struct{ code int }
+
+// parse parses args into cli and returns the selected command, or nil and
+// the exit code when there is nothing to run (help, version, a bad command
+// line).
+func parse(cli *CLI, args []string, stdout, stderr io.Writer) (target any, code int, err error) {
+	parser, err := kong.New(cli,
+		kong.Name(programName),
+		kong.Description("A browser server for AI agents. Commands other than serve, stop and mcp are browser actions sent to the daemon, which starts on demand."),
+		kong.Writers(stdout, stderr),
+		kong.Vars{"version": daemon.Version()},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Exit(func(code int) { panic(exitRequest{code}) }),
+	)
+	if err != nil {
+		return nil, exitFailed, fmt.Errorf("internal error: build the command line: %w", err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			req, ok := r.(exitRequest)
+			if !ok {
+				panic(r)
+			}
+			target, code, err = nil, req.code, nil
+			if len(args) == 0 {
+				code = exitUsage
+			}
+		}
+	}()
+	if len(args) == 0 {
+		// A bare `browserd` shows the usage, then exits as a usage error.
+		_, _ = parser.Parse([]string{"--help"})
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		return nil, exitUsage, explainParseError(err, args)
+	}
+	node := kctx.Selected()
+	if node == nil {
+		return nil, exitUsage, errors.New("no command given: run `browserd --help` for the list")
+	}
+	return node.Target.Addr().Interface(), exitOK, nil
+}
+
+// explainParseError turns kong's complaint about an unknown first word into
+// one that says it is not a command.
+func explainParseError(err error, args []string) error {
+	var pe *kong.ParseError
+	if errors.As(err, &pe) && pe.Context != nil && pe.Context.Selected() == nil {
+		if first := firstWord(args); first != "" && strings.HasPrefix(err.Error(), "unexpected argument "+first) {
+			msg := fmt.Sprintf("unknown command %q", first)
+			// kong appends `, did you mean "x"?` when a command is close.
+			if hint := strings.TrimPrefix(err.Error(), "unexpected argument "+first+", "); hint != err.Error() {
+				msg += " (" + hint + ")"
+			}
+			return fmt.Errorf("%s; run `browserd --help` for the list", msg)
+		}
+	}
+	return fmt.Errorf("%w; run `browserd --help` for usage", err)
+}
+
+// firstWord is the first argument that is not a flag or a flag's value. It
+// only needs to be right when kong could not find a command.
+func firstWord(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// usageError is a command line that parsed but cannot be run as given.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// errReported is returned once a failure has been printed.
+var errReported = errors.New("failure already reported")
+
+// act sends one action to the daemon and prints its result.
+func (e *env) act(ctx context.Context, a action) error {
+	in, err := a.input()
+	if err != nil {
+		return err
+	}
+	if in.Task == "" {
+		in.Task = e.g.Session
+	}
+	if in.Profile == "" {
+		in.Profile = e.g.Profile
+	}
+	if in.Tab == "" {
+		in.Tab = e.g.Tab
+	}
+	if err := in.Validate(); err != nil {
+		return usageError{err}
+	}
+	h, done, err := e.connect(ctx, e.g.Config)
+	if err != nil {
+		return err
+	}
+	defer done()
+	res, err := h.Do(ctx, in)
+	if err != nil {
+		return err
+	}
+	if res.Action == "" {
+		res.Action = in.Action
+	}
+	return e.print(res)
+}
+
+// actionName is the tool action a command stands for, for error results.
+func actionName(target any) string {
+	if a, ok := target.(action); ok {
+		if in, err := a.input(); err == nil {
+			return in.Action
+		}
+	}
+	return ""
+}

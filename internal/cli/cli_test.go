@@ -1,0 +1,290 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// fakeDaemon records the inputs it is sent and answers with result.
+type fakeDaemon struct {
+	inputs []tool.Input
+	cfg    config.Config
+	result tool.Result
+	err    error
+}
+
+func (f *fakeDaemon) Do(_ context.Context, in tool.Input) (tool.Result, error) {
+	f.inputs = append(f.inputs, in)
+	if f.err != nil {
+		return tool.Result{}, f.err
+	}
+	res := f.result
+	if res.Action == "" {
+		res.Action, res.Success = in.Action, true
+	}
+	return res, nil
+}
+
+// runWith runs args against d and returns the exit code and outputs.
+func runWith(t *testing.T, d *fakeDaemon, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Setenv("BROWSERD_DATA", t.TempDir())
+	var out, errOut bytes.Buffer
+	e := &env{stdout: &out, stderr: &errOut, connect: func(_ context.Context, cfg config.Config) (tool.Handler, func(), error) {
+		d.cfg = cfg
+		return d, func() {}, nil
+	}}
+	code = run(context.Background(), args, e)
+	return code, out.String(), errOut.String()
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestCommandInputs(t *testing.T) {
+	tests := []struct {
+		args []string
+		want tool.Input
+	}{
+		{[]string{"open", "https://example.com/"}, tool.Input{Action: "navigate", URL: "https://example.com/"}},
+		{[]string{"navigate", "https://a.example/", "--timeout", "500", "--no-snapshot"},
+			tool.Input{Action: "navigate", URL: "https://a.example/", Timeout: 500, Snapshot: ptr(false)}},
+		{[]string{"back"}, tool.Input{Action: "back"}},
+		{[]string{"forward", "--no-snapshot"}, tool.Input{Action: "forward", Snapshot: ptr(false)}},
+		{[]string{"reload", "--timeout", "100"}, tool.Input{Action: "reload", Timeout: 100}},
+		{[]string{"snapshot"}, tool.Input{Action: "snapshot"}},
+		{[]string{"snapshot", "-i", "--depth", "3", "--max-chars", "2000", "--diff", "--selector", "main"},
+			tool.Input{Action: "snapshot", Interactive: true, Depth: 3, MaxChars: 2000, Diff: true, Selector: "main"}},
+		{[]string{"click", "e3"}, tool.Input{Action: "click", Ref: "e3"}},
+		{[]string{"click", "--role", "button", "--name", "Sign in", "--no-snapshot"},
+			tool.Input{Action: "click", Role: "button", Name: "Sign in", Snapshot: ptr(false)}},
+		{[]string{"click", "--selector", "#go", "--timeout", "2000"}, tool.Input{Action: "click", Selector: "#go", Timeout: 2000}},
+		{[]string{"hover", "e7"}, tool.Input{Action: "hover", Ref: "e7"}},
+		{[]string{"type", "e4", "hello world"}, tool.Input{Action: "type", Ref: "e4", Text: "hello world"}},
+		{[]string{"type", "--selector", "#q", "cats", "--clear", "--submit"},
+			tool.Input{Action: "type", Selector: "#q", Text: "cats", Clear: true, Submit: true}},
+		{[]string{"select", "e5", "Blue"}, tool.Input{Action: "select", Ref: "e5", Value: "Blue"}},
+		{[]string{"select", "--role", "combobox", "--name", "Color", "red"},
+			tool.Input{Action: "select", Role: "combobox", Name: "Color", Value: "red"}},
+		{[]string{"press", "Control+a"}, tool.Input{Action: "press", Key: "Control+a"}},
+		{[]string{"scroll"}, tool.Input{Action: "scroll"}},
+		{[]string{"scroll", "up", "--amount", "300"}, tool.Input{Action: "scroll", Direction: "up", Amount: 300}},
+		{[]string{"extract"}, tool.Input{Action: "extract"}},
+		{[]string{"extract", "e9"}, tool.Input{Action: "extract", Ref: "e9"}},
+		{[]string{"screenshot"}, tool.Input{Action: "screenshot"}},
+		{[]string{"screenshot", "e2", "--path", "shot.png"}, tool.Input{Action: "screenshot", Ref: "e2", Path: "shot.png"}},
+		{[]string{"screenshot", "--full-page"}, tool.Input{Action: "screenshot", FullPage: true}},
+		{[]string{"pdf", "--path", "page.pdf"}, tool.Input{Action: "pdf", Path: "page.pdf"}},
+		{[]string{"eval", "document.title"}, tool.Input{Action: "evaluate", Expression: "document.title"}},
+		{[]string{"eval", "1", "+", "2"}, tool.Input{Action: "evaluate", Expression: "1 + 2"}},
+		{[]string{"wait", "--selector", ".done", "--timeout", "3000"}, tool.Input{Action: "wait", Selector: ".done", Timeout: 3000}},
+		{[]string{"wait", "--text", "Welcome", "--text-gone", "Loading", "--url", "/home", "--time", "50"},
+			tool.Input{Action: "wait", Text: "Welcome", TextGone: "Loading", URL: "/home", Time: 50}},
+		{[]string{"tabs"}, tool.Input{Action: "tabs"}},
+		{[]string{"tab", "new"}, tool.Input{Action: "tab_new"}},
+		{[]string{"tab", "new", "https://b.example/"}, tool.Input{Action: "tab_new", URL: "https://b.example/"}},
+		{[]string{"tab", "close"}, tool.Input{Action: "tab_close"}},
+		{[]string{"tab", "close", "t2"}, tool.Input{Action: "tab_close", Tab: "t2"}},
+		{[]string{"tab", "switch", "t3"}, tool.Input{Action: "tab_switch", Tab: "t3"}},
+		{[]string{"console"}, tool.Input{Action: "console"}},
+		{[]string{"dialog", "accept"}, tool.Input{Action: "dialog", Accept: ptr(true)}},
+		{[]string{"dialog", "accept", "my answer"}, tool.Input{Action: "dialog", Accept: ptr(true), Text: "my answer"}},
+		{[]string{"dialog", "dismiss"}, tool.Input{Action: "dialog", Accept: ptr(false)}},
+		{[]string{"upload", "e6", "a.pdf", "b.png"}, tool.Input{Action: "upload", Ref: "e6", Files: []string{"a.pdf", "b.png"}}},
+		{[]string{"upload", "--selector", "input[type=file]", "a.pdf"},
+			tool.Input{Action: "upload", Selector: "input[type=file]", Files: []string{"a.pdf"}}},
+		{[]string{"status"}, tool.Input{Action: "status"}},
+		{[]string{"close"}, tool.Input{Action: "close"}},
+		{[]string{"launch"}, tool.Input{Action: "launch"}},
+		// Globals go anywhere and fill task and profile.
+		{[]string{"--session", "research", "snapshot"}, tool.Input{Action: "snapshot", Task: "research"}},
+		{[]string{"click", "e1", "--session", "s2", "--profile", "work"}, tool.Input{Action: "click", Ref: "e1", Task: "s2", Profile: "work"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			d := &fakeDaemon{}
+			code, _, stderr := runWith(t, d, tt.args...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			if len(d.inputs) != 1 {
+				t.Fatalf("daemon got %d inputs, want 1", len(d.inputs))
+			}
+			if diff := cmp.Diff(tt.want, d.inputs[0]); diff != "" {
+				t.Errorf("input (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Every action of the tool is reachable from the command line.
+func TestEveryActionHasACommand(t *testing.T) {
+	seen := map[string]bool{}
+	for _, args := range [][]string{
+		{"launch"}, {"close"}, {"navigate", "https://x.example/"}, {"screenshot"}, {"snapshot"}, {"click", "e1"},
+		{"type", "e1", "x"}, {"select", "e1", "v"}, {"scroll"}, {"eval", "1"}, {"extract"}, {"wait", "--time", "1"},
+		{"tabs"}, {"tab", "new"}, {"tab", "close"}, {"tab", "switch", "t1"}, {"pdf"}, {"console"}, {"status"},
+		{"dialog", "accept"}, {"upload", "e1", "f"}, {"back"}, {"forward"}, {"reload"}, {"hover", "e1"}, {"press", "Enter"},
+	} {
+		d := &fakeDaemon{}
+		if code, _, stderr := runWith(t, d, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		seen[d.inputs[0].Action] = true
+	}
+	for _, a := range tool.Actions {
+		if !seen[a] {
+			t.Errorf("no command sends action %q", a)
+		}
+	}
+}
+
+func TestSessionFromEnv(t *testing.T) {
+	t.Setenv("BROWSERD_SESSION", "from-env")
+	t.Setenv("BROWSERD_PROFILE", "shop")
+	d := &fakeDaemon{}
+	if code, _, stderr := runWith(t, d, "snapshot"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := d.inputs[0]; got.Task != "from-env" || got.Profile != "shop" {
+		t.Errorf("task %q profile %q, want from-env and shop", got.Task, got.Profile)
+	}
+	// The flag wins over the environment.
+	d = &fakeDaemon{}
+	runWith(t, d, "--session", "flag", "snapshot")
+	if got := d.inputs[0].Task; got != "flag" {
+		t.Errorf("task %q, want flag", got)
+	}
+}
+
+func TestDaemonSettingsReachConnect(t *testing.T) {
+	d := &fakeDaemon{}
+	if code, _, stderr := runWith(t, d, "--allow-host", "127.0.0.1:3000", "--listen", "", "status"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	args := strings.Join(d.cfg.DaemonArgs(), " ")
+	if !strings.Contains(args, "--allow-host 127.0.0.1:3000") || !strings.Contains(args, "--listen ") {
+		t.Errorf("daemon args %q lack the given settings", args)
+	}
+	if d.cfg.Data == "" || d.cfg.UploadDir == "" {
+		t.Errorf("config not resolved: %+v", d.cfg)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fly"}, `unknown command "fly"`},
+		{[]string{"clik", "e1"}, `did you mean "click"`},
+		{[]string{"open"}, "expected \"<url>\""},
+		{[]string{"click", "--bogus"}, "unknown flag --bogus"},
+		{[]string{"click"}, "click needs a target"},
+		{[]string{"type", "a", "b", "c"}, "type takes [REF] VALUE"},
+		{[]string{"upload", "e1"}, "upload takes REF FILE..."},
+		{[]string{"scroll", "sideways"}, `scroll direction "sideways"`},
+		{[]string{"tab", "switch"}, "expected \"<id>\""},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			d := &fakeDaemon{}
+			code, _, stderr := runWith(t, d, tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr %q lacks %q", stderr, tt.want)
+			}
+			if len(d.inputs) != 0 {
+				t.Errorf("daemon called with %+v", d.inputs)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, stdout, _ := runWith(t, &fakeDaemon{}, "--help")
+	if code != 0 || !strings.Contains(stdout, "snapshot") || !strings.Contains(stdout, "--session") {
+		t.Errorf("--help: exit %d, stdout %q", code, stdout)
+	}
+	if code, stdout, _ := runWith(t, &fakeDaemon{}); code != exitUsage || !strings.Contains(stdout, "Usage:") {
+		t.Errorf("no args: exit %d, want usage and %d", code, exitUsage)
+	}
+}
+
+func TestHumanOutput(t *testing.T) {
+	d := &fakeDaemon{result: tool.Result{Action: "navigate", Success: true, Title: "Example", URL: "https://example.com/",
+		Content: "- heading \"Example\" [ref=e1]", Notes: []string{"cookie banner closed"}}}
+	code, stdout, _ := runWith(t, d, "open", "https://example.com/")
+	want := "Example — https://example.com/\nnote: cookie banner closed\n- heading \"Example\" [ref=e1]\n"
+	if code != 0 || stdout != want {
+		t.Errorf("exit %d, stdout:\n%q\nwant\n%q", code, stdout, want)
+	}
+
+	d = &fakeDaemon{result: tool.Result{Action: "screenshot", Success: true, URL: "https://x/", ScreenshotPath: "/data/s.png"}}
+	if _, stdout, _ := runWith(t, d, "screenshot"); stdout != "/data/s.png\n" {
+		t.Errorf("screenshot stdout %q, want the path", stdout)
+	}
+
+	d = &fakeDaemon{result: tool.Result{Action: "tabs", Success: true,
+		Tabs: []tool.Tab{{ID: "t1", Title: "A", URL: "https://a/", Active: true}, {ID: "t2", Title: "B", URL: "https://b/"}}}}
+	if _, stdout, _ := runWith(t, d, "tabs"); !strings.Contains(stdout, "* t1 \"A\" <https://a/>\n  t2 \"B\"") {
+		t.Errorf("tabs stdout %q", stdout)
+	}
+}
+
+func TestFailureOutput(t *testing.T) {
+	d := &fakeDaemon{result: tool.Result{Action: "click", Error: "element e9 not found — take a new snapshot"}}
+	code, stdout, stderr := runWith(t, d, "click", "e9")
+	if code != 1 || stdout != "" || stderr != "error: element e9 not found — take a new snapshot\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	code, stdout, _ = runWith(t, d, "--json", "click", "e9")
+	var res tool.Result
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("--json stdout %q: %v", stdout, err)
+	}
+	if code != 1 || res.Success || res.Error == "" {
+		t.Errorf("--json failure: exit %d, result %+v", code, res)
+	}
+
+	d = &fakeDaemon{err: errors.New("browserd daemon unreachable on /x.sock")}
+	code, _, stderr = runWith(t, d, "status")
+	if code != 1 || !strings.Contains(stderr, "unreachable") {
+		t.Errorf("daemon error: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, _ = runWith(t, d, "--json", "status")
+	if code != 1 || !strings.Contains(stdout, `"action":"status","success":false,"error":"browserd daemon unreachable`) {
+		t.Errorf("--json daemon error: exit %d, stdout %q", code, stdout)
+	}
+}
+
+func TestJSONOutput(t *testing.T) {
+	d := &fakeDaemon{result: tool.Result{Action: "snapshot", Success: true, Title: "T", Content: "c", Task: "a"}}
+	code, stdout, _ := runWith(t, d, "--json", "snapshot")
+	var res tool.Result
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("stdout %q: %v", stdout, err)
+	}
+	if code != 0 || res.Title != "T" || res.Content != "c" || res.Task != "a" {
+		t.Errorf("exit %d, result %+v", code, res)
+	}
+}
+
+func TestStopWithoutDaemon(t *testing.T) {
+	code, stdout, stderr := runWith(t, &fakeDaemon{}, "stop")
+	if code != 0 || !strings.HasPrefix(stdout, "no daemon running for "+os.Getenv("BROWSERD_DATA")) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}

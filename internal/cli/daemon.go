@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"syscall"
+	"time"
+
+	"github.com/browserd/browserd/internal/client"
+	"github.com/browserd/browserd/internal/daemon"
+	"github.com/browserd/browserd/internal/engine"
+)
+
+type serveCmd struct{}
+
+// run runs the daemon until ctx ends (SIGINT or SIGTERM).
+func (serveCmd) run(ctx context.Context, e *env) error {
+	cfg := e.g.Config
+	log, err := newLogger(e.stderr, cfg.LogLevel)
+	if err != nil {
+		return usageError{err}
+	}
+	eng, err := engine.New(cfg, log)
+	if err != nil {
+		return fmt.Errorf("set up the browser engine: %w", err)
+	}
+	return daemon.Run(ctx, cfg, eng, log)
+}
+
+// newLogger logs JSON lines at level ("debug", "info", "warn" or "error").
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+// stopTimeout is how long stop waits for the daemon to exit.
+const stopTimeout = 15 * time.Second
+
+type stopCmd struct{}
+
+// run sends SIGTERM to the daemon holding the data directory's lock and
+// waits until the lock is free, which the daemon releases last.
+func (stopCmd) run(ctx context.Context, e *env) error {
+	data := e.g.Data
+	pid, running, err := client.DaemonPID(data)
+	if err != nil {
+		return err
+	}
+	if !running {
+		fmt.Fprintf(e.stdout, "no daemon running for %s\n", data)
+		return nil
+	}
+	// A daemon that holds the lock but has no pid file yet is starting.
+	for wait := 0; pid == 0 && running && wait < 20; wait++ {
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return err
+		}
+		pid, running, _ = client.DaemonPID(data)
+	}
+	switch {
+	case !running:
+		fmt.Fprintf(e.stdout, "no daemon running for %s\n", data)
+		return nil
+	case pid <= 0:
+		return fmt.Errorf("a daemon holds the lock of %s but wrote no pid to %s/browserd.pid; find it with: fuser %s/browserd.lock", data, data, data)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal browserd (pid %d): %w", pid, err)
+	}
+	deadline := time.Now().Add(stopTimeout)
+	for {
+		if _, running, _ := client.DaemonPID(data); !running {
+			fmt.Fprintf(e.stdout, "stopped browserd (pid %d) for %s\n", pid, data)
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("browserd (pid %d) is still running %s after SIGTERM; see %s/browserd.log, or end it with: kill -9 %d", pid, stopTimeout, data, pid)
+		}
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return fmt.Errorf("waiting for browserd (pid %d) to stop: %w", pid, err)
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

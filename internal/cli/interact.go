@@ -1,0 +1,153 @@
+package cli
+
+import "github.com/browserd/browserd/internal/tool"
+
+type clickCmd struct {
+	Ref    string      `arg:"" optional:"" help:"Element ref from the last snapshot, e.g. e12."`
+	Target targetFlags `embed:""`
+	Page   pageFlags   `embed:""`
+}
+
+func (c *clickCmd) input() (tool.Input, error) {
+	in := c.Page.input("click")
+	c.Target.apply(&in, c.Ref)
+	return in, nil
+}
+
+type hoverCmd struct {
+	Ref    string      `arg:"" optional:"" help:"Element ref from the last snapshot, e.g. e12."`
+	Target targetFlags `embed:""`
+	Page   pageFlags   `embed:""`
+}
+
+func (c *hoverCmd) input() (tool.Input, error) {
+	in := c.Page.input("hover")
+	c.Target.apply(&in, c.Ref)
+	return in, nil
+}
+
+// refAndValue splits `[REF] VALUE`: kong cannot put an optional positional
+// before a required one.
+func refAndValue(cmd string, args []string) (ref, value string, err error) {
+	switch len(args) {
+	case 1:
+		return "", args[0], nil
+	case 2:
+		return args[0], args[1], nil
+	default:
+		return "", "", usagef("%s takes [REF] VALUE, got %d arguments; quote text that has spaces", cmd, len(args))
+	}
+}
+
+type typeCmd struct {
+	Args   []string    `arg:"" name:"ref-and-text" help:"Element ref (optional when --selector or --role is given), then the text."`
+	Clear  bool        `help:"Clear the field first."`
+	Submit bool        `help:"Press Enter after typing."`
+	Target targetFlags `embed:""`
+	Page   pageFlags   `embed:""`
+}
+
+func (c *typeCmd) input() (tool.Input, error) {
+	ref, text, err := refAndValue("type", c.Args)
+	if err != nil {
+		return tool.Input{}, err
+	}
+	in := c.Page.input("type")
+	c.Target.apply(&in, ref)
+	in.Text, in.Clear, in.Submit = text, c.Clear, c.Submit
+	return in, nil
+}
+
+type selectCmd struct {
+	Args   []string    `arg:"" name:"ref-and-value" help:"Element ref (optional when --selector or --role is given), then the option's value or label."`
+	Target targetFlags `embed:""`
+	Page   pageFlags   `embed:""`
+}
+
+func (c *selectCmd) input() (tool.Input, error) {
+	ref, value, err := refAndValue("select", c.Args)
+	if err != nil {
+		return tool.Input{}, err
+	}
+	in := c.Page.input("select")
+	c.Target.apply(&in, ref)
+	in.Value = value
+	return in, nil
+}
+
+type pressCmd struct {
+	Key    string      `arg:"" help:"Key or chord, e.g. Enter, Tab, ArrowDown, Control+a."`
+	Ref    string      `name:"ref" help:"Focus this element (ref from the last snapshot) first; default: what has focus." placeholder:"REF"`
+	Target targetFlags `embed:""`
+	Page   pageFlags   `embed:""`
+}
+
+func (c *pressCmd) input() (tool.Input, error) {
+	in := c.Page.input("press")
+	in.Key = c.Key
+	c.Target.apply(&in, c.Ref)
+	return in, nil
+}
+
+type scrollCmd struct {
+	Direction string      `arg:"" optional:"" help:"down (default), up, left, right, top or bottom."`
+	Amount    int         `help:"Pixels to scroll (default: one screen)." placeholder:"N"`
+	Ref       string      `name:"ref" help:"Scroll inside this element (ref from the last snapshot) instead of the page." placeholder:"REF"`
+	Target    targetFlags `embed:""`
+	Page      pageFlags   `embed:""`
+}
+
+func (c *scrollCmd) input() (tool.Input, error) {
+	in := c.Page.input("scroll")
+	in.Direction, in.Amount = c.Direction, c.Amount
+	c.Target.apply(&in, c.Ref)
+	return in, nil
+}
+
+type uploadCmd struct {
+	Args   []string    `arg:"" name:"ref-and-files" help:"Element ref of the file input (left out with --selector or --role), then file names inside the upload folder."`
+	Target targetFlags `embed:""`
+	Page   pageFlags   `embed:""`
+}
+
+func (c *uploadCmd) input() (tool.Input, error) {
+	ref, files := "", c.Args
+	if !c.Target.given() {
+		if len(c.Args) < 2 {
+			return tool.Input{}, usagef("upload takes REF FILE... (or --selector CSS FILE...): name the file input and at least one file")
+		}
+		ref, files = c.Args[0], c.Args[1:]
+	}
+	in := c.Page.input("upload")
+	c.Target.apply(&in, ref)
+	in.Files = files
+	return in, nil
+}
+
+type dialogCmd struct {
+	Accept  dialogAcceptCmd  `cmd:"" help:"Accept the dialog, answering a prompt with TEXT."`
+	Dismiss dialogDismissCmd `cmd:"" help:"Dismiss (cancel) the dialog."`
+}
+
+type dialogAcceptCmd struct {
+	Text string    `arg:"" optional:"" help:"Answer to a prompt dialog."`
+	Page pageFlags `embed:""`
+}
+
+func (c *dialogAcceptCmd) input() (tool.Input, error) {
+	in := c.Page.input("dialog")
+	yes := true
+	in.Accept, in.Text = &yes, c.Text
+	return in, nil
+}
+
+type dialogDismissCmd struct {
+	Page pageFlags `embed:""`
+}
+
+func (c *dialogDismissCmd) input() (tool.Input, error) {
+	in := c.Page.input("dialog")
+	no := false
+	in.Accept = &no
+	return in, nil
+}

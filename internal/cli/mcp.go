@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/browserd/browserd/internal/client"
+	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/daemon"
+	"github.com/browserd/browserd/internal/mcpserver"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+type mcpCmd struct{}
+
+// run serves MCP on stdin/stdout until the client disconnects. Tool calls go
+// to the daemon, which is started on the first call that finds none; the
+// daemon outlives this process.
+func (mcpCmd) run(ctx context.Context, e *env) error {
+	f := &forwarder{cfg: e.g.Config, task: e.g.Session, profile: e.g.Profile}
+	defer f.close()
+	return mcpserver.ServeStdio(ctx, f, daemon.Version())
+}
+
+// forwarder is a tool.Handler that sends calls to the daemon, filling the
+// task and profile given on the command line when a call names none. It is
+// safe for concurrent use.
+type forwarder struct {
+	cfg           config.Config
+	task, profile string
+
+	mu sync.Mutex // guards c
+	c  *client.Client
+}
+
+func (f *forwarder) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
+	if in.Task == "" {
+		in.Task = f.task
+	}
+	if in.Profile == "" {
+		in.Profile = f.profile
+	}
+	c := f.client()
+	res, err := c.Do(ctx, in)
+	if !errors.Is(err, client.ErrUnreachable) {
+		return res, err
+	}
+	// Nothing answered, so the call was never sent: start a daemon and retry.
+	if c, err = f.ensure(ctx); err != nil {
+		return tool.Result{}, err
+	}
+	return c.Do(ctx, in)
+}
+
+func (f *forwarder) client() *client.Client {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.c == nil {
+		f.c = client.New(f.cfg.SocketPath())
+	}
+	return f.c
+}
+
+// ensure starts the daemon if needed; one call at a time, so concurrent tool
+// calls do not each spawn one.
+func (f *forwarder) ensure(ctx context.Context) (*client.Client, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, err := client.Ensure(ctx, f.cfg)
+	if err != nil {
+		return nil, err
+	}
+	if f.c != nil {
+		f.c.Close()
+	}
+	f.c = c
+	return c, nil
+}
+
+func (f *forwarder) close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.c != nil {
+		f.c.Close()
+	}
+}

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/browserd/browserd/internal/tool"
+)
+
+type snapshotCmd struct {
+	Interactive bool        `short:"i" help:"Only elements you can act on."`
+	Depth       int         `help:"Maximum tree depth." placeholder:"N"`
+	MaxChars    int         `name:"max-chars" help:"Character budget of the snapshot." placeholder:"N"`
+	Diff        bool        `help:"Only what changed since the last snapshot."`
+	Selector    string      `help:"Snapshot only the part of the page under this CSS selector." placeholder:"CSS"`
+	Timeout     timeoutFlag `embed:""`
+}
+
+func (c *snapshotCmd) input() (tool.Input, error) {
+	return tool.Input{Action: "snapshot", Interactive: c.Interactive, Depth: c.Depth, MaxChars: c.MaxChars,
+		Diff: c.Diff, Selector: c.Selector, Timeout: c.Timeout.Timeout}, nil
+}
+
+type extractCmd struct {
+	Ref     string      `arg:"" optional:"" help:"Element ref from the last snapshot (default: the whole page)."`
+	Target  targetFlags `embed:""`
+	Timeout timeoutFlag `embed:""`
+}
+
+func (c *extractCmd) input() (tool.Input, error) {
+	in := tool.Input{Action: "extract", Timeout: c.Timeout.Timeout}
+	c.Target.apply(&in, c.Ref)
+	return in, nil
+}
+
+type screenshotCmd struct {
+	Ref      string      `arg:"" optional:"" help:"Element ref to capture (default: the viewport)."`
+	FullPage bool        `name:"full-page" help:"Capture the whole page, not only the viewport."`
+	Path     string      `help:"File name inside the data directory (default: a new name)." placeholder:"NAME"`
+	Target   targetFlags `embed:""`
+	Timeout  timeoutFlag `embed:""`
+}
+
+func (c *screenshotCmd) input() (tool.Input, error) {
+	in := tool.Input{Action: "screenshot", FullPage: c.FullPage, Path: c.Path, Timeout: c.Timeout.Timeout}
+	c.Target.apply(&in, c.Ref)
+	return in, nil
+}
+
+type pdfCmd struct {
+	Path    string      `help:"File name inside the data directory (default: a new name)." placeholder:"NAME"`
+	Timeout timeoutFlag `embed:""`
+}
+
+func (c *pdfCmd) input() (tool.Input, error) {
+	return tool.Input{Action: "pdf", Path: c.Path, Timeout: c.Timeout.Timeout}, nil
+}
+
+type evalCmd struct {
+	Expression []string    `arg:"" help:"JavaScript expression; several words are joined with spaces."`
+	Timeout    timeoutFlag `embed:""`
+}
+
+func (c *evalCmd) input() (tool.Input, error) {
+	return tool.Input{Action: "evaluate", Expression: strings.Join(c.Expression, " "), Timeout: c.Timeout.Timeout}, nil
+}
+
+type waitCmd struct {
+	Selector string `help:"Wait until an element matches this CSS selector." placeholder:"CSS"`
+	Text     string `help:"Wait until this text appears." placeholder:"TEXT"`
+	TextGone string `name:"text-gone" help:"Wait until this text disappears." placeholder:"TEXT"`
+	URL      string `name:"url" help:"Wait until the URL contains this." placeholder:"URL"`
+	Time     int    `help:"Sleep this many milliseconds." placeholder:"MS"`
+	Timeout  int    `help:"Give up after this many milliseconds (default: the daemon's)." placeholder:"MS"`
+}
+
+func (c *waitCmd) input() (tool.Input, error) {
+	return tool.Input{Action: "wait", Selector: c.Selector, Text: c.Text, TextGone: c.TextGone, URL: c.URL,
+		Time: c.Time, Timeout: c.Timeout}, nil
+}
+
+type consoleCmd struct {
+	Timeout timeoutFlag `embed:""`
+}
+
+func (c *consoleCmd) input() (tool.Input, error) {
+	return tool.Input{Action: "console", Timeout: c.Timeout.Timeout}, nil
+}

@@ -1,0 +1,143 @@
+// Package client is the Go client of the browserd daemon's HTTP API over its
+// Unix socket. The CLI and `browserd mcp` use it; Ensure starts a daemon when
+// none answers, so that a client call is all a user needs.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// ErrUnreachable is returned (wrapped) when nothing answers on the socket:
+// the request was never sent, so it is safe to start a daemon and retry.
+var ErrUnreachable = errors.New("browserd daemon unreachable")
+
+// Client talks to one daemon. It is safe for concurrent use.
+type Client struct {
+	socket string
+	hc     *http.Client
+}
+
+// Health is what the daemon says about itself.
+type Health struct {
+	OK      bool   `json:"ok"`
+	PID     int    `json:"pid"`
+	Version string `json:"version"`
+}
+
+// New returns a client of the daemon listening on socketPath. It does not
+// connect until the first call.
+func New(socketPath string) *Client {
+	c := &Client{socket: socketPath}
+	c.hc = &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			conn, err := d.DialContext(ctx, "unix", socketPath)
+			if err != nil {
+				return nil, &dialError{socket: socketPath, err: err}
+			}
+			return conn, nil
+		},
+		MaxIdleConns:    4,
+		IdleConnTimeout: 30 * time.Second,
+	}}
+	return c
+}
+
+// Socket is the path the client dials.
+func (c *Client) Socket() string { return c.socket }
+
+// Close drops idle connections. The client stays usable.
+func (c *Client) Close() { c.hc.CloseIdleConnections() }
+
+// Do runs one browser tool call on the daemon. An action that fails comes
+// back as a Result with Success false and a nil error; an error means the
+// call could not be made (see ErrUnreachable).
+func (c *Client) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return tool.Result{}, fmt.Errorf("encode %s input: %w", in.Action, err)
+	}
+	var res tool.Result
+	if err := c.call(ctx, http.MethodPost, "/api/actions", body, &res); err != nil {
+		return tool.Result{}, err
+	}
+	return res, nil
+}
+
+// HealthInfo asks the daemon for its health.
+func (c *Client) HealthInfo(ctx context.Context) (Health, error) {
+	var h Health
+	if err := c.call(ctx, http.MethodGet, "/api/health", nil, &h); err != nil {
+		return Health{}, err
+	}
+	if !h.OK {
+		return h, fmt.Errorf("browserd daemon on %s says it is not ok", c.socket)
+	}
+	return h, nil
+}
+
+// Health returns nil when the daemon answers and is ok.
+func (c *Client) Health(ctx context.Context) error {
+	_, err := c.HealthInfo(ctx)
+	return err
+}
+
+func (c *Client) call(ctx context.Context, method, path string, body []byte, out any) error {
+	req, err := http.NewRequestWithContext(ctx, method, "http://browserd"+path, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("build %s %s request: %w", method, path, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if de := (*dialError)(nil); errors.As(err, &de) {
+			return de
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s %s: %w", method, path, ctx.Err())
+		}
+		return fmt.Errorf("browserd daemon on %s stopped answering during %s %s: %w; see browserd.log in the data directory", c.socket, method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("read the daemon's answer to %s %s: %w", method, path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+			return fmt.Errorf("browserd daemon refused %s %s (HTTP %d): %s", method, path, resp.StatusCode, e.Error)
+		}
+		return fmt.Errorf("browserd daemon answered %s %s with HTTP %d: %.200s", method, path, resp.StatusCode, data)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("decode the daemon's answer to %s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+// dialError is a failure to reach the socket. It is ErrUnreachable.
+type dialError struct {
+	socket string
+	err    error
+}
+
+func (e *dialError) Error() string {
+	return fmt.Sprintf("browserd daemon unreachable on %s: %v — start it with `browserd serve`, or let any browserd command start it", e.socket, e.err)
+}
+
+func (e *dialError) Unwrap() []error { return []error{ErrUnreachable, e.err} }

@@ -1,0 +1,217 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/browserd/browserd/internal/client"
+	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/daemon"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// When Ensure spawns "<test binary> serve ...", TestMain plays the daemon
+// (with a fake engine) or a daemon that fails to start, as the environment
+// says.
+const (
+	envDaemon = "BROWSERD_CLIENT_TEST_DAEMON" // "serve" or "fail"
+)
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(envDaemon) {
+	case "serve":
+		os.Exit(serveForTest(os.Args[1:]))
+	case "fail":
+		fmt.Fprintln(os.Stderr, "browserd: error: --chromium /nope: no such file")
+		os.Exit(1)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+func serveForTest(args []string) int {
+	cfg := config.Default()
+	cfg.Listen = ""
+	for i, a := range args {
+		if a == "--data" && i+1 < len(args) {
+			cfg.Data = args[i+1]
+		}
+	}
+	if len(args) == 0 || args[0] != "serve" || cfg.Data == "" {
+		fmt.Fprintf(os.Stderr, "test daemon: unexpected args %q\n", args)
+		return 2
+	}
+	if err := cfg.Resolve(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := daemon.Run(ctx, cfg, fakeEngine{}, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "browserd:", err)
+		return 1
+	}
+	return 0
+}
+
+type fakeEngine struct{}
+
+func (fakeEngine) Do(_ context.Context, in tool.Input) (tool.Result, error) {
+	return tool.Result{Action: in.Action, Success: true, Content: "pid " + fmt.Sprint(os.Getpid())}, nil
+}
+
+func (fakeEngine) Close(context.Context) error { return nil }
+
+func testConfig(t *testing.T) config.Config {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "bd") // short: socket paths are limited
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	cfg := config.Default()
+	cfg.Data = filepath.Join(dir, "data")
+	cfg.Listen = ""
+	if err := cfg.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestUnreachable(t *testing.T) {
+	cfg := testConfig(t)
+	c := client.New(cfg.SocketPath())
+	defer c.Close()
+	_, err := c.Do(context.Background(), tool.Input{Action: "status"})
+	if !errors.Is(err, client.ErrUnreachable) {
+		t.Fatalf("Do with no daemon: %v, want ErrUnreachable", err)
+	}
+	if !strings.Contains(err.Error(), "browserd serve") {
+		t.Errorf("error %q does not say how to start the daemon", err)
+	}
+	if _, running, err := client.DaemonPID(cfg.Data); running || err != nil {
+		t.Errorf("DaemonPID on an empty dir = %v, %v", running, err)
+	}
+}
+
+// TestEnsureInProcess points Ensure at a daemon already running in this
+// process: it must connect, not spawn.
+func TestEnsureInProcess(t *testing.T) {
+	cfg := testConfig(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- daemon.Run(ctx, cfg, fakeEngine{}, nil) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("daemon: %v", err)
+		}
+	}()
+	waitFor(t, func() bool { _, running, _ := client.DaemonPID(cfg.Data); return running })
+	waitFor(t, func() bool { c := client.New(cfg.SocketPath()); defer c.Close(); return c.Health(ctx) == nil })
+
+	c, err := client.Ensure(ctx, cfg)
+	if err != nil {
+		t.Fatalf("Ensure: %v", err)
+	}
+	defer c.Close()
+	res, err := c.Do(ctx, tool.Input{Action: "status"})
+	if err != nil || !res.Success || res.Content != fmt.Sprint("pid ", os.Getpid()) {
+		t.Errorf("Do = %+v, %v; want the in-process daemon's answer", res, err)
+	}
+}
+
+// TestEnsureSpawnRace starts two clients at once on a fresh data dir: both
+// must end up talking to the same, single daemon.
+func TestEnsureSpawnRace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	t.Setenv(envDaemon, "serve")
+	cfg := testConfig(t)
+	ctx := context.Background()
+
+	var wg sync.WaitGroup
+	pids := make([]int, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Go(func() {
+			c, err := client.Ensure(ctx, cfg)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer c.Close()
+			h, err := c.HealthInfo(ctx)
+			pids[i], errs[i] = h.PID, err
+		})
+	}
+	wg.Wait()
+	pid, running, _ := client.DaemonPID(cfg.Data)
+	if running && pid > 0 {
+		defer stopDaemon(t, cfg, pid)
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("client %d: %v", i, err)
+		}
+	}
+	if pids[0] != pids[1] || pids[0] != pid || pid == os.Getpid() {
+		t.Errorf("clients talk to pids %v, lock holder is %d; want one spawned daemon", pids, pid)
+	}
+	// The losing daemon gives up on the lock within a moment and says so.
+	waitFor(t, func() bool {
+		log, _ := os.ReadFile(cfg.Path("browserd.log"))
+		return strings.Contains(string(log), "is already running for "+cfg.Data)
+	})
+}
+
+func TestEnsureReportsEarlyExit(t *testing.T) {
+	t.Setenv(envDaemon, "fail")
+	cfg := testConfig(t)
+	start := time.Now()
+	_, err := client.Ensure(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("Ensure succeeded with a daemon that cannot start")
+	}
+	for _, want := range []string{"exited while starting", "exit status 1", "--chromium /nope: no such file"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %s to notice the daemon exited", d)
+	}
+}
+
+func stopDaemon(t *testing.T, cfg config.Config, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Errorf("stop daemon %d: %v", pid, err)
+		return
+	}
+	waitFor(t, func() bool { _, running, _ := client.DaemonPID(cfg.Data); return !running })
+	var ws syscall.WaitStatus
+	syscall.Wait4(pid, &ws, 0, nil) // reap our child
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

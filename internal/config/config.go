@@ -1,0 +1,115 @@
+// Package config holds the daemon's settings: one struct whose kong tags give
+// every setting its flag, its BROWSERD_* environment twin and its default, so
+// that the CLI, the daemon and the tests read settings the same way.
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Config is every daemon setting. The zero value is not usable; build one with
+// Default or let kong fill it from flags and the environment.
+type Config struct {
+	Data       string   `name:"data" env:"BROWSERD_DATA" help:"Data directory (default XDG_DATA_HOME/browserd)." placeholder:"DIR"`
+	Chromium   string   `name:"chromium" env:"BROWSERD_CHROMIUM" help:"Chromium binary (default /usr/bin/chromium, then chromium or google-chrome on PATH)." placeholder:"PATH"`
+	AllowHosts []string `name:"allow-host" env:"BROWSERD_ALLOW_HOSTS" sep:"," help:"Allow navigation to this loopback/private HOST[:PORT] (repeatable)." placeholder:"HOST[:PORT]"`
+
+	Listen      string        `name:"listen" env:"BROWSERD_LISTEN" default:"127.0.0.1:8765" help:"HTTP listen address for the API and MCP (empty: Unix socket only)."`
+	Headed      bool          `name:"headed" env:"BROWSERD_HEADED" help:"Show the browser window."`
+	CDP         string        `name:"cdp" env:"BROWSERD_CDP" help:"Attach to a running browser at this ws:// URL instead of launching one." placeholder:"WS_URL"`
+	IdleTimeout time.Duration `name:"idle-timeout" env:"BROWSERD_IDLE_TIMEOUT" default:"5m" help:"Close idle tasks' pages, and the browser when nothing is left, after this long."`
+	ActionTime  time.Duration `name:"action-timeout" env:"BROWSERD_ACTION_TIMEOUT" default:"10s" help:"Default timeout of an action."`
+	NavTime     time.Duration `name:"nav-timeout" env:"BROWSERD_NAV_TIMEOUT" default:"30s" help:"Default timeout of a navigation."`
+	Width       int           `name:"viewport-width" env:"BROWSERD_VIEWPORT_WIDTH" default:"1280" help:"Viewport width."`
+	Height      int           `name:"viewport-height" env:"BROWSERD_VIEWPORT_HEIGHT" default:"720" help:"Viewport height."`
+	UploadDir   string        `name:"upload-dir" env:"BROWSERD_UPLOAD_DIR" help:"Folder uploads are taken from (default <data>/uploads)." placeholder:"DIR"`
+	LogLevel    string        `name:"log-level" env:"BROWSERD_LOG_LEVEL" default:"info" enum:"debug,info,warn,error" help:"Log level."`
+}
+
+// Default returns the settings a daemon has when nothing is given.
+func Default() Config {
+	return Config{
+		Listen:      "127.0.0.1:8765",
+		IdleTimeout: 5 * time.Minute,
+		ActionTime:  10 * time.Second,
+		NavTime:     30 * time.Second,
+		Width:       1280,
+		Height:      720,
+		LogLevel:    "info",
+	}
+}
+
+// Resolve fills the derived defaults (data dir, upload dir) and checks the
+// values, naming the flag to fix.
+func (c *Config) Resolve() error {
+	if c.Data == "" {
+		base := os.Getenv("XDG_DATA_HOME")
+		if base == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return fmt.Errorf("no --data given and no home directory to default to: %w", err)
+			}
+			base = filepath.Join(home, ".local", "share")
+		}
+		c.Data = filepath.Join(base, "browserd")
+	}
+	abs, err := filepath.Abs(c.Data)
+	if err != nil {
+		return fmt.Errorf("--data %q: %w", c.Data, err)
+	}
+	c.Data = abs
+	if c.UploadDir == "" {
+		c.UploadDir = filepath.Join(c.Data, "uploads")
+	}
+	if c.Width <= 0 || c.Height <= 0 {
+		return fmt.Errorf("--viewport-width and --viewport-height must be positive, got %dx%d", c.Width, c.Height)
+	}
+	if c.ActionTime <= 0 || c.NavTime <= 0 {
+		return fmt.Errorf("--action-timeout and --nav-timeout must be positive")
+	}
+	if c.CDP != "" && !strings.HasPrefix(c.CDP, "ws://") && !strings.HasPrefix(c.CDP, "wss://") {
+		return fmt.Errorf("--cdp %q: want a ws:// URL such as ws://127.0.0.1:9222/devtools/browser/<id>", c.CDP)
+	}
+	return nil
+}
+
+// Path returns a path inside the data directory.
+func (c *Config) Path(elem ...string) string {
+	return filepath.Join(append([]string{c.Data}, elem...)...)
+}
+
+// SocketPath is the daemon's Unix socket.
+func (c *Config) SocketPath() string { return c.Path("browserd.sock") }
+
+// DaemonArgs renders the settings that differ from the defaults as flags, so
+// that a client that starts a daemon passes on what it was given.
+func (c *Config) DaemonArgs() []string {
+	d := Default()
+	args := []string{"--data", c.Data}
+	add := func(cond bool, flag, val string) {
+		if cond {
+			args = append(args, flag, val)
+		}
+	}
+	add(c.Chromium != "", "--chromium", c.Chromium)
+	for _, h := range c.AllowHosts {
+		args = append(args, "--allow-host", h)
+	}
+	add(c.Listen != d.Listen, "--listen", c.Listen)
+	if c.Headed {
+		args = append(args, "--headed")
+	}
+	add(c.CDP != "", "--cdp", c.CDP)
+	add(c.IdleTimeout != d.IdleTimeout, "--idle-timeout", c.IdleTimeout.String())
+	add(c.ActionTime != d.ActionTime, "--action-timeout", c.ActionTime.String())
+	add(c.NavTime != d.NavTime, "--nav-timeout", c.NavTime.String())
+	add(c.Width != d.Width, "--viewport-width", fmt.Sprint(c.Width))
+	add(c.Height != d.Height, "--viewport-height", fmt.Sprint(c.Height))
+	add(c.UploadDir != "" && c.UploadDir != c.Path("uploads"), "--upload-dir", c.UploadDir)
+	add(c.LogLevel != "" && c.LogLevel != d.LogLevel, "--log-level", c.LogLevel)
+	return args
+}

@@ -1,0 +1,263 @@
+// Package daemon runs browserd's long-lived server process: it owns the data
+// directory (lock, pid file, Unix socket), serves the HTTP API and MCP on the
+// socket and optionally on TCP, and closes the engine when it stops.
+//
+// Lifecycle of Run, in order: create <data> (0700) → lock <data>/browserd.lock
+// (one daemon per data directory) → write browserd.pid → listen on
+// browserd.sock (0600) and cfg.Listen → serve until ctx ends → shut HTTP down
+// (bounded by ShutdownTimeout) → close the engine → remove the socket and pid
+// file → release the lock. A step that fails undoes the ones before it.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/httpapi"
+	"github.com/browserd/browserd/internal/mcpserver"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// Engine carries out the browser tool's actions. Run owns it: Run closes it
+// before returning, whether serving ended or never started.
+type Engine interface {
+	tool.Handler
+	// Close closes every page and browser; ctx bounds how long it may take.
+	Close(ctx context.Context) error
+}
+
+// Timeouts of the shutdown steps.
+const (
+	// ShutdownTimeout bounds waiting for in-flight HTTP requests.
+	ShutdownTimeout = 5 * time.Second
+	// EngineCloseTimeout bounds closing the engine's browsers.
+	EngineCloseTimeout = 8 * time.Second
+)
+
+// Files in the data directory. internal/client reads the lock and pid file
+// by the same names.
+const (
+	lockFile   = "browserd.lock"
+	pidFile    = "browserd.pid"
+	socketFile = "browserd.sock"
+)
+
+// RunningError is returned by Run when another daemon holds the data
+// directory's lock.
+type RunningError struct {
+	PID  int // 0 when the other daemon has not written its pid yet
+	Data string
+}
+
+func (e *RunningError) Error() string {
+	who := "another browserd"
+	if e.PID > 0 {
+		who = fmt.Sprintf("another browserd (pid %d)", e.PID)
+	}
+	return fmt.Sprintf("%s is already running for %s; stop it with: browserd stop --data %s", who, e.Data, e.Data)
+}
+
+// Version is browserd's version as built: the module version, or "devel".
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// Run serves eng until ctx ends, then shuts down in order (see the package
+// doc). It returns nil after a clean shutdown caused by ctx; cfg must be
+// resolved (config.Resolve). log may be nil.
+func Run(ctx context.Context, cfg config.Config, eng Engine, log *slog.Logger) (err error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	engineOpen := true
+	closeEngine := func() {
+		if !engineOpen {
+			return
+		}
+		engineOpen = false
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), EngineCloseTimeout)
+		defer cancel()
+		if cerr := eng.Close(cctx); cerr != nil {
+			log.Error("closing the engine failed", "error", cerr)
+			err = errors.Join(err, fmt.Errorf("close the engine: %w", cerr))
+		}
+	}
+	defer closeEngine() // when starting fails before the lock is taken
+
+	if cfg.Data == "" {
+		return errors.New("no data directory: resolve the config before running the daemon")
+	}
+	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
+		return fmt.Errorf("create the data directory: %w", err)
+	}
+	lock, err := lockDataDir(cfg.Data)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
+	defer closeEngine() // before the lock is released
+
+	pidPath := cfg.Path(pidFile)
+	if err := os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+		return fmt.Errorf("write the pid file: %w", err)
+	}
+	defer removeFile(log, pidPath)
+
+	sock := cfg.SocketPath()
+	unixLn, err := listenUnix(sock)
+	if err != nil {
+		return err
+	}
+	defer removeFile(log, sock)
+	listeners := []net.Listener{unixLn}
+	if cfg.Listen != "" {
+		tcpLn, err := net.Listen("tcp", cfg.Listen)
+		if err != nil {
+			unixLn.Close()
+			return fmt.Errorf("listen on %s: %w; choose another address with --listen HOST:PORT, or --listen '' for the Unix socket only", cfg.Listen, err)
+		}
+		listeners = append(listeners, tcpLn)
+	}
+
+	version := Version()
+	var (
+		wg      sync.WaitGroup
+		servers []*http.Server
+		failed  = make(chan error, len(listeners))
+	)
+	for _, ln := range listeners {
+		srv := &http.Server{
+			Handler:           newMux(eng, log, version),
+			BaseContext:       func(net.Listener) context.Context { return ctx },
+			ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		}
+		servers = append(servers, srv)
+		wg.Go(func() {
+			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+				failed <- fmt.Errorf("serve on %s: %w", ln.Addr(), err)
+			}
+		})
+	}
+	log.Info("browserd started", "pid", os.Getpid(), "version", version, "data", cfg.Data,
+		"socket", sock, "listen", cfg.Listen)
+
+	select {
+	case <-ctx.Done():
+		log.Info("browserd stopping")
+	case err = <-failed:
+		log.Error("browserd stopping: serving failed", "error", err)
+	}
+
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
+	for _, srv := range servers {
+		if serr := srv.Shutdown(sctx); serr != nil {
+			log.Warn("HTTP shutdown timed out; closing connections", "error", serr)
+			srv.Close()
+		}
+	}
+	cancel()
+	wg.Wait()
+	closeEngine()
+	log.Info("browserd stopped")
+	return err
+}
+
+// newMux routes one listener's requests: the JSON API under /api/ and MCP
+// streamable HTTP (stateless) at /mcp.
+func newMux(eng Engine, log *slog.Logger, version string) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/api/", httpapi.New(eng, httpapi.Options{Version: version, Log: log}))
+	mux.Handle("/mcp", httpapi.Guard(mcpserver.HTTPHandler(eng, version)))
+	mux.Handle("/", http.NotFoundHandler())
+	return mux
+}
+
+// listenUnix listens on sock, replacing a stale socket file; the caller holds
+// the data directory's lock, so no live daemon can own it.
+func listenUnix(sock string) (net.Listener, error) {
+	// sun_path holds 108 bytes including the terminating NUL.
+	if len(sock) > 107 {
+		return nil, fmt.Errorf("socket path %s is %d bytes, over the 107 Unix sockets allow: use a shorter --data", sock, len(sock))
+	}
+	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("remove the stale socket: %w", err)
+	}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", sock, err)
+	}
+	if err := os.Chmod(sock, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("restrict the socket to its owner: %w", err)
+	}
+	return ln, nil
+}
+
+func removeFile(log *slog.Logger, path string) {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		log.Warn("could not remove a file at shutdown", "path", path, "error", err)
+	}
+}
+
+// dirLock is the exclusive flock on <data>/browserd.lock that makes a daemon
+// the only one for its data directory. The kernel drops it if the process
+// dies, so a crashed daemon never blocks the next one.
+type dirLock struct{ f *os.File }
+
+// lockAttempts spaces out retries so that a client probing the lock (see
+// client.DaemonPID), which holds it for an instant, never stops a start.
+const lockAttempts = 5
+
+func lockDataDir(data string) (*dirLock, error) {
+	path := filepath.Join(data, lockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open the lock file: %w", err)
+	}
+	for attempt := 1; ; attempt++ {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return &dirLock{f: f}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if attempt == lockAttempts {
+			f.Close()
+			return nil, &RunningError{PID: readPID(data), Data: data}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (l *dirLock) release() {
+	_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	l.f.Close()
+}
+
+func readPID(data string) int {
+	b, err := os.ReadFile(filepath.Join(data, pidFile))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
+}

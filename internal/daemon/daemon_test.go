@@ -1,0 +1,265 @@
+package daemon_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/browserd/browserd/internal/client"
+	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/daemon"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fakeEngine answers every action with success and records Close.
+type fakeEngine struct {
+	mu     sync.Mutex
+	inputs []tool.Input
+	closed int
+}
+
+func (f *fakeEngine) Do(_ context.Context, in tool.Input) (tool.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.inputs = append(f.inputs, in)
+	return tool.Result{Action: in.Action, Success: true, Title: "Fake", Content: "page"}, nil
+}
+
+func (f *fakeEngine) Close(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed++
+	return nil
+}
+
+func (f *fakeEngine) got() []tool.Input {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]tool.Input(nil), f.inputs...)
+}
+
+func (f *fakeEngine) closeCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
+}
+
+// testConfig is a resolved config on a fresh data dir, socket only.
+func testConfig(t *testing.T) config.Config {
+	t.Helper()
+	// Short path: Unix socket paths are limited to 107 bytes.
+	dir, err := os.MkdirTemp("", "bd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	cfg := config.Default()
+	cfg.Data = filepath.Join(dir, "data")
+	cfg.Listen = ""
+	if err := cfg.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// start runs the daemon in a goroutine and returns its stop function, which
+// cancels it and returns Run's error.
+func start(t *testing.T, cfg config.Config, eng daemon.Engine) (stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- daemon.Run(ctx, cfg, eng, nil) }()
+	c := client.New(cfg.SocketPath())
+	defer c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for c.Health(ctx) != nil {
+		select {
+		case err := <-done:
+			cancel()
+			t.Fatalf("daemon exited while starting: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatal("daemon did not answer within 5s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() { cancel(); err = <-done })
+		return err
+	}
+	t.Cleanup(func() { stop() })
+	return stop
+}
+
+func TestLifecycle(t *testing.T) {
+	cfg := testConfig(t)
+	eng := &fakeEngine{}
+	stop := start(t, cfg, eng)
+	ctx := context.Background()
+
+	st, err := os.Stat(cfg.SocketPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mode := st.Mode().Perm(); mode != 0o600 {
+		t.Errorf("socket mode = %o, want 600", mode)
+	}
+	if st, err := os.Stat(cfg.Data); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("data dir: %v, mode %v; want 0700", err, st.Mode().Perm())
+	}
+
+	c := client.New(cfg.SocketPath())
+	defer c.Close()
+	h, err := c.HealthInfo(ctx)
+	if err != nil {
+		t.Fatalf("health: %v", err)
+	}
+	if h.PID != os.Getpid() || h.Version == "" {
+		t.Errorf("health = %+v, want this pid and a version", h)
+	}
+	pid, running, err := client.DaemonPID(cfg.Data)
+	if err != nil || !running || pid != os.Getpid() {
+		t.Errorf("DaemonPID = %d, %v, %v; want %d, true", pid, running, err, os.Getpid())
+	}
+
+	res, err := c.Do(ctx, tool.Input{Action: "navigate", URL: "https://example.com/", Task: "t"})
+	if err != nil {
+		t.Fatalf("action: %v", err)
+	}
+	if !res.Success || res.Title != "Fake" || res.Content != "page" {
+		t.Errorf("result = %+v", res)
+	}
+	if got := eng.got(); len(got) != 1 || got[0].URL != "https://example.com/" || got[0].Task != "t" {
+		t.Errorf("engine got %+v", got)
+	}
+
+	// An action the daemon refuses before the engine sees it.
+	res, err = c.Do(ctx, tool.Input{Action: "click"})
+	if err != nil || res.Success || !strings.Contains(res.Error, "needs a target") {
+		t.Errorf("click without target: %+v, %v", res, err)
+	}
+
+	// A second daemon on the same data dir is refused, and closes its engine.
+	eng2 := &fakeEngine{}
+	err = daemon.Run(ctx, cfg, eng2, nil)
+	var re *daemon.RunningError
+	if !errors.As(err, &re) {
+		t.Fatalf("second Run: %v, want a RunningError", err)
+	}
+	want := "another browserd (pid " + strconv.Itoa(os.Getpid()) + ") is already running for " + cfg.Data +
+		"; stop it with: browserd stop --data " + cfg.Data
+	if err.Error() != want {
+		t.Errorf("second Run error:\n got %s\nwant %s", err, want)
+	}
+	if eng2.closeCount() != 1 {
+		t.Errorf("second engine closed %d times, want 1", eng2.closeCount())
+	}
+
+	c.Close()
+	if err := stop(); err != nil {
+		t.Errorf("Run returned %v after cancel, want nil", err)
+	}
+	if eng.closeCount() != 1 {
+		t.Errorf("engine closed %d times, want 1", eng.closeCount())
+	}
+	for _, f := range []string{cfg.SocketPath(), cfg.Path("browserd.pid")} {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s still there after stop (%v)", f, err)
+		}
+	}
+	if _, running, _ := client.DaemonPID(cfg.Data); running {
+		t.Error("lock still held after stop")
+	}
+	if err := c.Health(ctx); !errors.Is(err, client.ErrUnreachable) {
+		t.Errorf("health after stop: %v, want ErrUnreachable", err)
+	}
+}
+
+func TestStaleSocketReplaced(t *testing.T) {
+	cfg := testConfig(t)
+	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg.SocketPath(), []byte("stale"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop := start(t, cfg, &fakeEngine{})
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestHTTPListener(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Listen = freePort(t)
+	start(t, cfg, &fakeEngine{})
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := hc.Get("http://" + cfg.Listen + "/api/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"ok":true`) {
+		t.Errorf("GET /api/health: %d %s", resp.StatusCode, body)
+	}
+	// /mcp is mounted (stateless: GET is not allowed).
+	resp, err = hc.Get("http://" + cfg.Listen + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /mcp: %d, want 405 from the stateless MCP handler", resp.StatusCode)
+	}
+}
+
+func TestListenBusy(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Listen = freePort(t)
+	start(t, cfg, &fakeEngine{})
+	other := testConfig(t)
+	other.Listen = cfg.Listen
+	eng := &fakeEngine{}
+	err := daemon.Run(context.Background(), other, eng, nil)
+	if err == nil || !strings.Contains(err.Error(), "--listen") {
+		t.Errorf("Run on a busy port: %v, want an error naming --listen", err)
+	}
+	if eng.closeCount() != 1 {
+		t.Errorf("engine closed %d times, want 1", eng.closeCount())
+	}
+	for _, f := range []string{other.SocketPath(), other.Path("browserd.pid")} {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s left behind after a failed start", f)
+		}
+	}
+}
+
+// freePort returns a loopback address that was free a moment ago.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}

@@ -1,0 +1,194 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/cdp"
+	"github.com/browserd/browserd/internal/engine"
+	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+func benchEngine(b *testing.B) (*engine.Engine, func()) {
+	b.Helper()
+	cfg := testConfig(b)
+	e, err := engine.New(cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e, func() { e.Close(context.Background()) }
+}
+
+func must(b *testing.B, e *engine.Engine, in tool.Input) tool.Result {
+	b.Helper()
+	r, err := e.Do(context.Background(), in)
+	if err != nil || !r.Success {
+		b.Fatalf("%s: %v %s", in.Action, err, r.Error)
+	}
+	return r
+}
+
+// BenchmarkColdStart: a new engine (no browser) to the first snapshot of a
+// page: Chromium launch, context, tab, navigation, snapshot.
+func BenchmarkColdStart(b *testing.B) {
+	for b.Loop() {
+		e, done := benchEngine(b)
+		must(b, e, tool.Input{Action: "navigate", URL: site.URL("/form")})
+		b.StopTimer()
+		done()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkWarmNavigateSnapshot: navigate (load + network quiet) and the
+// snapshot that comes with the result, on a running browser.
+func BenchmarkWarmNavigateSnapshot(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	must(b, e, tool.Input{Action: "navigate", URL: site.URL("/form")})
+	for b.Loop() {
+		must(b, e, tool.Input{Action: "navigate", URL: site.URL("/form")})
+	}
+}
+
+// BenchmarkType: type into a textbox by ref, without the snapshot.
+func BenchmarkType(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	r := must(b, e, tool.Input{Action: "navigate", URL: site.URL("/form")})
+	name := firstRef(b, r.Content, "textbox", "Name")
+	for b.Loop() {
+		must(b, e, tool.Input{Action: "type", Ref: name, Text: "x", Snapshot: new(bool)})
+	}
+}
+
+// BenchmarkSelect: select an option by label, without the snapshot.
+func BenchmarkSelect(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	r := must(b, e, tool.Input{Action: "navigate", URL: site.URL("/form")})
+	country := firstRef(b, r.Content, "combobox", "Country")
+	for b.Loop() {
+		must(b, e, tool.Input{Action: "select", Ref: country, Value: "Japan", Snapshot: new(bool)})
+	}
+}
+
+// BenchmarkClick: click a button by ref, without the snapshot.
+func BenchmarkClick(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	r := must(b, e, tool.Input{Action: "navigate", URL: site.URL("/spa")})
+	add := firstRef(b, r.Content, "button", "Add item")
+	for b.Loop() {
+		must(b, e, tool.Input{Action: "click", Ref: add, Snapshot: new(bool)})
+	}
+}
+
+// BenchmarkClickSnapshot: click a button and get the new snapshot back.
+func BenchmarkClickSnapshot(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	r := must(b, e, tool.Input{Action: "navigate", URL: site.URL("/form")})
+	box := firstRef(b, r.Content, "checkbox", "Subscribe")
+	for b.Loop() {
+		must(b, e, tool.Input{Action: "click", Ref: box})
+	}
+}
+
+// BenchmarkTableSnapshot: snapshot of the 1,000-row table page.
+func BenchmarkTableSnapshot(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	must(b, e, tool.Input{Action: "navigate", URL: site.URL("/table"), Snapshot: new(bool)})
+	var n int
+	for b.Loop() {
+		n = len(must(b, e, tool.Input{Action: "snapshot"}).Content)
+	}
+	b.ReportMetric(float64(n), "snapshot-bytes")
+	b.ReportMetric(float64(htmlBytes(b, "/table")), "html-bytes")
+}
+
+// BenchmarkBigHTMLSnapshot: snapshot vs HTML size of a content-heavy page.
+func BenchmarkBigHTMLSnapshot(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	must(b, e, tool.Input{Action: "navigate", URL: site.URL("/big-html"), Snapshot: new(bool)})
+	var n int
+	for b.Loop() {
+		n = len(must(b, e, tool.Input{Action: "snapshot"}).Content)
+	}
+	b.ReportMetric(float64(n), "snapshot-bytes")
+	b.ReportMetric(float64(htmlBytes(b, "/big-html")), "html-bytes")
+}
+
+// BenchmarkRawAXTree is the floor for the table snapshot: Chromium's
+// Accessibility.getFullAXTree on the same page, received but not decoded.
+// BenchmarkAXFramesBuild is browserd's whole pipeline on the same page
+// (frames, clickables, decode, build) without the engine around it.
+func BenchmarkRawAXTree(b *testing.B) {
+	pg, done := benchPage(b, "/table")
+	defer done()
+	var n int
+	for b.Loop() {
+		var raw cdp.Raw
+		if err := pg.Session().Call(context.Background(), "Accessibility.getFullAXTree", map[string]any{}, &raw); err != nil {
+			b.Fatal(err)
+		}
+		n = len(raw)
+	}
+	b.ReportMetric(float64(n), "raw-bytes")
+}
+
+func BenchmarkAXFramesBuild(b *testing.B) {
+	pg, done := benchPage(b, "/table")
+	defer done()
+	refs := snapshot.NewRefs()
+	for b.Loop() {
+		frames, err := pg.AXFrames(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		snapshot.Build(frames, refs, snapshot.Options{Owner: "t1"})
+	}
+}
+
+func benchPage(b *testing.B, path string) (*browser.Page, func()) {
+	b.Helper()
+	br, err := browser.Start(context.Background(), browser.LaunchOptions{UserDataDir: b.TempDir(), Width: 1280, Height: 720})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pg, err := br.NewPage(context.Background(), "", browser.PageOptions{Width: 1280, Height: 720})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pg.Navigate(context.Background(), site.URL(path)); err != nil {
+		b.Fatal(err)
+	}
+	return pg, func() { br.Close(context.Background()) }
+}
+
+func htmlBytes(b *testing.B, path string) int {
+	resp, err := http.Get(site.URL(path))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return len(body)
+}
+
+func firstRef(b *testing.B, snap, role, name string) string {
+	for _, m := range refLine.FindAllStringSubmatch(snap, -1) {
+		if m[1] == role && m[2] == name {
+			return m[3]
+		}
+	}
+	b.Fatalf("no %s %q in snapshot", role, name)
+	return ""
+}

@@ -1,0 +1,342 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browserd/browserd/internal/tool"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// browserdBin builds cmd/browserd once per test run.
+func browserdBin(t testing.TB) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "browserd-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "browserd")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/browserd/browserd/cmd/browserd").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// daemonFlags are the flags every test daemon gets.
+func daemonFlags(data string) []string {
+	return []string{"--data", data, "--allow-host", "127.0.0.1", "--allow-host", "localhost", "--listen", ""}
+}
+
+// stopDaemon stops the daemon of a data dir and waits for it.
+func stopDaemon(t testing.TB, data string) {
+	out, err := exec.Command(browserdBin(t), "stop", "--data", data).CombinedOutput()
+	if err != nil {
+		t.Errorf("browserd stop: %v\n%s", err, out)
+	}
+}
+
+// mcpDriver is a go-sdk MCP client talking to `browserd mcp` over stdio,
+// which starts (and forwards to) a daemon for its data dir.
+type mcpDriver struct {
+	sess *mcp.ClientSession
+	data string
+}
+
+func newMCPDriver(t *testing.T) *mcpDriver {
+	data := t.TempDir()
+	cmd := exec.Command(browserdBin(t), append([]string{"mcp"}, daemonFlags(data)...)...)
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	sess, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting to browserd mcp: %v", err)
+	}
+	t.Cleanup(func() {
+		sess.Close()
+		stopDaemon(t, data)
+	})
+	return &mcpDriver{sess: sess, data: data}
+}
+
+func (d *mcpDriver) dataDir() string { return d.data }
+
+func (d *mcpDriver) do(t *testing.T, in tool.Input) tool.Result {
+	args := map[string]any{}
+	b, _ := json.Marshal(in)
+	_ = json.Unmarshal(b, &args)
+	res, err := d.sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "browser", Arguments: args})
+	if err != nil {
+		// Schema violations come back as protocol errors or error results.
+		return tool.Result{Action: in.Action, Error: err.Error()}
+	}
+	r := parseMCP(in.Action, res)
+	if *verbose {
+		fmt.Printf("--- mcp %s %s → ok=%v err=%q\n%s\n", in.Action, brief(in), r.Success, r.Error, r.Content)
+	}
+	return r
+}
+
+var (
+	headerRe = regexp.MustCompile(`^✓ \S+(?: — (?:"((?:[^"\\]|\\.)*)")? ?(?:<([^>]*)>)?)?(?: \(tab (t\d+)\))?$`)
+	dialogRe = regexp.MustCompile(`^dialog open: (\S+) "((?:[^"\\]|\\.)*)"`)
+	dlRe     = regexp.MustCompile(`^(downloaded|downloading): (.*) \((\d+) bytes\) from (.*)$`)
+	popupRe  = regexp.MustCompile(`^popup opened: tab (t\d+) "((?:[^"\\]|\\.)*)" <([^>]*)>`)
+	tabRe    = regexp.MustCompile(`^([* ]) (t\d+) "((?:[^"\\]|\\.)*)" <([^>]*)>`)
+)
+
+// parseMCP reads a tool result the way a careful client would: the header
+// line, the note lines, then the content; image content for screenshots.
+func parseMCP(action string, res *mcp.CallToolResult) tool.Result {
+	r := tool.Result{Action: action, Success: !res.IsError}
+	var text string
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			text = c.Text
+		case *mcp.ImageContent:
+			r.Image = c.Data
+		}
+	}
+	if res.IsError {
+		r.Error = strings.TrimPrefix(text, "error: ")
+		return r
+	}
+	head, body, _ := strings.Cut(text, "\n\n")
+	lines := strings.Split(head, "\n")
+	if m := headerRe.FindStringSubmatch(lines[0]); m != nil {
+		r.Title, _ = strconv.Unquote(`"` + m[1] + `"`)
+		r.URL, r.Tab = m[2], m[3]
+	}
+	for _, l := range lines[1:] {
+		switch {
+		case strings.HasPrefix(l, "saved: "):
+			p := strings.TrimPrefix(l, "saved: ")
+			if strings.HasSuffix(p, ".png") {
+				r.ScreenshotPath = p
+			} else {
+				r.Path = p
+			}
+		case dialogRe.MatchString(l):
+			m := dialogRe.FindStringSubmatch(l)
+			msg, _ := strconv.Unquote(`"` + m[2] + `"`)
+			r.Dialog = &tool.Dialog{Type: m[1], Message: msg}
+		case dlRe.MatchString(l):
+			m := dlRe.FindStringSubmatch(l)
+			n, _ := strconv.ParseInt(m[3], 10, 64)
+			r.Downloads = append(r.Downloads, tool.Download{Path: m[2], Size: n, URL: m[4], Done: m[1] == "downloaded"})
+		case popupRe.MatchString(l):
+			m := popupRe.FindStringSubmatch(l)
+			r.Popups = append(r.Popups, tool.Tab{ID: m[1], URL: m[3]})
+		case strings.HasPrefix(l, "note: "):
+			r.Notes = append(r.Notes, strings.TrimPrefix(l, "note: "))
+		}
+	}
+	r.Content = body
+	if action == "tabs" || action == "tab_close" {
+		for _, l := range strings.Split(body, "\n") {
+			if m := tabRe.FindStringSubmatch(l); m != nil {
+				title, _ := strconv.Unquote(`"` + m[3] + `"`)
+				r.Tabs = append(r.Tabs, tool.Tab{ID: m[2], Title: title, URL: m[4], Active: m[1] == "*"})
+			}
+		}
+	}
+	return r
+}
+
+// cliDriver runs `browserd <command> --json` for every call, as a shell
+// script would; the first call starts the daemon.
+type cliDriver struct {
+	data string
+}
+
+func newCLIDriver(t *testing.T) *cliDriver {
+	d := &cliDriver{data: t.TempDir()}
+	t.Cleanup(func() { stopDaemon(t, d.data) })
+	return d
+}
+
+func (d *cliDriver) dataDir() string { return d.data }
+
+func (d *cliDriver) do(t *testing.T, in tool.Input) tool.Result {
+	args, err := cliArgs(in)
+	if err != nil {
+		return tool.Result{Action: in.Action, Error: err.Error()}
+	}
+	args = append(append([]string{"--json"}, daemonFlags(d.data)...), args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, browserdBin(t), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	var r tool.Result
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		// Usage errors (exit 2) print to stderr only.
+		var ee *exec.ExitError
+		if errors.As(runErr, &ee) && stderr.Len() > 0 {
+			return tool.Result{Action: in.Action, Error: strings.TrimSpace(stderr.String())}
+		}
+		t.Fatalf("browserd %s: %v; stdout %q stderr %q", strings.Join(args, " "), runErr, stdout.String(), stderr.String())
+	}
+	if r.Success != (runErr == nil) {
+		t.Errorf("browserd %s: success %v but exit %v", strings.Join(args, " "), r.Success, runErr)
+	}
+	if r.ScreenshotPath != "" {
+		r.Image, _ = os.ReadFile(r.ScreenshotPath)
+	}
+	if *verbose {
+		fmt.Printf("--- cli %s → ok=%v err=%q\n%s\n", strings.Join(args, " "), r.Success, r.Error, r.Content)
+	}
+	return r
+}
+
+// cliArgs maps a tool call to the CLI command a person would type.
+func cliArgs(in tool.Input) ([]string, error) {
+	var a []string
+	add := func(cond bool, s ...string) {
+		if cond {
+			a = append(a, s...)
+		}
+	}
+	add(in.Task != "", "--session", in.Task)
+	add(in.Profile != "", "--profile", in.Profile)
+	target := func() {
+		add(in.Selector != "", "--selector", in.Selector)
+		add(in.Role != "", "--role", in.Role)
+		add(in.Name != "", "--name", in.Name)
+	}
+	page := func() {
+		add(in.Snapshot != nil && !*in.Snapshot, "--no-snapshot")
+		add(in.Timeout > 0, "--timeout", strconv.Itoa(in.Timeout))
+	}
+	switch in.Action {
+	case "navigate":
+		a = append(a, "open", in.URL)
+		page()
+	case "back", "forward", "reload", "hover", "click":
+		a = append(a, in.Action)
+		add(in.Ref != "", in.Ref)
+		target()
+		page()
+	case "snapshot":
+		a = append(a, "snapshot")
+		add(in.Interactive, "--interactive")
+		add(in.Depth > 0, "--depth", strconv.Itoa(in.Depth))
+		add(in.MaxChars > 0, "--max-chars", strconv.Itoa(in.MaxChars))
+		add(in.Diff, "--diff")
+		add(in.Selector != "", "--selector", in.Selector)
+	case "type":
+		a = append(a, "type")
+		add(in.Ref != "", in.Ref)
+		a = append(a, in.Text)
+		target()
+		add(in.Clear, "--clear")
+		add(in.Submit, "--submit")
+		page()
+	case "select":
+		a = append(a, "select")
+		add(in.Ref != "", in.Ref)
+		a = append(a, in.Value)
+		target()
+		page()
+	case "press":
+		a = append(a, "press", in.Key)
+		add(in.Ref != "", "--ref", in.Ref)
+		page()
+	case "scroll":
+		a = append(a, "scroll")
+		add(in.Direction != "", in.Direction)
+		add(in.Amount > 0, "--amount", strconv.Itoa(in.Amount))
+		add(in.Ref != "", "--ref", in.Ref)
+		target()
+		page()
+	case "evaluate":
+		a = append(a, "eval", in.Expression)
+	case "extract":
+		a = append(a, "extract")
+		add(in.Ref != "", in.Ref)
+		target()
+	case "wait":
+		a = append(a, "wait")
+		add(in.Selector != "", "--selector", in.Selector)
+		add(in.Text != "", "--text", in.Text)
+		add(in.TextGone != "", "--text-gone", in.TextGone)
+		add(in.URL != "", "--url", in.URL)
+		add(in.Time > 0, "--time", strconv.Itoa(in.Time))
+		add(in.Timeout > 0, "--timeout", strconv.Itoa(in.Timeout))
+	case "screenshot":
+		a = append(a, "screenshot")
+		add(in.Ref != "", in.Ref)
+		target()
+		add(in.FullPage, "--full-page")
+		add(in.Path != "", "--path", in.Path)
+	case "pdf":
+		a = append(a, "pdf")
+		add(in.Path != "", "--path", in.Path)
+	case "console", "tabs", "status", "launch", "close":
+		a = append(a, in.Action)
+	case "tab_new":
+		a = append(a, "tab", "new")
+		add(in.URL != "", in.URL)
+	case "tab_close":
+		a = append(a, "tab", "close")
+		add(in.Tab != "", in.Tab)
+	case "tab_switch":
+		a = append(a, "tab", "switch", in.Tab)
+	case "dialog":
+		if in.Accept != nil && !*in.Accept {
+			a = append(a, "dialog", "dismiss")
+		} else {
+			a = append(a, "dialog", "accept")
+			add(in.Text != "", in.Text)
+		}
+	case "upload":
+		a = append(a, "upload")
+		add(in.Ref != "", in.Ref)
+		a = append(a, in.Files...)
+		target()
+	default:
+		// An action the CLI has no command for: the CLI says so.
+		a = append(a, in.Action)
+	}
+	return a, nil
+}
+
+func TestMCP(t *testing.T) {
+	d := newMCPDriver(t)
+	for _, s := range scenarios {
+		t.Run(s.name, func(t *testing.T) { s.run(t, d, "mcp-"+s.name) })
+	}
+}
+
+func TestCLI(t *testing.T) {
+	d := newCLIDriver(t)
+	for _, s := range scenarios {
+		t.Run(s.name, func(t *testing.T) { s.run(t, d, "cli-"+s.name) })
+	}
+}

@@ -1,0 +1,498 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// driver runs one browser tool call through a front end.
+type driver interface {
+	do(t *testing.T, in tool.Input) tool.Result
+	dataDir() string
+}
+
+// scenario is one end-to-end story, run through every driver.
+type scenario struct {
+	name string
+	run  func(t *testing.T, d driver, task string)
+}
+
+var scenarios = []scenario{
+	{"form", testForm},
+	{"refs_stable_and_diff", testRefsStable},
+	{"table", testTable},
+	{"frames", testFrames},
+	{"shadow", testShadow},
+	{"clickable_and_covered", testClickable},
+	{"dialogs", testDialogs},
+	{"upload", testUpload},
+	{"download", testDownload},
+	{"popup_and_tabs", testPopupTabs},
+	{"console_flood", testConsoleFlood},
+	{"wait", testWait},
+	{"scroll_hover_keys", testScrollHoverKeys},
+	{"history", testHistory},
+	{"evaluate_extract", testEvaluateExtract},
+	{"screenshot_pdf", testScreenshotPDF},
+	{"bad_input", testBadInput},
+	{"tasks_isolated", testTasksIsolated},
+}
+
+// ok runs a call and fails the test unless it succeeded.
+func ok(t *testing.T, d driver, in tool.Input) tool.Result {
+	t.Helper()
+	r := d.do(t, in)
+	if !r.Success {
+		t.Fatalf("%s %+v failed: %s", in.Action, brief(in), r.Error)
+	}
+	return r
+}
+
+// bad runs a call that must fail with an error containing want.
+func bad(t *testing.T, d driver, in tool.Input, want string) tool.Result {
+	t.Helper()
+	r := d.do(t, in)
+	if r.Success {
+		t.Fatalf("%s %+v succeeded, want an error containing %q; content: %.300s", in.Action, brief(in), want, r.Content)
+	}
+	if !strings.Contains(r.Error, want) {
+		t.Fatalf("%s %+v: error %q does not contain %q", in.Action, brief(in), r.Error, want)
+	}
+	return r
+}
+
+func brief(in tool.Input) string {
+	var parts []string
+	for _, kv := range [][2]string{{"url", in.URL}, {"ref", in.Ref}, {"selector", in.Selector}, {"text", in.Text}, {"value", in.Value}, {"tab", in.Tab}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+"="+kv[1])
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+var refLine = regexp.MustCompile(`(?m)^\s*(\S+)(?: "((?:[^"\\]|\\.)*)")?.*\[ref=(e\d+)`)
+
+// ref finds the ref of the first line with the role and name in a snapshot.
+func ref(t *testing.T, snap, role, name string) string {
+	t.Helper()
+	for _, m := range refLine.FindAllStringSubmatch(snap, -1) {
+		if m[1] == role && m[2] == name {
+			return m[3]
+		}
+	}
+	t.Fatalf("no %s %q with a ref in snapshot:\n%s", role, name, snap)
+	return ""
+}
+
+// refs returns every ref of role+name lines, in order.
+func refs(snap, role, name string) []string {
+	var out []string
+	for _, m := range refLine.FindAllStringSubmatch(snap, -1) {
+		if m[1] == role && m[2] == name {
+			out = append(out, m[3])
+		}
+	}
+	return out
+}
+
+func contains(t *testing.T, got, want string) {
+	t.Helper()
+	if !strings.Contains(got, want) {
+		t.Fatalf("want %q in:\n%s", want, got)
+	}
+}
+
+func nav(t *testing.T, d driver, task, url string) tool.Result {
+	t.Helper()
+	return ok(t, d, tool.Input{Action: "navigate", Task: task, URL: url})
+}
+
+func testForm(t *testing.T, d driver, task string) {
+	r := nav(t, d, task, site.URL("/form"))
+	s := r.Content
+	contains(t, r.Title, "Sign up")
+	ok(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Name"), Text: "Ann"})
+	ok(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Email"), Text: "a@b.c"})
+	r = ok(t, d, tool.Input{Action: "select", Task: task, Ref: ref(t, s, "combobox", "Country"), Value: "Japan"})
+	contains(t, r.Content, `value="Japan"`)
+	ok(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, "checkbox", "Subscribe")})
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Role: "radio", Name: "Pro"})
+	contains(t, r.Content, "radio \"Pro\" [ref="+ref(t, s, "radio", "Pro")+", checked")
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, "button", "Sign up")})
+	contains(t, r.Content, "Signed up: Ann a@b.c jp subscribed=true plan=pro")
+	// clear + retype, then submit with Enter in the search box
+	r = ok(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Name"), Text: "Bo", Clear: true})
+	contains(t, r.Content, `value="Bo"]`)
+	r = ok(t, d, tool.Input{Action: "type", Task: task, Selector: "#search", Text: "cats", Submit: true})
+	contains(t, r.Content, "Searched: cats")
+	// select by value, a disabled button, a wrong option
+	ok(t, d, tool.Input{Action: "select", Task: task, Selector: "#country", Value: "fr"})
+	bad(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, "button", "Disabled")}, "is disabled")
+	bad(t, d, tool.Input{Action: "select", Task: task, Selector: "#country", Value: "Mars"}, "the options are: Germany (de), France (fr), Japan (jp)")
+	bad(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "checkbox", "Subscribe"), Text: "x"}, "cannot type into")
+}
+
+func testRefsStable(t *testing.T, d driver, task string) {
+	s := nav(t, d, task, site.URL("/spa")).Content
+	add := ref(t, s, "button", "Add item")
+	r := ok(t, d, tool.Input{Action: "click", Task: task, Ref: add})
+	if got := ref(t, r.Content, "button", "Add item"); got != add {
+		t.Fatalf("Add item ref changed from %s to %s", add, got)
+	}
+	ok(t, d, tool.Input{Action: "click", Task: task, Ref: add, Snapshot: new(bool)})
+	ok(t, d, tool.Input{Action: "snapshot", Task: task})
+	ok(t, d, tool.Input{Action: "click", Task: task, Ref: add, Snapshot: new(bool)})
+	r = ok(t, d, tool.Input{Action: "snapshot", Task: task, Diff: true})
+	contains(t, r.Content, "+ ")
+	contains(t, r.Content, "Item 3")
+	if strings.Contains(r.Content, "Item 1") && !strings.Contains(r.Content, "Item 3") {
+		t.Fatalf("diff shows unchanged lines:\n%s", r.Content)
+	}
+	r = ok(t, d, tool.Input{Action: "snapshot", Task: task, Diff: true})
+	contains(t, r.Content, "no changes")
+	// interactive, depth, selector scope, maxChars
+	r = ok(t, d, tool.Input{Action: "snapshot", Task: task, Interactive: true})
+	if strings.Contains(r.Content, "listitem") {
+		t.Fatalf("interactive snapshot has non-actionable lines:\n%s", r.Content)
+	}
+	r = ok(t, d, tool.Input{Action: "snapshot", Task: task, Selector: "#items"})
+	if strings.Contains(r.Content, "Add item") {
+		t.Fatalf("scoped snapshot shows things outside #items:\n%s", r.Content)
+	}
+	contains(t, r.Content, "Item 2")
+	r = ok(t, d, tool.Input{Action: "snapshot", Task: task, MaxChars: 60})
+	if len(r.Content) > 60 {
+		t.Fatalf("maxChars 60 gave %d chars", len(r.Content))
+	}
+	contains(t, r.Content, "maxChars")
+}
+
+func testTable(t *testing.T, d driver, task string) {
+	r := nav(t, d, task, site.URL("/table"))
+	if n := len(r.Content); n > 75_000 {
+		t.Errorf("table snapshot is %d bytes, want ≤ 75 KB", n)
+	}
+	edits := refs(r.Content, "button", "Edit")
+	if len(edits) != 1000 {
+		t.Fatalf("found %d Edit refs, want 1000", len(edits))
+	}
+	contains(t, r.Content, "user500@example.com")
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: edits[499]})
+	contains(t, r.Content, "Editing user 500")
+	bad(t, d, tool.Input{Action: "click", Task: task, Role: "button", Name: "Edit"}, "1000 elements have role")
+}
+
+func testFrames(t *testing.T, d driver, task string) {
+	s := nav(t, d, task, site.URL("/frames")).Content
+	btns := refs(s, "button", "Inner button")
+	inputs := refs(s, "textbox", "Inner input")
+	if len(btns) != 2 || len(inputs) != 2 {
+		t.Fatalf("want 2 inner buttons and inputs (same- and cross-origin), got %v %v in:\n%s", btns, inputs, s)
+	}
+	for i := range btns {
+		r := ok(t, d, tool.Input{Action: "type", Task: task, Ref: inputs[i], Text: fmt.Sprintf("frame%d", i)})
+		contains(t, r.Content, fmt.Sprintf(`value="frame%d"`, i))
+		r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: btns[i]})
+		if strings.Count(r.Content, "inner clicked") < i+1 {
+			t.Fatalf("click %d in frame did not register:\n%s", i, r.Content)
+		}
+	}
+}
+
+func testShadow(t *testing.T, d driver, task string) {
+	s := nav(t, d, task, site.URL("/shadow")).Content
+	r := ok(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Shadow input"), Text: "deep"})
+	contains(t, r.Content, `value="deep"`)
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, "button", "Shadow button")})
+	contains(t, r.Content, "shadow clicked")
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Selector: "#shadow-button"})
+	contains(t, r.Content, "shadow clicked")
+}
+
+func testClickable(t *testing.T, d driver, task string) {
+	s := nav(t, d, task, site.URL("/clickable")).Content
+	covered := ref(t, s, "button", "Covered button")
+	accept := ref(t, s, "button", "Accept")
+	r := bad(t, d, tool.Input{Action: "click", Task: task, Ref: covered}, "covered by")
+	contains(t, r.Error, "Cookie consent")
+	contains(t, r.Error, "click or close it first")
+	ok(t, d, tool.Input{Action: "click", Task: task, Ref: accept})
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: covered})
+	contains(t, r.Content, "covered clicked")
+	// the overlay is gone: its ref is stale now
+	bad(t, d, tool.Input{Action: "click", Task: task, Ref: accept}, "stale")
+	for _, c := range []struct{ role, name, want string }{
+		{"clickable", "Div with pointer", "div clicked"},
+		{"clickable", "Span with onclick", "span clicked"},
+	} {
+		r := ok(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, c.role, c.name)})
+		contains(t, r.Content, c.want)
+	}
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Selector: "#anchor-nohref"})
+	contains(t, r.Content, "anchor clicked")
+}
+
+func testDialogs(t *testing.T, d driver, task string) {
+	s := nav(t, d, task, site.URL("/dialogs")).Content
+	r := ok(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, "button", "Alert")})
+	if r.Dialog == nil || r.Dialog.Type != "alert" || r.Dialog.Message != "hello alert" {
+		t.Fatalf("want the alert reported, got %+v (notes %v)", r.Dialog, r.Notes)
+	}
+	r = ok(t, d, tool.Input{Action: "dialog", Task: task})
+	contains(t, r.Content, "alert=done")
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, "button", "Confirm")})
+	if r.Dialog == nil || r.Dialog.Type != "confirm" {
+		t.Fatalf("want a confirm, got %+v", r.Dialog)
+	}
+	r = ok(t, d, tool.Input{Action: "dialog", Task: task, Accept: new(bool)})
+	contains(t, r.Content, "confirm=false")
+	ok(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, "button", "Prompt")})
+	r = ok(t, d, tool.Input{Action: "dialog", Task: task, Text: "Bob"})
+	contains(t, r.Content, "prompt=Bob")
+	bad(t, d, tool.Input{Action: "dialog", Task: task}, "no dialog is open")
+	// a dialog during load does not hang navigate
+	r = ok(t, d, tool.Input{Action: "navigate", Task: task, URL: site.URL("/dialogs?onload=1")})
+	if r.Dialog == nil || r.Dialog.Message != "onload alert" {
+		t.Fatalf("want the onload alert reported, got %+v", r.Dialog)
+	}
+	ok(t, d, tool.Input{Action: "dialog", Task: task})
+}
+
+func testUpload(t *testing.T, d driver, task string) {
+	up := filepath.Join(d.dataDir(), "uploads")
+	if err := os.MkdirAll(up, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(up, "hello.txt"), []byte("hello upload"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := nav(t, d, task, site.URL("/upload")).Content
+	file := ref(t, s, "button", "File")
+	ok(t, d, tool.Input{Action: "upload", Task: task, Ref: file, Files: []string{"hello.txt"}})
+	r := ok(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, "button", "Send")})
+	r = ok(t, d, tool.Input{Action: "wait", Task: task, Text: "received"})
+	contains(t, r.Content, "received hello.txt 12 bytes")
+	bad(t, d, tool.Input{Action: "upload", Task: task, Ref: file, Files: []string{"../secret"}}, "without '..'")
+	bad(t, d, tool.Input{Action: "upload", Task: task, Ref: file, Files: []string{"/etc/passwd"}}, "inside")
+	bad(t, d, tool.Input{Action: "upload", Task: task, Ref: file, Files: []string{"missing.txt"}}, "not found")
+}
+
+func testDownload(t *testing.T, d driver, task string) {
+	s := nav(t, d, task, site.URL("/download")).Content
+	r := ok(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, "link", "Download report")})
+	if len(r.Downloads) != 1 || !r.Downloads[0].Done {
+		t.Fatalf("want one finished download, got %+v", r.Downloads)
+	}
+	p := r.Downloads[0].Path
+	if filepath.Dir(p) != filepath.Join(d.dataDir(), "downloads") || !strings.HasPrefix(filepath.Base(p), "report") {
+		t.Fatalf("download saved as %s", p)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil || !bytes.Contains(b, []byte(",")) {
+		t.Fatalf("download content: %q %v", b, err)
+	}
+}
+
+func testPopupTabs(t *testing.T, d driver, task string) {
+	s := nav(t, d, task, site.URL("/popup")).Content
+	first := ok(t, d, tool.Input{Action: "tabs", Task: task}).Tabs
+	r := ok(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, "button", "Open popup")})
+	if len(r.Popups) != 1 {
+		t.Fatalf("want one popup reported, got %+v (notes %v)", r.Popups, r.Notes)
+	}
+	pop := r.Popups[0].ID
+	tabs := ok(t, d, tool.Input{Action: "tabs", Task: task}).Tabs
+	if len(tabs) != len(first)+1 {
+		t.Fatalf("tabs: %+v", tabs)
+	}
+	r = ok(t, d, tool.Input{Action: "tab_switch", Task: task, Tab: pop})
+	contains(t, r.Content, "Child")
+	r = ok(t, d, tool.Input{Action: "tab_new", Task: task, URL: site.URL("/hover")})
+	newID := r.Tab
+	if newID == pop || newID == "" {
+		t.Fatalf("tab_new gave id %q", newID)
+	}
+	contains(t, r.Content, "Hover me")
+	ok(t, d, tool.Input{Action: "tab_close", Task: task, Tab: newID})
+	ok(t, d, tool.Input{Action: "tab_close", Task: task, Tab: pop})
+	bad(t, d, tool.Input{Action: "tab_switch", Task: task, Tab: newID}, "no tab")
+	r = ok(t, d, tool.Input{Action: "tab_new", Task: task})
+	if r.Tab == newID || r.Tab == pop {
+		t.Fatalf("tab id %s reused", r.Tab)
+	}
+	ok(t, d, tool.Input{Action: "tab_close", Task: task, Tab: r.Tab})
+}
+
+func testConsoleFlood(t *testing.T, d driver, task string) {
+	r := ok(t, d, tool.Input{Action: "navigate", Task: task, URL: site.URL("/console?n=20000")})
+	contains(t, r.Content, "Console done")
+	r = ok(t, d, tool.Input{Action: "console", Task: task})
+	contains(t, r.Content, "log 20000")
+	contains(t, r.Content, "older messages dropped")
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Role: "heading", Name: "Console done"})
+	_ = r
+}
+
+func testWait(t *testing.T, d driver, task string) {
+	nav(t, d, task, site.URL("/wait"))
+	ok(t, d, tool.Input{Action: "wait", Task: task, Text: "Late text"})
+	ok(t, d, tool.Input{Action: "wait", Task: task, TextGone: "Loading…"})
+	ok(t, d, tool.Input{Action: "wait", Task: task, Selector: "#late"})
+	ok(t, d, tool.Input{Action: "click", Task: task, Selector: "#go", Snapshot: new(bool)})
+	ok(t, d, tool.Input{Action: "wait", Task: task, URL: "#done"})
+	ok(t, d, tool.Input{Action: "wait", Task: task, Time: 50})
+	bad(t, d, tool.Input{Action: "wait", Task: task, Text: "never there", Timeout: 300}, "timed out waiting for text \"never there\"")
+}
+
+func testScrollHoverKeys(t *testing.T, d driver, task string) {
+	nav(t, d, task, site.URL("/scroll"))
+	r := ok(t, d, tool.Input{Action: "scroll", Task: task, Snapshot: new(bool)})
+	if strings.Contains(strings.Join(r.Notes, " "), "[0, 0,") {
+		t.Fatalf("page did not scroll: %v", r.Notes)
+	}
+	ok(t, d, tool.Input{Action: "scroll", Task: task, Direction: "bottom", Snapshot: new(bool)})
+	r = ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "scrollY > 4000"})
+	if r.Content != "true" {
+		t.Fatalf("scroll to bottom did not land: %s", r.Content)
+	}
+	ok(t, d, tool.Input{Action: "scroll", Task: task, Selector: "#scroller", Direction: "down", Amount: 300, Snapshot: new(bool)})
+	r = ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "document.querySelector('#scroller').scrollTop"})
+	if r.Content != "300" {
+		t.Fatalf("element scroll: scrollTop %s, want 300", r.Content)
+	}
+	s := nav(t, d, task, site.URL("/hover")).Content
+	_ = s
+	r = ok(t, d, tool.Input{Action: "hover", Task: task, Selector: "#hover"})
+	contains(t, r.Content, "hovered")
+	nav(t, d, task, site.URL("/keys"))
+	ok(t, d, tool.Input{Action: "click", Task: task, Selector: "#keys", Snapshot: new(bool)})
+	for _, k := range []string{"a", "Enter", "ArrowDown", "Control+a"} {
+		ok(t, d, tool.Input{Action: "press", Task: task, Key: k, Snapshot: new(bool)})
+	}
+	r = ok(t, d, tool.Input{Action: "extract", Task: task, Selector: "#result"})
+	contains(t, r.Content, "a Enter ArrowDown")
+	bad(t, d, tool.Input{Action: "press", Task: task, Key: "Hyper+x"}, "unknown modifier")
+}
+
+func testHistory(t *testing.T, d driver, task string) {
+	nav(t, d, task, site.URL("/form"))
+	nav(t, d, task, site.URL("/spa"))
+	r := ok(t, d, tool.Input{Action: "back", Task: task})
+	contains(t, r.URL, "/form")
+	r = ok(t, d, tool.Input{Action: "forward", Task: task})
+	contains(t, r.URL, "/spa")
+	r = ok(t, d, tool.Input{Action: "reload", Task: task})
+	contains(t, r.Content, "Add item")
+	bad(t, d, tool.Input{Action: "forward", Task: task}, "cannot go forward")
+	ok(t, d, tool.Input{Action: "close", Task: task})
+}
+
+func testEvaluateExtract(t *testing.T, d driver, task string) {
+	nav(t, d, task, site.URL("/"))
+	r := ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "1 + 2"})
+	if r.Content != "3" {
+		t.Fatalf("1+2 = %q", r.Content)
+	}
+	r = ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "Promise.resolve({a: [1, 'x']})"})
+	if r.Content != `{"a":[1,"x"]}` {
+		t.Fatalf("promise result %q", r.Content)
+	}
+	r = ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "await Promise.resolve(7)"})
+	if r.Content != "7" {
+		t.Fatalf("top-level await result %q", r.Content)
+	}
+	bad(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "throw new Error('nope')"}, "nope")
+	r = ok(t, d, tool.Input{Action: "extract", Task: task})
+	contains(t, r.Content, "Links:")
+	contains(t, r.Content, site.URL("/form"))
+	r = ok(t, d, tool.Input{Action: "status", Task: task})
+	contains(t, r.Content, "browser: running")
+}
+
+func testScreenshotPDF(t *testing.T, d driver, task string) {
+	nav(t, d, task, site.URL("/big-html"))
+	for _, in := range []tool.Input{
+		{Action: "screenshot", Task: task},
+		{Action: "screenshot", Task: task, FullPage: true, Path: "full-" + task + ".png"},
+		{Action: "screenshot", Task: task, Selector: "h1"},
+	} {
+		r := ok(t, d, in)
+		b, err := os.ReadFile(r.ScreenshotPath)
+		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+			t.Fatalf("screenshot %s: %v", r.ScreenshotPath, err)
+		}
+		if filepath.Dir(r.ScreenshotPath) != filepath.Join(d.dataDir(), "screenshots") {
+			t.Fatalf("screenshot outside the folder: %s", r.ScreenshotPath)
+		}
+	}
+	bad(t, d, tool.Input{Action: "screenshot", Task: task, Path: "../evil.png"}, "plain file name")
+	bad(t, d, tool.Input{Action: "screenshot", Task: task, Path: "/tmp/evil.png"}, "plain file name")
+	r := ok(t, d, tool.Input{Action: "pdf", Task: task})
+	b, err := os.ReadFile(r.Path)
+	if err != nil || !bytes.HasPrefix(b, []byte("%PDF")) {
+		t.Fatalf("pdf %s: %v", r.Path, err)
+	}
+}
+
+func testBadInput(t *testing.T, d driver, task string) {
+	bad(t, d, tool.Input{Action: "fly", Task: task}, "fly")
+	bad(t, d, tool.Input{Action: "navigate", Task: task}, "navigate needs url")
+	bad(t, d, tool.Input{Action: "click", Task: task}, "needs a target")
+	bad(t, d, tool.Input{Action: "navigate", Task: task, URL: "file:///etc/passwd"}, "scheme \"file\" is not allowed")
+	bad(t, d, tool.Input{Action: "navigate", Task: task, URL: "javascript:alert(1)"}, "not allowed")
+	bad(t, d, tool.Input{Action: "navigate", Task: task, URL: "http://10.1.2.3/"}, "--allow-host 10.1.2.3")
+	bad(t, d, tool.Input{Action: "navigate", Task: task, URL: "http://169.254.169.254/"}, "metadata")
+	bad(t, d, tool.Input{Action: "navigate", Task: task, URL: "not a url"}, "refused")
+	bad(t, d, tool.Input{Action: "click", Task: task, Ref: "e999999"}, "unknown ref")
+	bad(t, d, tool.Input{Action: "tab_switch", Task: task, Tab: "t999999"}, "no tab")
+	bad(t, d, tool.Input{Action: "navigate", Task: task, URL: site.URL("/slow?ms=3000"), Timeout: 300}, "timed out")
+	// stale ref after navigation
+	s := nav(t, d, task, site.URL("/form")).Content
+	name := ref(t, s, "textbox", "Name")
+	nav(t, d, task, site.URL("/spa"))
+	bad(t, d, tool.Input{Action: "click", Task: task, Ref: name}, "stale")
+	// another task's ref and tab
+	other := task + "-other"
+	s2 := nav(t, d, other, site.URL("/form")).Content
+	otherRef := ref(t, s2, "textbox", "Name")
+	bad(t, d, tool.Input{Action: "click", Task: task, Ref: otherRef}, "another task")
+	otherTab := ok(t, d, tool.Input{Action: "tabs", Task: other}).Tabs[0].ID
+	bad(t, d, tool.Input{Action: "tab_switch", Task: task, Tab: otherTab}, "another task")
+	ok(t, d, tool.Input{Action: "close", Task: other})
+	// the daemon keeps serving
+	nav(t, d, task, site.URL("/"))
+}
+
+func testTasksIsolated(t *testing.T, d driver, task string) {
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for i, p := range []string{"/form", "/spa", "/shadow", "/hover"} {
+		wg.Go(func() {
+			tk := fmt.Sprintf("%s-%d", task, i)
+			r := d.do(t, tool.Input{Action: "navigate", Task: tk, URL: site.URL(p)})
+			if !r.Success {
+				errs <- r.Error
+				return
+			}
+			tabs := d.do(t, tool.Input{Action: "tabs", Task: tk}).Tabs
+			if len(tabs) != 1 || !strings.HasSuffix(tabs[0].URL, p) {
+				errs <- fmt.Sprintf("task %s sees tabs %+v", tk, tabs)
+			}
+			d.do(t, tool.Input{Action: "close", Task: tk})
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}

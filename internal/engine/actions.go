@@ -1,0 +1,692 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// changesPage lists the actions after which the result carries the new
+// page snapshot (unless the input says snapshot: false).
+var changesPage = map[string]bool{
+	"navigate": true, "click": true, "type": true, "select": true, "scroll": true, "wait": true,
+	"tab_new": true, "tab_switch": true, "dialog": true, "upload": true, "back": true,
+	"forward": true, "reload": true, "hover": true, "press": true,
+}
+
+// call is one action in flight: the input, its task and tab, and the
+// result being built.
+type call struct {
+	e    *Engine
+	in   tool.Input
+	task *task
+	tab  *tab
+	res  tool.Result
+	// snapped is set when the action already put a snapshot in Content.
+	snapped bool
+}
+
+// userError is an action failure whose message is for the agent as is.
+type userError struct{ msg string }
+
+func (u *userError) Error() string { return u.msg }
+
+func fail(format string, args ...any) error { return &userError{fmt.Sprintf(format, args...)} }
+
+// Do carries out one action. Failures of the action itself come back as a
+// Result with Success false and an Error that says what to do next; the
+// returned error is only for calls that could not be made at all.
+func (e *Engine) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
+	res := tool.Result{Action: in.Action}
+	if err := in.Validate(); err != nil {
+		res.Error = err.Error()
+		return res, nil
+	}
+	c := &call{e: e, in: in, res: res}
+	err := c.run(ctx)
+	c.res.Success = err == nil
+	if err != nil {
+		c.res.Error = c.explain(err)
+	}
+	return c.res, nil
+}
+
+func (c *call) run(ctx context.Context) error {
+	e, in := c.e, c.in
+	sess, err := e.sessionFor(&in)
+	if err != nil {
+		return err
+	}
+	c.res.Session = sess.id
+	if in.Action == "status" {
+		c.res.Content = e.status(ctx)
+		return nil
+	}
+	t, err := e.taskFor(sess, in.Task)
+	if err != nil {
+		return err
+	}
+	c.task = t
+	c.res.Task = t.name
+	t.run.Lock()
+	defer t.run.Unlock()
+	defer func() {
+		e.mu.Lock()
+		t.lastUsed = time.Now()
+		e.mu.Unlock()
+	}()
+
+	if in.Action == "close" {
+		return c.closeTask(ctx)
+	}
+	if in.Action == "tabs" {
+		c.res.Tabs = e.tabsOf(ctx, t)
+		return nil
+	}
+
+	br, note, err := e.ensureBrowser(ctx)
+	if note != "" {
+		c.res.Notes = append(c.res.Notes, note)
+	}
+	if err != nil {
+		return err
+	}
+	if in.Action == "launch" {
+		c.res.Content = e.status(ctx)
+		return nil
+	}
+	if err := c.pickTab(ctx, br); err != nil {
+		return err
+	}
+
+	timeout := e.cfg.ActionTime
+	switch in.Action {
+	case "navigate", "back", "forward", "reload", "tab_new":
+		timeout = e.cfg.NavTime
+	}
+	if in.Timeout > 0 && in.Action != "wait" {
+		timeout = time.Duration(in.Timeout) * time.Millisecond
+	}
+	if in.Action == "wait" {
+		timeout = max(timeout, time.Duration(in.Timeout)*time.Millisecond, time.Duration(in.Time)*time.Millisecond+time.Second)
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	pg := c.tab.page
+	if d := pg.Dialog(); d != nil && in.Action != "dialog" && in.Action != "tab_new" && in.Action != "tab_close" && in.Action != "console" {
+		c.res.Dialog = &tool.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
+		return fail("a %s dialog (%q) is open on tab %s and blocks the page; answer it with the dialog action first", d.Type, d.Message, c.tab.id)
+	}
+	// The dialog action itself must run while the dialog is open.
+	actx, stop := tctx, context.CancelFunc(func() {})
+	if in.Action != "dialog" {
+		actx, stop = pg.ActionContext(tctx)
+	}
+	defer stop()
+	started := time.Now()
+	opens := pg.WindowOpens()
+
+	err = c.dispatch(actx, br)
+	dialogOpen := errors.Is(context.Cause(actx), browser.ErrDialogOpen) || pg.Dialog() != nil
+	if err != nil && dialogOpen && (errors.Is(err, browser.ErrDialogOpen) || errors.Is(err, context.Canceled)) {
+		err = nil // the action opened a dialog: report it, not an error
+	}
+	if err != nil && errors.Is(err, context.DeadlineExceeded) {
+		err = fail("%s timed out after %s; the page may still be busy — raise timeout (ms) or check it with snapshot", in.Action, timeout.Round(time.Millisecond))
+	}
+	// What the action caused besides its own result.
+	c.report(ctx, br, started, pg.WindowOpens()-opens)
+	if err != nil {
+		return err
+	}
+	if d := pg.Dialog(); d != nil {
+		c.res.Dialog = &tool.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
+		return nil
+	}
+	if changesPage[in.Action] && in.WantsSnapshot() && !c.snapped {
+		sctx, cancel := context.WithTimeout(ctx, e.cfg.ActionTime)
+		defer cancel()
+		text, err := c.snapshot(sctx, snapshot.Options{})
+		if err != nil {
+			c.res.Notes = append(c.res.Notes, "no snapshot: "+c.explain(err))
+		} else {
+			c.res.Content = joinContent(c.res.Content, text)
+		}
+	}
+	return nil
+}
+
+func joinContent(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n\n" + b
+}
+
+// pickTab chooses the tab the action works on: the tab named by the input,
+// the tab a ref belongs to, or the task's active tab (opened when missing).
+func (c *call) pickTab(ctx context.Context, br *browser.Browser) error {
+	e, in, t := c.e, c.in, c.task
+	var want *tab
+	e.mu.Lock()
+	switch {
+	case in.Tab != "" && in.Action != "tab_new":
+		tb := e.tabs[in.Tab]
+		if tb == nil || tb.task != t {
+			e.mu.Unlock()
+			if tb != nil {
+				return fail("tab %s belongs to another task; use the tabs action to list this task's tabs", in.Tab)
+			}
+			return fail("no tab %s in task %q; use the tabs action to list its tabs", in.Tab, t.name)
+		}
+		want = tb
+	case in.Ref != "":
+		if _, owner, ok := t.sess.refs.Lookup(in.Ref); ok {
+			if tb := e.tabs[owner]; tb != nil && tb.task == t {
+				want = tb
+			}
+		}
+	}
+	if want == nil && in.Action != "tab_new" {
+		want = t.active
+	}
+	e.mu.Unlock()
+	if want != nil && want.page.Closed() {
+		e.removeTab(want)
+		want = nil
+		if in.Tab != "" {
+			return fail("tab %s was closed; use the tabs action to list this task's tabs", in.Tab)
+		}
+		e.mu.Lock()
+		want = t.active
+		e.mu.Unlock()
+	}
+	if want == nil {
+		tb, err := e.newTab(ctx, br, t)
+		if err != nil {
+			return err
+		}
+		want = tb
+	}
+	if want.page.Crashed() {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("tab %s had crashed; it was reloaded", want.id))
+		rctx, cancel := context.WithTimeout(ctx, e.cfg.NavTime)
+		err := want.page.Reload(rctx)
+		cancel()
+		if err != nil {
+			_ = want.page.Close(ctx)
+			e.removeTab(want)
+			tb, err := e.newTab(ctx, br, t)
+			if err != nil {
+				return err
+			}
+			want = tb
+		}
+	}
+	c.tab = want
+	c.res.Tab = want.id
+	return nil
+}
+
+func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
+	in, pg := c.in, c.tab.page
+	switch in.Action {
+	case "navigate":
+		u, err := c.e.policy.CheckURL(ctx, in.URL)
+		if err != nil {
+			return &userError{err.Error()}
+		}
+		return pg.Navigate(ctx, u)
+	case "back", "forward":
+		delta := -1
+		if in.Action == "forward" {
+			delta = 1
+		}
+		if err := pg.History(ctx, delta); err != nil {
+			if errors.Is(err, browser.ErrNoHistory) {
+				return fail("cannot go %s: no history entry in that direction", in.Action)
+			}
+			return err
+		}
+		return nil
+	case "reload":
+		return pg.Reload(ctx)
+	case "snapshot":
+		text, err := c.snapshot(ctx, snapshot.Options{Interactive: in.Interactive, Depth: in.Depth, MaxChars: in.MaxChars})
+		if err != nil {
+			return err
+		}
+		c.res.Content = text
+		c.snapped = true
+		return nil
+	case "click", "hover":
+		el, err := c.target(ctx)
+		if err != nil {
+			return err
+		}
+		m := pg.Mark()
+		x, y, err := pg.Point(ctx, el, in.Action)
+		if err != nil {
+			return err
+		}
+		if in.Action == "hover" {
+			if err := pg.Hover(ctx, x, y); err != nil {
+				return err
+			}
+		} else if err := pg.Click(ctx, x, y); err != nil {
+			return err
+		}
+		return pg.Settle(ctx, m)
+	case "type":
+		return c.typeText(ctx)
+	case "select":
+		return c.selectOption(ctx)
+	case "press":
+		m := pg.Mark()
+		if c.in.Ref != "" || c.in.Selector != "" || c.in.Role != "" {
+			el, err := c.target(ctx)
+			if err != nil {
+				return err
+			}
+			if err := pg.Focus(ctx, el); err != nil {
+				return err
+			}
+		}
+		if err := pg.Press(ctx, in.Key); err != nil {
+			return &userError{err.Error()}
+		}
+		return pg.Settle(ctx, m)
+	case "scroll":
+		return c.scroll(ctx)
+	case "evaluate":
+		out, err := pg.Eval(ctx, in.Expression)
+		if err != nil {
+			return err
+		}
+		c.res.Content = out
+		return nil
+	case "extract":
+		return c.extract(ctx)
+	case "wait":
+		return c.wait(ctx)
+	case "screenshot":
+		return c.screenshot(ctx)
+	case "pdf":
+		return c.pdf(ctx)
+	case "console":
+		msgs, dropped := pg.Console()
+		var b strings.Builder
+		if dropped > 0 {
+			fmt.Fprintf(&b, "[%d older messages dropped; the buffer keeps the last %d]\n", dropped, len(msgs))
+		}
+		for _, m := range msgs {
+			fmt.Fprintf(&b, "[%s] %s\n", m.Level, m.Text)
+		}
+		if len(msgs) == 0 {
+			b.WriteString("no console messages")
+		}
+		c.res.Content = strings.TrimRight(b.String(), "\n")
+		return nil
+	case "tab_new":
+		tb, err := c.e.newTab(ctx, br, c.task)
+		if err != nil {
+			return err
+		}
+		c.tab = tb
+		c.res.Tab = tb.id
+		if in.URL != "" {
+			u, err := c.e.policy.CheckURL(ctx, in.URL)
+			if err != nil {
+				return &userError{err.Error()}
+			}
+			return tb.page.Navigate(ctx, u)
+		}
+		return nil
+	case "tab_switch":
+		c.e.mu.Lock()
+		c.task.active = c.tab
+		c.e.mu.Unlock()
+		return nil
+	case "tab_close":
+		tb := c.tab
+		if err := tb.page.Close(ctx); err != nil && !tb.page.Closed() {
+			return err
+		}
+		c.e.removeTab(tb)
+		c.res.Tabs = c.e.tabsOf(ctx, c.task)
+		c.res.Tab = ""
+		return nil
+	case "dialog":
+		d := pg.Dialog()
+		if d == nil {
+			return fail("no dialog is open on tab %s", c.tab.id)
+		}
+		accept := in.Accept == nil || *in.Accept
+		m := pg.Mark()
+		if err := pg.HandleDialog(ctx, accept, in.Text); err != nil {
+			return err
+		}
+		if err := pg.AfterDialog(ctx); err != nil {
+			return err
+		}
+		verb := "accepted"
+		if !accept {
+			verb = "dismissed"
+		}
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%s the %s dialog %q", verb, d.Type, d.Message))
+		return pg.Settle(ctx, m)
+	case "upload":
+		files := make([]string, len(in.Files))
+		for i, f := range in.Files {
+			p, err := c.e.uploadFile(f)
+			if err != nil {
+				return &userError{err.Error()}
+			}
+			files[i] = p
+		}
+		el, err := c.target(ctx)
+		if err != nil {
+			return err
+		}
+		if err := pg.SetFiles(ctx, el, files); err != nil {
+			if strings.Contains(err.Error(), "Not a file input") || strings.Contains(err.Error(), "not a file") {
+				return fail("the target is not a file input (<input type=file>); pick the file input's ref from the snapshot")
+			}
+			return err
+		}
+		return nil
+	}
+	return fail("action %q is not implemented", in.Action)
+}
+
+// report adds what happened during the action besides its own result:
+// popups the page opened and downloads it started.
+func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time, opened int) {
+	e := c.e
+	// Windows the page opened are adopted by the browser's event goroutine;
+	// give them a moment to arrive so this result can name them.
+	for wait := time.Now().Add(2 * time.Second); opened > 0 && time.Now().Before(wait); time.Sleep(10 * time.Millisecond) {
+		e.mu.Lock()
+		n := len(c.task.popups)
+		e.mu.Unlock()
+		if n >= opened {
+			break
+		}
+	}
+	downloads := br.Downloads(since)
+	// Give a download that started a moment to finish, within the action's time.
+	deadline := time.Now().Add(min(e.cfg.ActionTime, 10*time.Second))
+	for pending(downloads) && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+		downloads = br.Downloads(since)
+	}
+	for _, d := range downloads {
+		c.res.Downloads = append(c.res.Downloads, tool.Download{URL: d.URL, Path: d.Path, Size: d.Size, Done: d.State == "completed"})
+	}
+	e.mu.Lock()
+	pops := c.task.popups
+	c.task.popups = nil
+	e.mu.Unlock()
+	for _, p := range pops {
+		url, title, _ := p.page.Info(ctx)
+		c.res.Popups = append(c.res.Popups, tool.Tab{ID: p.id, Task: c.task.name, URL: url, Title: title})
+	}
+	if c.tab != nil && !c.tab.page.Closed() {
+		c.res.URL, c.res.Title, _ = c.tab.page.Info(ctx)
+	}
+}
+
+func pending(ds []browser.Download) bool {
+	for _, d := range ds {
+		if d.State == "inProgress" || d.State == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// snapshot builds the tab's page snapshot (or its diff against the last).
+func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, error) {
+	tb, pg := c.tab, c.tab.page
+	refs := c.task.sess.refs
+	if nav := pg.NavSeq(); nav != tb.navSeq {
+		refs.ForgetOwner(tb.id)
+		tb.navSeq = nav
+		tb.lastSnap = ""
+	}
+	if c.in.Selector != "" && c.in.Action == "snapshot" {
+		el, err := pg.Query(ctx, c.in.Selector)
+		if err != nil {
+			return "", &userError{err.Error()}
+		}
+		k := pg.KeyOf(el)
+		opt.Root = &k
+	}
+	frames, err := pg.AXFrames(ctx)
+	if err != nil {
+		return "", err
+	}
+	opt.Owner = tb.id
+	if u, err := url.Parse(pg.URL()); err == nil && u.Host != "" {
+		opt.Origin = u.Scheme + "://" + u.Host
+	}
+	r := snapshot.Build(frames, refs, opt)
+	pg.Release(context.WithoutCancel(ctx))
+	full := opt.Root == nil && !opt.Interactive && opt.Depth == 0 && opt.MaxChars == 0
+	if c.in.Diff && c.in.Action == "snapshot" {
+		prev := tb.lastSnap
+		if full {
+			tb.lastSnap = r.Text
+		}
+		if prev == "" {
+			return r.Text, nil
+		}
+		return snapshot.Diff(prev, r.Text), nil
+	}
+	if full {
+		tb.lastSnap = r.Text
+	}
+	return r.Text, nil
+}
+
+// target resolves the element the input names: a ref, role+name, or a
+// CSS selector.
+func (c *call) target(ctx context.Context) (browser.Elem, error) {
+	in, pg := c.in, c.tab.page
+	switch {
+	case in.Ref != "":
+		k, owner, ok := c.task.sess.refs.Lookup(in.Ref)
+		if !ok {
+			return browser.Elem{}, fail("unknown ref %q: refs come from this task's latest snapshot (e.g. e12); take a snapshot and use one of its refs", in.Ref)
+		}
+		if owner != c.tab.id {
+			c.e.mu.Lock()
+			tb := c.e.tabs[owner]
+			c.e.mu.Unlock()
+			if tb == nil || tb.task != c.task {
+				return browser.Elem{}, fail("ref %s belongs to another task's tab, not to task %q; take a snapshot in this task and use its refs", in.Ref, c.task.name)
+			}
+			return browser.Elem{}, fail("ref %s is from tab %s, not %s; switch with tab_switch or take a snapshot of this tab", in.Ref, owner, c.tab.id)
+		}
+		if pg.NavSeq() != c.tab.navSeq {
+			return browser.Elem{}, fail("ref %s is stale: the page navigated since the snapshot that showed it; take a new snapshot", in.Ref)
+		}
+		return browser.ElemOf(k), nil
+	case in.Role != "":
+		els, err := pg.QueryRole(ctx, in.Role, in.Name)
+		if err != nil {
+			return browser.Elem{}, err
+		}
+		switch len(els) {
+		case 0:
+			return browser.Elem{}, fail("no element with role %q and name %q; take a snapshot to see what is on the page", in.Role, in.Name)
+		case 1:
+			return els[0], nil
+		}
+		return browser.Elem{}, fail("%d elements have role %q and name %q; use the ref of the one you mean from a snapshot", len(els), in.Role, in.Name)
+	case in.Selector != "":
+		el, err := pg.Query(ctx, in.Selector)
+		if err != nil {
+			return browser.Elem{}, &userError{err.Error()}
+		}
+		return el, nil
+	}
+	return browser.Elem{}, fail("%s needs a target: ref, role+name, or selector", in.Action)
+}
+
+// explain turns an error into the sentence an agent reads: what happened
+// and what to do next.
+func (c *call) explain(err error) string {
+	var ue *userError
+	if errors.As(err, &ue) {
+		return ue.msg
+	}
+	what := "the element"
+	if c.in.Ref != "" {
+		what = "element " + c.in.Ref
+	} else if c.in.Selector != "" {
+		what = fmt.Sprintf("the element %q", c.in.Selector)
+	}
+	var nae *browser.NotActionableError
+	if errors.As(err, &nae) {
+		switch nae.Reason {
+		case "covered":
+			cover := nae.CoverDesc
+			if nae.Cover != nil && c.tab != nil {
+				ref := c.task.sess.refs.Assign(c.tab.page.KeyOf(*nae.Cover), c.tab.id)
+				cover += " (" + ref + ")"
+			}
+			return fmt.Sprintf("%s is covered by %s — click or close it first", what, cover)
+		case "disabled":
+			return fmt.Sprintf("%s is disabled; wait for it to become enabled, or act on another element", what)
+		case "hidden":
+			return fmt.Sprintf("%s is not visible; open or scroll to what reveals it, or wait for it", what)
+		case "offscreen":
+			return fmt.Sprintf("%s is outside the viewport and could not be scrolled into view", what)
+		}
+		return fmt.Sprintf("%s cannot be used: %s", what, nae.Reason)
+	}
+	var ne *browser.NavError
+	if errors.As(err, &ne) {
+		return fmt.Sprintf("%s; check the URL, or that the site is up", ne.Error())
+	}
+	switch {
+	case errors.Is(err, browser.ErrStale):
+		return fmt.Sprintf("%s is stale: it is no longer on the page; take a new snapshot and use its refs", what)
+	case errors.Is(err, browser.ErrCrashed):
+		return "the tab's renderer crashed; the next action reloads it"
+	case errors.Is(err, browser.ErrClosedTab):
+		return "the tab was closed; use the tabs action to list the task's tabs"
+	case errors.Is(err, errClosed):
+		return "browserd is shutting down; retry once it is back"
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("%s timed out; raise timeout (ms) or check the page with snapshot", c.in.Action)
+	}
+	return err.Error()
+}
+
+func (c *call) closeTask(ctx context.Context) error {
+	e, t := c.e, c.task
+	e.mu.Lock()
+	tabs := append([]*tab(nil), t.tabs...)
+	e.mu.Unlock()
+	for _, tb := range tabs {
+		_ = tb.page.Close(ctx)
+		e.removeTab(tb)
+	}
+	c.res.Content = fmt.Sprintf("closed task %q (%d tabs)", t.name, len(tabs))
+	return nil
+}
+
+// status describes the daemon's browser, sessions, tasks and tabs.
+func (e *Engine) status(ctx context.Context) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var b strings.Builder
+	if e.br == nil {
+		b.WriteString("browser: not running (starts on the first action)\n")
+	} else {
+		select {
+		case <-e.br.Done():
+			fmt.Fprintf(&b, "browser: exited (%s); the next action starts a new one\n", e.br.DeathReason())
+		default:
+			if e.br.Attached() {
+				fmt.Fprintf(&b, "browser: attached over CDP (%s)\n", e.cfg.CDP)
+			} else {
+				fmt.Fprintf(&b, "browser: running (pid %d)\n", e.br.PID())
+			}
+		}
+	}
+	fmt.Fprintf(&b, "sessions: %d, tabs: %d, idle timeout: %s\n", len(e.sessions), len(e.tabs), e.cfg.IdleTimeout)
+	for _, s := range e.sessions {
+		for _, t := range s.tasks {
+			ids := make([]string, len(t.tabs))
+			for i, tb := range t.tabs {
+				ids[i] = tb.id
+			}
+			fmt.Fprintf(&b, "  session %s task %s: tabs [%s], idle %s\n", s.id, t.name, strings.Join(ids, " "), time.Since(t.lastUsed).Round(time.Second))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (c *call) screenshot(ctx context.Context) error {
+	pg := c.tab.page
+	var el *browser.Elem
+	if c.in.Ref != "" || c.in.Selector != "" || c.in.Role != "" {
+		x, err := c.target(ctx)
+		if err != nil {
+			return err
+		}
+		el = &x
+	}
+	path, err := c.e.dataFile("screenshots", c.in.Path, fmt.Sprintf("%s-%s.png", c.tab.id, browser.Stamp(time.Now())), ".png")
+	if err != nil {
+		return &userError{err.Error()}
+	}
+	png, err := pg.Screenshot(ctx, c.in.FullPage, el)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, png, 0o600); err != nil {
+		return fmt.Errorf("saving screenshot: %w", err)
+	}
+	c.res.ScreenshotPath = path
+	c.res.Image = png
+	c.res.Content = fmt.Sprintf("screenshot saved to %s (%d bytes)", path, len(png))
+	return nil
+}
+
+func (c *call) pdf(ctx context.Context) error {
+	path, err := c.e.dataFile("pdf", c.in.Path, fmt.Sprintf("%s-%s.pdf", c.tab.id, browser.Stamp(time.Now())), ".pdf")
+	if err != nil {
+		return &userError{err.Error()}
+	}
+	b, err := c.tab.page.PDF(ctx)
+	if err != nil {
+		if strings.Contains(err.Error(), "PrintToPDF is not implemented") {
+			return fail("pdf needs a headless browser; this one is headed")
+		}
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return fmt.Errorf("saving pdf: %w", err)
+	}
+	c.res.Path = path
+	c.res.Content = fmt.Sprintf("pdf saved to %s (%d bytes)", path, len(b))
+	return nil
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

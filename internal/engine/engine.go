@@ -1,0 +1,480 @@
+// Package engine carries out the browser tool's actions. It owns the one
+// browser (launched lazily, relaunched after a crash, closed when idle), its
+// sessions (browser contexts), their tasks and the tasks' tabs, and turns each
+// tool.Input into operations on a browser.Page.
+//
+// Concurrency: tasks run in parallel; the actions of one task run one at a
+// time, in arrival order. A tab belongs to exactly one task; a ref belongs to
+// the tab whose snapshot showed it.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/tool"
+	"github.com/browserd/browserd/internal/urlpolicy"
+)
+
+// Engine is safe for concurrent use. New starts its janitor goroutine;
+// Close stops it and the browser.
+type Engine struct {
+	cfg    config.Config
+	log    *slog.Logger
+	policy *urlpolicy.Policy
+
+	launchMu sync.Mutex // serializes browser start and restart
+
+	mu       sync.Mutex // protects the fields below
+	br       *browser.Browser
+	brErr    string // why the last browser died, reported once
+	sessions map[string]*session
+	tabs     map[string]*tab // by tab id
+	nextTab  int
+	closed   bool
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+type session struct {
+	id      string
+	ctxID   string
+	refs    *snapshot.Refs
+	tasks   map[string]*task
+	created time.Time
+}
+
+type task struct {
+	name string
+	sess *session
+	run  sync.Mutex // one action at a time
+
+	// guarded by Engine.mu
+	tabs     []*tab
+	active   *tab
+	lastUsed time.Time
+	popups   []*tab // opened by the page since the last result
+}
+
+type tab struct {
+	id   string
+	task *task
+	page *browser.Page
+
+	// guarded by task.run
+	lastSnap string
+	navSeq   int
+}
+
+// New returns an engine. No browser starts until the first action.
+func New(cfg config.Config, log *slog.Logger) (*Engine, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	pol, err := urlpolicy.New(cfg.AllowHosts)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		cfg: cfg, log: log, policy: pol,
+		sessions: map[string]*session{},
+		tabs:     map[string]*tab{},
+		stop:     make(chan struct{}),
+	}
+	if n, err := browser.KillLeftovers(e.pidFile()); n > 0 || err != nil {
+		log.Warn("killed Chromium left behind by an earlier daemon", "processes", n, "err", err)
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		e.janitor()
+	}()
+	return e, nil
+}
+
+func (e *Engine) pidFile() string { return e.cfg.Path("run", "chromium.pid") }
+
+// Close closes every tab and the browser, and stops the janitor.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	br := e.br
+	e.br = nil
+	e.mu.Unlock()
+	close(e.stop)
+	e.wg.Wait()
+	if br != nil {
+		return br.Close(ctx)
+	}
+	return nil
+}
+
+// errClosed is returned for calls that arrive while the daemon shuts down.
+var errClosed = errors.New("browserd is shutting down")
+
+// ensureBrowser returns the live browser, starting one when there is none
+// or the last one died. note is set when a crash was detected.
+func (e *Engine) ensureBrowser(ctx context.Context) (br *browser.Browser, note string, err error) {
+	e.launchMu.Lock()
+	defer e.launchMu.Unlock()
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil, "", errClosed
+	}
+	br = e.br
+	e.mu.Unlock()
+	if br != nil {
+		select {
+		case <-br.Done():
+			note = fmt.Sprintf("the browser had exited (%s); browserd started a new one and this task's earlier tabs are gone", br.DeathReason())
+			e.log.Warn("browser died; relaunching", "reason", br.DeathReason())
+			e.dropBrowser(br)
+			_ = br.Close(context.WithoutCancel(ctx))
+		default:
+			return br, "", nil
+		}
+	}
+	start := time.Now()
+	if e.cfg.CDP != "" {
+		br, err = browser.Attach(ctx, e.cfg.CDP)
+	} else {
+		br, err = browser.Start(ctx, browser.LaunchOptions{
+			Exec:        e.cfg.Chromium,
+			UserDataDir: e.cfg.Path("chromium"),
+			Headed:      e.cfg.Headed,
+			Width:       e.cfg.Width,
+			Height:      e.cfg.Height,
+			PIDFile:     e.pidFile(),
+		})
+	}
+	if err != nil {
+		return nil, note, err
+	}
+	br.OnPopup = e.onPopup
+	if err := br.SetDownloads(ctx, "", e.cfg.Path("downloads")); err != nil {
+		e.log.Warn("downloads folder not set for the default context", "err", err)
+	}
+	e.log.Info("browser started", "pid", br.PID(), "attached", br.Attached(), "took", time.Since(start).Round(time.Millisecond))
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		_ = br.Close(context.WithoutCancel(ctx))
+		return nil, "", errClosed
+	}
+	e.br = br
+	e.mu.Unlock()
+	return br, note, nil
+}
+
+// dropBrowser forgets every session, task and tab of a browser that died.
+func (e *Engine) dropBrowser(br *browser.Browser) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.br == br {
+		e.br = nil
+	}
+	for _, s := range e.sessions {
+		s.ctxID = ""
+		s.refs = snapshot.NewRefs()
+		for _, t := range s.tasks {
+			t.tabs, t.active, t.popups = nil, nil, nil
+		}
+	}
+	clear(e.tabs)
+}
+
+// sessionFor returns the session named by the input, creating it.
+func (e *Engine) sessionFor(in *tool.Input) (*session, error) {
+	id := in.Session
+	if id == "" {
+		id = in.Profile
+	}
+	if id == "" {
+		id = "default"
+	}
+	if err := checkName("session", id); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.sessions[id]
+	if s == nil {
+		s = &session{id: id, refs: snapshot.NewRefs(), tasks: map[string]*task{}, created: time.Now()}
+		e.sessions[id] = s
+	}
+	return s, nil
+}
+
+func (e *Engine) taskFor(s *session, name string) (*task, error) {
+	if name == "" {
+		name = "default"
+	}
+	if err := checkName("task", name); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t := s.tasks[name]
+	if t == nil {
+		t = &task{name: name, sess: s}
+		s.tasks[name] = t
+	}
+	t.lastUsed = time.Now()
+	return t, nil
+}
+
+func checkName(what, s string) error {
+	if len(s) > 64 {
+		return fmt.Errorf("%s name is longer than 64 characters", what)
+	}
+	for _, r := range s {
+		if !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return fmt.Errorf("%s name %q: use letters, digits, '-', '_' and '.' only", what, s)
+		}
+	}
+	return nil
+}
+
+// newTab opens a tab for the task in its session's browser context.
+func (e *Engine) newTab(ctx context.Context, br *browser.Browser, t *task) (*tab, error) {
+	ctxID, err := e.contextFor(ctx, br, t.sess)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := br.NewPage(ctx, ctxID, browser.PageOptions{Width: e.cfg.Width, Height: e.cfg.Height})
+	if err != nil {
+		return nil, err
+	}
+	return e.addTab(t, pg), nil
+}
+
+func (e *Engine) addTab(t *task, pg *browser.Page) *tab {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.nextTab++
+	tb := &tab{id: fmt.Sprintf("t%d", e.nextTab), task: t, page: pg}
+	e.tabs[tb.id] = tb
+	t.tabs = append(t.tabs, tb)
+	t.active = tb
+	return tb
+}
+
+func (e *Engine) contextFor(ctx context.Context, br *browser.Browser, s *session) (string, error) {
+	e.mu.Lock()
+	id := s.ctxID
+	e.mu.Unlock()
+	if id != "" || br.Attached() {
+		return id, nil // attached: tasks share the browser's first context
+	}
+	id, err := br.NewContext(ctx, e.cfg.Path("downloads"))
+	if err != nil {
+		return "", fmt.Errorf("creating the session's browser context: %w", err)
+	}
+	e.mu.Lock()
+	s.ctxID = id
+	e.mu.Unlock()
+	return id, nil
+}
+
+// removeTab forgets a tab (closed by the agent, by the page, or reaped).
+func (e *Engine) removeTab(tb *tab) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.tabs, tb.id)
+	t := tb.task
+	for i, x := range t.tabs {
+		if x == tb {
+			t.tabs = append(t.tabs[:i:i], t.tabs[i+1:]...)
+			break
+		}
+	}
+	if t.active == tb {
+		t.active = nil
+		if n := len(t.tabs); n > 0 {
+			t.active = t.tabs[n-1]
+		}
+	}
+	t.sess.refs.ForgetOwner(tb.id)
+}
+
+// onPopup adopts a page that a task's page opened: it becomes a tab of the
+// same task and is reported in the task's next result.
+func (e *Engine) onPopup(opener string, info browser.TargetInfo) {
+	e.mu.Lock()
+	var parent *tab
+	for _, tb := range e.tabs {
+		if tb.page.TargetID == opener {
+			parent = tb
+		}
+	}
+	br := e.br
+	e.mu.Unlock()
+	if parent == nil || br == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	pg, err := br.AttachPage(ctx, info.TargetID, browser.PageOptions{})
+	if err != nil {
+		e.log.Debug("popup could not be attached", "err", err)
+		return
+	}
+	tb := e.addTab(parent.task, pg)
+	e.mu.Lock()
+	parent.task.active = parent // the opener stays active until tab_switch
+	parent.task.popups = append(parent.task.popups, tb)
+	e.mu.Unlock()
+}
+
+// janitor closes tabs of tasks idle longer than the idle timeout, and the
+// browser when no tab is left.
+func (e *Engine) janitor() {
+	every := min(max(e.cfg.IdleTimeout/4, time.Second), 30*time.Second)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-tick.C:
+			e.reap(time.Now())
+		}
+	}
+}
+
+func (e *Engine) reap(now time.Time) {
+	if e.cfg.IdleTimeout <= 0 {
+		return
+	}
+	var idle []*task
+	e.mu.Lock()
+	for _, s := range e.sessions {
+		for _, t := range s.tasks {
+			if now.Sub(t.lastUsed) > e.cfg.IdleTimeout {
+				idle = append(idle, t)
+			}
+		}
+	}
+	e.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, t := range idle {
+		if !t.run.TryLock() {
+			continue // busy right now, so not idle
+		}
+		e.mu.Lock()
+		tabs := append([]*tab(nil), t.tabs...)
+		still := now.Sub(t.lastUsed) > e.cfg.IdleTimeout
+		e.mu.Unlock()
+		if still {
+			for _, tb := range tabs {
+				_ = tb.page.Close(ctx)
+				e.removeTab(tb)
+			}
+			e.mu.Lock()
+			delete(t.sess.tasks, t.name)
+			e.mu.Unlock()
+			e.log.Info("closed idle task", "session", t.sess.id, "task", t.name, "tabs", len(tabs))
+		}
+		t.run.Unlock()
+	}
+	e.mu.Lock()
+	br := e.br
+	empty := len(e.tabs) == 0
+	if empty && br != nil {
+		e.br = nil
+		for _, s := range e.sessions {
+			s.ctxID = ""
+		}
+	}
+	e.mu.Unlock()
+	if empty && br != nil {
+		e.launchMu.Lock()
+		_ = br.Close(ctx)
+		e.launchMu.Unlock()
+		e.log.Info("closed idle browser")
+	}
+}
+
+// dataFile returns the path for a file the agent names inside a data
+// folder, refusing anything that is not a plain file name.
+func (e *Engine) dataFile(folder, name, fallback, ext string) (string, error) {
+	dir := e.cfg.Path(folder)
+	if name == "" {
+		name = fallback
+	} else if name != filepath.Base(name) || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+		return "", fmt.Errorf("path %q must be a plain file name; files are written only inside %s", name, dir)
+	}
+	if filepath.Ext(name) == "" {
+		name += ext
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, name)
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return "", fmt.Errorf("path %q is a symbolic link; refusing to write through it", name)
+	}
+	return p, nil
+}
+
+// uploadFile resolves a file the agent names inside the upload folder.
+func (e *Engine) uploadFile(name string) (string, error) {
+	dir := e.cfg.UploadDir
+	if filepath.IsAbs(name) || strings.Contains(name, "..") {
+		return "", fmt.Errorf("upload file %q: name a file inside %s, relative to it, without '..'", name, dir)
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", fmt.Errorf("upload folder %s is missing: create it and put the files there (or start browserd with --upload-dir)", dir)
+	}
+	p, err := filepath.EvalSymlinks(filepath.Join(dir, name))
+	if err != nil {
+		return "", fmt.Errorf("upload file %q not found in %s", name, dir)
+	}
+	if rel, err := filepath.Rel(realDir, p); err != nil || strings.HasPrefix(rel, "..") {
+		return "", fmt.Errorf("upload file %q leads outside %s; refusing", name, dir)
+	}
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("upload file %q is not a regular file", name)
+	}
+	return p, nil
+}
+
+// tabsOf lists a task's tabs.
+func (e *Engine) tabsOf(ctx context.Context, t *task) []tool.Tab {
+	e.mu.Lock()
+	tabs := append([]*tab(nil), t.tabs...)
+	active := t.active
+	e.mu.Unlock()
+	out := make([]tool.Tab, 0, len(tabs))
+	for _, tb := range tabs {
+		url, title, _ := tb.page.Info(ctx)
+		out = append(out, tool.Tab{ID: tb.id, Task: t.name, URL: url, Title: title, Active: tb == active})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return tabNum(out[i].ID) < tabNum(out[j].ID) })
+	return out
+}
+
+func tabNum(id string) int {
+	var n int
+	fmt.Sscanf(id, "t%d", &n)
+	return n
+}

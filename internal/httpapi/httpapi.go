@@ -1,0 +1,209 @@
+// Package httpapi serves the daemon's JSON API: POST /api/actions runs one
+// browser tool call, GET /api/health says the daemon is up. Errors are JSON
+// objects {"error": "..."} with a status code that says whose fault they are;
+// an action that runs and fails is a 200 whose result has success false.
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// MaxBodyBytes bounds the body of an action request.
+const MaxBodyBytes = 1 << 20
+
+// Options are the optional parts of the API. The zero value is usable.
+type Options struct {
+	// Version is reported by /api/health.
+	Version string
+	// Log receives one line per action; nil discards. Request bodies,
+	// typed text and cookies are never logged.
+	Log *slog.Logger
+}
+
+// Health is the body of GET /api/health.
+type Health struct {
+	OK      bool   `json:"ok"`
+	PID     int    `json:"pid"`
+	Version string `json:"version"`
+}
+
+// New returns the API handler for h, to be mounted at /api/.
+func New(h tool.Handler, opts Options) http.Handler {
+	a := &api{h: h, version: opts.Version, log: opts.Log}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/actions", a.actions)
+	mux.HandleFunc("GET /api/health", a.health)
+	mux.HandleFunc("/api/", a.notFound)
+	return Guard(mux)
+}
+
+type api struct {
+	h       tool.Handler
+	version string
+	log     *slog.Logger
+}
+
+func (a *api) health(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, Health{OK: true, PID: os.Getpid(), Version: a.version})
+}
+
+func (a *api) notFound(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/api/actions":
+		w.Header().Set("Allow", "POST")
+		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s /api/actions: use POST with a JSON tool input", r.Method))
+	case "/api/health":
+		w.Header().Set("Allow", "GET, HEAD")
+		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s /api/health: use GET", r.Method))
+	default:
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s %s: the API has POST /api/actions and GET /api/health", r.Method, r.URL.Path))
+	}
+}
+
+// actions decodes one tool.Input, runs it and answers with its tool.Result.
+// A malformed request is a 400; a request that names an unknown action or
+// lacks a field the action needs is a 200 whose result says what to send,
+// the same as any other failed action.
+func (a *api) actions(w http.ResponseWriter, r *http.Request) {
+	in, status, err := decodeInput(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		writeError(w, status, err.Error())
+		return
+	}
+	start := time.Now()
+	var res tool.Result
+	if err := in.Validate(); err != nil {
+		res = tool.Result{Action: in.Action, Error: err.Error()}
+	} else {
+		res, err = a.h.Do(r.Context(), in)
+		if err != nil {
+			a.log.Warn("action could not run", "action", in.Action, "task", in.Task, "error", err)
+			writeError(w, http.StatusInternalServerError, fmt.Sprintf("%s could not run: %v", in.Action, err))
+			return
+		}
+	}
+	if res.Action == "" {
+		res.Action = in.Action
+	}
+	a.log.Info("action", "action", in.Action, "task", in.Task, "success", res.Success,
+		"ms", time.Since(start).Milliseconds())
+	writeJSON(w, http.StatusOK, res)
+}
+
+// decodeInput reads exactly one JSON object with only tool.Input's fields.
+// The error is written for the sender: it names the bad field or position.
+func decodeInput(body io.Reader) (tool.Input, int, error) {
+	var in tool.Input
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&in)
+	if err == nil {
+		if dec.More() {
+			return in, http.StatusBadRequest, errors.New("request body has more than one JSON value: send one tool input object")
+		}
+		return in, 0, nil
+	}
+	var (
+		maxErr    *http.MaxBytesError
+		syntaxErr *json.SyntaxError
+		typeErr   *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &maxErr):
+		return in, http.StatusRequestEntityTooLarge, fmt.Errorf("request body is over %d bytes", maxErr.Limit)
+	case errors.Is(err, io.EOF):
+		return in, http.StatusBadRequest, errors.New(`empty request body: send a tool input such as {"action":"snapshot"}`)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return in, http.StatusBadRequest, errors.New("request body is cut short: the JSON object is not closed")
+	case errors.As(err, &syntaxErr):
+		return in, http.StatusBadRequest, fmt.Errorf("request body is not valid JSON at byte %d: %w", syntaxErr.Offset, err)
+	case errors.As(err, &typeErr):
+		field := typeErr.Field
+		if field == "" {
+			return in, http.StatusBadRequest, fmt.Errorf("request body must be a JSON object (the tool input), not a JSON %s", typeErr.Value)
+		}
+		return in, http.StatusBadRequest, fmt.Errorf("field %q must be %s, not %s", field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		// encoding/json has no typed error for this one.
+		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		return in, http.StatusBadRequest, fmt.Errorf("unknown field %s: the browser tool has no such input field", name)
+	default:
+		return in, http.StatusBadRequest, fmt.Errorf("request body: %w", err)
+	}
+}
+
+// jsonKind names a Go kind the way a JSON sender thinks of it.
+func jsonKind(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "int", "int64", "int32", "float64":
+		return "a number"
+	case "bool", "ptr":
+		return "true or false"
+	case "slice":
+		return "an array"
+	default:
+		return kind
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+// Guard refuses requests a web page could forge: cross-origin browser
+// requests, and requests over a loopback TCP connection whose Host is not a
+// loopback name (DNS rebinding). Requests over the Unix socket pass. New
+// applies it; the daemon wraps its other routes with it too.
+func Guard(next http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusForbidden, "cross-origin request refused: browser pages may not call the browserd API")
+	}))
+	return cop.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hostAllowed(r) {
+			writeError(w, http.StatusForbidden, fmt.Sprintf("host %q refused: call the API as localhost or 127.0.0.1", r.Host))
+			return
+		}
+		next.ServeHTTP(w, r)
+	}))
+}
+
+// hostAllowed reports whether a request that arrived on a loopback address
+// names a loopback host.
+func hostAllowed(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
+	if !ok || !local.IP.IsLoopback() {
+		return true
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}

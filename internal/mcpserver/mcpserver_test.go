@@ -1,0 +1,243 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	"github.com/browserd/browserd/internal/mcpserver"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fakeHandler records the inputs it gets and answers with result(in).
+type fakeHandler struct {
+	mu     sync.Mutex
+	inputs []tool.Input
+	result func(tool.Input) (tool.Result, error)
+}
+
+func (f *fakeHandler) Do(_ context.Context, in tool.Input) (tool.Result, error) {
+	f.mu.Lock()
+	f.inputs = append(f.inputs, in)
+	f.mu.Unlock()
+	if f.result == nil {
+		return tool.Result{Action: in.Action, Success: true}, nil
+	}
+	return f.result(in)
+}
+
+// connect runs srv over in-memory transports and returns a client session.
+func connect(t *testing.T, h tool.Handler) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := mcpserver.New(h, "test").Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatalf("server connect: %v", err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatalf("client connect: %v", err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "browser", Arguments: args})
+	if err != nil {
+		t.Fatalf("CallTool(%v): %v", args, err)
+	}
+	return res
+}
+
+func text(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) == 0 {
+		t.Fatal("result has no content")
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("first content is %T, want *mcp.TextContent", res.Content[0])
+	}
+	return tc.Text
+}
+
+func TestToolsList(t *testing.T) {
+	cs := connect(t, &fakeHandler{})
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tools) != 1 || list.Tools[0].Name != "browser" {
+		t.Fatalf("tools = %v, want the one tool browser", list.Tools)
+	}
+	schema, err := json.Marshal(list.Tools[0].InputSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties map[string]struct {
+			Enum []string `json:"enum"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Properties["action"].Enum; !slices.Equal(got, tool.Actions) {
+		t.Errorf("action enum = %v, want %v", got, tool.Actions)
+	}
+	if !slices.Contains(s.Required, "action") {
+		t.Errorf("required = %v, want action in it", s.Required)
+	}
+}
+
+// TestToolsListSize keeps what a model pays for the tool under 4 KB.
+func TestToolsListSize(t *testing.T) {
+	cs := connect(t, &fakeHandler{})
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tools/list result: %d bytes", len(b))
+	if len(b) > 4096 {
+		t.Errorf("tools/list result is %d bytes, want at most 4096: shorten the description or the schema", len(b))
+	}
+}
+
+func TestCallReturnsText(t *testing.T) {
+	h := &fakeHandler{result: func(in tool.Input) (tool.Result, error) {
+		return tool.Result{Action: in.Action, Success: true, Title: "Example", URL: "https://example.com/",
+			Tab: "t1", Content: `- heading "Example" [level=1]`}, nil
+	}}
+	cs := connect(t, h)
+	res := call(t, cs, map[string]any{"action": "navigate", "url": "https://example.com/", "task": "a"})
+	if res.IsError {
+		t.Fatalf("IsError set: %v", text(t, res))
+	}
+	want := "✓ navigate — \"Example\" <https://example.com/> (tab t1)\n\n- heading \"Example\" [level=1]"
+	if got := text(t, res); got != want {
+		t.Errorf("text = %q, want %q", got, want)
+	}
+	if got := h.inputs[0]; got.Action != "navigate" || got.URL != "https://example.com/" || got.Task != "a" {
+		t.Errorf("handler got %+v", got)
+	}
+}
+
+func TestCallNotes(t *testing.T) {
+	h := &fakeHandler{result: func(in tool.Input) (tool.Result, error) {
+		return tool.Result{Action: in.Action, Success: true,
+			Dialog: &tool.Dialog{Type: "confirm", Message: "Sure?"},
+			Popups: []tool.Tab{{ID: "t2", Title: "Pop", URL: "https://p.example/"}}}, nil
+	}}
+	got := text(t, call(t, connect(t, h), map[string]any{"action": "click", "ref": "e1"}))
+	for _, want := range []string{`dialog open: confirm "Sure?"`, "popup opened: tab t2"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("text %q lacks %q", got, want)
+		}
+	}
+}
+
+func TestCallFailure(t *testing.T) {
+	h := &fakeHandler{result: func(in tool.Input) (tool.Result, error) {
+		return tool.Result{Action: in.Action, Error: "element e12 is covered by dialog (e40) — click it first"}, nil
+	}}
+	res := call(t, connect(t, h), map[string]any{"action": "click", "ref": "e12"})
+	if !res.IsError {
+		t.Error("IsError not set")
+	}
+	if got, want := text(t, res), "error: element e12 is covered by dialog (e40) — click it first"; got != want {
+		t.Errorf("text = %q, want %q", got, want)
+	}
+}
+
+func TestCallHandlerError(t *testing.T) {
+	h := &fakeHandler{result: func(tool.Input) (tool.Result, error) {
+		return tool.Result{}, errors.New("browserd daemon unreachable: connection refused")
+	}}
+	res := call(t, connect(t, h), map[string]any{"action": "status"})
+	if !res.IsError {
+		t.Error("IsError not set")
+	}
+	if got := text(t, res); !strings.Contains(got, "daemon unreachable") {
+		t.Errorf("text = %q, want the handler's error", got)
+	}
+}
+
+func TestCallUnknownAction(t *testing.T) {
+	h := &fakeHandler{}
+	res := call(t, connect(t, h), map[string]any{"action": "fly"})
+	if !res.IsError {
+		t.Errorf("IsError not set for an action outside the enum: %q", text(t, res))
+	}
+	if len(h.inputs) != 0 {
+		t.Errorf("handler called with %v, want the schema to refuse it", h.inputs)
+	}
+}
+
+func TestScreenshotImage(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\nfake")
+	h := &fakeHandler{result: func(in tool.Input) (tool.Result, error) {
+		return tool.Result{Action: in.Action, Success: true, ScreenshotPath: "/data/shots/a.png", Image: png}, nil
+	}}
+	res := call(t, connect(t, h), map[string]any{"action": "screenshot"})
+	if len(res.Content) != 2 {
+		t.Fatalf("content = %v, want text and image", res.Content)
+	}
+	img, ok := res.Content[1].(*mcp.ImageContent)
+	if !ok {
+		t.Fatalf("second content is %T, want *mcp.ImageContent", res.Content[1])
+	}
+	if img.MIMEType != "image/png" || string(img.Data) != string(png) {
+		t.Errorf("image = %s %q, want image/png %q", img.MIMEType, img.Data, png)
+	}
+	if got := text(t, res); !strings.Contains(got, "saved: /data/shots/a.png") {
+		t.Errorf("text = %q, want the saved path", got)
+	}
+}
+
+func TestStreamableHTTPStateless(t *testing.T) {
+	h := &fakeHandler{result: func(in tool.Input) (tool.Result, error) {
+		return tool.Result{Action: in.Action, Success: true, Content: "ok"}, nil
+	}}
+	srv := httptest.NewServer(mcpserver.HTTPHandler(h, "test"))
+	defer srv.Close()
+
+	ctx := context.Background()
+	transport := &mcp.StreamableClientTransport{Endpoint: srv.URL, DisableStandaloneSSE: true}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, transport, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	if len(list.Tools) != 1 || list.Tools[0].Name != "browser" {
+		t.Fatalf("tools = %v, want browser", list.Tools)
+	}
+	res := call(t, cs, map[string]any{"action": "status"})
+	if got := text(t, res); got != "✓ status\n\nok" {
+		t.Errorf("text = %q", got)
+	}
+}

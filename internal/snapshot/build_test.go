@@ -1,0 +1,247 @@
+package snapshot
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func frame(root tn) []Frame { return []Frame{{Key: "m", Nodes: nodes(root)}} }
+
+func TestBuild(t *testing.T) {
+	tests := []struct {
+		name   string
+		frames []Frame
+		opt    Options
+		want   string
+	}{
+		{
+			name: "folding",
+			frames: frame(doc("T",
+				n("generic", "",
+					n("none", "", n("presentation", "", n("heading", "H", txt("H")).p("level", "2"))),
+					n("group", "", txt("in group")),
+					n("group", "Named", txt("x")),
+					n("section", "", n("LineBreak", ""), n("ListMarker", "", txt("•")), n("StaticText", "kept", n("InlineTextBox", "kept"))),
+					n("paragraph", "", txt("one child")),
+					n("paragraph", "", txt("two "), n("link", "kids", txt("kids"))),
+					n("paragraph", ""),
+					n("generic", "has a name but no ref", txt("child")),
+				).ign(),
+				n("main", "", n("article", "", txt("a"), n("image", "logo"))),
+			)),
+			want: `document "T"
+  heading "H" [level=2]
+  text "in group"
+  group "Named"
+    text "x"
+  text "kept one child"
+  paragraph
+    text "two"
+    link "kids" [ref=e1]
+  text "child"
+  main
+    article
+      text "a"
+      image "logo"`,
+		},
+		{
+			name: "text dedupe and merge",
+			frames: frame(doc("T",
+				n("button", "Save", txt("Save")),
+				n("link", "Hello world", n("generic", "", txt("Hello ")), n("strong", "", txt("world"))),
+				n("link", "Icon", n("image", "Icon"), txt("Icon")),
+				n("heading", "Head", txt("Head"), txt("extra")),
+				n("LabelText", "", txt("Email")),
+				n("textbox", "Email"),
+				txt("a"), txt("b"), n("generic", "", txt("c")),
+			)),
+			want: `document "T"
+  button "Save" [ref=e1]
+  link "Hello world" [ref=e2]
+  link "Icon" [ref=e3]
+    image "Icon"
+  heading "Head"
+    text "Head extra"
+  textbox "Email" [ref=e4]
+  text "a b c"`,
+		},
+		{
+			name: "attributes in order",
+			frames: frame(doc("T",
+				n("checkbox", "All").p("checked", "mixed", "disabled", "true", "required", "true", "focused", "true", "invalid", "true"),
+				n("checkbox", "Off").p("checked", "false"),
+				n("radio", "R").p("checked", "true", "readonly", "true"),
+				n("option", "O").p("selected", "true"),
+				n("option", "Not").p("selected", "false"),
+				n("button", "Bold").p("pressed", "true", "expanded", "false"),
+				n("button", "Half").p("pressed", "mixed", "expanded", "true"),
+				n("combobox", "Country").val("France").p("expanded", "false", "invalid", "false"),
+				n("slider", "Volume").val("50").p("valuetext", "50 percent"),
+				n("spinbutton", "Qty").val("3"),
+				n("searchbox", "Find").descr("Search…"),
+				n("textbox", "Empty").val("  "),
+				n("heading", "H", txt("H")).p("level", "4", "focused", "true"),
+				n("link", "Ext", txt("Ext")).p("url", "https://example.com/a?b#c", "focused", "true"),
+				n("link", "Same", txt("Same")).p("url", "http://127.0.0.1:8080?q=1"),
+				n("link", "Other port").p("url", "http://127.0.0.1:8081/x"),
+				n("tab", "Tab", txt("Tab")).p("selected", "true", "current", "page"),
+			).p("focused", "true")),
+			opt: Options{Origin: "http://127.0.0.1:8080/"},
+			want: `document "T"
+  checkbox "All" [ref=e1, checked=mixed, disabled, required, invalid, focused]
+  checkbox "Off" [ref=e2]
+  radio "R" [ref=e3, checked, readonly]
+  option "O" [ref=e4, selected]
+  option "Not" [ref=e5]
+  button "Bold" [ref=e6, pressed, collapsed]
+  button "Half" [ref=e7, pressed=mixed, expanded]
+  combobox "Country" [ref=e8, collapsed, value="France"]
+  slider "Volume" [ref=e9, value="50 percent"]
+  spinbutton "Qty" [ref=e10, value="3"]
+  searchbox "Find" [ref=e11, placeholder="Search…"]
+  textbox "Empty" [ref=e12]
+  heading "H" [level=4, focused]
+  link "Ext" [ref=e13, focused, href="https://example.com/a?b#c"]
+  link "Same" [ref=e14, href="/?q=1"]
+  link "Other port" [ref=e15, href="http://127.0.0.1:8081/x"]
+  tab "Tab" [ref=e16, selected, current]`,
+		},
+		{
+			name: "escaping",
+			frames: frame(doc("say \"hi\"\n\tback\\slash",
+				n("textbox", "multi\nline").val("a\r\nb   c"),
+				n("button", strings.Repeat("x", 250)),
+				n("button", "ctl\x00é😀"),
+				n("listitem", "", txt("cell \"raw\"\x01 \n text")),
+			)),
+			want: `document "say \"hi\" back\\slash"
+  textbox "multi line" [ref=e1, value="a b c"]
+  button "` + strings.Repeat("x", 200) + `…" [ref=e2]
+  button "ctl\x00é😀" [ref=e3]
+  listitem: cell "raw" text`,
+		},
+		{
+			name: "refs: focusable, backend ids, clickable",
+			frames: []Frame{{Key: "m", Nodes: nodes(doc("T",
+				n("generic", "").focusable(),
+				n("generic", "Named scroller", txt("inside")).focusable(),
+				n("region", "Panel", txt("p")).focusable(),
+				n("button", "No DOM").be(-1),
+				n("Iframe", "Frame").focusable(),
+				n("generic", "", txt("Click me")).be(100),
+				n("none", "", txt("Ignored click")).ign().be(101),
+				n("listitem", "", txt("Clickable item")).be(102),
+				n("link", "Card", n("generic", "", txt("Card")).be(103)).p("url", "/card"),
+				n("generic", "", n("button", "Inner", txt("Inner"))).be(104),
+				n("button", "Off", txt("Off")).p("disabled", "true"),
+			)), Clickable: map[int64]bool{100: true, 101: true, 102: true, 103: true, 104: true}}},
+			want: `document "T"
+  generic "Named scroller" [ref=e1]
+    text "inside"
+  region "Panel" [ref=e2]
+    text "p"
+  button "No DOM"
+  iframe "Frame"
+  clickable "Click me" [ref=e3]
+  clickable "Ignored click" [ref=e4]
+  listitem "Clickable item" [ref=e5]
+  link "Card" [ref=e6, href="/card"]
+  clickable [ref=e7]
+    button "Inner" [ref=e8]
+  button "Off" [ref=e9, disabled]`,
+		},
+		{
+			name: "iframes: same frame content, child frame, orphans",
+			frames: []Frame{
+				{Key: "main", Nodes: nodes(doc("Top",
+					n("Iframe", "Same", doc("Same-process", n("button", "A", txt("A")))).be(50),
+					n("Iframe", "Child").be(60),
+					n("button", "After", txt("After")),
+				))},
+				{Key: "orphan-child", ParentKey: "orphan", OwnerBackendID: 7, Nodes: nodes(doc("Nested orphan"))},
+				{Key: "child", ParentKey: "main", OwnerBackendID: 60, Nodes: nodes(doc("Child doc",
+					n("Iframe", "").be(70),
+					n("button", "B", txt("B")),
+				))},
+				{Key: "grandchild", ParentKey: "child", OwnerBackendID: 70, Nodes: nodes(doc("Grand", n("link", "C")))},
+				{Key: "orphan", ParentKey: "gone", OwnerBackendID: 1, Nodes: nodes(doc("Orphan",
+					n("Iframe", "").be(7),
+					n("button", "B", txt("B")),
+				))},
+			},
+			want: `document "Top"
+  iframe "Same"
+    document "Same-process"
+      button "A" [ref=e1]
+  iframe "Child"
+    document "Child doc"
+      iframe
+        document "Grand"
+          link "C" [ref=e2]
+      button "B" [ref=e3]
+  button "After" [ref=e4]
+  iframe
+    document "Orphan"
+      iframe
+        document "Nested orphan"
+      button "B" [ref=e5]`,
+		},
+		{
+			name: "tables and lists",
+			frames: frame(doc("T",
+				n("table", "People",
+					n("rowgroup", "",
+						n("row", "Name Age", n("columnheader", "Name", txt("Name")), n("columnheader", "Age", txt("Age")), n("columnheader", "", txt("Do"))),
+					),
+					n("rowgroup", "",
+						n("row", "Ann 31", n("cell", "Ann", txt("Ann")), n("cell", "31", txt("31"))),
+						n("row", "", n("cell", "", n("generic", "", txt("Bob"))), n("cell", "", txt("  ")), n("cell", "Edit Del",
+							n("button", "Edit", txt("Edit")), n("button", "Del", txt("Del")))),
+						n("row", "", n("cell", "", n("checkbox", "").p("checked", "true")), n("cell", "Cy", n("link", "Cy", txt("Cy")).p("url", "/cy")), n("cell", "x", txt("x"))),
+						n("row", "", n("cell", "ok", n("image", "ok"))).p("selected", "true").be(500),
+						n("row", "", n("cell", "")),
+					),
+				),
+				n("list", "",
+					n("listitem", "", txt("one")),
+					n("listitem", "", txt("two "), txt("parts")),
+					n("listitem", "", n("link", "three", txt("three"))),
+				),
+			)),
+			want: `document "T"
+  table "People"
+    row: Name | Age | Do
+    row: Ann | 31
+    row: Bob
+      button "Edit" [ref=e1]
+      button "Del" [ref=e2]
+    row:  |  | x
+      checkbox [ref=e3, checked]
+      link "Cy" [ref=e4, href="/cy"]
+    row: ok [selected]
+    row
+  list
+    listitem: one
+    listitem: two parts
+    listitem
+      link "three" [ref=e5]`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Build(tt.frames, NewRefs(), tt.opt)
+			if d := cmp.Diff(tt.want, got.Text); d != "" {
+				t.Errorf("Build text mismatch (-want +got):\n%s\ngot:\n%s", d, got.Text)
+			}
+			if want := strings.Count(tt.want, "[ref="); got.Refs != want {
+				t.Errorf("Refs = %d, want %d", got.Refs, want)
+			}
+			again := Build(tt.frames, NewRefs(), tt.opt)
+			if again != got {
+				t.Errorf("Build is not deterministic:\n%s\n---\n%s", got.Text, again.Text)
+			}
+		})
+	}
+}

@@ -1,0 +1,320 @@
+package snapshot
+
+import "strings"
+
+// NoChanges is what Diff returns for snapshots with the same lines.
+const NoChanges = "no changes"
+
+// maxEdits bounds the work of the line diff; past it the differing middle of
+// the two texts is reported as removed and added whole.
+const maxEdits = 1000
+
+type opKind byte
+
+const (
+	opEqual opKind = iota
+	opDel
+	opIns
+)
+
+type diffOp struct {
+	kind   opKind
+	ai, bi int // line index in prev (equal, del) and cur (equal, ins)
+}
+
+// Diff returns what changed from prev to cur, two snapshot texts, one line
+// per changed line: "+ " for added lines and "- " for removed ones, each
+// after its unchanged ancestor lines (by indentation) prefixed "  ", printed
+// once per run of changes under them. Lines keep their own indentation after
+// the prefix. Identical snapshots give "no changes".
+func Diff(prev, cur string) string {
+	if prev == cur {
+		return NoChanges
+	}
+	a, b := splitLines(prev), splitLines(cur)
+	ops := diffLines(a, b)
+
+	parentA, parentB := parents(a), parents(b)
+	eqA := make([]int, len(a)) // prev line -> cur line, -1 if changed
+	eqB := make([]bool, len(b))
+	for i := range eqA {
+		eqA[i] = -1
+	}
+	for _, op := range ops {
+		if op.kind == opEqual {
+			eqA[op.ai] = op.bi
+			eqB[op.bi] = true
+		}
+	}
+
+	var out strings.Builder
+	var path []int // context lines printed for the current run, in cur
+	changed := false
+	for _, op := range ops {
+		if op.kind == opEqual {
+			continue
+		}
+		changed = true
+		// The unchanged ancestors of the line, outermost first, in cur.
+		var chain []int
+		if op.kind == opIns {
+			for p := parentB[op.bi]; p >= 0; p = parentB[p] {
+				if eqB[p] {
+					chain = append(chain, p)
+				}
+			}
+		} else {
+			for p := parentA[op.ai]; p >= 0; p = parentA[p] {
+				if eqA[p] >= 0 {
+					chain = append(chain, eqA[p])
+				}
+			}
+		}
+		for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
+			chain[i], chain[j] = chain[j], chain[i]
+		}
+		common := 0
+		for common < len(path) && common < len(chain) && path[common] == chain[common] {
+			common++
+		}
+		for _, c := range chain[common:] {
+			out.WriteString("  ")
+			out.WriteString(b[c])
+			out.WriteByte('\n')
+		}
+		path = chain
+		if op.kind == opIns {
+			out.WriteString("+ ")
+			out.WriteString(b[op.bi])
+		} else {
+			out.WriteString("- ")
+			out.WriteString(a[op.ai])
+		}
+		out.WriteByte('\n')
+	}
+	if !changed {
+		return NoChanges
+	}
+	return strings.TrimSuffix(out.String(), "\n")
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// parents returns, for each line, the index of the nearest earlier line with
+// less indentation, or -1.
+func parents(lines []string) []int {
+	ps := make([]int, len(lines))
+	var stack []int // indices with strictly increasing indentation
+	indents := make([]int, len(lines))
+	for i, l := range lines {
+		in := len(l) - len(strings.TrimLeft(l, " "))
+		indents[i] = in
+		for len(stack) > 0 && indents[stack[len(stack)-1]] >= in {
+			stack = stack[:len(stack)-1]
+		}
+		ps[i] = -1
+		if len(stack) > 0 {
+			ps[i] = stack[len(stack)-1]
+		}
+		stack = append(stack, i)
+	}
+	return ps
+}
+
+// diffLines returns an edit script from a to b: a shortest one (Myers) when
+// it needs at most maxEdits edits after trimming the common ends, else one
+// anchored on the lines that occur once in both (patience).
+func diffLines(a, b []string) []diffOp {
+	ids := make(map[string]int, len(a)+len(b))
+	intern := func(ls []string) []int {
+		out := make([]int, len(ls))
+		for i, l := range ls {
+			id, ok := ids[l]
+			if !ok {
+				id = len(ids)
+				ids[l] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	return diffInts(intern(a), intern(b), 0, 0, nil)
+}
+
+// diffInts appends to ops the script from x to y, offsetting indices by ao
+// and bo.
+func diffInts(x, y []int, ao, bo int, ops []diffOp) []diffOp {
+	pre := 0
+	for pre < len(x) && pre < len(y) && x[pre] == y[pre] {
+		ops = append(ops, diffOp{opEqual, ao + pre, bo + pre})
+		pre++
+	}
+	suf := 0
+	for suf < len(x)-pre && suf < len(y)-pre && x[len(x)-1-suf] == y[len(y)-1-suf] {
+		suf++
+	}
+	mx, my := x[pre:len(x)-suf], y[pre:len(y)-suf]
+	if mops, ok := myers(mx, my, ao+pre, bo+pre); ok {
+		ops = append(ops, mops...)
+	} else {
+		ops = patience(mx, my, ao+pre, bo+pre, ops)
+	}
+	for i := suf; i > 0; i-- {
+		ops = append(ops, diffOp{opEqual, ao + len(x) - i, bo + len(y) - i})
+	}
+	return ops
+}
+
+// whole replaces x by y.
+func whole(x, y []int, ao, bo int, ops []diffOp) []diffOp {
+	for i := range x {
+		ops = append(ops, diffOp{opDel, ao + i, -1})
+	}
+	for j := range y {
+		ops = append(ops, diffOp{opIns, -1, bo + j})
+	}
+	return ops
+}
+
+// patience aligns x and y on the longest increasing run of lines that occur
+// once in each, and diffs the gaps between them.
+func patience(x, y []int, ao, bo int, ops []diffOp) []diffOp {
+	type seen struct{ nx, ny, ix, iy int }
+	count := make(map[int]*seen)
+	for i, v := range x {
+		c := count[v]
+		if c == nil {
+			c = &seen{}
+			count[v] = c
+		}
+		c.nx++
+		c.ix = i
+	}
+	for j, v := range y {
+		if c := count[v]; c != nil {
+			c.ny++
+			c.iy = j
+		}
+	}
+	// Unique common lines in x order, then the longest run increasing in y.
+	var pairs [][2]int
+	for _, v := range x {
+		if c := count[v]; c.nx == 1 && c.ny == 1 {
+			pairs = append(pairs, [2]int{c.ix, c.iy})
+		}
+	}
+	if len(pairs) == 0 {
+		return whole(x, y, ao, bo, ops)
+	}
+	var tails []int // index into pairs of the smallest tail of each run length
+	prev := make([]int, len(pairs))
+	for p, pr := range pairs {
+		lo, hi := 0, len(tails)
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if pairs[tails[mid]][1] < pr[1] {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		prev[p] = -1
+		if lo > 0 {
+			prev[p] = tails[lo-1]
+		}
+		if lo == len(tails) {
+			tails = append(tails, p)
+		} else {
+			tails[lo] = p
+		}
+	}
+	anchors := make([][2]int, len(tails))
+	for p, k := tails[len(tails)-1], len(tails)-1; p >= 0; p, k = prev[p], k-1 {
+		anchors[k] = pairs[p]
+	}
+	i, j := 0, 0
+	for _, an := range anchors {
+		ops = diffInts(x[i:an[0]], y[j:an[1]], ao+i, bo+j, ops)
+		ops = append(ops, diffOp{opEqual, ao + an[0], bo + an[1]})
+		i, j = an[0]+1, an[1]+1
+	}
+	return diffInts(x[i:], y[j:], ao+i, bo+j, ops)
+}
+
+// myers diffs x against y, offsetting indices by ao and bo; ok is false if
+// that takes more than maxEdits edits.
+func myers(x, y []int, ao, bo int) (ops []diffOp, ok bool) {
+	n, m := len(x), len(y)
+	if n == 0 || m == 0 {
+		return whole(x, y, ao, bo, nil), true
+	}
+	limit := min(n+m, maxEdits)
+	off := limit + 1
+	v := make([]int, 2*off+1)
+	var trace [][]int // trace[d] = v[off-d : off+d+1] before step d
+	for d := 0; d <= limit; d++ {
+		trace = append(trace, append([]int(nil), v[off-d:off+d+1]...))
+		for k := -d; k <= d; k += 2 {
+			var i int
+			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+				i = v[off+k+1]
+			} else {
+				i = v[off+k-1] + 1
+			}
+			j := i - k
+			for i < n && j < m && x[i] == y[j] {
+				i++
+				j++
+			}
+			v[off+k] = i
+			if i >= n && j >= m {
+				return backtrack(trace, d, k, n, m, ao, bo), true
+			}
+		}
+	}
+	return nil, false
+}
+
+func backtrack(trace [][]int, d, k, n, m, ao, bo int) []diffOp {
+	var rev []diffOp
+	i, j := n, m
+	for ; d > 0; d-- {
+		v := trace[d] // v before step d, indexed by k+d
+		pk := k - 1
+		if k == -d || (k != d && v[k-1+d] < v[k+1+d]) {
+			pk = k + 1
+		}
+		pi := v[pk+d]
+		pj := pi - pk
+		si, sj := pi+1, pj // a deletion moved right
+		if pk == k+1 {
+			si, sj = pi, pj+1 // an insertion moved down
+		}
+		for i > si && j > sj {
+			i--
+			j--
+			rev = append(rev, diffOp{opEqual, ao + i, bo + j})
+		}
+		if pk == k+1 {
+			rev = append(rev, diffOp{opIns, -1, bo + pj})
+		} else {
+			rev = append(rev, diffOp{opDel, ao + pi, -1})
+		}
+		i, j, k = pi, pj, pk
+	}
+	for i > 0 && j > 0 {
+		i--
+		j--
+		rev = append(rev, diffOp{opEqual, ao + i, bo + j})
+	}
+	ops := make([]diffOp, len(rev))
+	for t, op := range rev {
+		ops[len(rev)-1-t] = op
+	}
+	return ops
+}

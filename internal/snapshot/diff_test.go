@@ -1,0 +1,187 @@
+package snapshot
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const diffBase = `document "T"
+  navigation "Main"
+    link "Home" [ref=e1]
+  main
+    heading "Inbox" [level=1]
+    list
+      listitem: one
+      listitem: two
+    button "Send" [ref=e2]`
+
+func TestDiff(t *testing.T) {
+	tests := []struct {
+		name      string
+		prev, cur string
+		want      string
+	}{
+		{name: "same", prev: diffBase, cur: diffBase, want: "no changes"},
+		{name: "same lines", prev: diffBase, cur: diffBase + "\n", want: "no changes"},
+		{name: "both empty", want: "no changes"},
+		{
+			name: "added",
+			prev: diffBase,
+			cur:  strings.Replace(diffBase, "      listitem: two", "      listitem: two\n      listitem: three", 1),
+			want: `  document "T"
+    main
+      list
++       listitem: three`,
+		},
+		{
+			name: "removed",
+			prev: diffBase,
+			cur:  strings.Replace(diffBase, "    link \"Home\" [ref=e1]\n", "", 1),
+			want: `  document "T"
+    navigation "Main"
+-     link "Home" [ref=e1]`,
+		},
+		{
+			name: "changed, in two places",
+			prev: diffBase,
+			cur: strings.NewReplacer(
+				`link "Home" [ref=e1]`, `link "Home" [ref=e1, focused]`,
+				`listitem: one`, `listitem: uno`,
+				`button "Send" [ref=e2]`, `button "Send" [ref=e2, disabled]`,
+			).Replace(diffBase),
+			want: `  document "T"
+    navigation "Main"
+-     link "Home" [ref=e1]
++     link "Home" [ref=e1, focused]
+    main
+      list
+-       listitem: one
++       listitem: uno
+-     button "Send" [ref=e2]
++     button "Send" [ref=e2, disabled]`,
+		},
+		{
+			name: "new subtree",
+			prev: diffBase,
+			cur:  diffBase + "\n    dialog \"Sent\"\n      button \"OK\" [ref=e3]",
+			want: `  document "T"
+    main
++     dialog "Sent"
++       button "OK" [ref=e3]`,
+		},
+		{
+			name: "from nothing",
+			cur:  "document \"A\"\n  button \"B\" [ref=e1]",
+			want: "+ document \"A\"\n+   button \"B\" [ref=e1]",
+		},
+		{
+			name: "flat interactive lists",
+			prev: "document \"T\"\nbutton \"A\" [ref=e1]\nbutton \"B\" [ref=e2]",
+			cur:  "document \"T\"\nbutton \"B\" [ref=e2]\nbutton \"C\" [ref=e3]",
+			want: "- button \"A\" [ref=e1]\n+ button \"C\" [ref=e3]",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, Diff(tt.prev, tt.cur)); d != "" {
+				t.Errorf("Diff mismatch (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestDiffApplies checks on many random edits that the diff's "-" and "+"
+// lines turn prev into cur.
+func TestDiffApplies(t *testing.T) {
+	seed := uint32(1)
+	rnd := func(n int) int {
+		seed = seed*1664525 + 1013904223
+		return int(seed>>8) % n
+	}
+	for range 300 {
+		var prev []string
+		for i := range rnd(40) {
+			prev = append(prev, fmt.Sprintf("%sline %d", strings.Repeat("  ", rnd(4)), rnd(8)+i%3))
+		}
+		cur := append([]string(nil), prev...)
+		for range rnd(10) {
+			switch i := rnd(len(cur) + 1); {
+			case rnd(2) == 0 && i < len(cur):
+				cur = append(cur[:i], cur[i+1:]...)
+			default:
+				cur = append(cur[:i], append([]string{fmt.Sprintf("new %d", rnd(5))}, cur[i:]...)...)
+			}
+		}
+		checkScript(t, prev, cur, diffLines(prev, cur))
+		ids := make(map[string]int)
+		intern := func(ls []string) []int {
+			out := make([]int, len(ls))
+			for i, l := range ls {
+				if _, ok := ids[l]; !ok {
+					ids[l] = len(ids)
+				}
+				out[i] = ids[l]
+			}
+			return out
+		}
+		checkScript(t, prev, cur, patience(intern(prev), intern(cur), 0, 0, nil))
+	}
+}
+
+// checkScript fails unless ops is an edit script turning prev into cur.
+func checkScript(t *testing.T, prev, cur []string, ops []diffOp) {
+	t.Helper()
+	var rebuilt []string
+	ai, bi := 0, 0
+	for _, op := range ops {
+		switch op.kind {
+		case opEqual:
+			if op.ai != ai || op.bi != bi || prev[ai] != cur[bi] {
+				t.Fatalf("bad equal op %+v at %d,%d", op, ai, bi)
+			}
+			rebuilt = append(rebuilt, prev[ai])
+			ai++
+			bi++
+		case opDel:
+			if op.ai != ai {
+				t.Fatalf("bad delete op %+v at %d", op, ai)
+			}
+			ai++
+		case opIns:
+			if op.bi != bi {
+				t.Fatalf("bad insert op %+v at %d", op, bi)
+			}
+			rebuilt = append(rebuilt, cur[bi])
+			bi++
+		}
+	}
+	if ai != len(prev) || bi != len(cur) || strings.Join(rebuilt, "\n") != strings.Join(cur, "\n") {
+		t.Fatalf("script does not rebuild cur:\nprev %q\ncur %q\nops %+v", prev, cur, ops)
+	}
+}
+
+func TestDiffLarge(t *testing.T) {
+	refs := NewRefs()
+	a := Build([]Frame{{Key: "m", Nodes: nodes(tableTree(1000, userCells))}}, refs, Options{}).Text
+	b := strings.Replace(a, "row: 500 | User 500", "row: 500 | Renamed", 1)
+	got := Diff(a, b)
+	want := `  document "Users"
+    table
+-     row: 500 | User 500 | user500@example.com | active
++     row: 500 | Renamed | user500@example.com | active`
+	if got != want {
+		t.Errorf("Diff = %q, want %q", got, want)
+	}
+	// Everything changed: past the edit limit, still a correct answer.
+	c := strings.ReplaceAll(a, "row:", "row :")
+	got = Diff(a, c)
+	if n := strings.Count(got, "\n- "); n != 1001 {
+		t.Errorf("%d removed lines, want 1001", n)
+	}
+	if n := strings.Count(got, "\n+ "); n != 1001 {
+		t.Errorf("%d added lines, want 1001", n)
+	}
+}

@@ -1,0 +1,118 @@
+package snapshot
+
+import (
+	"strconv"
+	"sync"
+)
+
+// Key names a DOM node for ref purposes: the frame's id space (Frame.Key)
+// and the node's backend DOM node id.
+type Key struct {
+	Frame   string
+	Backend int64
+}
+
+type refEntry struct {
+	ref   string
+	key   Key
+	owner string
+}
+
+type ownerFrame struct {
+	owner, frame string
+}
+
+// Refs hands out refs. It is safe for concurrent use. Refs are never reused:
+// the same Key always gets the same ref, and a new Key gets "e" followed by
+// the next number, even after the Key's previous ref was forgotten.
+type Refs struct {
+	mu      sync.Mutex
+	next    int
+	byKey   map[Key]*refEntry
+	byRef   map[string]*refEntry
+	byFrame map[ownerFrame]map[Key]struct{}
+}
+
+// NewRefs returns an empty ref table whose first ref is e1.
+func NewRefs() *Refs {
+	return &Refs{
+		byKey:   make(map[Key]*refEntry),
+		byRef:   make(map[string]*refEntry),
+		byFrame: make(map[ownerFrame]map[Key]struct{}),
+	}
+}
+
+// Assign returns k's ref, handing out a new one if k has none. owner is the
+// tab that saw the node; it is recorded with the first assignment.
+func (r *Refs) Assign(k Key, owner string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := r.byKey[k]; ok {
+		return e.ref
+	}
+	r.next++
+	e := &refEntry{ref: "e" + strconv.Itoa(r.next), key: k, owner: owner}
+	r.byKey[k] = e
+	r.byRef[e.ref] = e
+	of := ownerFrame{owner, k.Frame}
+	set := r.byFrame[of]
+	if set == nil {
+		set = make(map[Key]struct{})
+		r.byFrame[of] = set
+	}
+	set[k] = struct{}{}
+	return e.ref
+}
+
+// Lookup returns the node and owner tab a ref names; ok is false for refs
+// never handed out or forgotten.
+func (r *Refs) Lookup(ref string) (k Key, owner string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.byRef[ref]
+	if !ok {
+		return Key{}, "", false
+	}
+	return e.key, e.owner, true
+}
+
+// Forget drops the refs of one frame of an owner, for instance after its
+// document was replaced. Their refs are never handed out again; the nodes get
+// new refs if seen again.
+func (r *Refs) Forget(owner string, frame string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	of := ownerFrame{owner, frame}
+	for k := range r.byFrame[of] {
+		if e := r.byKey[k]; e != nil {
+			delete(r.byRef, e.ref)
+			delete(r.byKey, k)
+		}
+	}
+	delete(r.byFrame, of)
+}
+
+// ForgetOwner drops every ref of an owner, for instance after its tab closed.
+func (r *Refs) ForgetOwner(owner string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for of, keys := range r.byFrame {
+		if of.owner != owner {
+			continue
+		}
+		for k := range keys {
+			if e := r.byKey[k]; e != nil {
+				delete(r.byRef, e.ref)
+				delete(r.byKey, k)
+			}
+		}
+		delete(r.byFrame, of)
+	}
+}
+
+// Len returns the number of live (not forgotten) refs.
+func (r *Refs) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.byRef)
+}

@@ -1,0 +1,192 @@
+// Package tool defines the one composite `browser` tool that every front end
+// (MCP stdio, MCP streamable HTTP, the HTTP API and the CLI) speaks: its
+// input, its result and its actions. It holds no behaviour beyond validation;
+// the engine that carries actions out lives in internal/engine.
+package tool
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Actions is every action of the browser tool, in the order the schema lists
+// them. The first nineteen are source 001's.
+var Actions = []string{
+	"launch", "close", "navigate", "screenshot", "snapshot", "click", "type",
+	"select", "scroll", "evaluate", "extract", "wait", "tabs", "tab_new",
+	"tab_close", "tab_switch", "pdf", "console", "status",
+	"dialog", "upload", "back", "forward", "reload", "hover", "press",
+}
+
+// Input is one call of the browser tool. Field names follow source 001.
+// Only Action is required; each action documents the fields it reads.
+type Input struct {
+	Action string `json:"action" jsonschema:"what to do"`
+
+	Session string `json:"session,omitempty" jsonschema:"browser session id (default: the profile's session)"`
+	Task    string `json:"task,omitempty" jsonschema:"task name; each task has its own tabs (default: default)"`
+	Profile string `json:"profile,omitempty" jsonschema:"persistent identity whose login is used (default: default)"`
+
+	URL        string   `json:"url,omitempty" jsonschema:"navigate/tab_new: http(s) URL; wait: URL substring to wait for"`
+	Ref        string   `json:"ref,omitempty" jsonschema:"element ref from the last snapshot, e.g. e12"`
+	Selector   string   `json:"selector,omitempty" jsonschema:"CSS selector (target, wait or snapshot scope)"`
+	Role       string   `json:"role,omitempty" jsonschema:"ARIA role of the target (with name)"`
+	Name       string   `json:"name,omitempty" jsonschema:"accessible name of the target (with role)"`
+	Text       string   `json:"text,omitempty" jsonschema:"type: text to enter; wait: text to appear; dialog: prompt answer"`
+	Value      string   `json:"value,omitempty" jsonschema:"select: option value or label"`
+	Key        string   `json:"key,omitempty" jsonschema:"press: key or chord, e.g. Enter, Control+a"`
+	Expression string   `json:"expression,omitempty" jsonschema:"evaluate: JavaScript expression"`
+	Tab        string   `json:"tab,omitempty" jsonschema:"tab id (t1, t2, ...) for tab_switch/tab_close or to act on"`
+	Path       string   `json:"path,omitempty" jsonschema:"screenshot/pdf: file name inside the data folder"`
+	Files      []string `json:"files,omitempty" jsonschema:"upload: file names inside the upload folder"`
+
+	Timeout   int    `json:"timeout,omitempty" jsonschema:"milliseconds to wait (wait action, or the action timeout)"`
+	Time      int    `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
+	TextGone  string `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
+	FullPage  bool   `json:"fullPage,omitempty" jsonschema:"screenshot: whole page"`
+	Clear     bool   `json:"clear,omitempty" jsonschema:"type: clear the field first"`
+	Submit    bool   `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
+	Accept    *bool  `json:"accept,omitempty" jsonschema:"dialog: accept (default true) or dismiss"`
+	Direction string `json:"direction,omitempty" jsonschema:"scroll: down, up, left, right, top, bottom"`
+	Amount    int    `json:"amount,omitempty" jsonschema:"scroll: pixels (default: one screen)"`
+
+	Snapshot    *bool `json:"snapshot,omitempty" jsonschema:"return the page snapshot after a page-changing action (default true)"`
+	Interactive bool  `json:"interactive,omitempty" jsonschema:"snapshot: actionable elements only"`
+	Depth       int   `json:"depth,omitempty" jsonschema:"snapshot: maximum tree depth"`
+	MaxChars    int   `json:"maxChars,omitempty" jsonschema:"snapshot: character budget"`
+	Diff        bool  `json:"diff,omitempty" jsonschema:"snapshot: only what changed since the last snapshot"`
+}
+
+// Result is what every action returns: source 001's BrowserToolResult plus
+// the fields the extra actions need. Content carries page-derived text.
+type Result struct {
+	Action         string `json:"action"`
+	Success        bool   `json:"success"`
+	Title          string `json:"title,omitempty"`
+	URL            string `json:"url,omitempty"`
+	Content        string `json:"content,omitempty"`
+	ScreenshotPath string `json:"screenshotPath,omitempty"`
+	Error          string `json:"error,omitempty"`
+
+	Session   string     `json:"session,omitempty"`
+	Task      string     `json:"task,omitempty"`
+	Tab       string     `json:"tab,omitempty"`
+	Path      string     `json:"path,omitempty"`
+	Tabs      []Tab      `json:"tabs,omitempty"`
+	Dialog    *Dialog    `json:"dialog,omitempty"`
+	Downloads []Download `json:"downloads,omitempty"`
+	Popups    []Tab      `json:"popups,omitempty"`
+	Notes     []string   `json:"notes,omitempty"`
+
+	// Image is the PNG of a screenshot, sent as MCP image content. It is not
+	// part of the JSON result; the HTTP API and CLI use ScreenshotPath.
+	Image []byte `json:"-"`
+}
+
+// Tab describes one tab of a task.
+type Tab struct {
+	ID     string `json:"id"`
+	Task   string `json:"task,omitempty"`
+	URL    string `json:"url"`
+	Title  string `json:"title"`
+	Active bool   `json:"active,omitempty"`
+}
+
+// Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload) that is
+// open on the tab and waits for the dialog action.
+type Dialog struct {
+	Type          string `json:"type"`
+	Message       string `json:"message"`
+	DefaultPrompt string `json:"defaultPrompt,omitempty"`
+}
+
+// Download is a file the page downloaded into the downloads folder.
+type Download struct {
+	URL  string `json:"url"`
+	Path string `json:"path"`
+	Size int64  `json:"size"`
+	Done bool   `json:"done"`
+}
+
+// Handler carries out one tool call. Every front end calls one; the engine
+// implements it. An action that fails returns a Result with Success false
+// and Error set, and a nil error; a non-nil error means the call could not
+// be made at all (the daemon is gone, the context ended).
+type Handler interface {
+	Do(ctx context.Context, in Input) (Result, error)
+}
+
+// Validate checks what can be checked without a browser: the action is known
+// and the fields it needs are present. The error says what to send instead.
+func (in *Input) Validate() error {
+	if in.Action == "" {
+		return fmt.Errorf("missing action: set action to one of %s", strings.Join(Actions, ", "))
+	}
+	if !slices.Contains(Actions, in.Action) {
+		return fmt.Errorf("unknown action %q: use one of %s", in.Action, strings.Join(Actions, ", "))
+	}
+	needTarget := func() error {
+		if in.Ref == "" && in.Selector == "" && in.Role == "" {
+			return fmt.Errorf("%s needs a target: ref (from snapshot), role+name, or selector", in.Action)
+		}
+		return nil
+	}
+	switch in.Action {
+	case "navigate":
+		if in.URL == "" {
+			return fmt.Errorf("navigate needs url, e.g. {\"action\":\"navigate\",\"url\":\"https://example.com\"}")
+		}
+	case "click", "hover":
+		return needTarget()
+	case "type":
+		if err := needTarget(); err != nil {
+			return err
+		}
+	case "select":
+		if err := needTarget(); err != nil {
+			return err
+		}
+		if in.Value == "" {
+			return fmt.Errorf("select needs value: the option's value or its label")
+		}
+	case "evaluate":
+		if in.Expression == "" {
+			return fmt.Errorf("evaluate needs expression, e.g. \"document.title\"")
+		}
+	case "tab_switch", "tab_close":
+		if in.Tab == "" && in.Action == "tab_switch" {
+			return fmt.Errorf("tab_switch needs tab: a tab id from the tabs action, e.g. t2")
+		}
+	case "press":
+		if in.Key == "" {
+			return fmt.Errorf("press needs key, e.g. Enter, Tab, ArrowDown, Control+a")
+		}
+	case "upload":
+		if len(in.Files) == 0 {
+			return fmt.Errorf("upload needs files: names of files inside the upload folder")
+		}
+		if err := needTarget(); err != nil {
+			return err
+		}
+	case "wait":
+		if in.Selector == "" && in.Text == "" && in.TextGone == "" && in.URL == "" && in.Time == 0 {
+			return fmt.Errorf("wait needs one of selector, text, textGone, url or time")
+		}
+	case "scroll":
+		switch in.Direction {
+		case "", "down", "up", "left", "right", "top", "bottom":
+		default:
+			return fmt.Errorf("scroll direction %q: use down, up, left, right, top or bottom", in.Direction)
+		}
+	}
+	if in.Timeout < 0 || in.Time < 0 || in.Depth < 0 || in.MaxChars < 0 || in.Amount < 0 {
+		return fmt.Errorf("timeout, time, depth, maxChars and amount must not be negative")
+	}
+	return nil
+}
+
+// WantsSnapshot reports whether a page-changing action should append the new
+// page snapshot to its result.
+func (in *Input) WantsSnapshot() bool { return in.Snapshot == nil || *in.Snapshot }
