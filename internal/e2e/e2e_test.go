@@ -11,6 +11,8 @@ import (
 	"os"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/engine"
 	"github.com/browserd/browserd/internal/testsite"
@@ -60,14 +62,21 @@ func testConfig(t testing.TB) config.Config {
 }
 
 func TestEngine(t *testing.T) {
+	before := goleak.IgnoreCurrent()
 	cfg := testConfig(t)
 	e, err := engine.New(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close(context.Background())
 	d := &engineDriver{e: e, data: cfg.Data}
 	for _, s := range scenarios {
 		t.Run(s.name, func(t *testing.T) { s.run(t, d, "eng-"+s.name) })
 	}
+	if err := e.Close(context.Background()); err != nil {
+		t.Errorf("closing the engine: %v", err)
+	}
+	// Every goroutine the engine started (browser reader, page loops,
+	// janitor) has an owner that stopped it.
+	goleak.VerifyNone(t, before)
+	waitNoChromium(t, cfg.Data)
 }

@@ -506,6 +506,9 @@ func (c *call) target(ctx context.Context) (browser.Elem, error) {
 	case in.Ref != "":
 		k, owner, ok := c.task.sess.refs.Lookup(in.Ref)
 		if !ok {
+			if c.task.sess.refs.Issued(in.Ref) {
+				return browser.Elem{}, fail("ref %s is stale: its page navigated or its tab closed since the snapshot that showed it; take a new snapshot and use its refs", in.Ref)
+			}
 			return browser.Elem{}, fail("unknown ref %q: refs come from this task's latest snapshot (e.g. e12); take a snapshot and use one of its refs", in.Ref)
 		}
 		if owner != c.tab.id {

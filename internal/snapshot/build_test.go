@@ -212,21 +212,16 @@ func TestBuild(t *testing.T) {
 			)),
 			want: `document "T"
   table "People"
-    row: Name | Age | Do
-    row: Ann | 31
-    row: Bob
-      button "Edit" [ref=e1]
-      button "Del" [ref=e2]
-    row:  |  | x
-      checkbox [ref=e3, checked]
-      link "Cy" [ref=e4, href="/cy"]
-    row: ok [selected]
+    columns: Name | Age | Do
+    Ann | 31
+    Bob |  | button "Edit" [ref=e1] button "Del" [ref=e2]
+    checkbox [ref=e3, checked] | link "Cy" [ref=e4, href="/cy"] | x
+    ok [selected]
     row
   list
     listitem: one
     listitem: two parts
-    listitem
-      link "three" [ref=e5]`,
+    link "three" [ref=e5]`,
 		},
 	}
 	for _, tt := range tests {

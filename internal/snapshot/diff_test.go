@@ -166,17 +166,17 @@ func checkScript(t *testing.T, prev, cur []string, ops []diffOp) {
 func TestDiffLarge(t *testing.T) {
 	refs := NewRefs()
 	a := Build([]Frame{{Key: "m", Nodes: nodes(tableTree(1000, userCells))}}, refs, Options{}).Text
-	b := strings.Replace(a, "row: 500 | User 500", "row: 500 | Renamed", 1)
+	b := strings.Replace(a, "\n    500 | User 500", "\n    500 | Renamed", 1)
 	got := Diff(a, b)
 	want := `  document "Users"
     table
--     row: 500 | User 500 | user500@example.com | active
-+     row: 500 | Renamed | user500@example.com | active`
+-     500 | User 500 | user500@example.com | active | [ref=e500]
++     500 | Renamed | user500@example.com | active | [ref=e500]`
 	if got != want {
 		t.Errorf("Diff = %q, want %q", got, want)
 	}
 	// Everything changed: past the edit limit, still a correct answer.
-	c := strings.ReplaceAll(a, "row:", "row :")
+	c := strings.ReplaceAll(a, " | ", " ¦ ")
 	got = Diff(a, c)
 	if n := strings.Count(got, "\n- "); n != 1001 {
 		t.Errorf("%d removed lines, want 1001", n)

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -108,6 +109,18 @@ func (r *Refs) ForgetOwner(owner string) {
 		}
 		delete(r.byFrame, of)
 	}
+}
+
+// Issued reports whether ref was ever handed out, so a ref that Lookup no
+// longer knows can be called stale rather than unknown.
+func (r *Refs) Issued(ref string) bool {
+	n, err := strconv.Atoi(strings.TrimPrefix(ref, "e"))
+	if err != nil || !strings.HasPrefix(ref, "e") || n < 1 {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return n <= r.next
 }
 
 // Len returns the number of live (not forgotten) refs.
