@@ -18,14 +18,17 @@ func FrameKey(sess target.SessionID, frameID string) string { return string(sess
 
 // ElemOf turns a snapshot key back into an element.
 func ElemOf(k snapshot.Key) Elem {
-	sess, _, _ := strings.Cut(k.Frame, "|")
-	return Elem{Sess: target.SessionID(sess), Backend: k.Backend}
+	sess, frame, _ := strings.Cut(k.Frame, "|")
+	return Elem{Sess: target.SessionID(sess), Backend: k.Backend, Frame: frame}
 }
 
 // KeyOf is the snapshot key of an element found outside a snapshot (a
 // covering element, say); frame is unknown there, so the tab's main frame
 // key is used for same-session nodes.
 func (p *Page) KeyOf(e Elem) snapshot.Key {
+	if e.Frame != "" {
+		return snapshot.Key{Frame: FrameKey(e.Sess, e.Frame), Backend: e.Backend}
+	}
 	if e.Sess == p.sess.ID() || e.Sess == "" {
 		return snapshot.Key{Frame: FrameKey(p.sess.ID(), p.TargetID), Backend: e.Backend}
 	}

@@ -17,6 +17,9 @@ import (
 type Elem struct {
 	Sess    target.SessionID
 	Backend int64
+	// Frame is the node's frame id when known; the tab's main frame needs
+	// no coordinate translation.
+	Frame string
 }
 
 // ErrStale means the node is gone from its document.
@@ -144,6 +147,9 @@ func firstNonEmpty(s ...string) string {
 const checkJS = `function(action) {
   let el = this.nodeType === 1 ? this : this.parentElement;
   if (!el || !el.isConnected) return {reason: 'detached'};
+  { const r = el.getBoundingClientRect();
+    if (r.bottom <= 0 || r.right <= 0 || r.top >= innerHeight || r.left >= innerWidth || r.top < 0 && r.bottom > innerHeight)
+      el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); }
   const st = getComputedStyle(el);
   if (st.visibility === 'hidden' || st.display === 'none') return {reason: 'hidden'};
   let r = el.getBoundingClientRect();
@@ -182,12 +188,6 @@ func (p *Page) Point(ctx context.Context, e Elem, action string) (x, y float64, 
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := s.Call(ctx, "DOM.scrollIntoViewIfNeeded", map[string]any{"backendNodeId": e.Backend}, nil); err != nil {
-		if isStale(err) {
-			return 0, 0, ErrStale
-		}
-		// No layout object: hidden. The check below says so.
-	}
 	var c struct {
 		OK     bool    `json:"ok"`
 		Reason string  `json:"reason"`
@@ -200,11 +200,17 @@ func (p *Page) Point(ctx context.Context, e Elem, action string) (x, y float64, 
 		return 0, 0, err
 	}
 	if !c.OK {
+		if c.Reason == "detached" {
+			return 0, 0, ErrStale
+		}
 		nae := &NotActionableError{Reason: c.Reason}
 		if c.Reason == "covered" {
 			nae.Cover, nae.CoverDesc = p.coverOf(ctx, s, obj, c.CX, c.CY)
 		}
 		return 0, 0, nae
+	}
+	if s == p.sess && (e.Frame == p.TargetID || e.Frame == "") && e.Frame != "" {
+		return c.CX, c.CY, nil // the main frame: no translation
 	}
 	// The element's content quad is in the coordinates of its process's
 	// root frame; the JS rect is frame-local. Their difference is the

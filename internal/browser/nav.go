@@ -107,7 +107,7 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	started := func() bool { return p.navSeq > m.nav || p.loading }
 	// Input events return once the renderer handled them, so a navigation
 	// they start is already requested; the browser reports it within ms.
-	grace, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	grace, cancel := context.WithTimeout(ctx, 5*time.Millisecond)
 	_ = p.waitUntil(grace, started)
 	cancel()
 	p.mu.Lock()

@@ -245,14 +245,26 @@ type Raw []byte
 // may be nil, a *Raw, or a value that the JSON result decodes into. A
 // protocol error is returned as a *cdproto.Error wrapped with the method.
 func (s *Session) Call(ctx context.Context, method string, params, result any) error {
+	return s.Send(ctx, method, params)(result)
+}
+
+// Send writes a command and returns a function that waits for its answer
+// (with the same rules as Call). Commands sent one after another reach the
+// browser in that order, so a caller can pipeline several commands — mouse
+// press and release, say — and wait for them together. The wait function
+// must be called.
+func (s *Session) Send(ctx context.Context, method string, params any) (wait func(result any) error) {
+	failed := func(err error) func(any) error {
+		return func(any) error { return fmt.Errorf("%s: %w", method, err) }
+	}
 	if err := s.Err(); err != nil {
-		return fmt.Errorf("%s: %w", method, err)
+		return failed(err)
 	}
 	msg := &cdproto.Message{ID: s.conn.nextID.Add(1), SessionID: s.id, Method: cdproto.MethodType(method)}
 	if params != nil {
 		buf, err := jsonv2.Marshal(params, marshalOpts)
 		if err != nil {
-			return fmt.Errorf("%s: encoding params: %w", method, err)
+			return failed(fmt.Errorf("encoding params: %w", err))
 		}
 		msg.Params = buf
 	} else {
@@ -263,55 +275,63 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 	if s.conn.err != nil {
 		err := s.conn.err
 		s.conn.mu.Unlock()
-		return fmt.Errorf("%s: %w", method, err)
+		return failed(err)
 	}
 	s.conn.pending[msg.ID] = p
 	s.conn.mu.Unlock()
 
 	if err := s.conn.t.Write(ctx, msg); err != nil {
-		s.conn.mu.Lock()
-		delete(s.conn.pending, msg.ID)
-		s.conn.mu.Unlock()
+		s.forget(msg.ID)
+		return failed(err)
+	}
+	return func(result any) error {
+		select {
+		case <-ctx.Done():
+			s.forget(msg.ID)
+			if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
+				return fmt.Errorf("%s: %w", method, cause)
+			}
+			return fmt.Errorf("%s: %w", method, ctx.Err())
+		case reply := <-p.ch:
+			return s.decode(method, reply, result)
+		}
+	}
+}
+
+func (s *Session) forget(id int64) {
+	s.conn.mu.Lock()
+	delete(s.conn.pending, id)
+	s.conn.mu.Unlock()
+}
+
+func (s *Session) decode(method string, reply *cdproto.Message, result any) error {
+	if reply == nil {
+		err := s.Err()
+		if err == nil {
+			err = s.conn.Err()
+		}
+		if err == nil {
+			err = ErrClosed
+		}
 		return fmt.Errorf("%s: %w", method, err)
 	}
-	select {
-	case <-ctx.Done():
-		s.conn.mu.Lock()
-		delete(s.conn.pending, msg.ID)
-		s.conn.mu.Unlock()
-		if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
-			return fmt.Errorf("%s: %w", method, cause)
-		}
-		return fmt.Errorf("%s: %w", method, ctx.Err())
-	case reply := <-p.ch:
-		if reply == nil {
-			err := s.Err()
-			if err == nil {
-				err = s.conn.Err()
-			}
-			if err == nil {
-				err = ErrClosed
-			}
-			return fmt.Errorf("%s: %w", method, err)
-		}
-		if reply.Error != nil {
-			return fmt.Errorf("%s: %w", method, reply.Error)
-		}
-		switch r := result.(type) {
-		case nil:
-			return nil
-		case *Raw:
-			*r = Raw(reply.Result)
-			return nil
-		default:
-			if len(reply.Result) == 0 {
-				return nil
-			}
-			if err := jsonv2.Unmarshal(reply.Result, result, unmarshalOpts); err != nil {
-				return fmt.Errorf("%s: decoding result: %w", method, err)
-			}
+	if reply.Error != nil {
+		return fmt.Errorf("%s: %w", method, reply.Error)
+	}
+	switch r := result.(type) {
+	case nil:
+		return nil
+	case *Raw:
+		*r = Raw(reply.Result)
+		return nil
+	default:
+		if len(reply.Result) == 0 {
 			return nil
 		}
+		if err := jsonv2.Unmarshal(reply.Result, result, unmarshalOpts); err != nil {
+			return fmt.Errorf("%s: decoding result: %w", method, err)
+		}
+		return nil
 	}
 }
 

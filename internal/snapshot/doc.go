@@ -18,9 +18,8 @@
 //	    list
 //	      listitem: Telegram: connected
 //	    table "Users"
-//	      row: # | Name | Email | Status | Action
-//	      row: 17 | Alice Smith | alice17@example.com | active
-//	        button "Edit" [ref=e40]
+//	      columns: # | Name | Email | Status | Action (button "Edit")
+//	      17 | Alice Smith | alice17@example.com | active | [ref=e40]
 //
 // Chromium's RootWebArea prints as document, StaticText as text and Iframe as
 // iframe; LineBreak, InlineTextBox and ListMarker nodes are dropped; other
@@ -40,9 +39,14 @@
 // sliders, spin buttons), href (same-origin links shortened to their path),
 // current, placeholder.
 //
-// A table row prints as one line, its cells' texts joined with " | "; the
-// actionable elements inside the row (buttons, links, inputs, ...) follow on
-// lines indented under it, and their text is left out of the row line.
+// A table row prints as one bare line, its cells joined with " | ". A cell
+// holding one simple control prints that control in place (button "Edit"
+// [ref=e40]); controls with controls inside follow on lines indented under
+// the row. The header row prints as "columns: ...". When every body row of a
+// table (three or more) holds the same lone control in a column, the header
+// names it once, "Action (button "Edit")", and the rows keep only its
+// attributes, "[ref=e40]". A list item holding only a control prints as
+// that control.
 //
 // Child frames print under the iframe line of their owner element, with their
 // own document line. A frame whose owner is not found is appended at the end
