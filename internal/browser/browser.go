@@ -41,6 +41,7 @@ type TargetInfo struct {
 	Title            string `json:"title"`
 	OpenerID         string `json:"openerId"`
 	BrowserContextID string `json:"browserContextId"`
+	Attached         bool   `json:"attached"`
 }
 
 // Download is a file Chromium downloaded.

@@ -10,7 +10,7 @@ import (
 // QuietWindow is how long the network must be idle after the load event
 // before a navigation counts as settled, and QuietMax caps that wait.
 var (
-	QuietWindow = 100 * time.Millisecond
+	QuietWindow = 50 * time.Millisecond
 	QuietMax    = 1500 * time.Millisecond
 )
 

@@ -103,21 +103,31 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 	l := sess.Listen(pageEvents...)
 	go p.loop(l)
 	// DOM stays disabled on purpose: DOM events flood on big pages, and
-	// every element operation works from backend node ids.
-	for _, m := range []string{"Page.enable", "Runtime.enable", "Network.enable", "Inspector.enable"} {
-		if err := sess.Call(ctx, m, nil, nil); err != nil {
-			return nil, fmt.Errorf("setting up tab: %w", err)
-		}
+	// every element operation works from backend node ids. The setup
+	// commands are pipelined: they only need to arrive in order.
+	type step struct {
+		method string
+		params any
 	}
+	steps := []step{{"Page.enable", nil}, {"Runtime.enable", nil}, {"Network.enable", nil}, {"Inspector.enable", nil}}
 	if o.Width > 0 && o.Height > 0 {
-		if err := sess.Call(ctx, "Emulation.setDeviceMetricsOverride", map[string]any{
+		steps = append(steps, step{"Emulation.setDeviceMetricsOverride", map[string]any{
 			"width": o.Width, "height": o.Height, "deviceScaleFactor": 1, "mobile": false,
-		}, nil); err != nil {
-			return nil, fmt.Errorf("setting the viewport: %w", err)
+		}})
+	}
+	steps = append(steps, step{"Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}})
+	waits := make([]func(any) error, len(steps))
+	for i, st := range steps {
+		waits[i] = sess.Send(ctx, st.method, st.params)
+	}
+	var first error
+	for _, w := range waits {
+		if err := w(nil); err != nil && first == nil {
+			first = fmt.Errorf("setting up tab: %w", err)
 		}
 	}
-	if err := sess.Call(ctx, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}, nil); err != nil {
-		return nil, fmt.Errorf("setting up tab: %w", err)
+	if first != nil {
+		return nil, first
 	}
 	return p, nil
 }
@@ -305,11 +315,15 @@ func (p *Page) handle(ev cdp.Event) {
 			RequestID string `json:"requestId"`
 			Type      string `json:"type"`
 			FrameID   string `json:"frameId"`
+			Request   struct {
+				URL string `json:"url"`
+			} `json:"request"`
 		}
 		// Long-lived streams never finish; an out-of-process frame's
-		// document finishes in that frame's session, not this one.
+		// document finishes in that frame's session, not this one; the
+		// favicon changes nothing on the page.
 		if ev.Decode(&e) == nil && e.Type != "WebSocket" && e.Type != "EventSource" &&
-			!(e.Type == "Document" && e.FrameID != p.TargetID) {
+			!(e.Type == "Document" && e.FrameID != p.TargetID) && !strings.HasSuffix(e.Request.URL, "/favicon.ico") {
 			p.inflight[e.RequestID] = time.Now()
 			p.lastNet = time.Now()
 		}

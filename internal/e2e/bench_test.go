@@ -2,6 +2,12 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
 	"io"
 	"log/slog"
 	"net/http"
@@ -133,6 +139,9 @@ func BenchmarkBigHTMLSnapshot(b *testing.B) {
 func BenchmarkRawAXTree(b *testing.B) {
 	pg, done := benchPage(b, "/table")
 	defer done()
+	if os.Getenv("AXENABLE") != "" {
+		pg.Session().Call(context.Background(), "Accessibility.enable", nil, nil)
+	}
 	var n int
 	for b.Loop() {
 		var raw cdp.Raw
@@ -191,4 +200,38 @@ func firstRef(b *testing.B, snap, role, name string) string {
 	}
 	b.Fatalf("no %s %q in snapshot", role, name)
 	return ""
+}
+
+// BenchmarkDaemonRSS reports the daemon's resident memory (not Chromium's)
+// when idle with no browser, and after a snapshot of the 1,000-row table.
+func BenchmarkDaemonRSS(b *testing.B) {
+	for b.Loop() {
+		data := b.TempDir()
+		d := startDaemon(b, data)
+		time.Sleep(300 * time.Millisecond)
+		idle := rssMB(b, d.Process.Pid)
+		if r := cli(b, data, "open", site.URL("/table")); !r.Success {
+			b.Fatal(r.Error)
+		}
+		cli(b, data, "snapshot")
+		runtime.GC()
+		after := rssMB(b, d.Process.Pid)
+		b.ReportMetric(idle, "rss-idle-MB")
+		b.ReportMetric(after, "rss-table-MB")
+	}
+}
+
+func rssMB(b *testing.B, pid int) float64 {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range strings.Split(string(st), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.Atoi(f[1])
+			return float64(kb) / 1024
+		}
+	}
+	b.Fatal("no VmRSS")
+	return 0
 }

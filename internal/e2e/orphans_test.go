@@ -43,7 +43,7 @@ func chromiumPIDs(data string) []int {
 
 // waitNoChromium fails the test unless every Chromium process of the data
 // dir is gone within 10 s.
-func waitNoChromium(t *testing.T, data string) {
+func waitNoChromium(t testing.TB, data string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -64,7 +64,7 @@ func waitNoChromium(t *testing.T, data string) {
 }
 
 // startDaemon runs `browserd serve` as a child the test owns.
-func startDaemon(t *testing.T, data string, extra ...string) *exec.Cmd {
+func startDaemon(t testing.TB, data string, extra ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(browserdBin(t), append(append([]string{"serve"}, daemonFlags(data)...), extra...)...)
 	logf, err := os.Create(filepath.Join(t.TempDir(), "daemon.log"))
@@ -107,7 +107,7 @@ func startDaemon(t *testing.T, data string, extra ...string) *exec.Cmd {
 }
 
 // cli runs one CLI command against a data dir and decodes its JSON result.
-func cli(t *testing.T, data string, args ...string) tool.Result {
+func cli(t testing.TB, data string, args ...string) tool.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

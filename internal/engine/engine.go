@@ -41,6 +41,7 @@ type Engine struct {
 	brErr    string // why the last browser died, reported once
 	sessions map[string]*session
 	tabs     map[string]*tab // by tab id
+	claimed  map[string]bool // spare tabs taken by a task (target ids)
 	nextTab  int
 	closed   bool
 
@@ -91,6 +92,7 @@ func New(cfg config.Config, log *slog.Logger) (*Engine, error) {
 		cfg: cfg, log: log, policy: pol,
 		sessions: map[string]*session{},
 		tabs:     map[string]*tab{},
+		claimed:  map[string]bool{},
 		stop:     make(chan struct{}),
 	}
 	if n, err := browser.KillLeftovers(e.pidFile()); n > 0 || err != nil {
@@ -198,6 +200,7 @@ func (e *Engine) dropBrowser(br *browser.Browser) {
 		}
 	}
 	clear(e.tabs)
+	clear(e.claimed)
 }
 
 // sessionFor returns the session named by the input, creating it.
@@ -258,11 +261,44 @@ func (e *Engine) newTab(ctx context.Context, br *browser.Browser, t *task) (*tab
 	if err != nil {
 		return nil, err
 	}
-	pg, err := br.NewPage(ctx, ctxID, browser.PageOptions{Width: e.cfg.Width, Height: e.cfg.Height})
+	opts := browser.PageOptions{Width: e.cfg.Width, Height: e.cfg.Height}
+	if ctxID == "" {
+		// The browser's own first tab (about:blank, nobody attached) is
+		// ready to use: taking it saves opening a window.
+		if id := e.spareTab(ctx, br); id != "" {
+			if pg, err := br.AttachPage(ctx, id, opts); err == nil {
+				return e.addTab(t, pg), nil
+			}
+		}
+	}
+	pg, err := br.NewPage(ctx, ctxID, opts)
 	if err != nil {
 		return nil, err
 	}
 	return e.addTab(t, pg), nil
+}
+
+// spareTab finds a blank tab of the default context that no task owns.
+func (e *Engine) spareTab(ctx context.Context, br *browser.Browser) string {
+	targets, err := br.Targets(ctx)
+	if err != nil {
+		return ""
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	owned := map[string]bool{}
+	for _, tb := range e.tabs {
+		owned[tb.page.TargetID] = true
+	}
+	for _, t := range targets {
+		if t.Type == "page" && t.URL == "about:blank" && !owned[t.TargetID] && !t.Attached && t.OpenerID == "" && !e.claimed[t.TargetID] {
+			// Claimed under the lock, so two tasks starting at once
+			// never share it.
+			e.claimed[t.TargetID] = true
+			return t.TargetID
+		}
+	}
+	return ""
 }
 
 func (e *Engine) addTab(t *task, pg *browser.Page) *tab {
@@ -280,8 +316,10 @@ func (e *Engine) contextFor(ctx context.Context, br *browser.Browser, s *session
 	e.mu.Lock()
 	id := s.ctxID
 	e.mu.Unlock()
-	if id != "" || br.Attached() {
-		return id, nil // attached: tasks share the browser's first context
+	// The default session uses the browser's default context (the one a
+	// profile's files belong to); an attached browser's tasks share it too.
+	if id != "" || br.Attached() || s.id == "default" {
+		return id, nil
 	}
 	id, err := br.NewContext(ctx, e.cfg.Path("downloads"))
 	if err != nil {
@@ -400,6 +438,7 @@ func (e *Engine) reap(now time.Time) {
 	empty := len(e.tabs) == 0
 	if empty && br != nil {
 		e.br = nil
+		clear(e.claimed)
 		for _, s := range e.sessions {
 			s.ctxID = ""
 		}
