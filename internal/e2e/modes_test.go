@@ -1,0 +1,183 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+func freePort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestMCPStreamableHTTP drives the daemon's /mcp endpoint (stateless
+// streamable HTTP) with the go-sdk client.
+func TestMCPStreamableHTTP(t *testing.T) {
+	data := t.TempDir()
+	addr := freePort(t)
+	startDaemon(t, data, "--listen", addr)
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "1"}, nil)
+	sess, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	tools, err := sess.ListTools(context.Background(), nil)
+	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "browser" {
+		t.Fatalf("tools/list: %v %+v", err, tools)
+	}
+	d := &mcpDriver{sess: sess, data: data}
+	for _, s := range scenarios {
+		switch s.name {
+		case "form", "frames", "dialogs", "screenshot_pdf", "bad_input":
+			t.Run(s.name, func(t *testing.T) { s.run(t, d, "http-"+s.name) })
+		}
+	}
+	// A screenshot comes back as MCP image content.
+	r := ok(t, d, tool.Input{Action: "screenshot", Task: "http-form"})
+	if len(r.Image) < 8 || string(r.Image[1:4]) != "PNG" {
+		t.Fatalf("no PNG image content in the screenshot result (%d bytes)", len(r.Image))
+	}
+}
+
+// TestAttachCDP runs the daemon against a Chromium it did not start: tasks
+// get tabs in the attached browser, and stopping the daemon leaves that
+// browser running.
+func TestAttachCDP(t *testing.T) {
+	exe, err := browser.FindChromium("")
+	if err != nil {
+		t.Skip(err)
+	}
+	profile := t.TempDir()
+	args := append(browser.LaunchOptions{UserDataDir: profile, Width: 1280, Height: 720}.Args(), "--remote-debugging-port=0")
+	var kept []string
+	for _, a := range args {
+		if a != "--remote-debugging-pipe" {
+			kept = append(kept, a)
+		}
+	}
+	chrome := exec.Command(exe, kept...)
+	if err := chrome.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = chrome.Process.Kill()
+		_, _ = chrome.Process.Wait()
+		waitNoChromium(t, profile)
+	}()
+	var ws string
+	for deadline := time.Now().Add(15 * time.Second); ws == ""; time.Sleep(50 * time.Millisecond) {
+		b, err := os.ReadFile(filepath.Join(profile, "DevToolsActivePort"))
+		if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); err == nil && len(lines) == 2 {
+			ws = fmt.Sprintf("ws://127.0.0.1:%s%s", lines[0], lines[1])
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Chromium wrote no DevToolsActivePort")
+		}
+	}
+	data := t.TempDir()
+	d := startDaemon(t, data, "--cdp", ws)
+	r := cli(t, data, "open", site.URL("/form"))
+	if !r.Success {
+		t.Fatal(r.Error)
+	}
+	s := cli(t, data, "--session", "other", "open", site.URL("/spa"))
+	if !s.Success {
+		t.Fatal(s.Error)
+	}
+	// Both tasks' pages are tabs of the attached browser.
+	port := strings.Split(strings.TrimPrefix(ws, "ws://127.0.0.1:"), "/")[0]
+	resp, err := http.Get("http://127.0.0.1:" + port + "/json/list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	list := string(body)
+	for _, p := range []string{"/form", "/spa"} {
+		if !strings.Contains(list, site.URL(p)) {
+			t.Errorf("attached browser has no tab at %s: %s", p, list)
+		}
+	}
+	stopDaemon(t, data)
+	_, _ = d.Process.Wait()
+	if chrome.ProcessState != nil || chrome.Process.Signal(syscall.Signal(0)) != nil {
+		t.Fatal("stopping the daemon closed the attached browser")
+	}
+}
+
+// TestIdleTimeout: an idle task's tabs close, then the browser.
+func TestIdleTimeout(t *testing.T) {
+	data := t.TempDir()
+	startDaemon(t, data, "--idle-timeout", "1s")
+	if r := cli(t, data, "open", site.URL("/form")); !r.Success {
+		t.Fatal(r.Error)
+	}
+	if len(chromiumPIDs(data)) == 0 {
+		t.Fatal("no Chromium after open")
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		st := cli(t, data, "status")
+		if strings.Contains(st.Content, "not running") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("browser still running after the idle timeout:\n%s", st.Content)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	waitNoChromium(t, data)
+	// The next action starts a browser again.
+	if r := cli(t, data, "open", site.URL("/spa")); !r.Success {
+		t.Fatal(r.Error)
+	}
+}
+
+// TestConcurrentTasks: ten tasks in parallel on one daemon, each on its own
+// page, never see each other's tabs or refs.
+func TestConcurrentTasks(t *testing.T) {
+	d := newMCPDriver(t)
+	errs := make(chan error, 10)
+	for i := range 10 {
+		go func() {
+			task := fmt.Sprintf("par-%d", i)
+			path := []string{"/form", "/spa", "/shadow", "/hover", "/keys"}[i%5]
+			r := d.do(t, tool.Input{Action: "navigate", Task: task, URL: site.URL(path)})
+			if !r.Success {
+				errs <- fmt.Errorf("%s: %s", task, r.Error)
+				return
+			}
+			tabs := d.do(t, tool.Input{Action: "tabs", Task: task}).Tabs
+			if len(tabs) != 1 || !strings.HasSuffix(tabs[0].URL, path) {
+				errs <- fmt.Errorf("%s sees tabs %+v", task, tabs)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	for range 10 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

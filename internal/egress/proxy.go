@@ -1,0 +1,333 @@
+package egress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ErrClosed is returned by Session after the proxy was closed.
+var ErrClosed = errors.New("egress: proxy closed")
+
+const (
+	defaultDialTimeout = 10 * time.Second
+	readHeaderTimeout  = 10 * time.Second // for requests from the browser
+	idleTimeout        = 90 * time.Second // browser keep-alive and upstream idle connections
+	upgradeTimeout     = 30 * time.Second // WebSocket handshake with the upstream
+	maxBlocked         = 256              // refusals kept per session between Blocked calls
+)
+
+// Options configure a Proxy.
+type Options struct {
+	// Resolver looks host names up; nil means net.DefaultResolver.
+	Resolver Resolver
+	// DialTimeout bounds each name lookup and each upstream dial; 0 means 10s.
+	DialTimeout time.Duration
+	// Log receives one line per refusal (Info) and per allowed request
+	// (Debug): scheme://host/path, rule and address, never query strings,
+	// headers, cookies or bodies. nil discards.
+	Log *slog.Logger
+	// Policy is the policy of the listener New opens (Proxy.Default).
+	Policy Policy
+	// Dial connects to an upstream; nil means a net.Dialer. addr is always
+	// a checked IP:port, never a name. Tests use it to observe dials.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// Proxy is the egress proxy: a set of listeners on 127.0.0.1, one per
+// Session, each bound to its own Policy.
+type Proxy struct {
+	opts   Options
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	def    *Session
+
+	mu       sync.Mutex
+	closed   bool
+	sessions map[*Session]struct{}
+}
+
+// New starts a proxy with one listener on 127.0.0.1:0 that applies
+// opts.Policy (see Default). Close stops it.
+func New(opts Options) (*Proxy, error) {
+	if err := opts.Policy.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.DialTimeout <= 0 {
+		opts.DialTimeout = defaultDialTimeout
+	}
+	if opts.Resolver == nil {
+		opts.Resolver = net.DefaultResolver
+	}
+	if opts.Dial == nil {
+		d := &net.Dialer{Timeout: opts.DialTimeout, KeepAlive: 30 * time.Second}
+		opts.Dial = d.DialContext
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Proxy{opts: opts, log: log, ctx: ctx, cancel: cancel, sessions: map[*Session]struct{}{}}
+	def, err := p.Session(opts.Policy)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	p.def = def
+	return p, nil
+}
+
+// Default is the session of the listener New opened, with Options.Policy.
+func (p *Proxy) Default() *Session { return p.def }
+
+// Addr is the default listener's "127.0.0.1:PORT".
+func (p *Proxy) Addr() string { return p.def.Addr() }
+
+// URL is the default listener's "http://127.0.0.1:PORT".
+func (p *Proxy) URL() string { return p.def.URL() }
+
+// Close stops every listener, closes every connection (tunnels included)
+// and returns after all of the proxy's goroutines finished.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	ss := make([]*Session, 0, len(p.sessions))
+	for s := range p.sessions {
+		ss = append(ss, s)
+	}
+	p.mu.Unlock()
+	for _, s := range ss {
+		s.Close()
+	}
+	p.cancel()
+	return nil
+}
+
+// Session opens a new listener on 127.0.0.1:0 that applies pol, and
+// returns its handle; give Chromium (or a CDP browser context) its URL as
+// proxy server. A port identifies the session because Chromium's
+// --proxy-server cannot carry credentials. pol is used as given: to bound
+// it by a server policy, pass server.Narrow(pol).
+func (p *Proxy) Session(pol Policy) (*Session, error) {
+	if err := pol.Validate(); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("egress: listen: %w", err)
+	}
+	ctx, cancel := context.WithCancel(p.ctx)
+	s := &Session{
+		p:         p,
+		ln:        ln,
+		addr:      ln.Addr().String(),
+		ctx:       ctx,
+		cancel:    cancel,
+		serveDone: make(chan struct{}),
+		conns:     map[net.Conn]struct{}{},
+	}
+	if ap, err := netip.ParseAddrPort(s.addr); err == nil {
+		s.port = strconv.Itoa(int(ap.Port()))
+	}
+	s.pol.Store(compile(pol))
+	s.tr = &http.Transport{
+		Proxy:                  nil, // never the environment's proxy
+		DialContext:            p.dialAddr,
+		DisableCompression:     true, // pass Accept-Encoding and bodies through untouched
+		MaxIdleConns:           64,
+		MaxIdleConnsPerHost:    8,
+		IdleConnTimeout:        idleTimeout,
+		MaxResponseHeaderBytes: 1 << 20,
+	}
+	s.srv = &http.Server{
+		Handler:           http.HandlerFunc(s.serveHTTP),
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ConnState:         s.connState,
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		cancel()
+		ln.Close()
+		return nil, ErrClosed
+	}
+	p.sessions[s] = struct{}{}
+	p.mu.Unlock()
+	go func() {
+		defer close(s.serveDone)
+		s.srv.Serve(ln)
+	}()
+	return s, nil
+}
+
+// dialAddr dials a checked IP:port with the dial timeout. It refuses
+// anything that is not an IP literal, so no dial can trigger a lookup.
+func (p *Proxy) dialAddr(ctx context.Context, network, addr string) (net.Conn, error) {
+	if _, err := netip.ParseAddrPort(addr); err != nil {
+		return nil, fmt.Errorf("egress: refusing to dial %q: not a checked address: %w", addr, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.opts.DialTimeout)
+	defer cancel()
+	return p.opts.Dial(ctx, network, addr)
+}
+
+// isOwn reports whether a connection to a:port would reach one of the
+// proxy's own listeners.
+func (p *Proxy) isOwn(a netip.Addr, port string) bool {
+	a = a.Unmap()
+	if a != netip.AddrFrom4([4]byte{127, 0, 0, 1}) && !a.IsUnspecified() {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for s := range p.sessions {
+		if s.port == port {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Proxy) remove(s *Session) {
+	p.mu.Lock()
+	delete(p.sessions, s)
+	p.mu.Unlock()
+}
+
+// Session is one listener of the proxy with its policy and its record of
+// refusals. Its methods are safe for concurrent use.
+type Session struct {
+	p         *Proxy
+	ln        net.Listener
+	addr      string // 127.0.0.1:PORT
+	port      string
+	ctx       context.Context
+	cancel    context.CancelFunc
+	srv       *http.Server
+	tr        *http.Transport
+	pol       atomic.Pointer[compiled]
+	wg        sync.WaitGroup // server connections and handlers
+	serveDone chan struct{}
+	closeOnce sync.Once
+
+	mu      sync.Mutex
+	closed  bool
+	blocked []Decision
+	conns   map[net.Conn]struct{} // hijacked browser connections and tunnel upstreams
+}
+
+// Addr is "127.0.0.1:PORT".
+func (s *Session) Addr() string { return s.addr }
+
+// URL is "http://127.0.0.1:PORT", the value for Chromium's --proxy-server.
+func (s *Session) URL() string { return "http://" + s.addr }
+
+// Policy returns the session's current policy.
+func (s *Session) Policy() Policy {
+	c := s.pol.Load().pol
+	return compile(c).pol // a copy the caller may modify
+}
+
+// SetPolicy replaces the session's policy for requests that arrive from
+// now on; open tunnels and requests in flight keep the verdict they got.
+// Validate pol first: entries that do not parse match nothing.
+func (s *Session) SetPolicy(pol Policy) {
+	s.pol.Store(compile(pol))
+}
+
+// Blocked returns the requests refused since the last call (at most the
+// latest 256) and forgets them. Requests whose host did not resolve are
+// not listed: that is not the guard's doing.
+func (s *Session) Blocked() []Decision {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.blocked
+	s.blocked = nil
+	return b
+}
+
+// Close stops the listener, closes its connections and tunnels, and
+// returns after the session's goroutines finished.
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		conns := make([]net.Conn, 0, len(s.conns))
+		for c := range s.conns {
+			conns = append(conns, c)
+		}
+		s.mu.Unlock()
+		s.cancel()
+		s.srv.Close()
+		s.ln.Close()
+		for _, c := range conns {
+			c.Close()
+		}
+		<-s.serveDone
+		s.wg.Wait()
+		s.tr.CloseIdleConnections()
+		s.p.remove(s)
+	})
+	return nil
+}
+
+func (s *Session) connState(_ net.Conn, st http.ConnState) {
+	switch st {
+	case http.StateNew:
+		s.wg.Add(1)
+	case http.StateHijacked, http.StateClosed:
+		s.wg.Done()
+	}
+}
+
+func (s *Session) record(d Decision) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.blocked) >= maxBlocked {
+		s.blocked = append(s.blocked[:0], s.blocked[1:]...)
+	}
+	s.blocked = append(s.blocked, d)
+}
+
+// track registers connections so Close can close them. If the session is
+// closing it closes them and returns false.
+func (s *Session) track(cs ...net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		for _, c := range cs {
+			c.Close()
+		}
+		return false
+	}
+	for _, c := range cs {
+		s.conns[c] = struct{}{}
+	}
+	return true
+}
+
+// untrack closes connections and forgets them.
+func (s *Session) untrack(cs ...net.Conn) {
+	s.mu.Lock()
+	for _, c := range cs {
+		delete(s.conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range cs {
+		c.Close()
+	}
+}
