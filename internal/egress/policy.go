@@ -158,11 +158,11 @@ type Decision struct {
 
 // Rules of refusals that are not about an address class.
 const (
-	RuleBlocked    = "blocked host"
-	RuleNotOnly    = "not in --only-hosts"
-	RuleBadHost    = "invalid host"
-	RuleBadPort    = "invalid port"
-	RuleNoResolve  = "does not resolve"
+	RuleBlocked     = "blocked host"
+	RuleNotOnly     = "not in --only-hosts"
+	RuleBadHost     = "invalid host"
+	RuleBadPort     = "invalid port"
+	RuleNoResolve   = "does not resolve"
 	RuleProxyItself = "the egress proxy itself"
 )
 
