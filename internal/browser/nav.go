@@ -28,6 +28,7 @@ func (e *NavError) Error() string { return fmt.Sprintf("navigation to %s failed:
 func (p *Page) Navigate(ctx context.Context, url string) error {
 	p.mu.Lock()
 	seq := p.loadSeq
+	p.recovered() // navigating is how a crashed tab comes back
 	p.mu.Unlock()
 	var r struct {
 		FrameID   string `json:"frameId"`

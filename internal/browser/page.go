@@ -159,6 +159,18 @@ func (p *Page) Crashed() bool {
 	return p.crashed
 }
 
+// recovered clears the crash state once a new document loads. Call with mu
+// held.
+func (p *Page) recovered() {
+	if !p.crashed {
+		return
+	}
+	p.crashed = false
+	if p.dialog == nil && p.dialogCtx.Err() != nil {
+		p.dialogCtx, p.dialogEnd = context.WithCancelCause(context.Background())
+	}
+}
+
 // notify wakes everyone waiting for a state change. Call with mu held.
 func (p *Page) notify() {
 	close(p.changed)
@@ -230,6 +242,7 @@ func (p *Page) handle(ev cdp.Event) {
 				}
 			}
 			p.navSeq++
+			p.recovered() // a new document: the renderer is back
 			p.url = e.Frame.URL + e.Frame.Fragment
 			p.notify()
 		}

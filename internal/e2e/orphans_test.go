@@ -218,3 +218,33 @@ func TestSecondDaemonRefused(t *testing.T) {
 		t.Fatalf("second daemon's message: %s", out)
 	}
 }
+
+func TestRendererCrash(t *testing.T) {
+	data := t.TempDir()
+	startDaemon(t, data)
+	if r := cli(t, data, "open", site.URL("/form")); !r.Success {
+		t.Fatal(r.Error)
+	}
+	killed := 0
+	for _, pid := range chromiumPIDs(data) {
+		cmd, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if bytes.Contains(cmd, []byte("--type=renderer")) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			killed++
+		}
+	}
+	if killed == 0 {
+		t.Fatal("found no renderer process to kill")
+	}
+	time.Sleep(300 * time.Millisecond)
+	r := cli(t, data, "snapshot")
+	if !r.Success {
+		t.Fatalf("snapshot after the renderer crash failed: %s", r.Error)
+	}
+	if !strings.Contains(strings.Join(r.Notes, " "), "crashed") {
+		t.Fatalf("the result does not say the tab crashed: %v", r.Notes)
+	}
+	if !strings.Contains(r.Content, "Sign up") {
+		t.Fatalf("the tab was not restored:\n%s", r.Content)
+	}
+}

@@ -424,6 +424,8 @@ func testEvaluateExtract(t *testing.T, d driver, task string) {
 	r = ok(t, d, tool.Input{Action: "extract", Task: task})
 	contains(t, r.Content, "Links:")
 	contains(t, r.Content, site.URL("/form"))
+	r = ok(t, d, tool.Input{Action: "launch", Task: task})
+	contains(t, r.Content, "browser: running")
 	r = ok(t, d, tool.Input{Action: "status", Task: task})
 	contains(t, r.Content, "browser: running")
 }

@@ -219,8 +219,13 @@ func (c *call) pickTab(ctx context.Context, br *browser.Browser) error {
 	}
 	if want.page.Crashed() {
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("tab %s had crashed; it was reloaded", want.id))
+		// A crashed renderer keeps no document: load the last URL again.
 		rctx, cancel := context.WithTimeout(ctx, e.cfg.NavTime)
-		err := want.page.Reload(rctx)
+		u := want.page.URL()
+		if u == "" {
+			u = "about:blank"
+		}
+		err := want.page.Navigate(rctx, u)
 		cancel()
 		if err != nil {
 			_ = want.page.Close(ctx)

@@ -41,7 +41,7 @@ type Engine struct {
 	brErr    string // why the last browser died, reported once
 	sessions map[string]*session
 	tabs     map[string]*tab // by tab id
-	claimed  map[string]bool // spare tabs taken by a task (target ids)
+	spares   []string // the launched browser's first tabs, not yet used
 	nextTab  int
 	closed   bool
 
@@ -92,7 +92,6 @@ func New(cfg config.Config, log *slog.Logger) (*Engine, error) {
 		cfg: cfg, log: log, policy: pol,
 		sessions: map[string]*session{},
 		tabs:     map[string]*tab{},
-		claimed:  map[string]bool{},
 		stop:     make(chan struct{}),
 	}
 	if n, err := browser.KillLeftovers(e.pidFile()); n > 0 || err != nil {
@@ -181,7 +180,21 @@ func (e *Engine) ensureBrowser(ctx context.Context) (br *browser.Browser, note s
 		return nil, "", errClosed
 	}
 	e.br = br
+	e.spares = nil
 	e.mu.Unlock()
+	if !br.Attached() {
+		if targets, err := br.Targets(ctx); err == nil {
+			var spares []string
+			for _, t := range targets {
+				if t.Type == "page" && t.URL == "about:blank" && !t.Attached {
+					spares = append(spares, t.TargetID)
+				}
+			}
+			e.mu.Lock()
+			e.spares = spares
+			e.mu.Unlock()
+		}
+	}
 	return br, note, nil
 }
 
@@ -200,7 +213,7 @@ func (e *Engine) dropBrowser(br *browser.Browser) {
 		}
 	}
 	clear(e.tabs)
-	clear(e.claimed)
+	e.spares = nil
 }
 
 // sessionFor returns the session named by the input, creating it.
@@ -278,27 +291,17 @@ func (e *Engine) newTab(ctx context.Context, br *browser.Browser, t *task) (*tab
 	return e.addTab(t, pg), nil
 }
 
-// spareTab finds a blank tab of the default context that no task owns.
+// spareTab hands out the browser's own first tab (about:blank, opened at
+// launch, nobody attached) once, so the first task need not open a window.
 func (e *Engine) spareTab(ctx context.Context, br *browser.Browser) string {
-	targets, err := br.Targets(ctx)
-	if err != nil {
-		return ""
-	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	owned := map[string]bool{}
-	for _, tb := range e.tabs {
-		owned[tb.page.TargetID] = true
+	if len(e.spares) == 0 || e.br != br {
+		return ""
 	}
-	for _, t := range targets {
-		if t.Type == "page" && t.URL == "about:blank" && !owned[t.TargetID] && !t.Attached && t.OpenerID == "" && !e.claimed[t.TargetID] {
-			// Claimed under the lock, so two tasks starting at once
-			// never share it.
-			e.claimed[t.TargetID] = true
-			return t.TargetID
-		}
-	}
-	return ""
+	id := e.spares[0]
+	e.spares = e.spares[1:]
+	return id
 }
 
 func (e *Engine) addTab(t *task, pg *browser.Page) *tab {
@@ -438,7 +441,7 @@ func (e *Engine) reap(now time.Time) {
 	empty := len(e.tabs) == 0
 	if empty && br != nil {
 		e.br = nil
-		clear(e.claimed)
+		e.spares = nil
 		for _, s := range e.sessions {
 			s.ctxID = ""
 		}
