@@ -41,7 +41,7 @@ type Engine struct {
 	brErr    string // why the last browser died, reported once
 	sessions map[string]*session
 	tabs     map[string]*tab // by tab id
-	spares   []string // the launched browser's first tabs, not yet used
+	spares   []string        // the launched browser's first tabs, not yet used
 	nextTab  int
 	closed   bool
 
