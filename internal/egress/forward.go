@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/textproto"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -150,6 +151,8 @@ func (s *Session) forward(w http.ResponseWriter, r *http.Request) {
 	copyResponse(w, resp)
 }
 
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
 // copyResponse streams an upstream response back to the browser.
 func copyResponse(w http.ResponseWriter, resp *http.Response) {
 	if resp.StatusCode < 200 {
@@ -164,7 +167,9 @@ func copyResponse(w http.ResponseWriter, resp *http.Response) {
 	w.WriteHeader(resp.StatusCode)
 	flush := resp.ContentLength == -1 || strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 	rc := http.NewResponseController(w)
-	buf := make([]byte, 32<<10)
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
 	for {
 		n, err := resp.Body.Read(buf)
 		if n > 0 {
