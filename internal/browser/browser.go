@@ -236,12 +236,18 @@ func (b *Browser) Close(ctx context.Context) error {
 }
 
 // NewContext creates an isolated browser context (own cookies and storage)
-// whose downloads go to downloadDir.
-func (b *Browser) NewContext(ctx context.Context, downloadDir string) (string, error) {
+// whose downloads go to downloadDir and whose every request goes through
+// proxyURL (when set), loopback included.
+func (b *Browser) NewContext(ctx context.Context, downloadDir, proxyURL string) (string, error) {
 	var r struct {
 		ID string `json:"browserContextId"`
 	}
-	if err := b.conn.Browser().Call(ctx, "Target.createBrowserContext", map[string]any{"disposeOnDetach": false}, &r); err != nil {
+	p := map[string]any{"disposeOnDetach": false}
+	if proxyURL != "" {
+		p["proxyServer"] = proxyURL
+		p["proxyBypassList"] = "<-loopback>"
+	}
+	if err := b.conn.Browser().Call(ctx, "Target.createBrowserContext", p, &r); err != nil {
 		return "", err
 	}
 	if err := b.SetDownloads(ctx, r.ID, downloadDir); err != nil {

@@ -38,7 +38,7 @@ func (p *Page) Eval(ctx context.Context, expr string) (string, error) {
 		}
 	}
 	if r.Exception != nil {
-		return "", fmt.Errorf("the expression threw: %s", firstNonEmpty(r.Exception.Exception.Description, r.Exception.Text))
+		return "", &ScriptError{Msg: firstNonEmpty(r.Exception.Exception.Description, r.Exception.Text)}
 	}
 	switch {
 	case r.Result.Type == "undefined":
@@ -52,6 +52,12 @@ func (p *Page) Eval(ctx context.Context, expr string) (string, error) {
 	}
 	return firstNonEmpty(r.Result.Description, r.Result.Type), nil
 }
+
+// ScriptError is an exception thrown by page JavaScript; Msg is page
+// content.
+type ScriptError struct{ Msg string }
+
+func (e *ScriptError) Error() string { return "the page's script threw: " + e.Msg }
 
 // EvalValue evaluates expr and decodes its JSON value into out.
 func (p *Page) EvalValue(ctx context.Context, expr string, out any) error {

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/browserd/browserd/internal/cdp"
+	"github.com/browserd/browserd/internal/untrusted"
 )
 
 // Elem names a DOM node of a tab: the CDP session of the document's process
@@ -118,7 +119,7 @@ func callFunction(ctx context.Context, s *cdp.Session, obj, fn string, out any, 
 		return err
 	}
 	if r.Exception != nil {
-		return fmt.Errorf("page script failed: %s", firstNonEmpty(r.Exception.Exception.Description, r.Exception.Text))
+		return &ScriptError{Msg: firstNonEmpty(r.Exception.Exception.Description, r.Exception.Text)}
 	}
 	if out == nil {
 		return nil
@@ -264,6 +265,7 @@ func (p *Page) coverOf(ctx context.Context, s *cdp.Session, obj string, cx, cy f
 	if desc == "" {
 		desc = strings.ToLower(d.Node.NodeName)
 	}
+	desc = untrusted.Defuse(desc) // page text inside an error message
 	return &Elem{Sess: s.ID(), Backend: d.Node.BackendNodeID}, desc
 }
 

@@ -72,6 +72,8 @@ type Page struct {
 	execCtx     map[string]int64         // frame id -> default execution context id
 	crashed     bool
 	windowOpens int
+	handled     int64 // events the loop has handled
+	events      *cdp.Listener
 
 	loopDone chan struct{}
 }
@@ -101,6 +103,7 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 	}
 	p.dialogCtx, p.dialogEnd = context.WithCancelCause(context.Background())
 	l := sess.Listen(pageEvents...)
+	p.events = l
 	go p.loop(l)
 	// DOM stays disabled on purpose: DOM events flood on big pages, and
 	// every element operation works from backend node ids. The setup
@@ -194,12 +197,27 @@ func (p *Page) loop(l *cdp.Listener) {
 	}
 }
 
+// Sync returns once the event goroutine has handled every event Chromium
+// sent before now (a dialog, a popup, a navigation request that an input
+// event caused), so the caller's view of the tab is current.
+func (p *Page) Sync(ctx context.Context) error {
+	// A browser-side round trip: it answers even while a dialog blocks the
+	// page, and everything Chromium wrote before the answer is queued.
+	if err := p.b.conn.Browser().Call(ctx, "Target.getTargetInfo", map[string]any{"targetId": p.TargetID}, nil); err != nil {
+		return err
+	}
+	target := p.events.Pushed()
+	return p.waitUntil(ctx, func() bool { return p.handled >= target })
+}
+
 // ErrClosedTab is the cause of an action's context when its tab closes.
 var ErrClosedTab = errors.New("the tab was closed")
 
 func (p *Page) handle(ev cdp.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.handled++
+	defer p.notify()
 	switch ev.Method {
 	case "Page.loadEventFired":
 		p.loadSeq++

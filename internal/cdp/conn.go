@@ -356,9 +356,10 @@ type Listener struct {
 	s       *Session
 	methods []string
 
-	mu     sync.Mutex // protects queue, closed
+	mu     sync.Mutex // protects queue, closed, pushed
 	queue  []Event
 	closed bool
+	pushed int64         // events queued since Listen
 	ready  chan struct{} // buffered 1: something was queued or the listener closed
 }
 
@@ -402,6 +403,15 @@ func (l *Listener) Next(ctx context.Context) (Event, bool) {
 	}
 }
 
+// Pushed counts the events queued since Listen. An event that arrived
+// before the answer to a call is counted once that call returns, so a
+// consumer can tell when it has seen everything up to a point.
+func (l *Listener) Pushed() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pushed
+}
+
 // Ready is signalled when events may be waiting; use it in a select, then
 // drain with TryNext.
 func (l *Listener) Ready() <-chan struct{} { return l.ready }
@@ -430,6 +440,7 @@ func (l *Listener) push(ev Event) {
 	l.mu.Lock()
 	if !l.closed {
 		l.queue = append(l.queue, ev)
+		l.pushed++
 	}
 	l.mu.Unlock()
 	select {

@@ -20,7 +20,7 @@ type mcpCmd struct{}
 func (mcpCmd) run(ctx context.Context, e *env) error {
 	f := &forwarder{cfg: e.g.Config, task: e.g.Session, profile: e.g.Profile}
 	defer f.close()
-	return mcpserver.ServeStdio(ctx, f, daemon.Version())
+	return mcpserver.ServeStdio(ctx, f, daemon.Version(), e.g.DenyActions...)
 }
 
 // forwarder is a tool.Handler that sends calls to the daemon, filling the

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/browserd/browserd/internal/tool"
 )
 
 // Config is every daemon setting. The zero value is not usable; build one with
@@ -16,7 +19,13 @@ import (
 type Config struct {
 	Data       string   `name:"data" env:"BROWSERD_DATA" help:"Data directory (default XDG_DATA_HOME/browserd)." placeholder:"DIR"`
 	Chromium   string   `name:"chromium" env:"BROWSERD_CHROMIUM" help:"Chromium binary (default /usr/bin/chromium, then chromium or google-chrome on PATH)." placeholder:"PATH"`
-	AllowHosts []string `name:"allow-host" env:"BROWSERD_ALLOW_HOSTS" sep:"," help:"Allow navigation to this loopback/private HOST[:PORT] (repeatable)." placeholder:"HOST[:PORT]"`
+	AllowHosts []string `name:"allow-host" env:"BROWSERD_ALLOW_HOSTS" sep:"," help:"Let pages reach this loopback/private HOST[:PORT] (repeatable)." placeholder:"HOST[:PORT]"`
+
+	AllowPrivate bool     `name:"allow-private" env:"BROWSERD_ALLOW_PRIVATE" help:"Let pages reach every private, loopback and link-local address (the guard stays on for --block-host and --only-hosts)."`
+	BlockHosts   []string `name:"block-host" env:"BROWSERD_BLOCK_HOSTS" sep:"," help:"Never let pages reach HOST[:PORT] or *.DOMAIN (repeatable)." placeholder:"HOST"`
+	OnlyHosts    []string `name:"only-hosts" env:"BROWSERD_ONLY_HOSTS" sep:"," help:"Allow-list mode: pages may reach only these HOST[:PORT] or *.DOMAIN entries." placeholder:"HOST"`
+	DenyActions  []string `name:"deny-actions" env:"BROWSERD_DENY_ACTIONS" sep:"," help:"Remove these actions from the browser tool, e.g. evaluate,pdf." placeholder:"ACTION"`
+	NoWrap       bool     `name:"no-wrap" env:"BROWSERD_NO_WRAP" help:"Do not wrap page content in the untrusted-content envelope (for trusted use only)."`
 
 	Listen      string        `name:"listen" env:"BROWSERD_LISTEN" default:"127.0.0.1:8765" help:"HTTP listen address for the API and MCP (empty: Unix socket only)."`
 	Headed      bool          `name:"headed" env:"BROWSERD_HEADED" help:"Show the browser window."`
@@ -71,6 +80,11 @@ func (c *Config) Resolve() error {
 	if c.ActionTime <= 0 || c.NavTime <= 0 {
 		return fmt.Errorf("--action-timeout and --nav-timeout must be positive")
 	}
+	for _, a := range c.DenyActions {
+		if !slices.Contains(tool.Actions, a) {
+			return fmt.Errorf("--deny-actions %q: not an action; actions are %s", a, strings.Join(tool.Actions, ", "))
+		}
+	}
 	if c.CDP != "" && !strings.HasPrefix(c.CDP, "ws://") && !strings.HasPrefix(c.CDP, "wss://") {
 		return fmt.Errorf("--cdp %q: want a ws:// URL such as ws://127.0.0.1:9222/devtools/browser/<id>", c.CDP)
 	}
@@ -99,6 +113,21 @@ func (c *Config) DaemonArgs() []string {
 	for _, h := range c.AllowHosts {
 		args = append(args, "--allow-host", h)
 	}
+	for _, h := range c.BlockHosts {
+		args = append(args, "--block-host", h)
+	}
+	for _, h := range c.OnlyHosts {
+		args = append(args, "--only-hosts", h)
+	}
+	for _, a := range c.DenyActions {
+		args = append(args, "--deny-actions", a)
+	}
+	if c.AllowPrivate {
+		args = append(args, "--allow-private")
+	}
+	if c.NoWrap {
+		args = append(args, "--no-wrap")
+	}
 	add(c.Listen != d.Listen, "--listen", c.Listen)
 	if c.Headed {
 		args = append(args, "--headed")
@@ -113,3 +142,6 @@ func (c *Config) DaemonArgs() []string {
 	add(c.LogLevel != "" && c.LogLevel != d.LogLevel, "--log-level", c.LogLevel)
 	return args
 }
+
+// Denied reports whether the operator removed the action with --deny-actions.
+func (c *Config) Denied(action string) bool { return slices.Contains(c.DenyActions, action) }

@@ -143,7 +143,7 @@ func Run(ctx context.Context, cfg config.Config, eng Engine, log *slog.Logger) (
 	)
 	for _, ln := range listeners {
 		srv := &http.Server{
-			Handler:           newMux(eng, log, version),
+			Handler:           newMux(eng, log, version, cfg.DenyActions),
 			BaseContext:       func(net.Listener) context.Context { return ctx },
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -181,10 +181,10 @@ func Run(ctx context.Context, cfg config.Config, eng Engine, log *slog.Logger) (
 
 // newMux routes one listener's requests: the JSON API under /api/ and MCP
 // streamable HTTP (stateless) at /mcp.
-func newMux(eng Engine, log *slog.Logger, version string) http.Handler {
+func newMux(eng Engine, log *slog.Logger, version string, deny []string) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", httpapi.New(eng, httpapi.Options{Version: version, Log: log}))
-	mux.Handle("/mcp", httpapi.Guard(mcpserver.HTTPHandler(eng, version)))
+	mux.Handle("/mcp", httpapi.Guard(mcpserver.HTTPHandler(eng, version, deny...)))
 	mux.Handle("/", http.NotFoundHandler())
 	return mux
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browserd/browserd/internal/tool"
+	"github.com/browserd/browserd/internal/untrusted"
 )
 
 var (
@@ -107,6 +108,10 @@ var (
 	dlRe     = regexp.MustCompile(`^(downloaded|downloading): (.*) \((\d+) bytes\) from (.*)$`)
 	popupRe  = regexp.MustCompile(`^popup opened: tab (t\d+) "((?:[^"\\]|\\.)*)" <([^>]*)>`)
 	tabRe    = regexp.MustCompile(`^([* ]) (t\d+) "((?:[^"\\]|\\.)*)" <([^>]*)>`)
+	// Inside the untrusted envelope.
+	wDialogRe = regexp.MustCompile(`^dialog \((\w+)\) open: (.*)$`)
+	wPopupRe  = regexp.MustCompile(`^popup (t\d+) opened:(?: .* (\S*))?$`)
+	wTabRe    = regexp.MustCompile(`^tab (t\d+)( \(active\))?: .* (\S+)$`)
 )
 
 // parseMCP reads a tool result the way a careful client would: the header
@@ -157,6 +162,40 @@ func parseMCP(action string, res *mcp.CallToolResult) tool.Result {
 		}
 	}
 	r.Content = body
+	if inner, ok := untrusted.Unwrap(body); ok {
+		// Page facts come first inside the envelope, then the content.
+		r.Wrapped = true
+		facts, rest, found := strings.Cut(inner, "\n\n")
+		if !found && !strings.HasPrefix(inner, "title: ") && !strings.HasPrefix(inner, "url: ") && !strings.HasPrefix(inner, "tab ") {
+			facts, rest = "", inner
+		}
+		for _, l := range strings.Split(facts, "\n") {
+			switch {
+			case strings.HasPrefix(l, "title: "):
+				r.Title = strings.TrimPrefix(l, "title: ")
+			case strings.HasPrefix(l, "url: "):
+				r.URL = strings.TrimPrefix(l, "url: ")
+			case wDialogRe.MatchString(l):
+				m := wDialogRe.FindStringSubmatch(l)
+				r.Dialog = &tool.Dialog{Type: m[1], Message: m[2]}
+			case wPopupRe.MatchString(l):
+				m := wPopupRe.FindStringSubmatch(l)
+				r.Popups = append(r.Popups, tool.Tab{ID: m[1], URL: m[2]})
+			case wTabRe.MatchString(l):
+				m := wTabRe.FindStringSubmatch(l)
+				r.Tabs = append(r.Tabs, tool.Tab{ID: m[1], Active: m[2] != "", URL: m[3]})
+			case dlRe.MatchString(l):
+				m := dlRe.FindStringSubmatch(l)
+				n, _ := strconv.ParseInt(m[3], 10, 64)
+				r.Downloads = append(r.Downloads, tool.Download{Path: m[2], Size: n, URL: m[4], Done: m[1] == "downloaded"})
+			case strings.HasPrefix(l, "blocked: "):
+				r.Blocked = append(r.Blocked, strings.TrimPrefix(l, "blocked: "))
+			}
+		}
+		r.Content = body // assertions look for page text anywhere in it
+		_ = rest
+		return r
+	}
 	if action == "tabs" || action == "tab_close" {
 		for _, l := range strings.Split(body, "\n") {
 			if m := tabRe.FindStringSubmatch(l); m != nil {

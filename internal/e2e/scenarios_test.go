@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/browserd/browserd/internal/tool"
+	"github.com/browserd/browserd/internal/untrusted"
 )
 
 // driver runs one browser tool call through a front end.
@@ -109,6 +110,22 @@ func refs(snap, role, name string) []string {
 	return out
 }
 
+// text is a result's content without the untrusted envelope and the page
+// facts (title, url, ...) that open it.
+func text(r tool.Result) string {
+	inner, ok := untrusted.Unwrap(r.Content)
+	if !ok {
+		return r.Content
+	}
+	if facts, rest, found := strings.Cut(inner, "\n\n"); found && (strings.HasPrefix(facts, "title: ") || strings.HasPrefix(facts, "url: ")) {
+		return rest
+	}
+	if strings.HasPrefix(inner, "title: ") || strings.HasPrefix(inner, "url: ") {
+		return ""
+	}
+	return inner
+}
+
 func contains(t *testing.T, got, want string) {
 	t.Helper()
 	if !strings.Contains(got, want) {
@@ -175,8 +192,8 @@ func testRefsStable(t *testing.T, d driver, task string) {
 	}
 	contains(t, r.Content, "Item 2")
 	r = ok(t, d, tool.Input{Action: "snapshot", Task: task, MaxChars: 200})
-	if len(r.Content) > 200 {
-		t.Fatalf("maxChars 200 gave %d chars", len(r.Content))
+	if n := len(text(r)); n > 200 {
+		t.Fatalf("maxChars 200 gave %d chars", n)
 	}
 	contains(t, r.Content, "not shown")
 	contains(t, r.Content, "maxChars")
@@ -371,13 +388,13 @@ func testScrollHoverKeys(t *testing.T, d driver, task string) {
 	}
 	ok(t, d, tool.Input{Action: "scroll", Task: task, Direction: "bottom", Snapshot: new(bool)})
 	r = ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "scrollY > 4000"})
-	if r.Content != "true" {
-		t.Fatalf("scroll to bottom did not land: %s", r.Content)
+	if text(r) != "true" {
+		t.Fatalf("scroll to bottom did not land: %s", text(r))
 	}
 	ok(t, d, tool.Input{Action: "scroll", Task: task, Selector: "#scroller", Direction: "down", Amount: 300, Snapshot: new(bool)})
 	r = ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "document.querySelector('#scroller').scrollTop"})
-	if r.Content != "300" {
-		t.Fatalf("element scroll: scrollTop %s, want 300", r.Content)
+	if text(r) != "300" {
+		t.Fatalf("element scroll: scrollTop %s, want 300", text(r))
 	}
 	s := nav(t, d, task, site.URL("/hover")).Content
 	_ = s
@@ -409,16 +426,16 @@ func testHistory(t *testing.T, d driver, task string) {
 func testEvaluateExtract(t *testing.T, d driver, task string) {
 	nav(t, d, task, site.URL("/"))
 	r := ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "1 + 2"})
-	if r.Content != "3" {
-		t.Fatalf("1+2 = %q", r.Content)
+	if text(r) != "3" {
+		t.Fatalf("1+2 = %q", text(r))
 	}
 	r = ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "Promise.resolve({a: [1, 'x']})"})
-	if r.Content != `{"a":[1,"x"]}` {
-		t.Fatalf("promise result %q", r.Content)
+	if text(r) != `{"a":[1,"x"]}` {
+		t.Fatalf("promise result %q", text(r))
 	}
 	r = ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "await Promise.resolve(7)"})
-	if r.Content != "7" {
-		t.Fatalf("top-level await result %q", r.Content)
+	if text(r) != "7" {
+		t.Fatalf("top-level await result %q", text(r))
 	}
 	bad(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "throw new Error('nope')"}, "nope")
 	r = ok(t, d, tool.Input{Action: "extract", Task: task})

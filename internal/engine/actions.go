@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/tool"
+	"github.com/browserd/browserd/internal/untrusted"
+	"github.com/browserd/browserd/internal/urlpolicy"
 )
 
 // changesPage lists the actions after which the result carries the new
@@ -33,6 +36,9 @@ type call struct {
 	res  tool.Result
 	// snapped is set when the action already put a snapshot in Content.
 	snapped bool
+	// navRefused is set when the guard refused the document the tab ended
+	// on (a redirect or a page-made navigation to an internal host).
+	navRefused string
 }
 
 // userError is an action failure whose message is for the agent as is.
@@ -57,11 +63,71 @@ func (e *Engine) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
 	if err != nil {
 		c.res.Error = c.explain(err)
 	}
+	if !e.cfg.NoWrap {
+		c.wrap()
+	}
 	return c.res, nil
+}
+
+// wrap moves everything in the result that a page wrote — title, URL,
+// dialog text, popup and tab titles, download and blocked URLs, the content
+// — into one untrusted-content envelope with a fresh nonce. The separate
+// fields stay for programs; a model reads Content.
+func (c *call) wrap() {
+	r := &c.res
+	switch r.Action {
+	case "status", "launch", "close":
+		return // written by browserd, not by a page
+	}
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	if r.Title != "" {
+		line("title: %s", r.Title)
+	}
+	if r.URL != "" {
+		line("url: %s", r.URL)
+	}
+	if d := r.Dialog; d != nil {
+		line("dialog (%s) open: %s", d.Type, d.Message)
+	}
+	for _, p := range r.Popups {
+		line("popup %s opened: %s %s", p.ID, p.Title, p.URL)
+	}
+	for _, t := range r.Tabs {
+		mark := ""
+		if t.Active {
+			mark = " (active)"
+		}
+		line("tab %s%s: %s %s", t.ID, mark, t.Title, t.URL)
+	}
+	for _, d := range r.Downloads {
+		state := "downloading"
+		if d.Done {
+			state = "downloaded"
+		}
+		line("%s: %s (%d bytes) from %s", state, d.Path, d.Size, d.URL)
+	}
+	for _, x := range r.Blocked {
+		line("blocked: %s", x)
+	}
+	if r.Content != "" {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(r.Content)
+	}
+	if b.Len() == 0 {
+		return
+	}
+	r.Content = untrusted.New().Wrap(strings.TrimSuffix(b.String(), "\n"))
+	r.Wrapped = true
 }
 
 func (c *call) run(ctx context.Context) error {
 	e, in := c.e, c.in
+	if e.cfg.Denied(in.Action) {
+		return fail("action %q is turned off on this server (--deny-actions)", in.Action)
+	}
 	sess, err := e.sessionFor(&in)
 	if err != nil {
 		return err
@@ -101,6 +167,11 @@ func (c *call) run(ctx context.Context) error {
 		return err
 	}
 	if in.Action == "launch" {
+		if len(in.AllowHosts)+len(in.BlockHosts)+len(in.OnlyHosts) > 0 {
+			if err := e.setPolicy(sess, &in); err != nil {
+				return err
+			}
+		}
 		c.res.Content = e.status(ctx)
 		return nil
 	}
@@ -144,9 +215,17 @@ func (c *call) run(ctx context.Context) error {
 		err = fail("%s timed out after %s; the page may still be busy — raise timeout (ms) or check it with snapshot", in.Action, timeout.Round(time.Millisecond))
 	}
 	// What the action caused besides its own result.
+	if !pg.Closed() {
+		sctx, cancel := context.WithTimeout(ctx, time.Second)
+		_ = pg.Sync(sctx)
+		cancel()
+	}
 	c.report(ctx, br, started, pg.WindowOpens()-opens)
 	if err != nil {
 		return err
+	}
+	if c.navRefused != "" {
+		return &userError{c.navRefused}
 	}
 	if d := pg.Dialog(); d != nil {
 		c.res.Dialog = &tool.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
@@ -246,9 +325,9 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 	in, pg := c.in, c.tab.page
 	switch in.Action {
 	case "navigate":
-		u, err := c.e.policy.CheckURL(ctx, in.URL)
+		u, err := c.checkNav(ctx, in.URL)
 		if err != nil {
-			return &userError{err.Error()}
+			return err
 		}
 		return pg.Navigate(ctx, u)
 	case "back", "forward":
@@ -349,9 +428,9 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 		c.tab = tb
 		c.res.Tab = tb.id
 		if in.URL != "" {
-			u, err := c.e.policy.CheckURL(ctx, in.URL)
+			u, err := c.checkNav(ctx, in.URL)
 			if err != nil {
-				return &userError{err.Error()}
+				return err
 			}
 			return tb.page.Navigate(ctx, u)
 		}
@@ -448,6 +527,78 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	if c.tab != nil && !c.tab.page.Closed() {
 		c.res.URL, c.res.Title, _ = c.tab.page.Info(ctx)
 	}
+	c.navRefused = ""
+	e.mu.Lock()
+	eg := c.task.sess.egress
+	e.mu.Unlock()
+	if eg == nil {
+		return
+	}
+	page := stripQuery(c.res.URL)
+	for _, d := range eg.Blocked() {
+		c.res.Blocked = append(c.res.Blocked, d.Error())
+		if page != "" && (d.URL == page || d.URL == hostPortOf(c.res.URL)) {
+			c.navRefused = fmt.Sprintf("navigation to %s refused by the guard: %s", c.res.URL, d.Reason)
+			if d.Hint != "" {
+				c.navRefused += "; " + d.Hint
+			}
+		}
+	}
+}
+
+// stripQuery is a URL as the guard names requests: no query, no fragment.
+func stripQuery(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	return u.String()
+}
+
+// hostPortOf is how the guard names an HTTPS request: host:port.
+func hostPortOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" {
+		return "\x00"
+	}
+	port := u.Port()
+	if port == "" {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// checkNav checks a URL the agent wants to open: scheme, then the
+// session's guard policy (the same check the proxy makes at dial time, made
+// early for a clear error).
+func (c *call) checkNav(ctx context.Context, raw string) (string, error) {
+	u, err := urlpolicy.Parse(raw)
+	if err != nil {
+		return "", &userError{err.Error()}
+	}
+	if u.Scheme == "about" {
+		return u.String(), nil
+	}
+	c.e.mu.Lock()
+	pol := c.task.sess.policy
+	c.e.mu.Unlock()
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	d := pol.Check(ctx, c.e.resolver, u.Hostname(), port)
+	if !d.Allowed {
+		msg := fmt.Sprintf("navigation to %s refused: %s", u, d.Reason)
+		if d.Hint != "" {
+			msg += "; " + d.Hint
+		}
+		return "", &userError{msg}
+	}
+	return u.String(), nil
 }
 
 func pending(ds []browser.Download) bool {
@@ -582,6 +733,13 @@ func (c *call) explain(err error) string {
 			return fmt.Sprintf("%s is outside the viewport and could not be scrolled into view", what)
 		}
 		return fmt.Sprintf("%s cannot be used: %s", what, nae.Reason)
+	}
+	var se *browser.ScriptError
+	if errors.As(err, &se) {
+		if c.e.cfg.NoWrap {
+			return "the page's script threw: " + se.Msg
+		}
+		return "the page's script threw an exception; its message is page content:\n" + untrusted.New().Wrap(se.Msg)
 	}
 	var ne *browser.NavError
 	if errors.As(err, &ne) {

@@ -22,17 +22,19 @@ import (
 
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/tool"
-	"github.com/browserd/browserd/internal/urlpolicy"
 )
 
 // Engine is safe for concurrent use. New starts its janitor goroutine;
 // Close stops it and the browser.
 type Engine struct {
-	cfg    config.Config
-	log    *slog.Logger
-	policy *urlpolicy.Policy
+	cfg      config.Config
+	log      *slog.Logger
+	guard    egress.Policy // the server's egress policy
+	resolver egress.Resolver
+	proxy    *egress.Proxy
 
 	launchMu sync.Mutex // serializes browser start and restart
 
@@ -55,6 +57,10 @@ type session struct {
 	refs    *snapshot.Refs
 	tasks   map[string]*task
 	created time.Time
+	// egress is the guard's listener for this session's browser context;
+	// the default session uses the proxy's default listener.
+	egress *egress.Session
+	policy egress.Policy
 }
 
 type task struct {
@@ -79,20 +85,44 @@ type tab struct {
 	navSeq   int
 }
 
-// New returns an engine. No browser starts until the first action.
-func New(cfg config.Config, log *slog.Logger) (*Engine, error) {
+// Option configures an engine.
+type Option func(*Engine)
+
+// WithResolver makes the guard look host names up with r (tests map names
+// to internal addresses with it).
+func WithResolver(r egress.Resolver) Option { return func(e *Engine) { e.resolver = r } }
+
+// New returns an engine and starts its guard (the egress proxy). No browser
+// starts until the first action.
+func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	pol, err := urlpolicy.New(cfg.AllowHosts)
-	if err != nil {
-		return nil, err
-	}
 	e := &Engine{
-		cfg: cfg, log: log, policy: pol,
+		cfg: cfg, log: log,
+		guard: egress.Policy{
+			AllowHosts:   cfg.AllowHosts,
+			AllowPrivate: cfg.AllowPrivate,
+			BlockHosts:   cfg.BlockHosts,
+			OnlyHosts:    cfg.OnlyHosts,
+		},
 		sessions: map[string]*session{},
 		tabs:     map[string]*tab{},
 		stop:     make(chan struct{}),
+	}
+	for _, o := range opts {
+		o(e)
+	}
+	if err := e.guard.Validate(); err != nil {
+		return nil, err
+	}
+	proxy, err := egress.New(egress.Options{Policy: e.guard, Resolver: e.resolver, Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("starting the egress guard: %w", err)
+	}
+	e.proxy = proxy
+	if cfg.CDP != "" {
+		log.Warn("attached to a browser browserd did not start: its default context (the default session) cannot be routed through the egress guard; other sessions get guarded contexts", "cdp", cfg.CDP)
 	}
 	if n, err := browser.KillLeftovers(e.pidFile()); n > 0 || err != nil {
 		log.Warn("killed Chromium left behind by an earlier daemon", "processes", n, "err", err)
@@ -120,10 +150,12 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Unlock()
 	close(e.stop)
 	e.wg.Wait()
+	var err error
 	if br != nil {
-		return br.Close(ctx)
+		err = br.Close(ctx)
 	}
-	return nil
+	e.proxy.Close()
+	return err
 }
 
 // errClosed is returned for calls that arrive while the daemon shuts down.
@@ -163,6 +195,10 @@ func (e *Engine) ensureBrowser(ctx context.Context) (br *browser.Browser, note s
 			Width:       e.cfg.Width,
 			Height:      e.cfg.Height,
 			PIDFile:     e.pidFile(),
+			// Every request of the default context goes through the guard,
+			// loopback included (Chromium bypasses proxies for loopback
+			// unless told "<-loopback>").
+			ExtraArgs: []string{"--proxy-server=" + e.proxy.URL(), "--proxy-bypass-list=<-loopback>"},
 		})
 	}
 	if err != nil {
@@ -232,7 +268,10 @@ func (e *Engine) sessionFor(in *tool.Input) (*session, error) {
 	defer e.mu.Unlock()
 	s := e.sessions[id]
 	if s == nil {
-		s = &session{id: id, refs: snapshot.NewRefs(), tasks: map[string]*task{}, created: time.Now()}
+		s = &session{id: id, refs: snapshot.NewRefs(), tasks: map[string]*task{}, created: time.Now(), policy: e.guard}
+		if id == "default" {
+			s.egress = e.proxy.Default()
+		}
 		e.sessions[id] = s
 	}
 	return s, nil
@@ -324,7 +363,11 @@ func (e *Engine) contextFor(ctx context.Context, br *browser.Browser, s *session
 	if id != "" || br.Attached() || s.id == "default" {
 		return id, nil
 	}
-	id, err := br.NewContext(ctx, e.cfg.Path("downloads"))
+	eg, err := e.egressFor(s)
+	if err != nil {
+		return "", err
+	}
+	id, err = br.NewContext(ctx, e.cfg.Path("downloads"), eg.URL())
 	if err != nil {
 		return "", fmt.Errorf("creating the session's browser context: %w", err)
 	}
@@ -332,6 +375,42 @@ func (e *Engine) contextFor(ctx context.Context, br *browser.Browser, s *session
 	s.ctxID = id
 	e.mu.Unlock()
 	return id, nil
+}
+
+// egressFor returns the session's guard listener, opening it on first use.
+func (e *Engine) egressFor(s *session) (*egress.Session, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if s.egress != nil {
+		return s.egress, nil
+	}
+	eg, err := e.proxy.Session(s.policy)
+	if err != nil {
+		return nil, fmt.Errorf("opening the session's egress guard: %w", err)
+	}
+	s.egress = eg
+	return eg, nil
+}
+
+// setPolicy narrows a session's guard with the lists of a launch call: a
+// session can only refuse more than the server, never allow more.
+func (e *Engine) setPolicy(s *session, in *tool.Input) error {
+	q := egress.Policy{AllowHosts: in.AllowHosts, AllowPrivate: e.guard.AllowPrivate, BlockHosts: in.BlockHosts, OnlyHosts: in.OnlyHosts}
+	if len(q.AllowHosts) == 0 {
+		q.AllowHosts = e.guard.AllowHosts
+	}
+	if err := q.Validate(); err != nil {
+		return &userError{strings.NewReplacer("egress: --allow-host", "allowHosts", "egress: --block-host", "blockHosts", "egress: --only-hosts", "onlyHosts").Replace(err.Error())}
+	}
+	pol := e.guard.Narrow(q)
+	e.mu.Lock()
+	s.policy = pol
+	eg := s.egress
+	e.mu.Unlock()
+	if eg != nil {
+		eg.SetPolicy(pol)
+	}
+	return nil
 }
 
 // removeTab forgets a tab (closed by the agent, by the page, or reaped).

@@ -25,9 +25,9 @@ var Actions = []string{
 type Input struct {
 	Action string `json:"action" jsonschema:"what to do"`
 
-	Session string `json:"session,omitempty" jsonschema:"browser session id (default: the profile's session)"`
-	Task    string `json:"task,omitempty" jsonschema:"task name; each task has its own tabs (default: default)"`
-	Profile string `json:"profile,omitempty" jsonschema:"persistent identity whose login is used (default: default)"`
+	Session string `json:"session,omitempty" jsonschema:"browser session id"`
+	Task    string `json:"task,omitempty" jsonschema:"your task name; each task has its own tabs"`
+	Profile string `json:"profile,omitempty" jsonschema:"persistent login identity"`
 
 	URL        string   `json:"url,omitempty" jsonschema:"navigate/tab_new: http(s) URL; wait: URL substring to wait for"`
 	Ref        string   `json:"ref,omitempty" jsonschema:"element ref from the last snapshot, e.g. e12"`
@@ -38,25 +38,29 @@ type Input struct {
 	Value      string   `json:"value,omitempty" jsonschema:"select: option value or label"`
 	Key        string   `json:"key,omitempty" jsonschema:"press: key or chord, e.g. Enter, Control+a"`
 	Expression string   `json:"expression,omitempty" jsonschema:"evaluate: JavaScript expression"`
-	Tab        string   `json:"tab,omitempty" jsonschema:"tab id (t1, t2, ...) for tab_switch/tab_close or to act on"`
+	Tab        string   `json:"tab,omitempty" jsonschema:"tab id, e.g. t2"`
 	Path       string   `json:"path,omitempty" jsonschema:"screenshot/pdf: file name inside the data folder"`
 	Files      []string `json:"files,omitempty" jsonschema:"upload: file names inside the upload folder"`
 
-	Timeout   int    `json:"timeout,omitempty" jsonschema:"milliseconds to wait (wait action, or the action timeout)"`
+	Timeout   int    `json:"timeout,omitempty" jsonschema:"ms before giving up"`
 	Time      int    `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
 	TextGone  string `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
 	FullPage  bool   `json:"fullPage,omitempty" jsonschema:"screenshot: whole page"`
 	Clear     bool   `json:"clear,omitempty" jsonschema:"type: clear the field first"`
 	Submit    bool   `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
 	Accept    *bool  `json:"accept,omitempty" jsonschema:"dialog: accept (default true) or dismiss"`
-	Direction string `json:"direction,omitempty" jsonschema:"scroll: down, up, left, right, top, bottom"`
+	Direction string `json:"direction,omitempty" jsonschema:"scroll direction"`
 	Amount    int    `json:"amount,omitempty" jsonschema:"scroll: pixels (default: one screen)"`
 
-	Snapshot    *bool `json:"snapshot,omitempty" jsonschema:"return the page snapshot after a page-changing action (default true)"`
+	AllowHosts []string `json:"allowHosts,omitempty" jsonschema:"launch: hosts this session may reach"`
+	BlockHosts []string `json:"blockHosts,omitempty" jsonschema:"launch: hosts this session may not reach"`
+	OnlyHosts  []string `json:"onlyHosts,omitempty" jsonschema:"launch: the only hosts this session may reach"`
+
+	Snapshot    *bool `json:"snapshot,omitempty" jsonschema:"false: no snapshot in the result"`
 	Interactive bool  `json:"interactive,omitempty" jsonschema:"snapshot: actionable elements only"`
 	Depth       int   `json:"depth,omitempty" jsonschema:"snapshot: maximum tree depth"`
 	MaxChars    int   `json:"maxChars,omitempty" jsonschema:"snapshot: character budget"`
-	Diff        bool  `json:"diff,omitempty" jsonschema:"snapshot: only what changed since the last snapshot"`
+	Diff        bool  `json:"diff,omitempty" jsonschema:"snapshot: only changes since the last one"`
 }
 
 // Result is what every action returns: source 001's BrowserToolResult plus
@@ -79,6 +83,12 @@ type Result struct {
 	Downloads []Download `json:"downloads,omitempty"`
 	Popups    []Tab      `json:"popups,omitempty"`
 	Notes     []string   `json:"notes,omitempty"`
+	// Blocked lists the requests the guard refused since the last result
+	// of this session (sub-resources, redirects, popups).
+	Blocked []string `json:"blocked,omitempty"`
+	// Wrapped is set when Content is inside the untrusted-content envelope
+	// and carries the page's title, URL and dialog text as well.
+	Wrapped bool `json:"wrapped,omitempty"`
 
 	// Image is the PNG of a screenshot, sent as MCP image content. It is not
 	// part of the JSON result; the HTTP API and CLI use ScreenshotPath.

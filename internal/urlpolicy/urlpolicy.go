@@ -56,13 +56,30 @@ func (e *Error) Error() string {
 
 // CheckURL checks a navigation target and returns the URL to load.
 func (p *Policy) CheckURL(ctx context.Context, raw string) (string, error) {
+	u, err := Parse(raw)
+	if err != nil || u.Scheme == "about" {
+		if err != nil {
+			return "", err
+		}
+		return u.String(), nil
+	}
+	if err := p.CheckHost(ctx, u); err != nil {
+		return "", err
+	}
+	return u.String(), nil
+}
+
+// Parse checks what can be checked of a navigation target without looking
+// its host up: a valid URL, scheme http or https (or exactly about:blank),
+// a host, no credentials. "example.com/x" is taken as https.
+func Parse(raw string) (*url.URL, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "about:blank" {
-		return raw, nil
+		return &url.URL{Scheme: "about", Opaque: "blank"}, nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", &Error{URL: raw, Reason: "not a valid URL", Hint: "give a full http:// or https:// URL"}
+		return nil, &Error{URL: raw, Reason: "not a valid URL", Hint: "give a full http:// or https:// URL"}
 	}
 	if u.Scheme == "" && !strings.Contains(raw, "://") && u.Host == "" {
 		// "example.com/path": an agent's shorthand for https.
@@ -73,20 +90,17 @@ func (p *Policy) CheckURL(ctx context.Context, raw string) (string, error) {
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
 	case "":
-		return "", &Error{URL: raw, Reason: "no scheme", Hint: "give a full http:// or https:// URL"}
+		return nil, &Error{URL: raw, Reason: "no scheme", Hint: "give a full http:// or https:// URL"}
 	default:
-		return "", &Error{URL: raw, Reason: fmt.Sprintf("scheme %q is not allowed (only http, https and about:blank)", u.Scheme)}
+		return nil, &Error{URL: raw, Reason: fmt.Sprintf("scheme %q is not allowed (only http, https and about:blank)", u.Scheme)}
 	}
 	if u.Host == "" || u.Hostname() == "" {
-		return "", &Error{URL: raw, Reason: "no host", Hint: "give a full http:// or https:// URL"}
+		return nil, &Error{URL: raw, Reason: "no host", Hint: "give a full http:// or https:// URL"}
 	}
 	if u.User != nil {
-		return "", &Error{URL: u.Redacted(), Reason: "URLs with credentials are not allowed"}
+		return nil, &Error{URL: u.Redacted(), Reason: "URLs with credentials are not allowed"}
 	}
-	if err := p.CheckHost(ctx, u); err != nil {
-		return "", err
-	}
-	return u.String(), nil
+	return u, nil
 }
 
 // CheckHost refuses a URL whose host is, or resolves to, an internal
