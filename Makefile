@@ -28,11 +28,14 @@ test: chromium vet
 	$(GO) test -count=1 -timeout 12m ./internal/e2e/
 
 bench: chromium
-	$(GO) test -run '^$$' -bench . -benchtime 20x ./internal/e2e/ ./internal/snapshot/
+	$(GO) test -run '^$$' -bench . -benchtime 10x ./internal/e2e/ ./internal/snapshot/ ./internal/egress/
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./internal/snapshot/
+	$(GO) test -run '^$$' -fuzz FuzzBuild -fuzztime 30s ./internal/snapshot/
 	$(GO) test -run '^$$' -fuzz FuzzCheckURL -fuzztime 30s ./internal/urlpolicy/
+	$(GO) test -run '^$$' -fuzz FuzzParseHost -fuzztime 30s ./internal/egress/
+	$(GO) test -run '^$$' -fuzz FuzzWrap -fuzztime 30s ./internal/untrusted/
 
 clean:
 	rm -rf bin

@@ -20,10 +20,10 @@ import (
 	"github.com/browserd/browserd/internal/tool"
 )
 
-func benchEngine(b *testing.B) (*engine.Engine, func()) {
+func benchEngine(b *testing.B, opts ...engine.Option) (*engine.Engine, func()) {
 	b.Helper()
 	cfg := testConfig(b)
-	e, err := engine.New(cfg, slog.New(slog.DiscardHandler))
+	e, err := engine.New(cfg, slog.New(slog.DiscardHandler), opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -234,4 +234,34 @@ func rssMB(b *testing.B, pid int) float64 {
 	}
 	b.Fatal("no VmRSS")
 	return 0
+}
+
+// BenchmarkGuardOverhead measures what the egress proxy costs: the same
+// work with Chromium routed through it (guard) and launched without it
+// (direct, only possible in this benchmark).
+func BenchmarkGuardOverhead(b *testing.B) {
+	for _, mode := range []string{"guard", "direct"} {
+		var opts []engine.Option
+		if mode == "direct" {
+			opts = append(opts, engine.WithoutProxy())
+		}
+		b.Run("table-navigate/"+mode, func(b *testing.B) {
+			e, done := benchEngine(b, opts...)
+			defer done()
+			must(b, e, tool.Input{Action: "navigate", URL: site.URL("/table"), Snapshot: new(bool)})
+			for b.Loop() {
+				must(b, e, tool.Input{Action: "navigate", URL: site.URL("/table"), Snapshot: new(bool)})
+			}
+		})
+		b.Run("form-scenario/"+mode, func(b *testing.B) {
+			e, done := benchEngine(b, opts...)
+			defer done()
+			for b.Loop() {
+				r := must(b, e, tool.Input{Action: "navigate", URL: site.URL("/form")})
+				must(b, e, tool.Input{Action: "type", Ref: firstRef(b, r.Content, "textbox", "Name"), Text: "Ann", Snapshot: new(bool)})
+				must(b, e, tool.Input{Action: "select", Ref: firstRef(b, r.Content, "combobox", "Country"), Value: "Japan", Snapshot: new(bool)})
+				must(b, e, tool.Input{Action: "click", Ref: firstRef(b, r.Content, "button", "Sign up")})
+			}
+		})
+	}
 }

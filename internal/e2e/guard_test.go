@@ -2,17 +2,21 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browserd/browserd/internal/engine"
 	"github.com/browserd/browserd/internal/tool"
@@ -264,5 +268,39 @@ func TestPromptInjectionStaysWrapped(t *testing.T) {
 		if strings.Contains(r.Title, "ignore") && strings.Contains(r.Content[:strings.Index(r.Content, "\n")], "gnore") {
 			t.Fatalf("%s: page text before the envelope", in.Action)
 		}
+	}
+}
+
+// TestDenyActions: an action the operator turned off is gone from the MCP
+// schema and refused by the daemon.
+func TestDenyActions(t *testing.T) {
+	data := t.TempDir()
+	cmd := exec.Command(browserdBin(t), append([]string{"mcp", "--deny-actions", "evaluate,pdf"}, daemonFlags(data)...)...)
+	c := mcp.NewClient(&mcp.Implementation{Name: "deny", Version: "1"}, nil)
+	sess, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sess.Close(); stopDaemon(t, data) }()
+	tools, err := sess.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, _ := json.Marshal(tools.Tools[0].InputSchema)
+	if strings.Contains(string(schema), `"evaluate"`) || strings.Contains(string(schema), `"pdf"`) || !strings.Contains(string(schema), `"navigate"`) {
+		t.Fatalf("denied actions still in the schema: %s", schema)
+	}
+	d := &mcpDriver{sess: sess, data: data}
+	r := d.do(t, tool.Input{Action: "evaluate", Expression: "1"})
+	if r.Success {
+		t.Fatal("a denied action ran")
+	}
+	// The daemon (started by the MCP bridge with its flags) refuses it too,
+	// whatever the client sends.
+	if r := d.do(t, tool.Input{Action: "status"}); !r.Success {
+		t.Fatal(r.Error)
+	}
+	if r := cli(t, data, "eval", "1"); r.Success || !strings.Contains(r.Error, "turned off") {
+		t.Fatalf("daemon ran a denied action: %+v", r)
 	}
 }

@@ -35,6 +35,7 @@ type Engine struct {
 	guard    egress.Policy // the server's egress policy
 	resolver egress.Resolver
 	proxy    *egress.Proxy
+	noProxy  bool
 
 	launchMu sync.Mutex // serializes browser start and restart
 
@@ -92,6 +93,11 @@ type Option func(*Engine)
 // to internal addresses with it).
 func WithResolver(r egress.Resolver) Option { return func(e *Engine) { e.resolver = r } }
 
+// WithoutProxy launches Chromium without the egress proxy. It exists only
+// to measure the proxy's cost (see docs/benchmarks.md); never use it to
+// serve agents: pages could then reach internal addresses.
+func WithoutProxy() Option { return func(e *Engine) { e.noProxy = true } }
+
 // New returns an engine and starts its guard (the egress proxy). No browser
 // starts until the first action.
 func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
@@ -133,6 +139,13 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		e.janitor()
 	}()
 	return e, nil
+}
+
+func (e *Engine) proxyArgs() []string {
+	if e.noProxy {
+		return nil
+	}
+	return []string{"--proxy-server=" + e.proxy.URL(), "--proxy-bypass-list=<-loopback>"}
 }
 
 func (e *Engine) pidFile() string { return e.cfg.Path("run", "chromium.pid") }
@@ -198,7 +211,7 @@ func (e *Engine) ensureBrowser(ctx context.Context) (br *browser.Browser, note s
 			// Every request of the default context goes through the guard,
 			// loopback included (Chromium bypasses proxies for loopback
 			// unless told "<-loopback>").
-			ExtraArgs: []string{"--proxy-server=" + e.proxy.URL(), "--proxy-bypass-list=<-loopback>"},
+			ExtraArgs: e.proxyArgs(),
 		})
 	}
 	if err != nil {
