@@ -182,7 +182,7 @@ func TestBrowserCrashRelaunch(t *testing.T) {
 	if r := cli(t, data, "open", site.URL("/form")); !r.Success {
 		t.Fatal(r.Error)
 	}
-	b, err := os.ReadFile(filepath.Join(data, "run", "chromium.pid"))
+	b, err := os.ReadFile(filepath.Join(data, "run", "chromium-profile-default.pid"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -39,6 +40,8 @@ type call struct {
 	// navRefused is set when the guard refused the document the tab ended
 	// on (a redirect or a page-made navigation to an internal host).
 	navRefused string
+	// slot is the browser the call's session lives in.
+	slot *slot
 }
 
 // userError is an action failure whose message is for the agent as is.
@@ -159,7 +162,7 @@ func (c *call) run(ctx context.Context) error {
 		return nil
 	}
 
-	br, note, err := e.ensureBrowser(ctx)
+	sl, note, err := e.ensureBrowser(ctx, sess)
 	if note != "" {
 		c.res.Notes = append(c.res.Notes, note)
 	}
@@ -175,7 +178,9 @@ func (c *call) run(ctx context.Context) error {
 		c.res.Content = e.status(ctx)
 		return nil
 	}
-	if err := c.pickTab(ctx, br); err != nil {
+	c.slot = sl
+	br := sl.br
+	if err := c.pickTab(ctx, sl); err != nil {
 		return err
 	}
 
@@ -253,7 +258,7 @@ func joinContent(a, b string) string {
 
 // pickTab chooses the tab the action works on: the tab named by the input,
 // the tab a ref belongs to, or the task's active tab (opened when missing).
-func (c *call) pickTab(ctx context.Context, br *browser.Browser) error {
+func (c *call) pickTab(ctx context.Context, sl *slot) error {
 	e, in, t := c.e, c.in, c.task
 	var want *tab
 	e.mu.Lock()
@@ -290,7 +295,7 @@ func (c *call) pickTab(ctx context.Context, br *browser.Browser) error {
 		e.mu.Unlock()
 	}
 	if want == nil {
-		tb, err := e.newTab(ctx, br, t)
+		tb, err := e.newTab(ctx, sl, t)
 		if err != nil {
 			return err
 		}
@@ -309,7 +314,7 @@ func (c *call) pickTab(ctx context.Context, br *browser.Browser) error {
 		if err != nil {
 			_ = want.page.Close(ctx)
 			e.removeTab(want)
-			tb, err := e.newTab(ctx, br, t)
+			tb, err := e.newTab(ctx, sl, t)
 			if err != nil {
 				return err
 			}
@@ -421,7 +426,7 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 		c.res.Content = strings.TrimRight(b.String(), "\n")
 		return nil
 	case "tab_new":
-		tb, err := c.e.newTab(ctx, br, c.task)
+		tb, err := c.e.newTab(ctx, c.slot, c.task)
 		if err != nil {
 			return err
 		}
@@ -773,33 +778,55 @@ func (c *call) closeTask(ctx context.Context) error {
 	return nil
 }
 
-// status describes the daemon's browser, sessions, tasks and tabs.
+// status describes the daemon's browsers, sessions, tasks and tabs.
 func (e *Engine) status(ctx context.Context) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var b strings.Builder
-	if e.br == nil {
-		b.WriteString("browser: not running (starts on the first action)\n")
-	} else {
+	running := 0
+	keys := make([]string, 0, len(e.slots))
+	for k := range e.slots {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		br := e.slots[k].br
+		if br == nil {
+			continue
+		}
 		select {
-		case <-e.br.Done():
-			fmt.Fprintf(&b, "browser: exited (%s); the next action starts a new one\n", e.br.DeathReason())
+		case <-br.Done():
+			fmt.Fprintf(&b, "browser %s: exited (%s); the next action starts a new one\n", k, br.DeathReason())
 		default:
-			if e.br.Attached() {
-				fmt.Fprintf(&b, "browser: attached over CDP (%s)\n", e.cfg.CDP)
+			running++
+			if br.Attached() {
+				fmt.Fprintf(&b, "browser: running, attached over CDP (%s)\n", e.cfg.CDP)
 			} else {
-				fmt.Fprintf(&b, "browser: running (pid %d)\n", e.br.PID())
+				fmt.Fprintf(&b, "browser: running %s (pid %d)\n", k, br.PID())
 			}
 		}
 	}
+	if running == 0 {
+		b.WriteString("browser: not running (starts on the first action)\n")
+	}
 	fmt.Fprintf(&b, "sessions: %d, tabs: %d, idle timeout: %s\n", len(e.sessions), len(e.tabs), e.cfg.IdleTimeout)
-	for _, s := range e.sessions {
+	ids := make([]string, 0, len(e.sessions))
+	for id := range e.sessions {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		s := e.sessions[id]
+		kind := "ephemeral"
+		if s.profile != "" {
+			kind = "profile " + s.profile
+		}
 		for _, t := range s.tasks {
-			ids := make([]string, len(t.tabs))
+			tabs := make([]string, len(t.tabs))
 			for i, tb := range t.tabs {
-				ids[i] = tb.id
+				tabs[i] = tb.id
 			}
-			fmt.Fprintf(&b, "  session %s task %s: tabs [%s], idle %s\n", s.id, t.name, strings.Join(ids, " "), time.Since(t.lastUsed).Round(time.Second))
+			fmt.Fprintf(&b, "  session %s (%s) task %s: tabs [%s], idle %s\n", s.id, kind, t.name, strings.Join(tabs, " "), time.Since(t.lastUsed).Round(time.Second))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

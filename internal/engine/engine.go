@@ -39,9 +39,8 @@ type Engine struct {
 
 	launchMu sync.Mutex // serializes browser start and restart
 
-	mu       sync.Mutex // protects the fields below
-	br       *browser.Browser
-	brErr    string // why the last browser died, reported once
+	mu       sync.Mutex       // protects the fields below
+	slots    map[string]*slot // browsers by key: "profile:NAME", "shared", "attached"
 	sessions map[string]*session
 	tabs     map[string]*tab // by tab id
 	spares   []string        // the launched browser's first tabs, not yet used
@@ -62,6 +61,9 @@ type session struct {
 	// the default session uses the proxy's default listener.
 	egress *egress.Session
 	policy egress.Policy
+	// profile names the persistent identity whose browser the session
+	// uses; "" for an ephemeral session (a context of the shared browser).
+	profile string
 }
 
 type task struct {
@@ -113,6 +115,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 			OnlyHosts:    cfg.OnlyHosts,
 		},
 		sessions: map[string]*session{},
+		slots:    map[string]*slot{},
 		tabs:     map[string]*tab{},
 		stop:     make(chan struct{}),
 	}
@@ -130,8 +133,11 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if cfg.CDP != "" {
 		log.Warn("attached to a browser browserd did not start: its default context (the default session) cannot be routed through the egress guard; other sessions get guarded contexts", "cdp", cfg.CDP)
 	}
-	if n, err := browser.KillLeftovers(e.pidFile()); n > 0 || err != nil {
-		log.Warn("killed Chromium left behind by an earlier daemon", "processes", n, "err", err)
+	pidFiles, _ := filepath.Glob(cfg.Path("run", "chromium*.pid"))
+	for _, f := range pidFiles {
+		if n, err := browser.KillLeftovers(f); n > 0 || err != nil {
+			log.Warn("killed Chromium left behind by an earlier daemon", "processes", n, "err", err)
+		}
 	}
 	e.wg.Add(1)
 	go func() {
@@ -141,15 +147,6 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	return e, nil
 }
 
-func (e *Engine) proxyArgs() []string {
-	if e.noProxy {
-		return nil
-	}
-	return []string{"--proxy-server=" + e.proxy.URL(), "--proxy-bypass-list=<-loopback>"}
-}
-
-func (e *Engine) pidFile() string { return e.cfg.Path("run", "chromium.pid") }
-
 // Close closes every tab and the browser, and stops the janitor.
 func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Lock()
@@ -158,121 +155,44 @@ func (e *Engine) Close(ctx context.Context) error {
 		return nil
 	}
 	e.closed = true
-	br := e.br
-	e.br = nil
+	var brs []*browser.Browser
+	for _, sl := range e.slots {
+		if sl.br != nil {
+			brs = append(brs, sl.br)
+			sl.br = nil
+		}
+	}
 	e.mu.Unlock()
 	close(e.stop)
 	e.wg.Wait()
-	var err error
-	if br != nil {
-		err = br.Close(ctx)
+	var errs []error
+	for _, br := range brs {
+		errs = append(errs, br.Close(ctx))
 	}
 	e.proxy.Close()
-	return err
+	return errors.Join(errs...)
 }
 
 // errClosed is returned for calls that arrive while the daemon shuts down.
 var errClosed = errors.New("browserd is shutting down")
 
-// ensureBrowser returns the live browser, starting one when there is none
-// or the last one died. note is set when a crash was detected.
-func (e *Engine) ensureBrowser(ctx context.Context) (br *browser.Browser, note string, err error) {
-	e.launchMu.Lock()
-	defer e.launchMu.Unlock()
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return nil, "", errClosed
-	}
-	br = e.br
-	e.mu.Unlock()
-	if br != nil {
-		select {
-		case <-br.Done():
-			note = fmt.Sprintf("the browser had exited (%s); browserd started a new one and this task's earlier tabs are gone", br.DeathReason())
-			e.log.Warn("browser died; relaunching", "reason", br.DeathReason())
-			e.dropBrowser(br)
-			_ = br.Close(context.WithoutCancel(ctx))
-		default:
-			return br, "", nil
-		}
-	}
-	start := time.Now()
-	if e.cfg.CDP != "" {
-		br, err = browser.Attach(ctx, e.cfg.CDP)
-	} else {
-		br, err = browser.Start(ctx, browser.LaunchOptions{
-			Exec:        e.cfg.Chromium,
-			UserDataDir: e.cfg.Path("chromium"),
-			Headed:      e.cfg.Headed,
-			Width:       e.cfg.Width,
-			Height:      e.cfg.Height,
-			PIDFile:     e.pidFile(),
-			// Every request of the default context goes through the guard,
-			// loopback included (Chromium bypasses proxies for loopback
-			// unless told "<-loopback>").
-			ExtraArgs: e.proxyArgs(),
-		})
-	}
-	if err != nil {
-		return nil, note, err
-	}
-	br.OnPopup = e.onPopup
-	if err := br.SetDownloads(ctx, "", e.cfg.Path("downloads")); err != nil {
-		e.log.Warn("downloads folder not set for the default context", "err", err)
-	}
-	e.log.Info("browser started", "pid", br.PID(), "attached", br.Attached(), "took", time.Since(start).Round(time.Millisecond))
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		_ = br.Close(context.WithoutCancel(ctx))
-		return nil, "", errClosed
-	}
-	e.br = br
-	e.spares = nil
-	e.mu.Unlock()
-	if !br.Attached() {
-		if targets, err := br.Targets(ctx); err == nil {
-			var spares []string
-			for _, t := range targets {
-				if t.Type == "page" && t.URL == "about:blank" && !t.Attached {
-					spares = append(spares, t.TargetID)
-				}
-			}
-			e.mu.Lock()
-			e.spares = spares
-			e.mu.Unlock()
-		}
-	}
-	return br, note, nil
-}
-
-// dropBrowser forgets every session, task and tab of a browser that died.
-func (e *Engine) dropBrowser(br *browser.Browser) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.br == br {
-		e.br = nil
-	}
-	for _, s := range e.sessions {
-		s.ctxID = ""
-		s.refs = snapshot.NewRefs()
-		for _, t := range s.tasks {
-			t.tabs, t.active, t.popups = nil, nil, nil
-		}
-	}
-	clear(e.tabs)
-	e.spares = nil
-}
-
-// sessionFor returns the session named by the input, creating it.
+// sessionFor returns the session the input names, creating it. With no
+// session named, it is the profile's (default "default"): the profile's own
+// browser, whose logins persist. A named session that does not exist yet is
+// ephemeral: an in-memory context of the shared browser.
 func (e *Engine) sessionFor(in *tool.Input) (*session, error) {
+	profile := in.Profile
+	if profile == "" && in.Session == "" {
+		profile = "default"
+	}
+	if profile != "" {
+		if err := checkName("profile", profile); err != nil {
+			return nil, err
+		}
+	}
 	id := in.Session
 	if id == "" {
-		id = in.Profile
-	}
-	if id == "" {
-		id = "default"
+		id = profile
 	}
 	if err := checkName("session", id); err != nil {
 		return nil, err
@@ -280,13 +200,20 @@ func (e *Engine) sessionFor(in *tool.Input) (*session, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.sessions[id]
-	if s == nil {
-		s = &session{id: id, refs: snapshot.NewRefs(), tasks: map[string]*task{}, created: time.Now(), policy: e.guard}
-		if id == "default" {
-			s.egress = e.proxy.Default()
+	if s != nil {
+		if in.Profile != "" && s.profile != in.Profile {
+			return nil, fmt.Errorf("session %q is not profile %q's session; leave out session to use the profile's", id, in.Profile)
 		}
-		e.sessions[id] = s
+		return s, nil
 	}
+	if in.Session != "" && in.Profile != "" && in.Session != in.Profile {
+		return nil, fmt.Errorf("no session %q; a profile's session is named like the profile (%q)", in.Session, in.Profile)
+	}
+	s = &session{id: id, profile: profile, refs: snapshot.NewRefs(), tasks: map[string]*task{}, created: time.Now(), policy: e.guard}
+	if profile == "default" {
+		s.egress = e.proxy.Default()
+	}
+	e.sessions[id] = s
 	return s, nil
 }
 
@@ -321,8 +248,9 @@ func checkName(what, s string) error {
 }
 
 // newTab opens a tab for the task in its session's browser context.
-func (e *Engine) newTab(ctx context.Context, br *browser.Browser, t *task) (*tab, error) {
-	ctxID, err := e.contextFor(ctx, br, t.sess)
+func (e *Engine) newTab(ctx context.Context, sl *slot, t *task) (*tab, error) {
+	br := sl.br
+	ctxID, err := e.contextFor(ctx, sl, t.sess)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +258,7 @@ func (e *Engine) newTab(ctx context.Context, br *browser.Browser, t *task) (*tab
 	if ctxID == "" {
 		// The browser's own first tab (about:blank, nobody attached) is
 		// ready to use: taking it saves opening a window.
-		if id := e.spareTab(ctx, br); id != "" {
+		if id := e.spareTab(sl, br); id != "" {
 			if pg, err := br.AttachPage(ctx, id, opts); err == nil {
 				return e.addTab(t, pg), nil
 			}
@@ -345,14 +273,14 @@ func (e *Engine) newTab(ctx context.Context, br *browser.Browser, t *task) (*tab
 
 // spareTab hands out the browser's own first tab (about:blank, opened at
 // launch, nobody attached) once, so the first task need not open a window.
-func (e *Engine) spareTab(ctx context.Context, br *browser.Browser) string {
+func (e *Engine) spareTab(sl *slot, br *browser.Browser) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if len(e.spares) == 0 || e.br != br {
+	if len(sl.spares) == 0 || sl.br != br {
 		return ""
 	}
-	id := e.spares[0]
-	e.spares = e.spares[1:]
+	id := sl.spares[0]
+	sl.spares = sl.spares[1:]
 	return id
 }
 
@@ -367,13 +295,14 @@ func (e *Engine) addTab(t *task, pg *browser.Page) *tab {
 	return tb
 }
 
-func (e *Engine) contextFor(ctx context.Context, br *browser.Browser, s *session) (string, error) {
+func (e *Engine) contextFor(ctx context.Context, sl *slot, s *session) (string, error) {
+	br := sl.br
 	e.mu.Lock()
 	id := s.ctxID
 	e.mu.Unlock()
-	// The default session uses the browser's default context (the one a
+	// A profile's session uses its browser's default context (the one the
 	// profile's files belong to); an attached browser's tasks share it too.
-	if id != "" || br.Attached() || s.id == "default" {
+	if id != "" || br.Attached() || s.profile != "" {
 		return id, nil
 	}
 	eg, err := e.egressFor(s)
@@ -457,11 +386,11 @@ func (e *Engine) onPopup(opener string, info browser.TargetInfo) {
 			parent = tb
 		}
 	}
-	br := e.br
 	e.mu.Unlock()
-	if parent == nil || br == nil {
+	if parent == nil {
 		return
 	}
+	br := parent.page.Browser()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	pg, err := br.AttachPage(ctx, info.TargetID, browser.PageOptions{})
@@ -528,18 +457,22 @@ func (e *Engine) reap(now time.Time) {
 		}
 		t.run.Unlock()
 	}
+	// A browser none of whose sessions has a tab left is closed.
 	e.mu.Lock()
-	br := e.br
-	empty := len(e.tabs) == 0
-	if empty && br != nil {
-		e.br = nil
-		e.spares = nil
-		for _, s := range e.sessions {
-			s.ctxID = ""
+	busy := map[string]bool{}
+	for _, tb := range e.tabs {
+		busy[e.slotKey(tb.task.sess)] = true
+	}
+	var idleBrowsers []*browser.Browser
+	for key, sl := range e.slots {
+		if sl.br == nil || busy[key] || now.Sub(sl.used) < e.cfg.IdleTimeout {
+			continue
 		}
+		idleBrowsers = append(idleBrowsers, sl.br)
+		e.resetSlot(sl)
 	}
 	e.mu.Unlock()
-	if empty && br != nil {
+	for _, br := range idleBrowsers {
 		e.launchMu.Lock()
 		_ = br.Close(ctx)
 		e.launchMu.Unlock()

@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/snapshot"
+)
+
+// slot is one browser and what the engine knows about it. A profile has a
+// browser of its own (its user-data-dir; the profile's session uses the
+// default context, so Chromium keeps its cookies and storage on disk).
+// Ephemeral sessions share one browser, each in an in-memory context. With
+// --cdp, every session uses the attached browser.
+type slot struct {
+	key     string
+	profile string
+	br      *browser.Browser
+	spares  []string  // the browser's first tabs, not yet used by a task
+	used    time.Time // last handed out by ensureBrowser
+}
+
+// owner is the owner of profiles until owners and tokens exist.
+const owner = "admin"
+
+// slotKey is the browser a session lives in. Call with mu held or on a
+// session whose profile is fixed (it never changes after creation).
+func (e *Engine) slotKey(s *session) string {
+	switch {
+	case e.cfg.CDP != "":
+		return "attached"
+	case s.profile != "":
+		return "profile:" + s.profile
+	}
+	return "shared"
+}
+
+// profileDir is a profile's Chromium user-data-dir.
+func (e *Engine) profileDir(name string) string { return e.cfg.Path("profiles", owner, name) }
+
+// ensureBrowser returns the live browser of the session, starting one when
+// there is none or the last one died. note is set when a crash was seen.
+func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note string, err error) {
+	e.launchMu.Lock()
+	defer e.launchMu.Unlock()
+	key := e.slotKey(s)
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil, "", errClosed
+	}
+	sl = e.slots[key]
+	if sl == nil {
+		sl = &slot{key: key, profile: s.profile}
+		e.slots[key] = sl
+	}
+	sl.used = time.Now()
+	br := sl.br
+	e.mu.Unlock()
+	if br != nil {
+		select {
+		case <-br.Done():
+			note = fmt.Sprintf("the browser had exited (%s); browserd started a new one and this session's earlier tabs are gone", br.DeathReason())
+			e.log.Warn("browser died; relaunching", "browser", key, "reason", br.DeathReason())
+			e.dropBrowser(sl)
+			_ = br.Close(context.WithoutCancel(ctx))
+		default:
+			return sl, "", nil
+		}
+	}
+	start := time.Now()
+	if e.cfg.CDP != "" {
+		br, err = browser.Attach(ctx, e.cfg.CDP)
+	} else {
+		dir := e.cfg.Path("run", "shared")
+		proxyURL := e.proxy.URL()
+		if s.profile != "" {
+			dir = e.profileDir(s.profile)
+			eg, err := e.egressFor(s)
+			if err != nil {
+				return nil, note, err
+			}
+			proxyURL = eg.URL()
+		} else {
+			// Nothing of an ephemeral browser outlives it.
+			_ = os.RemoveAll(dir)
+		}
+		br, err = browser.Start(ctx, browser.LaunchOptions{
+			Exec:        e.cfg.Chromium,
+			UserDataDir: dir,
+			Headed:      e.cfg.Headed,
+			Width:       e.cfg.Width,
+			Height:      e.cfg.Height,
+			PIDFile:     e.cfg.Path("run", "chromium-"+strings.ReplaceAll(key, ":", "-")+".pid"),
+			// Every request of the default context goes through the guard,
+			// loopback included (Chromium bypasses proxies for loopback
+			// unless told "<-loopback>").
+			ExtraArgs: e.proxyArgs(proxyURL),
+		})
+	}
+	if err != nil {
+		return nil, note, err
+	}
+	br.OnPopup = e.onPopup
+	if err := br.SetDownloads(ctx, "", e.cfg.Path("downloads")); err != nil {
+		e.log.Warn("downloads folder not set for the default context", "err", err)
+	}
+	e.log.Info("browser started", "browser", key, "pid", br.PID(), "attached", br.Attached(), "took", time.Since(start).Round(time.Millisecond))
+	var spares []string
+	if !br.Attached() {
+		if targets, err := br.Targets(ctx); err == nil {
+			for _, t := range targets {
+				if t.Type == "page" && t.URL == "about:blank" && !t.Attached {
+					spares = append(spares, t.TargetID)
+				}
+			}
+		}
+	}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		_ = br.Close(context.WithoutCancel(ctx))
+		return nil, "", errClosed
+	}
+	sl.br, sl.spares = br, spares
+	e.mu.Unlock()
+	return sl, note, nil
+}
+
+func (e *Engine) proxyArgs(url string) []string {
+	if e.noProxy {
+		return nil
+	}
+	return []string{"--proxy-server=" + url, "--proxy-bypass-list=<-loopback>"}
+}
+
+// dropBrowser forgets the tabs and contexts of a browser that died.
+func (e *Engine) dropBrowser(sl *slot) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for id, tb := range e.tabs {
+		if e.slotKey(tb.task.sess) == sl.key {
+			delete(e.tabs, id)
+		}
+	}
+	e.resetSlot(sl)
+}
+
+// resetSlot forgets a browser: its sessions lose their contexts, refs and
+// tabs. Call with mu held.
+func (e *Engine) resetSlot(sl *slot) {
+	sl.br, sl.spares = nil, nil
+	for _, s := range e.sessions {
+		if e.slotKey(s) != sl.key {
+			continue
+		}
+		s.ctxID = ""
+		s.refs = snapshot.NewRefs()
+		for _, t := range s.tasks {
+			t.tabs, t.active, t.popups = nil, nil, nil
+		}
+	}
+}
