@@ -190,3 +190,9 @@ func (p *Page) AfterDialog(ctx context.Context) error {
 	_, err := p.Eval(ctx, "0")
 	return err
 }
+
+// AddInitScript runs src in every document the tab loads from now on,
+// before the page's own scripts.
+func (p *Page) AddInitScript(ctx context.Context, src string) error {
+	return p.sess.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": src}, nil)
+}

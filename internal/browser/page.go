@@ -18,6 +18,8 @@ type PageOptions struct {
 	Width, Height int
 	// ConsoleLimit bounds the console buffer (default 1000 messages).
 	ConsoleLimit int
+	// InitScript runs in every new document before the page's scripts.
+	InitScript string
 }
 
 // ErrDialogOpen is the cause of an action's context when a JavaScript dialog
@@ -117,6 +119,9 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 		steps = append(steps, step{"Emulation.setDeviceMetricsOverride", map[string]any{
 			"width": o.Width, "height": o.Height, "deviceScaleFactor": 1, "mobile": false,
 		}})
+	}
+	if o.InitScript != "" {
+		steps = append(steps, step{"Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": o.InitScript}})
 	}
 	steps = append(steps, step{"Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}})
 	waits := make([]func(any) error, len(steps))

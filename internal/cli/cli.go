@@ -72,6 +72,8 @@ type CLI struct {
 	Upload uploadCmd `cmd:"" group:"Interaction" help:"Set the files of a file input: upload REF FILE..."`
 	Dialog dialogCmd `cmd:"" group:"Interaction" help:"Answer the open JavaScript dialog."`
 
+	State stateCmd `cmd:"" group:"Profiles" help:"Save or load cookies and storage (Playwright storageState)."`
+
 	Tabs tabsCmd `cmd:"" group:"Tabs" help:"List the task's tabs."`
 	Tab  tabCmd  `cmd:"" group:"Tabs" help:"Open, close or switch tabs."`
 

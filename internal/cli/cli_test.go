@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -140,6 +141,17 @@ func TestEveryActionHasACommand(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
 		seen[d.inputs[0].Action] = true
+	}
+	state := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(state, []byte(`{"cookies":[],"origins":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"state", "save", state}, {"state", "load", state}} {
+		d := &fakeDaemon{}
+		runWith(t, d, args...)
+		if len(d.inputs) == 1 {
+			seen[d.inputs[0].Action] = true
+		}
 	}
 	for _, a := range tool.Actions {
 		if !seen[a] {

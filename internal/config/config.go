@@ -21,11 +21,12 @@ type Config struct {
 	Chromium   string   `name:"chromium" env:"BROWSERD_CHROMIUM" help:"Chromium binary (default /usr/bin/chromium, then chromium or google-chrome on PATH)." placeholder:"PATH"`
 	AllowHosts []string `name:"allow-host" env:"BROWSERD_ALLOW_HOSTS" sep:"," help:"Let pages reach this loopback/private HOST[:PORT] (repeatable)." placeholder:"HOST[:PORT]"`
 
-	AllowPrivate bool     `name:"allow-private" env:"BROWSERD_ALLOW_PRIVATE" help:"Let pages reach every private, loopback and link-local address (the guard stays on for --block-host and --only-hosts)."`
-	BlockHosts   []string `name:"block-host" env:"BROWSERD_BLOCK_HOSTS" sep:"," help:"Never let pages reach HOST[:PORT] or *.DOMAIN (repeatable)." placeholder:"HOST"`
-	OnlyHosts    []string `name:"only-hosts" env:"BROWSERD_ONLY_HOSTS" sep:"," help:"Allow-list mode: pages may reach only these HOST[:PORT] or *.DOMAIN entries." placeholder:"HOST"`
-	DenyActions  []string `name:"deny-actions" env:"BROWSERD_DENY_ACTIONS" sep:"," help:"Remove these actions from the browser tool, e.g. evaluate,pdf." placeholder:"ACTION"`
-	NoWrap       bool     `name:"no-wrap" env:"BROWSERD_NO_WRAP" help:"Do not wrap page content in the untrusted-content envelope (for trusted use only)."`
+	AllowPrivate         bool     `name:"allow-private" env:"BROWSERD_ALLOW_PRIVATE" help:"Let pages reach every private, loopback and link-local address (the guard stays on for --block-host and --only-hosts)."`
+	BlockHosts           []string `name:"block-host" env:"BROWSERD_BLOCK_HOSTS" sep:"," help:"Never let pages reach HOST[:PORT] or *.DOMAIN (repeatable)." placeholder:"HOST"`
+	OnlyHosts            []string `name:"only-hosts" env:"BROWSERD_ONLY_HOSTS" sep:"," help:"Allow-list mode: pages may reach only these HOST[:PORT] or *.DOMAIN entries." placeholder:"HOST"`
+	DenyActions          []string `name:"deny-actions" env:"BROWSERD_DENY_ACTIONS" sep:"," help:"Remove these actions from the browser tool, e.g. evaluate,pdf." placeholder:"ACTION"`
+	ExcludeCookieDomains []string `name:"exclude-cookie-domains" env:"BROWSERD_EXCLUDE_COOKIE_DOMAINS" sep:"," help:"Never restore saved cookies of these domains (and their subdomains) into a profile." placeholder:"DOMAIN"`
+	NoWrap               bool     `name:"no-wrap" env:"BROWSERD_NO_WRAP" help:"Do not wrap page content in the untrusted-content envelope (for trusted use only)."`
 
 	Listen      string        `name:"listen" env:"BROWSERD_LISTEN" default:"127.0.0.1:8765" help:"HTTP listen address for the API and MCP (empty: Unix socket only)."`
 	Headed      bool          `name:"headed" env:"BROWSERD_HEADED" help:"Show the browser window."`
@@ -121,6 +122,9 @@ func (c *Config) DaemonArgs() []string {
 	}
 	for _, a := range c.DenyActions {
 		args = append(args, "--deny-actions", a)
+	}
+	for _, d := range c.ExcludeCookieDomains {
+		args = append(args, "--exclude-cookie-domains", d)
 	}
 	if c.AllowPrivate {
 		args = append(args, "--allow-private")

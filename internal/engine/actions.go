@@ -79,7 +79,7 @@ func (e *Engine) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
 func (c *call) wrap() {
 	r := &c.res
 	switch r.Action {
-	case "status", "launch", "close":
+	case "status", "launch", "close", "state_save", "state_load":
 		return // written by browserd, not by a page
 	}
 	var b strings.Builder
@@ -180,6 +180,12 @@ func (c *call) run(ctx context.Context) error {
 	}
 	c.slot = sl
 	br := sl.br
+	switch in.Action {
+	case "state_save":
+		return c.stateSave(ctx)
+	case "state_load":
+		return c.stateLoad(ctx)
+	}
 	if err := c.pickTab(ctx, sl); err != nil {
 		return err
 	}
@@ -231,6 +237,9 @@ func (c *call) run(ctx context.Context) error {
 	}
 	if c.navRefused != "" {
 		return &userError{c.navRefused}
+	}
+	if changesPage[in.Action] || in.Action == "evaluate" {
+		e.markDirty(sess) // the profile's state is saved soon, off this path
 	}
 	if d := pg.Dialog(); d != nil {
 		c.res.Dialog = &tool.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}

@@ -120,6 +120,12 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 			}
 		}
 	}
+	if s.profile != "" && !br.Attached() {
+		if err := e.restoreProfile(ctx, br, s); err != nil {
+			e.log.Warn("profile state not restored", "profile", s.profile, "err", err)
+			note = joinNote(note, "the profile's saved state could not be restored: "+err.Error())
+		}
+	}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -164,4 +170,11 @@ func (e *Engine) resetSlot(sl *slot) {
 			t.tabs, t.active, t.popups = nil, nil, nil
 		}
 	}
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }

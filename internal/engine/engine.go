@@ -23,6 +23,7 @@ import (
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/egress"
+	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -36,11 +37,13 @@ type Engine struct {
 	resolver egress.Resolver
 	proxy    *egress.Proxy
 	noProxy  bool
+	box      *secret.Box
 
 	launchMu sync.Mutex // serializes browser start and restart
 
-	mu       sync.Mutex       // protects the fields below
-	slots    map[string]*slot // browsers by key: "profile:NAME", "shared", "attached"
+	mu       sync.Mutex        // protects the fields below
+	slots    map[string]*slot  // browsers by key: "profile:NAME", "shared", "attached"
+	dirty    map[*session]bool // profile sessions to save soon
 	sessions map[string]*session
 	tabs     map[string]*tab // by tab id
 	spares   []string        // the launched browser's first tabs, not yet used
@@ -64,6 +67,8 @@ type session struct {
 	// profile names the persistent identity whose browser the session
 	// uses; "" for an ephemeral session (a context of the shared browser).
 	profile string
+	// initScript puts saved storage back in new tabs (see state.go).
+	initScript string
 }
 
 type task struct {
@@ -116,6 +121,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		},
 		sessions: map[string]*session{},
 		slots:    map[string]*slot{},
+		dirty:    map[*session]bool{},
 		tabs:     map[string]*tab{},
 		stop:     make(chan struct{}),
 	}
@@ -125,6 +131,11 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if err := e.guard.Validate(); err != nil {
 		return nil, err
 	}
+	box, err := secret.Load(cfg.Path("secret.key"))
+	if err != nil {
+		return nil, err
+	}
+	e.box = box
 	proxy, err := egress.New(egress.Options{Policy: e.guard, Resolver: e.resolver, Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("starting the egress guard: %w", err)
@@ -139,10 +150,14 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 			log.Warn("killed Chromium left behind by an earlier daemon", "processes", n, "err", err)
 		}
 	}
-	e.wg.Add(1)
+	e.wg.Add(2)
 	go func() {
 		defer e.wg.Done()
 		e.janitor()
+	}()
+	go func() {
+		defer e.wg.Done()
+		e.saver()
 	}()
 	return e, nil
 }
@@ -154,6 +169,22 @@ func (e *Engine) Close(ctx context.Context) error {
 		e.mu.Unlock()
 		return nil
 	}
+	var profiles []*session
+	for _, s := range e.sessions {
+		if s.profile != "" {
+			profiles = append(profiles, s)
+		}
+	}
+	e.mu.Unlock()
+	// Save every profile's state while its browser still runs.
+	for _, s := range profiles {
+		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if err := e.saveProfile(sctx, s); err != nil {
+			e.log.Warn("saving profile state at shutdown failed", "profile", s.profile, "err", err)
+		}
+		cancel()
+	}
+	e.mu.Lock()
 	e.closed = true
 	var brs []*browser.Browser
 	for _, sl := range e.slots {
@@ -254,7 +285,9 @@ func (e *Engine) newTab(ctx context.Context, sl *slot, t *task) (*tab, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := browser.PageOptions{Width: e.cfg.Width, Height: e.cfg.Height}
+	e.mu.Lock()
+	opts := browser.PageOptions{Width: e.cfg.Width, Height: e.cfg.Height, InitScript: t.sess.initScript}
+	e.mu.Unlock()
 	if ctxID == "" {
 		// The browser's own first tab (about:blank, nobody attached) is
 		// ready to use: taking it saves opening a window.
@@ -463,13 +496,34 @@ func (e *Engine) reap(now time.Time) {
 	for _, tb := range e.tabs {
 		busy[e.slotKey(tb.task.sess)] = true
 	}
-	var idleBrowsers []*browser.Browser
+	var idleSlots []*slot
 	for key, sl := range e.slots {
 		if sl.br == nil || busy[key] || now.Sub(sl.used) < e.cfg.IdleTimeout {
 			continue
 		}
-		idleBrowsers = append(idleBrowsers, sl.br)
-		e.resetSlot(sl)
+		idleSlots = append(idleSlots, sl)
+	}
+	var toSave []*session
+	for _, s := range e.sessions {
+		for _, sl := range idleSlots {
+			if s.profile != "" && e.slotKey(s) == sl.key {
+				toSave = append(toSave, s)
+			}
+		}
+	}
+	e.mu.Unlock()
+	for _, s := range toSave {
+		if err := e.saveProfile(ctx, s); err != nil {
+			e.log.Warn("saving profile state failed", "profile", s.profile, "err", err)
+		}
+	}
+	var idleBrowsers []*browser.Browser
+	e.mu.Lock()
+	for _, sl := range idleSlots {
+		if sl.br != nil {
+			idleBrowsers = append(idleBrowsers, sl.br)
+			e.resetSlot(sl)
+		}
 	}
 	e.mu.Unlock()
 	for _, br := range idleBrowsers {

@@ -6,6 +6,7 @@ package tool
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ var Actions = []string{
 	"select", "scroll", "evaluate", "extract", "wait", "tabs", "tab_new",
 	"tab_close", "tab_switch", "pdf", "console", "status",
 	"dialog", "upload", "back", "forward", "reload", "hover", "press",
+	"state_save", "state_load",
 }
 
 // Input is one call of the browser tool. Field names follow source 001.
@@ -29,18 +31,19 @@ type Input struct {
 	Task    string `json:"task,omitempty" jsonschema:"your task name; each task has its own tabs"`
 	Profile string `json:"profile,omitempty" jsonschema:"persistent login identity"`
 
-	URL        string   `json:"url,omitempty" jsonschema:"navigate/tab_new: http(s) URL; wait: URL substring to wait for"`
-	Ref        string   `json:"ref,omitempty" jsonschema:"element ref from the last snapshot, e.g. e12"`
-	Selector   string   `json:"selector,omitempty" jsonschema:"CSS selector (target, wait or snapshot scope)"`
-	Role       string   `json:"role,omitempty" jsonschema:"ARIA role of the target (with name)"`
-	Name       string   `json:"name,omitempty" jsonschema:"accessible name of the target (with role)"`
-	Text       string   `json:"text,omitempty" jsonschema:"type: text to enter; wait: text to appear; dialog: prompt answer"`
-	Value      string   `json:"value,omitempty" jsonschema:"select: option value or label"`
-	Key        string   `json:"key,omitempty" jsonschema:"press: key or chord, e.g. Enter, Control+a"`
-	Expression string   `json:"expression,omitempty" jsonschema:"evaluate: JavaScript expression"`
-	Tab        string   `json:"tab,omitempty" jsonschema:"tab id, e.g. t2"`
-	Path       string   `json:"path,omitempty" jsonschema:"screenshot/pdf: file name inside the data folder"`
-	Files      []string `json:"files,omitempty" jsonschema:"upload: file names inside the upload folder"`
+	URL        string          `json:"url,omitempty" jsonschema:"URL to open, or (wait) a URL substring"`
+	Ref        string          `json:"ref,omitempty" jsonschema:"element ref from the last snapshot, e.g. e12"`
+	Selector   string          `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Role       string          `json:"role,omitempty" jsonschema:"ARIA role of the target (with name)"`
+	Name       string          `json:"name,omitempty" jsonschema:"accessible name of the target (with role)"`
+	Text       string          `json:"text,omitempty" jsonschema:"text to type, wait for, or answer a prompt with"`
+	Value      string          `json:"value,omitempty" jsonschema:"select: option value or label"`
+	Key        string          `json:"key,omitempty" jsonschema:"press: key or chord, e.g. Enter, Control+a"`
+	Expression string          `json:"expression,omitempty" jsonschema:"evaluate: JavaScript expression"`
+	Tab        string          `json:"tab,omitempty" jsonschema:"tab id, e.g. t2"`
+	Path       string          `json:"path,omitempty" jsonschema:"file name (screenshot, pdf, state)"`
+	Files      []string        `json:"files,omitempty" jsonschema:"upload: file names inside the upload folder"`
+	State      json.RawMessage `json:"state,omitempty" jsonschema:"state_load: storageState JSON"`
 
 	Timeout   int    `json:"timeout,omitempty" jsonschema:"ms before giving up"`
 	Time      int    `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
@@ -86,6 +89,9 @@ type Result struct {
 	// Blocked lists the requests the guard refused since the last result
 	// of this session (sub-resources, redirects, popups).
 	Blocked []string `json:"blocked,omitempty"`
+	// State is the storageState state_save captured (Playwright's format);
+	// it is credentials, so front ends that feed a model leave it out.
+	State json.RawMessage `json:"state,omitempty"`
 	// Wrapped is set when Content is inside the untrusted-content envelope
 	// and carries the page's title, URL and dialog text as well.
 	Wrapped bool `json:"wrapped,omitempty"`
@@ -183,6 +189,10 @@ func (in *Input) Validate() error {
 	case "wait":
 		if in.Selector == "" && in.Text == "" && in.TextGone == "" && in.URL == "" && in.Time == 0 {
 			return fmt.Errorf("wait needs one of selector, text, textGone, url or time")
+		}
+	case "state_load":
+		if len(in.State) == 0 && in.Path == "" {
+			return fmt.Errorf("state_load needs state (a storageState object) or path (a file name in the states folder)")
 		}
 	case "scroll":
 		switch in.Direction {

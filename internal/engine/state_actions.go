@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/storagestate"
+)
+
+// stateSave captures the session's cookies (session-only ones included) and
+// its tabs' storage as a Playwright storageState, writes it under
+// <data>/states and returns it in Result.State — never in Content, which a
+// model reads: cookies are credentials.
+func (c *call) stateSave(ctx context.Context) error {
+	e, s := c.e, c.task.sess
+	st, err := e.captureState(ctx, c.slot.br, s)
+	if err != nil {
+		return err
+	}
+	if s.profile != "" {
+		// Storage of origins no tab has open now comes from the saved state.
+		if old, err := e.loadProfileState(s.profile); err == nil && old != nil {
+			old.Cookies = st.Cookies
+			old.MergeOrigins(st.Origins)
+			st = old
+		}
+	}
+	data, err := st.Marshal()
+	if err != nil {
+		return err
+	}
+	path, err := e.dataFile("states", c.in.Path, fmt.Sprintf("%s-%s.json", s.id, browser.Stamp(time.Now())), ".json")
+	if err != nil {
+		return &userError{err.Error()}
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return fmt.Errorf("saving the state: %w", err)
+	}
+	c.res.Path = path
+	c.res.State = data
+	c.res.Content = fmt.Sprintf("saved %d cookies and the storage of %d origins to %s", len(st.Cookies), len(st.Origins), path)
+	return nil
+}
+
+// stateLoad puts a storageState into the session: cookies at once, storage
+// into every page loaded from now on (before the page's own scripts).
+func (c *call) stateLoad(ctx context.Context) error {
+	e, s := c.e, c.task.sess
+	data := []byte(c.in.State)
+	if len(data) == 0 {
+		name := c.in.Path
+		if name != filepath.Base(name) || name == ".." || name == "." {
+			return fail("path %q must be a file name inside %s", name, e.cfg.Path("states"))
+		}
+		b, err := os.ReadFile(filepath.Join(e.cfg.Path("states"), name))
+		if err != nil {
+			return fail("no state file %q in %s", name, e.cfg.Path("states"))
+		}
+		data = b
+	}
+	st, err := storagestate.Parse(data)
+	if err != nil {
+		return &userError{err.Error()}
+	}
+	excluded := st.Exclude(e.cfg.ExcludeCookieDomains)
+	if _, err := e.contextFor(ctx, c.slot, s); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	ctxID := s.ctxID
+	e.mu.Unlock()
+	if len(st.Cookies) > 0 {
+		params := map[string]any{"cookies": storagestate.ToCDP(st.Cookies)}
+		if ctxID != "" {
+			params["browserContextId"] = ctxID
+		}
+		if err := c.slot.br.Conn().Browser().Call(ctx, "Storage.setCookies", params, nil); err != nil {
+			return fmt.Errorf("setting cookies: %w", err)
+		}
+	}
+	script := storageScript(st.Origins)
+	e.mu.Lock()
+	if script != "" {
+		s.initScript = combineScripts(s.initScript, script)
+	}
+	var pages []*browser.Page
+	for _, t := range s.tasks {
+		for _, tb := range t.tabs {
+			pages = append(pages, tb.page)
+		}
+	}
+	e.mu.Unlock()
+	if script != "" {
+		for _, pg := range pages {
+			_ = pg.AddInitScript(ctx, script)
+		}
+	}
+	e.markDirty(s)
+	c.res.Content = fmt.Sprintf("loaded %d cookies and the storage of %d origins; storage applies to pages loaded from now on", len(st.Cookies), len(st.Origins))
+	if excluded > 0 {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d cookies of excluded domains were left out (--exclude-cookie-domains)", excluded))
+	}
+	return nil
+}
+
+func combineScripts(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + ";\n" + b
+}
