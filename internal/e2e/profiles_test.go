@@ -224,3 +224,43 @@ func TestPlaywrightFixtureLoads(t *testing.T) {
 		t.Fatalf("malformed state: %+v", r.Error)
 	}
 }
+
+// TestBrokenProfilesRecover: garbage Preferences, a truncated Cookies
+// database and a lock left by a dead process: each profile launches and
+// comes back logged in.
+func TestBrokenProfilesRecover(t *testing.T) {
+	host, _ := os.Hostname()
+	breakers := map[string]func(dir string) error{
+		"garbage preferences": func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "Default", "Preferences"), []byte("{not json at all"), 0o600)
+		},
+		"truncated cookies": func(dir string) error {
+			return os.Truncate(filepath.Join(dir, "Default", "Cookies"), 100)
+		},
+		"stale lock": func(dir string) error {
+			_ = os.Remove(filepath.Join(dir, "SingletonLock"))
+			return os.Symlink(host+"-999999", filepath.Join(dir, "SingletonLock"))
+		},
+		"lock from another machine": func(dir string) error {
+			_ = os.Remove(filepath.Join(dir, "SingletonLock"))
+			return os.Symlink("elsewhere.example-4242", filepath.Join(dir, "SingletonLock"))
+		},
+	}
+	for name, breakIt := range breakers {
+		t.Run(name, func(t *testing.T) {
+			data := t.TempDir()
+			d := startDaemon(t, data)
+			login(t, data)
+			stopDaemon(t, data)
+			_, _ = d.Process.Wait()
+			if err := breakIt(filepath.Join(data, "profiles", "admin", "default")); err != nil {
+				t.Fatal(err)
+			}
+			startDaemon(t, data)
+			status, ls, _ := account(t, data)
+			if !strings.Contains(status, "Logged in as alice") || !strings.Contains(ls, "alice") {
+				t.Fatalf("broken profile (%s) did not come back logged in: %q %q", name, status, ls)
+			}
+		})
+	}
+}

@@ -819,6 +819,9 @@ func (e *Engine) status(ctx context.Context) string {
 		b.WriteString("browser: not running (starts on the first action)\n")
 	}
 	fmt.Fprintf(&b, "sessions: %d, tabs: %d, idle timeout: %s\n", len(e.sessions), len(e.tabs), e.cfg.IdleTimeout)
+	for p, r := range e.repairs {
+		fmt.Fprintf(&b, "profile %s repaired %s\n", p, r)
+	}
 	ids := make([]string, 0, len(e.sessions))
 	for id := range e.sessions {
 		ids = append(ids, id)

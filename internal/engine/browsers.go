@@ -89,7 +89,7 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 			// Nothing of an ephemeral browser outlives it.
 			_ = os.RemoveAll(dir)
 		}
-		br, err = browser.Start(ctx, browser.LaunchOptions{
+		opts := browser.LaunchOptions{
 			Exec:        e.cfg.Chromium,
 			UserDataDir: dir,
 			Headed:      e.cfg.Headed,
@@ -100,7 +100,14 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 			// loopback included (Chromium bypasses proxies for loopback
 			// unless told "<-loopback>").
 			ExtraArgs: e.proxyArgs(proxyURL),
-		})
+		}
+		if s.profile != "" {
+			var repaired string
+			br, repaired, err = e.startProfile(ctx, s.profile, opts)
+			note = joinNote(note, repaired)
+		} else {
+			br, err = browser.Start(ctx, opts)
+		}
 	}
 	if err != nil {
 		return nil, note, err
@@ -177,4 +184,39 @@ func joinNote(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// startProfile starts a profile's browser, repairing the profile when it
+// has to: a lock left by a dead Chromium (or one from another machine) is
+// cleared; a profile Chromium still cannot start on is moved aside to
+// <name>.corrupt-<time> (the newest three are kept), recreated, and its
+// saved state restored — one retry. repaired says what was done.
+func (e *Engine) startProfile(ctx context.Context, profile string, opts browser.LaunchOptions) (*browser.Browser, string, error) {
+	var repaired string
+	if cleared, err := browser.ClearStaleLock(opts.UserDataDir); err != nil {
+		return nil, "", err
+	} else if cleared {
+		repaired = "cleared a stale lock left in the profile by a Chromium that is gone"
+		e.log.Warn("cleared a stale profile lock", "profile", profile)
+	}
+	br, err := browser.Start(ctx, opts)
+	if err == nil {
+		return br, repaired, nil
+	}
+	if _, statErr := os.Stat(opts.UserDataDir); statErr != nil {
+		return nil, repaired, err
+	}
+	aside, mvErr := browser.MoveAside(opts.UserDataDir, 3)
+	if mvErr != nil {
+		return nil, repaired, fmt.Errorf("%w; and the profile could not be moved aside: %w", err, mvErr)
+	}
+	e.log.Warn("profile would not start; moved aside and recreated", "profile", profile, "err", err, "kept", aside)
+	e.mu.Lock()
+	e.repairs[profile] = fmt.Sprintf("%s: Chromium would not start on it (%v); moved aside to %s and recreated from the saved state", time.Now().Format(time.RFC3339), err, aside)
+	e.mu.Unlock()
+	br, err2 := browser.Start(ctx, opts)
+	if err2 != nil {
+		return nil, repaired, fmt.Errorf("profile %s would not start (%v), nor once recreated: %w", profile, err, err2)
+	}
+	return br, joinNote(repaired, fmt.Sprintf("profile %s would not start; it was moved aside to %s, recreated and its saved state restored", profile, aside)), nil
 }

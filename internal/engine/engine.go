@@ -44,6 +44,7 @@ type Engine struct {
 	mu       sync.Mutex        // protects the fields below
 	slots    map[string]*slot  // browsers by key: "profile:NAME", "shared", "attached"
 	dirty    map[*session]bool // profile sessions to save soon
+	repairs  map[string]string // profile -> the last repair, for status
 	sessions map[string]*session
 	tabs     map[string]*tab // by tab id
 	spares   []string        // the launched browser's first tabs, not yet used
@@ -122,6 +123,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		sessions: map[string]*session{},
 		slots:    map[string]*slot{},
 		dirty:    map[*session]bool{},
+		repairs:  map[string]string{},
 		tabs:     map[string]*tab{},
 		stop:     make(chan struct{}),
 	}
