@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/browserd/browserd/internal/cdp"
 	"github.com/browserd/browserd/internal/engine"
 	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -263,5 +266,90 @@ func BenchmarkGuardOverhead(b *testing.B) {
 				must(b, e, tool.Input{Action: "click", Ref: firstRef(b, r.Content, "button", "Sign up")})
 			}
 		})
+	}
+}
+
+// BenchmarkConcurrentTasks: N tasks of one profile, each with its own tab,
+// doing navigate+snapshot in parallel. Reports throughput, per-action
+// latency percentiles, and Chromium's memory per extra task.
+func BenchmarkConcurrentTasks(b *testing.B) {
+	for _, n := range []int{1, 10, 50} {
+		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) {
+			e, done := benchEngine(b)
+			defer done()
+			// Open every task's tab first; memory is measured with all open.
+			for i := range n {
+				must(b, e, tool.Input{Action: "navigate", Task: fmt.Sprintf("k%d", i), URL: site.URL("/form"), Snapshot: new(bool)})
+			}
+			var mu sync.Mutex
+			var lat []time.Duration
+			start := time.Now()
+			ops := 0
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for i := range n {
+					wg.Go(func() {
+						t0 := time.Now()
+						must(b, e, tool.Input{Action: "navigate", Task: fmt.Sprintf("k%d", i), URL: site.URL("/form")})
+						mu.Lock()
+						lat = append(lat, time.Since(t0))
+						mu.Unlock()
+					})
+				}
+				wg.Wait()
+				ops += n
+			}
+			el := time.Since(start)
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(ops)/el.Seconds(), "actions/s")
+			b.ReportMetric(float64(lat[len(lat)/2].Milliseconds()), "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Milliseconds()), "p99-ms")
+			b.ReportMetric(chromiumPSSMB(), "chromium-pss-MB")
+		})
+	}
+}
+
+// chromiumPSSMB sums the proportional set size of every Chromium process
+// (shared pages counted once, split between their users).
+func chromiumPSSMB() float64 {
+	ents, _ := os.ReadDir("/proc")
+	total := 0
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if !strings.Contains(string(cmd), "chrom") {
+			continue
+		}
+		st, _ := os.ReadFile("/proc/" + e.Name() + "/smaps_rollup")
+		for _, l := range strings.Split(string(st), "\n") {
+			if f := strings.Fields(l); len(f) >= 2 && f[0] == "Pss:" {
+				kb, _ := strconv.Atoi(f[1])
+				total += kb
+			}
+		}
+	}
+	return float64(total) / 1024
+}
+
+// BenchmarkStateRestore: loading a state of 200 cookies over 20 origins
+// (with localStorage) into a fresh session.
+func BenchmarkStateRestore(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	st := storagestate.State{}
+	for o := range 20 {
+		host := fmt.Sprintf("site%d.example", o)
+		for c := range 10 {
+			st.Cookies = append(st.Cookies, storagestate.Cookie{Name: fmt.Sprintf("c%d", c), Value: strings.Repeat("v", 40), Domain: host, Path: "/", Expires: -1, SameSite: "Lax"})
+		}
+		st.Origins = append(st.Origins, storagestate.Origin{Origin: "https://" + host, LocalStorage: []storagestate.NameValue{{Name: "k", Value: "v"}}})
+	}
+	data, _ := st.Marshal()
+	i := 0
+	for b.Loop() {
+		i++
+		must(b, e, tool.Input{Action: "state_load", Session: fmt.Sprintf("r%d", i), State: data})
 	}
 }
