@@ -17,3 +17,7 @@ func (c *launchCmd) input() (tool.Input, error) {
 type closeCmd struct{}
 
 func (c *closeCmd) input() (tool.Input, error) { return tool.Input{Action: "close"}, nil }
+
+type taskEndCmd struct{}
+
+func (c *taskEndCmd) input() (tool.Input, error) { return tool.Input{Action: "task_end"}, nil }

@@ -77,9 +77,10 @@ type CLI struct {
 	Tabs tabsCmd `cmd:"" group:"Tabs" help:"List the task's tabs."`
 	Tab  tabCmd  `cmd:"" group:"Tabs" help:"Open, close or switch tabs."`
 
-	Status statusCmd `cmd:"" group:"Browser" help:"Show the browser, sessions and tasks."`
-	Launch launchCmd `cmd:"" group:"Browser" help:"Start the browser now instead of at the first action."`
-	Close  closeCmd  `cmd:"" group:"Browser" help:"Close the session's browser (logins are kept in the profile)."`
+	Status  statusCmd  `cmd:"" group:"Browser" help:"Show the browser, sessions and tasks."`
+	Launch  launchCmd  `cmd:"" group:"Browser" help:"Start the browser now instead of at the first action."`
+	Close   closeCmd   `cmd:"" group:"Browser" help:"Close the task's tabs (logins are kept in the profile)."`
+	TaskEnd taskEndCmd `cmd:"" name:"task-end" group:"Browser" help:"End the task; its tabs stay open for review until closed or idle."`
 }
 
 // action is a command that is one browser tool call.

@@ -339,6 +339,8 @@ func cliArgs(in tool.Input) ([]string, error) {
 		add(in.Path != "", "--path", in.Path)
 	case "console", "tabs", "status", "launch", "close":
 		a = append(a, in.Action)
+	case "task_end":
+		a = append(a, "task-end")
 	case "tab_new":
 		a = append(a, "tab", "new")
 		add(in.URL != "", in.URL)

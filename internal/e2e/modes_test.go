@@ -153,26 +153,43 @@ func TestIdleTimeout(t *testing.T) {
 	}
 }
 
-// TestConcurrentTasks: ten tasks in parallel on one daemon, each on its own
-// page, never see each other's tabs or refs.
+// TestConcurrentTasks: ten tasks of one profile in parallel, each driving
+// its own page (navigate, type, select, click, snapshot), never see each
+// other's tabs or refs; task_end leaves a task's tab open.
 func TestConcurrentTasks(t *testing.T) {
 	d := newMCPDriver(t)
 	errs := make(chan error, 10)
+	refOf := make([]string, 10)
 	for i := range 10 {
 		go func() {
-			task := fmt.Sprintf("par-%d", i)
-			path := []string{"/form", "/spa", "/shadow", "/hover", "/keys"}[i%5]
-			r := d.do(t, tool.Input{Action: "navigate", Task: task, URL: site.URL(path)})
-			if !r.Success {
-				errs <- fmt.Errorf("%s: %s", task, r.Error)
-				return
-			}
-			tabs := d.do(t, tool.Input{Action: "tabs", Task: task}).Tabs
-			if len(tabs) != 1 || !strings.HasSuffix(tabs[0].URL, path) {
-				errs <- fmt.Errorf("%s sees tabs %+v", task, tabs)
-				return
-			}
-			errs <- nil
+			errs <- func() error {
+				task := fmt.Sprintf("par-%d", i)
+				r := d.do(t, tool.Input{Action: "navigate", Task: task, URL: site.URL(fmt.Sprintf("/form?task=%d", i))})
+				if !r.Success {
+					return fmt.Errorf("%s navigate: %s", task, r.Error)
+				}
+				name := firstRefIn(r.Content, "textbox", "Name")
+				refOf[i] = name
+				steps := []tool.Input{
+					{Action: "type", Task: task, Ref: name, Text: task},
+					{Action: "select", Task: task, Ref: firstRefIn(r.Content, "combobox", "Country"), Value: "France"},
+					{Action: "click", Task: task, Ref: firstRefIn(r.Content, "button", "Sign up")},
+				}
+				var last tool.Result
+				for _, in := range steps {
+					if last = d.do(t, in); !last.Success {
+						return fmt.Errorf("%s %s: %s", task, in.Action, last.Error)
+					}
+				}
+				if !strings.Contains(last.Content, "Signed up: "+task+" ") || !strings.Contains(last.Content, " fr ") {
+					return fmt.Errorf("%s: another task's input leaked in:\n%s", task, last.Content)
+				}
+				tabs := d.do(t, tool.Input{Action: "tabs", Task: task}).Tabs
+				if len(tabs) != 1 || !strings.Contains(tabs[0].URL, fmt.Sprintf("task=%d", i)) {
+					return fmt.Errorf("%s sees tabs %+v", task, tabs)
+				}
+				return nil
+			}()
 		}()
 	}
 	for range 10 {
@@ -180,4 +197,29 @@ func TestConcurrentTasks(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	if t.Failed() {
+		return
+	}
+	// A task cannot use another task's ref.
+	r := d.do(t, tool.Input{Action: "click", Task: "par-0", Ref: refOf[1]})
+	if r.Success || !strings.Contains(r.Error, "another task") {
+		t.Fatalf("task par-0 used par-1's ref: %+v", r.Error)
+	}
+	// task_end keeps the tab open for review.
+	if r := d.do(t, tool.Input{Action: "task_end", Task: "par-0"}); !r.Success {
+		t.Fatal(r.Error)
+	}
+	st := d.do(t, tool.Input{Action: "status"})
+	if !strings.Contains(st.Content, "task par-0 (ended): tabs [t") {
+		t.Fatalf("status after task_end:\n%s", st.Content)
+	}
+}
+
+func firstRefIn(snap, role, name string) string {
+	for _, m := range refLine.FindAllStringSubmatch(snap, -1) {
+		if m[1] == role && m[2] == name {
+			return m[3]
+		}
+	}
+	return "e0"
 }

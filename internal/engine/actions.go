@@ -79,7 +79,7 @@ func (e *Engine) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
 func (c *call) wrap() {
 	r := &c.res
 	switch r.Action {
-	case "status", "launch", "close", "state_save", "state_load":
+	case "status", "launch", "close", "state_save", "state_load", "task_end":
 		return // written by browserd, not by a page
 	}
 	var b strings.Builder
@@ -157,6 +157,20 @@ func (c *call) run(ctx context.Context) error {
 	if in.Action == "close" {
 		return c.closeTask(ctx)
 	}
+	if in.Action == "task_end" {
+		// The task's tabs stay open for a person to review, until closed
+		// or reaped by the idle policy.
+		e.mu.Lock()
+		t.ended = true
+		n := len(t.tabs)
+		e.mu.Unlock()
+		e.markDirty(sess)
+		c.res.Content = fmt.Sprintf("task %q ended; its %d tabs stay open for review until closed or idle for %s", t.name, n, e.cfg.IdleTimeout)
+		return nil
+	}
+	e.mu.Lock()
+	t.ended = false
+	e.mu.Unlock()
 	if in.Action == "tabs" {
 		c.res.Tabs = e.tabsOf(ctx, t)
 		return nil
@@ -838,7 +852,11 @@ func (e *Engine) status(ctx context.Context) string {
 			for i, tb := range t.tabs {
 				tabs[i] = tb.id
 			}
-			fmt.Fprintf(&b, "  session %s (%s) task %s: tabs [%s], idle %s\n", s.id, kind, t.name, strings.Join(tabs, " "), time.Since(t.lastUsed).Round(time.Second))
+			ended := ""
+			if t.ended {
+				ended = " (ended)"
+			}
+			fmt.Fprintf(&b, "  session %s (%s) task %s%s: tabs [%s], idle %s\n", s.id, kind, t.name, ended, strings.Join(tabs, " "), time.Since(t.lastUsed).Round(time.Second))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

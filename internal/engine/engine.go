@@ -82,6 +82,7 @@ type task struct {
 	active   *tab
 	lastUsed time.Time
 	popups   []*tab // opened by the page since the last result
+	ended    bool   // task_end was called; tabs stay for review
 }
 
 type tab struct {

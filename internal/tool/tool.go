@@ -19,7 +19,7 @@ var Actions = []string{
 	"select", "scroll", "evaluate", "extract", "wait", "tabs", "tab_new",
 	"tab_close", "tab_switch", "pdf", "console", "status",
 	"dialog", "upload", "back", "forward", "reload", "hover", "press",
-	"state_save", "state_load",
+	"state_save", "state_load", "task_end",
 }
 
 // Input is one call of the browser tool. Field names follow source 001.
