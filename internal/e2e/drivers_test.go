@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,7 +39,12 @@ func browserdBin(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "browserd")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/browserd/browserd/cmd/browserd").CombinedOutput()
+		// The go command of the toolchain running the tests, PATH or not.
+		goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goCmd); err != nil {
+			goCmd = "go"
+		}
+		out, err := exec.Command(goCmd, "build", "-o", binPath, "github.com/browserd/browserd/cmd/browserd").CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
