@@ -20,6 +20,11 @@ type PageOptions struct {
 	ConsoleLimit int
 	// InitScript runs in every new document before the page's scripts.
 	InitScript string
+	// Guard, when set, vets every request of the tab through CDP Fetch
+	// interception: the fallback for a browser browserd did not start and
+	// so could not route through its egress proxy. It returns nil to let
+	// a request go, or the reason it is refused.
+	Guard func(ctx context.Context, url string) error
 }
 
 // ErrDialogOpen is the cause of an action's context when a JavaScript dialog
@@ -74,7 +79,8 @@ type Page struct {
 	execCtx     map[string]int64         // frame id -> default execution context id
 	crashed     bool
 	windowOpens int
-	handled     int64 // events the loop has handled
+	blocked     []string // refused by the Fetch guard, not yet reported
+	handled     int64    // events the loop has handled
 	events      *cdp.Listener
 
 	loopDone chan struct{}
@@ -89,6 +95,7 @@ var pageEvents = []string{
 	"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed",
 	"Target.attachedToTarget", "Target.detachedFromTarget",
 	"Inspector.targetCrashed",
+	"Fetch.requestPaused",
 }
 
 func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session, o PageOptions) (*Page, error) {
@@ -122,6 +129,9 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 	}
 	if o.InitScript != "" {
 		steps = append(steps, step{"Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": o.InitScript}})
+	}
+	if o.Guard != nil {
+		steps = append(steps, step{"Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "*", "requestStage": "Request"}}}})
 	}
 	steps = append(steps, step{"Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}})
 	waits := make([]func(any) error, len(steps))
@@ -407,11 +417,49 @@ func (p *Page) handle(ev cdp.Event) {
 			}
 			p.notify()
 		}
+	case "Fetch.requestPaused":
+		var e struct {
+			RequestID string `json:"requestId"`
+			Request   struct {
+				URL string `json:"url"`
+			} `json:"request"`
+		}
+		if ev.Decode(&e) == nil && p.opts.Guard != nil {
+			// The verdict may need a DNS lookup: answer off the loop. The
+			// goroutine ends with its answer, bounded by its timeout.
+			go p.vet(e.RequestID, e.Request.URL)
+		}
 	case "Inspector.targetCrashed":
 		p.crashed = true
 		p.dialogEnd(ErrCrashed)
 		p.notify()
 	}
+}
+
+// vet answers one intercepted request with the guard's verdict.
+func (p *Page) vet(id, url string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.opts.Guard(ctx, url); err != nil {
+		p.mu.Lock()
+		if len(p.blocked) < 256 {
+			p.blocked = append(p.blocked, err.Error())
+		}
+		p.mu.Unlock()
+		_ = p.sess.Call(ctx, "Fetch.failRequest", map[string]any{"requestId": id, "errorReason": "BlockedByClient"}, nil)
+		return
+	}
+	_ = p.sess.Call(ctx, "Fetch.continueRequest", map[string]any{"requestId": id}, nil)
+}
+
+// TakeBlocked returns (and forgets) the requests the tab's Fetch guard
+// refused.
+func (p *Page) TakeBlocked() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b := p.blocked
+	p.blocked = nil
+	return b
 }
 
 // addConsole keeps the last ConsoleLimit messages in a ring.

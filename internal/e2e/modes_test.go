@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -116,6 +117,20 @@ func TestAttachCDP(t *testing.T) {
 	for _, p := range []string{"/form", "/spa"} {
 		if !strings.Contains(list, site.URL(p)) {
 			t.Errorf("attached browser has no tab at %s: %s", p, list)
+		}
+	}
+	// The attached default context is not behind the egress proxy: its
+	// requests are vetted over CDP Fetch, so an internal server stays
+	// unreachable there too.
+	var hits atomic.Int32
+	iln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err == nil {
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) })}
+		go srv.Serve(iln)
+		defer srv.Close()
+		got := evalText(t, data, "eval", fmt.Sprintf("fetch('http://%s/x').then(r => 'reached ' + r.status).catch(e => 'blocked')", iln.Addr()))
+		if !strings.Contains(got, "blocked") || hits.Load() != 0 {
+			t.Errorf("attached default context reached the internal server: %s, %d hits", got, hits.Load())
 		}
 	}
 	stopDaemon(t, data)

@@ -556,10 +556,13 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 		c.res.URL, c.res.Title, _ = c.tab.page.Info(ctx)
 	}
 	c.navRefused = ""
+	if c.tab != nil {
+		c.res.Blocked = append(c.res.Blocked, c.tab.page.TakeBlocked()...)
+	}
 	e.mu.Lock()
 	eg := c.task.sess.egress
 	e.mu.Unlock()
-	if eg == nil {
+	if eg == nil || (c.slot != nil && c.slot.br != nil && c.slot.br.Attached() && c.task.sess.ctxID == "") {
 		return
 	}
 	page := stripQuery(c.res.URL)

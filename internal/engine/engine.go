@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -145,7 +146,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	}
 	e.proxy = proxy
 	if cfg.CDP != "" {
-		log.Warn("attached to a browser browserd did not start: its default context (the default session) cannot be routed through the egress guard; other sessions get guarded contexts", "cdp", cfg.CDP)
+		log.Warn("attached to a browser browserd did not start: its default context cannot be routed through the egress proxy, so its requests are vetted by CDP Fetch interception instead (no DNS-rebinding protection there); other sessions get proxied contexts", "cdp", cfg.CDP)
 	}
 	pidFiles, _ := filepath.Glob(cfg.Path("run", "chromium*.pid"))
 	for _, f := range pidFiles {
@@ -291,6 +292,10 @@ func (e *Engine) newTab(ctx context.Context, sl *slot, t *task) (*tab, error) {
 	e.mu.Lock()
 	opts := browser.PageOptions{Width: e.cfg.Width, Height: e.cfg.Height, InitScript: t.sess.initScript}
 	e.mu.Unlock()
+	if br.Attached() && ctxID == "" {
+		// Not routed through the egress proxy: vet requests over CDP.
+		opts.Guard = e.fetchGuard(t.sess)
+	}
 	if ctxID == "" {
 		// The browser's own first tab (about:blank, nobody attached) is
 		// ready to use: taking it saves opening a window.
@@ -353,6 +358,37 @@ func (e *Engine) contextFor(ctx context.Context, sl *slot, s *session) (string, 
 	s.ctxID = id
 	e.mu.Unlock()
 	return id, nil
+}
+
+// fetchGuard is the Fetch-interception fallback of the guard for pages the
+// egress proxy cannot see (an attached browser's default context). It
+// applies the session's policy to each request's host; unlike the proxy it
+// cannot pin the address Chromium then connects to, so DNS rebinding is
+// not covered there (docs/security.md).
+func (e *Engine) fetchGuard(s *session) func(ctx context.Context, raw string) error {
+	return func(ctx context.Context, raw string) error {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return fmt.Errorf("request to an unparsable URL refused")
+		}
+		switch u.Scheme {
+		case "http", "https", "ws", "wss":
+		default:
+			return nil // data:, blob: and the like carry no network request
+		}
+		port := u.Port()
+		if port == "" {
+			port = map[string]string{"http": "80", "ws": "80", "https": "443", "wss": "443"}[u.Scheme]
+		}
+		e.mu.Lock()
+		pol := s.policy
+		e.mu.Unlock()
+		if d := pol.Check(ctx, e.resolver, u.Hostname(), port); !d.Allowed {
+			d.URL = u.Scheme + "://" + u.Host + u.Path
+			return errors.New(d.Error())
+		}
+		return nil
+	}
 }
 
 // egressFor returns the session's guard listener, opening it on first use.
@@ -427,9 +463,13 @@ func (e *Engine) onPopup(opener string, info browser.TargetInfo) {
 		return
 	}
 	br := parent.page.Browser()
+	opts := browser.PageOptions{}
+	if br.Attached() && parent.task.sess.ctxID == "" {
+		opts.Guard = e.fetchGuard(parent.task.sess)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	pg, err := br.AttachPage(ctx, info.TargetID, browser.PageOptions{})
+	pg, err := br.AttachPage(ctx, info.TargetID, opts)
 	if err != nil {
 		e.log.Debug("popup could not be attached", "err", err)
 		return
