@@ -184,7 +184,10 @@ const clickableJS = `(() => {
 })()`
 
 func (p *Page) clickable(ctx context.Context, j frameJob) map[int64]bool {
-	params := map[string]any{"expression": clickableJS, "objectGroup": "browserd-click"}
+	// A group per frame: frames of one process share the session, and one
+	// frame's release must not free another's objects.
+	group := "browserd-click-" + j.frameID
+	params := map[string]any{"expression": clickableJS, "objectGroup": group}
 	if !j.isRoot {
 		if j.ctxID == 0 {
 			return nil
@@ -198,7 +201,7 @@ func (p *Page) clickable(ctx context.Context, j frameJob) map[int64]bool {
 		return nil
 	}
 	defer func() {
-		_ = j.sess.Call(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]any{"objectGroup": "browserd-click"}, nil)
+		_ = j.sess.Call(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group}, nil)
 	}()
 	var props struct {
 		Result []struct {

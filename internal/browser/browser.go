@@ -152,12 +152,15 @@ func (b *Browser) loop(l *cdp.Listener) {
 
 // Downloads returns the downloads that started at or after since, giving
 // completed files their suggested names inside their folder.
-func (b *Browser) Downloads(since time.Time) []Download {
+//
+// frames, when not nil, keeps only downloads started by those frames (a
+// tab's), so one session never sees another's.
+func (b *Browser) Downloads(since time.Time, frames map[string]bool) []Download {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var out []Download
 	for _, d := range b.downloads {
-		if d.Started.Before(since) {
+		if d.Started.Before(since) || (frames != nil && !frames[d.FrameID]) {
 			continue
 		}
 		if d.State == "completed" && d.Path == "" {
@@ -222,13 +225,24 @@ func (b *Browser) DeathReason() string {
 // group. An attached browser is only disconnected from, never closed.
 func (b *Browser) Close(ctx context.Context) error {
 	if b.proc != nil {
-		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_ = b.conn.Browser().Call(cctx, "Browser.close", nil, nil)
-		cancel()
-		if !b.proc.Wait(3 * time.Second) {
-			b.proc.Kill()
+		// Politely, but a frozen browser (its pipe full) could block the
+		// write itself: past two seconds, kill it; that unblocks the write.
+		asked := make(chan struct{})
+		go func() {
+			defer close(asked)
+			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			_ = b.conn.Browser().Call(cctx, "Browser.close", nil, nil)
+		}()
+		select {
+		case <-asked:
+			if !b.proc.Wait(3 * time.Second) {
+				b.proc.Kill()
+			}
+		case <-time.After(2 * time.Second):
 		}
 		b.proc.Kill()
+		<-asked
 	}
 	err := b.conn.Close()
 	<-b.loopDone

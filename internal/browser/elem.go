@@ -346,7 +346,7 @@ func (p *Page) Query(ctx context.Context, selector string) (Elem, error) {
 		return Elem{}, err
 	}
 	if r.Exception != nil {
-		return Elem{}, fmt.Errorf("bad selector %q: %s", selector, r.Exception.Exception.Description)
+		return Elem{}, fmt.Errorf("bad selector %q: it is not valid CSS", selector)
 	}
 	if r.Result.ObjectID == "" {
 		return Elem{}, fmt.Errorf("no element matches selector %q", selector)

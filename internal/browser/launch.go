@@ -85,6 +85,10 @@ func (o LaunchOptions) Args() []string {
 		"--use-mock-keychain",
 		"--mute-audio",
 		"--hide-scrollbars",
+		// WebRTC's UDP never passes through an HTTP proxy: forbid it, so
+		// no page reaches an internal address around the egress guard.
+		"--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+		"--webrtc-ip-handling-policy=disable_non_proxied_udp",
 		fmt.Sprintf("--window-size=%d,%d", max(o.Width, 1), max(o.Height, 1)),
 	}
 	if !o.Headed {

@@ -28,6 +28,7 @@ func (e *NavError) Error() string { return fmt.Sprintf("navigation to %s failed:
 func (p *Page) Navigate(ctx context.Context, url string) error {
 	p.mu.Lock()
 	seq := p.loadSeq
+	nav := p.navSeq
 	p.recovered() // navigating is how a crashed tab comes back
 	p.mu.Unlock()
 	var r struct {
@@ -44,6 +45,16 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	if r.LoaderID == "" { // same-document navigation
 		return nil
 	}
+	// The load that counts is the new document's: one that fires after
+	// the new document committed, not a late load of the old one.
+	if err := p.waitUntil(ctx, func() bool { return p.navSeq > nav || p.crashed }); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	if p.commitLoad > seq {
+		seq = p.commitLoad
+	}
+	p.mu.Unlock()
 	return p.settle(ctx, seq)
 }
 
@@ -106,6 +117,11 @@ func (p *Page) Mark() Mark {
 // event; then for network quiet.
 func (p *Page) Settle(ctx context.Context, m Mark) error {
 	started := func() bool { return p.navSeq > m.nav || p.loading }
+	// Everything Chromium said before now is handled first, however busy
+	// the machine; then a short grace for a request still in flight.
+	sctx, scancel := context.WithTimeout(ctx, time.Second)
+	_ = p.Sync(sctx)
+	scancel()
 	// Input events return once the renderer handled them, so a navigation
 	// they start is already requested; the browser reports it within ms.
 	grace, cancel := context.WithTimeout(ctx, 5*time.Millisecond)

@@ -64,6 +64,7 @@ type Page struct {
 	mu          sync.Mutex // protects the fields below
 	changed     chan struct{}
 	loadSeq     int // main-frame load events seen
+	commitLoad  int // loadSeq when the current document committed
 	navSeq      int // main-frame cross-document navigations seen
 	loading     bool
 	url         string
@@ -275,7 +276,8 @@ func (p *Page) handle(ev cdp.Event) {
 				}
 			}
 			p.navSeq++
-			p.recovered() // a new document: the renderer is back
+			p.commitLoad = p.loadSeq // loads counted before this commit are the old document's
+			p.recovered()            // a new document: the renderer is back
 			p.url = e.Frame.URL + e.Frame.Fragment
 			p.notify()
 		}
@@ -399,10 +401,14 @@ func (p *Page) handle(ev cdp.Event) {
 			p.oopifs[e.TargetInfo.TargetID] = fs
 			p.notify()
 			// Nested out-of-process frames attach through this session too.
+			guarded := p.opts.Guard != nil
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
 				_ = fs.sess.Call(ctx, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}, nil)
+				if guarded {
+					p.guardFrame(fs.sess)
+				}
 			}()
 		}
 	case "Target.detachedFromTarget":
@@ -436,8 +442,41 @@ func (p *Page) handle(ev cdp.Event) {
 	}
 }
 
+// guardFrame vets an out-of-process frame's requests too. Its event
+// goroutine ends with the frame's session.
+func (p *Page) guardFrame(s *cdp.Session) {
+	l := s.Listen("Fetch.requestPaused")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	err := s.Call(ctx, "Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "*", "requestStage": "Request"}}}, nil)
+	cancel()
+	if err != nil {
+		l.Close()
+		return
+	}
+	go func() {
+		defer l.Close()
+		for {
+			ev, ok := l.Next(context.Background())
+			if !ok {
+				return
+			}
+			var e struct {
+				RequestID string `json:"requestId"`
+				Request   struct {
+					URL string `json:"url"`
+				} `json:"request"`
+			}
+			if ev.Decode(&e) == nil {
+				go p.vetOn(s, e.RequestID, e.Request.URL)
+			}
+		}
+	}()
+}
+
 // vet answers one intercepted request with the guard's verdict.
-func (p *Page) vet(id, url string) {
+func (p *Page) vet(id, url string) { p.vetOn(p.sess, id, url) }
+
+func (p *Page) vetOn(s *cdp.Session, id, url string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := p.opts.Guard(ctx, url); err != nil {
@@ -446,10 +485,10 @@ func (p *Page) vet(id, url string) {
 			p.blocked = append(p.blocked, err.Error())
 		}
 		p.mu.Unlock()
-		_ = p.sess.Call(ctx, "Fetch.failRequest", map[string]any{"requestId": id, "errorReason": "BlockedByClient"}, nil)
+		_ = s.Call(ctx, "Fetch.failRequest", map[string]any{"requestId": id, "errorReason": "BlockedByClient"}, nil)
 		return
 	}
-	_ = p.sess.Call(ctx, "Fetch.continueRequest", map[string]any{"requestId": id}, nil)
+	_ = s.Call(ctx, "Fetch.continueRequest", map[string]any{"requestId": id}, nil)
 }
 
 // TakeBlocked returns (and forgets) the requests the tab's Fetch guard
@@ -486,6 +525,18 @@ func (p *Page) Console() ([]ConsoleMessage, int) {
 	out = append(out, p.console[p.consoleHead:]...)
 	out = append(out, p.console[:p.consoleHead]...)
 	return out, p.dropped
+}
+
+// Frames returns the ids of the tab's frames it knows of: its main frame
+// and its out-of-process frames.
+func (p *Page) Frames() map[string]bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := map[string]bool{p.TargetID: true}
+	for id := range p.oopifs {
+		m[id] = true
+	}
+	return m
 }
 
 // WindowOpens counts the new windows (popups, target=_blank) the page opened.

@@ -59,6 +59,7 @@ type Conn struct {
 	mu       sync.Mutex // protects the fields below
 	pending  map[int64]*pending
 	sessions map[target.SessionID]*Session
+	detached map[target.SessionID]bool // ids already detached (bounded)
 	err      error
 
 	browser *Session
@@ -76,6 +77,7 @@ func NewConn(t Transport) *Conn {
 		t:        t,
 		pending:  make(map[int64]*pending),
 		sessions: make(map[target.SessionID]*Session),
+		detached: make(map[target.SessionID]bool),
 		done:     make(chan struct{}),
 	}
 	c.browser = c.newSession("")
@@ -111,10 +113,16 @@ func (c *Conn) Session(id target.SessionID) *Session {
 	if s, ok := c.sessions[id]; ok {
 		return s
 	}
-	if c.err != nil {
+	if c.err != nil || c.detached[id] {
+		// Asked for after its end (the detach event raced the caller):
+		// an ended session, never registered, so nothing leaks.
+		why := c.err
+		if why == nil {
+			why = ErrDetached
+		}
 		s := &Session{conn: c, id: id, listeners: map[string][]*Listener{}, gone: make(chan struct{})}
 		close(s.gone)
-		s.goneErr = c.err
+		s.goneErr = why
 		return s
 	}
 	return c.newSessionLocked(id)
@@ -178,6 +186,10 @@ func (c *Conn) detach(id target.SessionID, why error) {
 	c.mu.Lock()
 	s := c.sessions[id]
 	delete(c.sessions, id)
+	if len(c.detached) > 4096 {
+		clear(c.detached) // a tombstone only matters for a moment
+	}
+	c.detached[id] = true
 	var failed []*pending
 	for mid, p := range c.pending {
 		if p.sess == s {

@@ -94,6 +94,15 @@ func start(ctx context.Context, c *Client, cfg config.Config) error {
 		err := c.Health(hctx)
 		cancel()
 		if err == nil {
+			if !exited {
+				// The daemon runs on: reap it whenever it exits, so a
+				// long-lived client (browserd mcp) leaves no zombie. The
+				// goroutine ends when the daemon does.
+				go func() {
+					var ws syscall.WaitStatus
+					_, _ = syscall.Wait4(pid, &ws, 0, nil)
+				}()
+			}
 			return nil
 		}
 		if !exited {

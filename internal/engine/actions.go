@@ -113,6 +113,9 @@ func (c *call) wrap() {
 	for _, x := range r.Blocked {
 		line("blocked: %s", x)
 	}
+	for _, x := range r.Details {
+		line("%s", x)
+	}
 	if r.Content != "" {
 		if b.Len() > 0 {
 			b.WriteString("\n")
@@ -220,7 +223,7 @@ func (c *call) run(ctx context.Context) error {
 	pg := c.tab.page
 	if d := pg.Dialog(); d != nil && in.Action != "dialog" && in.Action != "tab_new" && in.Action != "tab_close" && in.Action != "console" {
 		c.res.Dialog = &tool.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
-		return fail("a %s dialog (%q) is open on tab %s and blocks the page; answer it with the dialog action first", d.Type, d.Message, c.tab.id)
+		return fail("a %s dialog is open on tab %s and blocks the page; answer it with the dialog action first", d.Type, c.tab.id)
 	}
 	// The dialog action itself must run while the dialog is open.
 	actx, stop := tctx, context.CancelFunc(func() {})
@@ -246,6 +249,11 @@ func (c *call) run(ctx context.Context) error {
 		cancel()
 	}
 	c.report(ctx, br, started, pg.WindowOpens()-opens)
+	var ne *browser.NavError
+	if errors.As(err, &ne) && strings.Contains(ne.Text, "ERR_ABORTED") && len(c.res.Downloads) > 0 {
+		err = nil // the URL was a file: it downloaded instead of loading
+		c.res.Notes = append(c.res.Notes, "the URL is a file: it was downloaded, the page did not change")
+	}
 	if err != nil {
 		return err
 	}
@@ -494,7 +502,7 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 		if !accept {
 			verb = "dismissed"
 		}
-		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%s the %s dialog %q", verb, d.Type, d.Message))
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%s the %s dialog", verb, d.Type))
 		return pg.Settle(ctx, m)
 	case "upload":
 		files := make([]string, len(in.Files))
@@ -534,12 +542,16 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 			break
 		}
 	}
-	downloads := br.Downloads(since)
+	var frames map[string]bool
+	if c.tab != nil {
+		frames = c.tab.page.Frames()
+	}
+	downloads := br.Downloads(since, frames)
 	// Give a download that started a moment to finish, within the action's time.
 	deadline := time.Now().Add(min(e.cfg.ActionTime, 10*time.Second))
 	for pending(downloads) && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(50 * time.Millisecond)
-		downloads = br.Downloads(since)
+		downloads = br.Downloads(since, frames)
 	}
 	for _, d := range downloads {
 		c.res.Downloads = append(c.res.Downloads, tool.Download{URL: d.URL, Path: d.Path, Size: d.Size, Done: d.State == "completed"})
@@ -750,10 +762,12 @@ func (c *call) explain(err error) string {
 	if errors.As(err, &nae) {
 		switch nae.Reason {
 		case "covered":
-			cover := nae.CoverDesc
+			// What covers it is page text: it goes in the details, inside
+			// the envelope; the error names only its ref.
+			c.res.Details = append(c.res.Details, "covering element: "+nae.CoverDesc)
+			cover := "another element"
 			if nae.Cover != nil && c.tab != nil {
-				ref := c.task.sess.refs.Assign(c.tab.page.KeyOf(*nae.Cover), c.tab.id)
-				cover += " (" + ref + ")"
+				cover += " (" + c.task.sess.refs.Assign(c.tab.page.KeyOf(*nae.Cover), c.tab.id) + ")"
 			}
 			return fmt.Sprintf("%s is covered by %s — click or close it first", what, cover)
 		case "disabled":
@@ -781,6 +795,8 @@ func (c *call) explain(err error) string {
 		return fmt.Sprintf("%s is stale: it is no longer on the page; take a new snapshot and use its refs", what)
 	case errors.Is(err, browser.ErrCrashed):
 		return "the tab's renderer crashed; the next action reloads it"
+	case errors.Is(err, browser.ErrClosedTab) && c.slot != nil && c.slot.br != nil && isDone(c.slot.br.Done()):
+		return fmt.Sprintf("the browser exited (%s); the next action starts a new one", c.slot.br.DeathReason())
 	case errors.Is(err, browser.ErrClosedTab):
 		return "the tab was closed; use the tabs action to list the task's tabs"
 	case errors.Is(err, errClosed):
@@ -915,4 +931,13 @@ func (c *call) pdf(ctx context.Context) error {
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+func isDone(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }

@@ -146,7 +146,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	}
 	e.proxy = proxy
 	if cfg.CDP != "" {
-		log.Warn("attached to a browser browserd did not start: its default context cannot be routed through the egress proxy, so its requests are vetted by CDP Fetch interception instead (no DNS-rebinding protection there); other sessions get proxied contexts", "cdp", cfg.CDP)
+		log.Warn("attached to a browser browserd did not start: every session shares its default context, which cannot be routed through the egress proxy; requests are vetted by CDP Fetch interception instead (tabs and out-of-process frames; no DNS-rebinding protection, and workers are not covered)", "cdp", cfg.CDP)
 	}
 	pidFiles, _ := filepath.Glob(cfg.Path("run", "chromium*.pid"))
 	for _, f := range pidFiles {
@@ -561,18 +561,25 @@ func (e *Engine) reap(now time.Time) {
 		}
 	}
 	var idleBrowsers []*browser.Browser
+	e.launchMu.Lock() // no action can start one of these browsers meanwhile
 	e.mu.Lock()
 	for _, sl := range idleSlots {
-		if sl.br != nil {
+		// Look again: an action may have picked the browser up meanwhile.
+		used := false
+		for _, tb := range e.tabs {
+			if e.slotKey(tb.task.sess) == sl.key {
+				used = true
+			}
+		}
+		if sl.br != nil && !used && time.Since(sl.used) >= e.cfg.IdleTimeout {
 			idleBrowsers = append(idleBrowsers, sl.br)
 			e.resetSlot(sl)
 		}
 	}
 	e.mu.Unlock()
+	e.launchMu.Unlock()
 	for _, br := range idleBrowsers {
-		e.launchMu.Lock()
 		_ = br.Close(ctx)
-		e.launchMu.Unlock()
 		e.log.Info("closed idle browser")
 	}
 }

@@ -35,9 +35,9 @@ func (c *call) typeText(ctx context.Context) error {
 		return err
 	}
 	if !kind.Editable {
-		what := kind.Tag
+		what := safeWord(kind.Tag)
 		if kind.Type != "" {
-			what += " type=" + kind.Type
+			what += " type=" + safeWord(kind.Type)
 		}
 		return fail("cannot type into a <%s>: pick a textbox, searchbox or editable element (use click for checkboxes and buttons, select for dropdowns, upload for file inputs)", what)
 	}
@@ -125,11 +125,12 @@ func (c *call) selectOption(ctx context.Context) error {
 	case "not a select":
 		return fail("the target is not a dropdown (<select>); for custom dropdowns click the option instead")
 	case "no option":
-		return fail("no option %q; the options are: %s", c.in.Value, strings.Join(r.Options, ", "))
+		c.res.Details = append(c.res.Details, "options: "+strings.Join(r.Options, ", "))
+		return fail("no option %q; the select's options are listed in the result's details", c.in.Value)
 	case "disabled option":
 		return fail("option %q is disabled", c.in.Value)
 	}
-	c.res.Notes = append(c.res.Notes, fmt.Sprintf("selected %q", r.Picked))
+	c.res.Details = append(c.res.Details, "selected: "+r.Picked)
 	return nil
 }
 
@@ -192,8 +193,11 @@ func (c *call) scroll(ctx context.Context) error {
 			break
 		}
 	}
-	pos, _ := pg.Eval(ctx, "[Math.round(scrollX), Math.round(scrollY), document.documentElement.scrollHeight - innerHeight]")
-	c.res.Notes = append(c.res.Notes, "page scroll [x, y, max y]: "+pos)
+	// The page could redefine what this reads: keep numbers only.
+	var pos []float64
+	if pg.EvalValue(ctx, "[scrollX, scrollY, document.documentElement.scrollHeight - innerHeight]", &pos) == nil && len(pos) == 3 {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("page scroll x %d, y %d of %d", int(pos[0]), int(pos[1]), int(pos[2])))
+	}
 	return nil
 }
 
@@ -311,4 +315,19 @@ func (c *call) wait(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
+}
+
+// safeWord keeps page-supplied tag and type names to letters, digits and
+// '-', at most 20 characters.
+func safeWord(s string) string {
+	out := []rune{}
+	for _, r := range s {
+		if len(out) == 20 {
+			break
+		}
+		if r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			out = append(out, r)
+		}
+	}
+	return string(out)
 }

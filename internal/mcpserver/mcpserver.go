@@ -109,6 +109,10 @@ func toolResult(res tool.Result) *mcp.CallToolResult {
 		if msg == "" {
 			msg = res.Action + " failed without a message"
 		}
+		if res.Wrapped && res.Content != "" {
+			// Page facts about the failure, inside their envelope.
+			msg += "\n\n" + res.Content
+		}
 		return errorResult(msg)
 	}
 	var b strings.Builder

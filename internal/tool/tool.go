@@ -86,6 +86,9 @@ type Result struct {
 	Downloads []Download `json:"downloads,omitempty"`
 	Popups    []Tab      `json:"popups,omitempty"`
 	Notes     []string   `json:"notes,omitempty"`
+	// Details are page-derived facts about the result or its failure (a
+	// covering element's name, a select's options); inside the envelope.
+	Details []string `json:"details,omitempty"`
 	// Blocked lists the requests the guard refused since the last result
 	// of this session (sub-resources, redirects, popups).
 	Blocked []string `json:"blocked,omitempty"`
