@@ -533,6 +533,33 @@ func (e *Engine) reap(now time.Time) {
 		}
 		t.run.Unlock()
 	}
+	// An ephemeral session with no task left is gone: its context is
+	// disposed and its guard listener closed.
+	e.mu.Lock()
+	var gone []*session
+	for id, s := range e.sessions {
+		if s.profile == "" && len(s.tasks) == 0 && now.Sub(s.created) > e.cfg.IdleTimeout {
+			delete(e.sessions, id)
+			delete(e.dirty, s)
+			gone = append(gone, s)
+		}
+	}
+	e.mu.Unlock()
+	for _, s := range gone {
+		e.mu.Lock()
+		sl := e.slots[e.slotKey(s)]
+		var br *browser.Browser
+		if sl != nil {
+			br = sl.br
+		}
+		e.mu.Unlock()
+		if br != nil && s.ctxID != "" {
+			_ = br.DisposeContext(ctx, s.ctxID)
+		}
+		if s.egress != nil && s.egress != e.proxy.Default() {
+			s.egress.Close()
+		}
+	}
 	// A browser none of whose sessions has a tab left is closed.
 	e.mu.Lock()
 	busy := map[string]bool{}
