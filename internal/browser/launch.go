@@ -97,7 +97,9 @@ func (o LaunchOptions) Args() []string {
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox")
 	}
-	return append(args, o.ExtraArgs...)
+	// The first tab opens about:blank, not the heavy New Tab page: lighter,
+	// and ready for the first task to take.
+	return append(append(args, o.ExtraArgs...), "about:blank")
 }
 
 // Process is a Chromium browser process that browserd started. Its owner must

@@ -119,7 +119,16 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 	e.log.Info("browser started", "browser", key, "pid", br.PID(), "attached", br.Attached(), "took", time.Since(start).Round(time.Millisecond))
 	var spares []string
 	if !br.Attached() {
-		if targets, err := br.Targets(ctx); err == nil {
+		// Chromium answers CDP a moment before it opens its first tab:
+		// wait for it briefly, since using it beats opening a window.
+		for try := 0; try < 15 && len(spares) == 0; try++ {
+			if try > 0 {
+				time.Sleep(10 * time.Millisecond)
+			}
+			targets, err := br.Targets(ctx)
+			if err != nil {
+				break
+			}
 			for _, t := range targets {
 				if t.Type == "page" && t.URL == "about:blank" && !t.Attached {
 					spares = append(spares, t.TargetID)
