@@ -1,0 +1,126 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// migrations are the schema steps, in order; step i has version i+1. Each
+// is applied once, in its own transaction, and recorded in
+// schema_migrations. Append new steps; never edit an applied one.
+var migrations = []string{
+	// 1: sessions, captures and leases (source 002, adapted).
+	`
+CREATE TABLE sessions (
+	session_id      TEXT    PRIMARY KEY,
+	owner           TEXT    NOT NULL DEFAULT '',
+	profile         TEXT    NOT NULL DEFAULT '',
+	state           TEXT    NOT NULL CHECK (state IN ('active', 'recoverable', 'stale', 'closed', 'failed')),
+	reason          TEXT    NOT NULL DEFAULT '',
+	created_at      INTEGER NOT NULL,
+	updated_at      INTEGER NOT NULL,
+	last_capture_at INTEGER,
+	tabs            INTEGER NOT NULL DEFAULT 0,
+	url             TEXT    NOT NULL DEFAULT ''
+);
+CREATE INDEX idx_sessions_state ON sessions (state);
+CREATE INDEX idx_sessions_owner_created ON sessions (owner, created_at DESC);
+
+CREATE TABLE session_snapshots (
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
+	session_id TEXT    NOT NULL REFERENCES sessions (session_id) ON DELETE CASCADE,
+	taken_at   INTEGER NOT NULL,
+	payload    BLOB    NOT NULL
+);
+CREATE INDEX idx_session_snapshots_session_time ON session_snapshots (session_id, taken_at DESC);
+
+CREATE TABLE leases (
+	session_id TEXT    PRIMARY KEY REFERENCES sessions (session_id) ON DELETE CASCADE,
+	node       TEXT    NOT NULL,
+	expires_at INTEGER NOT NULL
+);
+`,
+	// 2: the rest of the DESIGN's tables, not used yet.
+	`
+CREATE TABLE owners (
+	owner_id   TEXT    PRIMARY KEY,
+	name       TEXT    NOT NULL DEFAULT '',
+	created_at INTEGER NOT NULL
+);
+
+CREATE TABLE tokens (
+	token_hash   BLOB    PRIMARY KEY,
+	owner_id     TEXT    NOT NULL REFERENCES owners (owner_id) ON DELETE CASCADE,
+	label        TEXT    NOT NULL DEFAULT '',
+	created_at   INTEGER NOT NULL,
+	expires_at   INTEGER,
+	last_used_at INTEGER
+);
+CREATE INDEX idx_tokens_owner ON tokens (owner_id);
+
+CREATE TABLE profiles (
+	owner_id        TEXT    NOT NULL,
+	name            TEXT    NOT NULL,
+	exclude_domains TEXT    NOT NULL DEFAULT '[]',
+	state           BLOB,
+	created_at      INTEGER NOT NULL,
+	updated_at      INTEGER NOT NULL,
+	PRIMARY KEY (owner_id, name)
+);
+
+CREATE TABLE stored_states (
+	owner_id   TEXT    NOT NULL,
+	name       TEXT    NOT NULL,
+	domains    TEXT    NOT NULL DEFAULT '[]',
+	expires_at INTEGER,
+	payload    BLOB    NOT NULL,
+	created_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL,
+	PRIMARY KEY (owner_id, name)
+);
+
+CREATE TABLE tasks (
+	session_id TEXT    NOT NULL REFERENCES sessions (session_id) ON DELETE CASCADE,
+	task       TEXT    NOT NULL,
+	tab_id     TEXT    NOT NULL DEFAULT '',
+	created_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL,
+	PRIMARY KEY (session_id, task)
+);
+`,
+}
+
+// migrate applies the steps not yet recorded in schema_migrations. It is
+// safe to run on every open, also by two processes at once: each step's
+// transaction takes the write lock before it checks the version.
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version    INTEGER PRIMARY KEY,
+	applied_at INTEGER NOT NULL
+)`); err != nil {
+		return fmt.Errorf("creating schema_migrations: %w", err)
+	}
+	for i, step := range migrations {
+		version := i + 1
+		err := s.write(ctx, func(tx *sql.Tx) error {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, step); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, version, time.Now().UnixMilli())
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("applying schema migration %d: %w", version, err)
+		}
+	}
+	return nil
+}

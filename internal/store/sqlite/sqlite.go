@@ -1,0 +1,495 @@
+// Package sqlite is the store in one SQLite file (<data>/browserd.db by
+// default), through the pure-Go modernc.org/sqlite driver: WAL journal,
+// immediate write transactions, schema migrations in code. Capture
+// payloads are sealed with a secret.Box; listing columns stay in the clear.
+package sqlite
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	msqlite "modernc.org/sqlite" // the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/store"
+)
+
+// Store is a store.Store in a SQLite file.
+type Store struct {
+	db  *sql.DB
+	box *secret.Box
+	// wmu admits one writer of this process at a time, waiting in Go where
+	// a cancelled context is noticed at once; SQLite's busy timeout then
+	// only covers writers of other processes.
+	wmu chan struct{}
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open opens (creating it, mode 0600, with its folder) the database at
+// path and brings its schema up to date. box seals the captures.
+func Open(path string, box *secret.Box) (*Store, error) {
+	if box == nil {
+		return nil, errors.New("sqlite store: no secret box")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	f.Close()
+	// SQLite gives the -wal and -shm files the main file's mode.
+	if err := os.Chmod(path, 0o600); err != nil {
+		return nil, fmt.Errorf("sqlite store: %w", err)
+	}
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: opening %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(16)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	s := &Store{db: db, box: box, wmu: make(chan struct{}, 1)}
+	if err := s.migrate(context.Background()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite store: %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// dsn is the driver's name for the file at path, with the connection
+// settings every pooled connection gets.
+func dsn(path string) string {
+	// In a file: URI, '?' and '#' end the path and '%' escapes.
+	p := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	return "file:" + p + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// busyWait is how long a writer waits for another process's write lock,
+// as the DSN's busy_timeout says; busyStep is how long SQLite waits at a
+// time before the writer looks at its context again. SQLite's own busy
+// handler does not notice a cancelled context.
+const (
+	busyWait = 10 * time.Second
+	busyStep = 25
+)
+
+// write runs fn in an immediate transaction, committing if fn returns nil.
+func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case s.wmu <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.wmu }()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	tx, err := begin(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// begin starts an immediate transaction on conn, waiting for another
+// process's write lock in busyStep slices until busyWait or ctx ends. The
+// connection's busy timeout is back at busyWait when it returns.
+func begin(ctx context.Context, conn *sql.Conn) (*sql.Tx, error) {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", busyStep)); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(busyWait)
+	var (
+		tx  *sql.Tx
+		err error
+	)
+	for {
+		tx, err = conn.BeginTx(ctx, nil)
+		if !isBusy(err) || time.Now().After(deadline) {
+			break
+		}
+		if ctx.Err() != nil {
+			err = ctx.Err()
+			break
+		}
+	}
+	restore := fmt.Sprintf("PRAGMA busy_timeout = %d", busyWait.Milliseconds())
+	if err != nil {
+		conn.ExecContext(context.Background(), restore)
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, restore); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return tx, nil
+}
+
+// isBusy reports whether err is SQLITE_BUSY (or one of its extended codes).
+func isBusy(err error) bool {
+	var e *msqlite.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
+func millis(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+func captureLabel(sessionID string) string { return "capture:" + sessionID }
+
+const sessionColumns = `session_id, owner, profile, state, reason, created_at, updated_at, last_capture_at, tabs, url`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanSession(r scanner) (store.Session, error) {
+	var (
+		s                store.Session
+		state            string
+		created, updated int64
+		lastCapture      sql.NullInt64
+	)
+	if err := r.Scan(&s.ID, &s.Owner, &s.Profile, &state, &s.Reason, &created, &updated, &lastCapture, &s.Tabs, &s.URL); err != nil {
+		return store.Session{}, err
+	}
+	s.State = store.SessionState(state)
+	s.CreatedAt = fromMillis(created)
+	s.UpdatedAt = fromMillis(updated)
+	if lastCapture.Valid {
+		s.LastCaptureAt = fromMillis(lastCapture.Int64)
+	}
+	return s, nil
+}
+
+// CreateSession implements store.Store.
+func (s *Store) CreateSession(ctx context.Context, sess store.Session) error {
+	if sess.ID == "" {
+		return errors.New("sqlite store: creating a session: empty id")
+	}
+	now := time.Now()
+	if sess.CreatedAt.IsZero() {
+		sess.CreatedAt = now
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var state string
+		err := tx.QueryRowContext(ctx, `SELECT state FROM sessions WHERE session_id = ?`, sess.ID).Scan(&state)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return fmt.Errorf("sqlite store: creating session %q: %w", sess.ID, err)
+		case state == string(store.Active) || state == string(store.Recoverable):
+			return fmt.Errorf("%w: session %q exists and is %s", store.ErrConflict, sess.ID, state)
+		default:
+			// Closed, stale or failed: replaced, with its captures and lease.
+			if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE session_id = ?`, sess.ID); err != nil {
+				return fmt.Errorf("sqlite store: replacing %s session %q: %w", state, sess.ID, err)
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO sessions (session_id, owner, profile, state, reason, created_at, updated_at, last_capture_at, tabs, url)
+VALUES (?, ?, ?, ?, '', ?, ?, NULL, 0, '')`, sess.ID, sess.Owner, sess.Profile, string(store.Active), millis(sess.CreatedAt), millis(now))
+		if err != nil {
+			return fmt.Errorf("sqlite store: creating session %q: %w", sess.ID, err)
+		}
+		return nil
+	})
+}
+
+// GetSession implements store.Store.
+func (s *Store) GetSession(ctx context.Context, id string) (store.Session, error) {
+	sess, err := scanSession(s.db.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE session_id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Session{}, fmt.Errorf("%w: session %q", store.ErrNotFound, id)
+	}
+	if err != nil {
+		return store.Session{}, fmt.Errorf("sqlite store: reading session %q: %w", id, err)
+	}
+	return sess, nil
+}
+
+// ListSessions implements store.Store.
+func (s *Store) ListSessions(ctx context.Context, owner string, state store.SessionState) ([]store.Session, error) {
+	if state != "" && !state.Valid() {
+		return nil, fmt.Errorf("sqlite store: listing sessions: unknown state %q", state)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions
+WHERE (?1 = '' OR owner = ?1) AND (?2 = '' OR state = ?2)
+ORDER BY created_at DESC, session_id DESC`, owner, string(state))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: listing sessions: %w", err)
+	}
+	defer rows.Close()
+	out := []store.Session{}
+	for rows.Next() {
+		sess, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite store: listing sessions: %w", err)
+		}
+		out = append(out, sess)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite store: listing sessions: %w", err)
+	}
+	return out, nil
+}
+
+// SetState implements store.Store.
+func (s *Store) SetState(ctx context.Context, id string, state store.SessionState, reason string) error {
+	if !state.Valid() {
+		return fmt.Errorf("sqlite store: session %q: unknown state %q", id, state)
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET state = ?, reason = ?, updated_at = ? WHERE session_id = ?`,
+			string(state), reason, millis(time.Now()), id)
+		if err != nil {
+			return fmt.Errorf("sqlite store: setting session %q %s: %w", id, state, err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return fmt.Errorf("%w: session %q", store.ErrNotFound, id)
+		}
+		return nil
+	})
+}
+
+// SaveCapture implements store.Store.
+func (s *Store) SaveCapture(ctx context.Context, c store.Capture, keep int) error {
+	if keep < 1 {
+		keep = 1
+	}
+	now := time.Now()
+	if c.Taken.IsZero() {
+		c.Taken = now
+	}
+	plain, err := store.EncodeCapture(c)
+	if err != nil {
+		return err
+	}
+	sealed := s.box.Seal(plain, captureLabel(c.SessionID))
+	url := ""
+	if len(c.Tabs) > 0 {
+		url = c.Tabs[0].URL
+	}
+	taken := millis(c.Taken)
+	return s.write(ctx, func(tx *sql.Tx) error {
+		// The session's listing follows the newest capture, which this one
+		// may not be if captures arrive out of order.
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET
+	tabs            = CASE WHEN last_capture_at IS NULL OR last_capture_at <= ?1 THEN ?2 ELSE tabs END,
+	url             = CASE WHEN last_capture_at IS NULL OR last_capture_at <= ?1 THEN ?3 ELSE url END,
+	last_capture_at = CASE WHEN last_capture_at IS NULL OR last_capture_at <= ?1 THEN ?1 ELSE last_capture_at END,
+	updated_at      = ?4
+WHERE session_id = ?5`, taken, len(c.Tabs), url, millis(now), c.SessionID)
+		if err != nil {
+			return fmt.Errorf("sqlite store: saving a capture of session %q: %w", c.SessionID, err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return fmt.Errorf("%w: session %q", store.ErrNotFound, c.SessionID)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO session_snapshots (session_id, taken_at, payload) VALUES (?, ?, ?)`,
+			c.SessionID, taken, sealed); err != nil {
+			return fmt.Errorf("sqlite store: saving a capture of session %q: %w", c.SessionID, err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM session_snapshots WHERE session_id = ?1 AND id NOT IN (
+	SELECT id FROM session_snapshots WHERE session_id = ?1 ORDER BY taken_at DESC, id DESC LIMIT ?2)`,
+			c.SessionID, keep); err != nil {
+			return fmt.Errorf("sqlite store: pruning the captures of session %q: %w", c.SessionID, err)
+		}
+		return nil
+	})
+}
+
+// LatestCapture implements store.Store.
+func (s *Store) LatestCapture(ctx context.Context, sessionID string) (store.Capture, error) {
+	var (
+		taken  int64
+		sealed []byte
+	)
+	err := s.db.QueryRowContext(ctx, `SELECT taken_at, payload FROM session_snapshots WHERE session_id = ?
+ORDER BY taken_at DESC, id DESC LIMIT 1`, sessionID).Scan(&taken, &sealed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Capture{}, fmt.Errorf("%w: no capture of session %q", store.ErrNotFound, sessionID)
+	}
+	if err != nil {
+		return store.Capture{}, fmt.Errorf("sqlite store: reading the capture of session %q: %w", sessionID, err)
+	}
+	plain, err := s.box.Open(sealed, captureLabel(sessionID))
+	if err != nil {
+		return store.Capture{}, fmt.Errorf("%w: session %q: %v", store.ErrCorrupt, sessionID, err)
+	}
+	return decodeCapture(sessionID, taken, plain)
+}
+
+// decodeCapture reads an opened payload; errors wrap store.ErrCorrupt.
+func decodeCapture(sessionID string, taken int64, plain []byte) (store.Capture, error) {
+	c, err := store.DecodeCapture(plain)
+	if err != nil {
+		return store.Capture{}, fmt.Errorf("session %q: %w", sessionID, err)
+	}
+	c.SessionID = sessionID
+	c.Taken = fromMillis(taken)
+	return c, nil
+}
+
+// Recover implements store.Store.
+func (s *Store) Recover(ctx context.Context, now time.Time, maxAge time.Duration) ([]store.Session, error) {
+	var changed []store.Session
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		changed = nil
+		rows, err := tx.QueryContext(ctx, `SELECT s.session_id,
+	(SELECT MAX(taken_at) FROM session_snapshots WHERE session_id = s.session_id)
+FROM sessions s
+LEFT JOIN leases l ON l.session_id = s.session_id AND l.expires_at > ?
+WHERE s.state = 'active' AND l.session_id IS NULL
+ORDER BY s.created_at DESC, s.session_id DESC`, millis(now))
+		if err != nil {
+			return err
+		}
+		type orphan struct {
+			id    string
+			taken sql.NullInt64
+		}
+		var orphans []orphan
+		for rows.Next() {
+			var o orphan
+			if err := rows.Scan(&o.id, &o.taken); err != nil {
+				rows.Close()
+				return err
+			}
+			orphans = append(orphans, o)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, o := range orphans {
+			state, reason := decide(o.taken, now, maxAge)
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET state = ?, reason = ?, updated_at = ? WHERE session_id = ?`,
+				string(state), reason, millis(now), o.id); err != nil {
+				return err
+			}
+			sess, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE session_id = ?`, o.id))
+			if err != nil {
+				return err
+			}
+			changed = append(changed, sess)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: recovering sessions: %w", err)
+	}
+	return changed, nil
+}
+
+// decide is source 002's start-up rule for a session left active.
+func decide(taken sql.NullInt64, now time.Time, maxAge time.Duration) (store.SessionState, string) {
+	if !taken.Valid {
+		return store.Closed, "stopped without a capture; cannot be recovered"
+	}
+	age := now.Sub(fromMillis(taken.Int64))
+	if age > maxAge {
+		return store.Stale, fmt.Sprintf("last capture is %s old, more than the maximum session age %s", age.Round(time.Second), maxAge)
+	}
+	return store.Recoverable, "interrupted by a restart; resume it with session_resume"
+}
+
+// AcquireLease implements store.Store.
+func (s *Store) AcquireLease(ctx context.Context, sessionID, node string, now time.Time, ttl time.Duration) (bool, error) {
+	if node == "" {
+		return false, fmt.Errorf("sqlite store: lease of session %q: empty node", sessionID)
+	}
+	if ttl <= 0 {
+		return false, fmt.Errorf("sqlite store: lease of session %q: ttl %s is not positive", sessionID, ttl)
+	}
+	var ok bool
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE session_id = ?`, sessionID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: session %q", store.ErrNotFound, sessionID)
+		}
+		if err != nil {
+			return fmt.Errorf("sqlite store: lease of session %q: %w", sessionID, err)
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO leases (session_id, node, expires_at) VALUES (?1, ?2, ?3)
+ON CONFLICT (session_id) DO UPDATE SET node = excluded.node, expires_at = excluded.expires_at
+WHERE leases.node = excluded.node OR leases.expires_at <= ?4`, sessionID, node, millis(now.Add(ttl)), millis(now))
+		if err != nil {
+			return fmt.Errorf("sqlite store: lease of session %q: %w", sessionID, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		ok = n == 1
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	return ok, nil
+}
+
+// ReleaseLease implements store.Store.
+func (s *Store) ReleaseLease(ctx context.Context, sessionID, node string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE session_id = ? AND node = ?`, sessionID, node); err != nil {
+			return fmt.Errorf("sqlite store: releasing the lease of session %q: %w", sessionID, err)
+		}
+		return nil
+	})
+}
+
+// CorruptLatest overwrites the payload of the session's newest capture
+// with random bytes, for tests of what a damaged file does (see
+// storetest.Corrupter).
+func (s *Store) CorruptLatest(ctx context.Context, sessionID string) error {
+	garbage := make([]byte, 64)
+	rand.Read(garbage)
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE session_snapshots SET payload = ? WHERE id = (
+	SELECT id FROM session_snapshots WHERE session_id = ? ORDER BY taken_at DESC, id DESC LIMIT 1)`, garbage, sessionID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("%w: no capture of session %q", store.ErrNotFound, sessionID)
+		}
+		return nil
+	})
+}
+
+// CountCaptures returns how many captures of the session are kept (see
+// storetest.Counter).
+func (s *Store) CountCaptures(ctx context.Context, sessionID string) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM session_snapshots WHERE session_id = ?`, sessionID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("sqlite store: counting the captures of session %q: %w", sessionID, err)
+	}
+	return n, nil
+}

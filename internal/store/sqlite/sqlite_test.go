@@ -1,0 +1,369 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/storagestate"
+	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/store/storetest"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func testBox(t testing.TB, dir string) *secret.Box {
+	t.Helper()
+	box, err := secret.Load(filepath.Join(dir, "secret.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return box
+}
+
+func open(t testing.TB, path string, box *secret.Box) *Store {
+	t.Helper()
+	s, err := Open(path, box)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", path, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		dir := t.TempDir()
+		return open(t, filepath.Join(dir, "browserd.db"), testBox(t, dir))
+	})
+}
+
+func TestReopen(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "data", "browserd.db")
+	box := testBox(t, dir)
+	s, err := Open(path, box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := s.CreateSession(ctx, store.Session{ID: "s", Owner: "alice", Profile: "work", CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	want := storetest.Full("s", t0.Add(time.Second))
+	if err := s.SaveCapture(ctx, want, 10); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s.GetSession(ctx, "s")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	for range 2 { // twice: migrations are idempotent
+		s = open(t, path, box)
+		got, err := s.GetSession(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(before, got); d != "" {
+			t.Errorf("session after reopening (-before +after):\n%s", d)
+		}
+		c, err := s.LatestCapture(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, c, cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("capture after reopening (-saved +read):\n%s", d)
+		}
+		var versions int
+		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&versions); err != nil {
+			t.Fatal(err)
+		}
+		if versions != len(migrations) {
+			t.Errorf("schema_migrations has %d rows, want %d", versions, len(migrations))
+		}
+		s.Close()
+	}
+
+	// Another key cannot read the captures, and says so as ErrCorrupt.
+	other, err := secret.Load(filepath.Join(dir, "other.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, path, other)
+	if _, err := s.LatestCapture(ctx, "s"); !errors.Is(err, store.ErrCorrupt) {
+		t.Errorf("LatestCapture under another key = %v, want ErrCorrupt", err)
+	}
+}
+
+func TestMigrationsIdempotent(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, filepath.Join(dir, "browserd.db"), testBox(t, dir))
+	ctx := t.Context()
+	for range 3 {
+		if err := s.migrate(ctx); err != nil {
+			t.Fatalf("migrate again: %v", err)
+		}
+	}
+	for _, table := range []string{"sessions", "session_snapshots", "leases", "owners", "tokens", "profiles", "stored_states", "tasks", "schema_migrations"} {
+		var n int
+		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil || n != 1 {
+			t.Errorf("table %s: %d, %v", table, n, err)
+		}
+	}
+	var mode string
+	if err := s.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+	}
+	var fk int
+	if err := s.db.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&fk); err != nil || fk != 1 {
+		t.Errorf("foreign_keys = %d, %v; want 1", fk, err)
+	}
+}
+
+func TestFileMode(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "browserd.db")
+	// A file someone made readable is tightened.
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, path, testBox(t, dir))
+	ctx := t.Context()
+	if err := s.CreateSession(ctx, store.Session{ID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveCapture(ctx, storetest.Full("s", t0), 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) && p != path {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := fi.Mode().Perm(); m != 0o600 {
+			t.Errorf("%s has mode %v, want 0600", filepath.Base(p), m)
+		}
+	}
+}
+
+// TestNoPlaintext reads the database files' bytes: no cookie or storage
+// value may be there unencrypted, while the listing columns are.
+func TestNoPlaintext(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "browserd.db")
+	s := open(t, path, testBox(t, dir))
+	ctx := t.Context()
+	if err := s.CreateSession(ctx, store.Session{ID: "s", Owner: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	c := storetest.Full("s", t0)
+	secretValue := "cookie-value-that-must-not-leak-7c1d"
+	c.Cookies = append(c.Cookies, storagestate.Cookie{Name: "auth", Value: secretValue, Domain: "example.com", Path: "/", Expires: -1})
+	for i := range 3 {
+		c.Taken = t0.Add(time.Duration(i) * time.Second)
+		if err := s.SaveCapture(ctx, c, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		var all []byte
+		for _, p := range []string{path, path + "-wal"} {
+			b, err := os.ReadFile(p)
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				t.Fatal(err)
+			}
+			all = append(all, b...)
+		}
+		for _, v := range []string{secretValue, c.Cookies[0].Value, "eyJhbGciOi.x.y", c.UserAgent} {
+			if bytes.Contains(all, []byte(v)) {
+				t.Errorf("%s: %q is in the database files in the clear", when, v)
+			}
+		}
+		if !bytes.Contains(all, []byte(c.Tabs[0].URL)) {
+			t.Errorf("%s: the listing URL is not in the database files; is the test reading the right files?", when)
+		}
+	}
+	check("before a checkpoint")
+	if _, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	check("after a checkpoint")
+}
+
+// TestCancelWhileLocked: a writer waiting on another process's write lock
+// gives up when its context ends, not after the 10 s busy timeout.
+func TestCancelWhileLocked(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "browserd.db")
+	s := open(t, path, testBox(t, dir))
+	ctx := t.Context()
+	if err := s.CreateSession(ctx, store.Session{ID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	// Another "process": its own pool on the same file, holding the lock.
+	other, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tx, err := other.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET reason = 'locked' WHERE session_id = 's'`); err != nil {
+		t.Fatal(err)
+	}
+
+	tctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = s.SaveCapture(tctx, storetest.Full("s", t0), 3)
+	elapsed := time.Since(start)
+	if err == nil {
+		t.Fatal("SaveCapture succeeded while another connection held the write lock")
+	}
+	if elapsed > 3*time.Second {
+		t.Errorf("SaveCapture took %v to give up after its deadline (err %v)", elapsed, err)
+	}
+	t.Logf("gave up after %v: %v", elapsed, err)
+
+	// Readers are not blocked by the writer (WAL).
+	if _, err := s.GetSession(ctx, "s"); err != nil {
+		t.Errorf("GetSession during another's write: %v", err)
+	}
+	tx.Rollback()
+	if err := s.SaveCapture(ctx, storetest.Full("s", t0), 3); err != nil {
+		t.Errorf("SaveCapture after the lock is gone: %v", err)
+	}
+}
+
+func TestDecodeCapture(t *testing.T) {
+	want := storetest.Full("s", t0)
+	plain, err := store.EncodeCapture(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeCapture("s", t0.UnixMilli(), plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for _, bad := range []string{"", "null", "{}", `{"v":2}`, `{"v":1} {}`, `{"v":1,"tabs":[{"width":-1}]}`, `{"v":1,"cookies":[{"expires":"x"}]}`, "\x00\x01", `[1,2]`} {
+		if _, err := decodeCapture("s", 0, []byte(bad)); !errors.Is(err, store.ErrCorrupt) {
+			t.Errorf("decodeCapture(%q) = %v, want ErrCorrupt", bad, err)
+		}
+	}
+}
+
+func FuzzDecodeCapture(f *testing.F) {
+	full, err := store.EncodeCapture(storetest.Full("s", t0))
+	if err != nil {
+		f.Fatal(err)
+	}
+	empty, _ := store.EncodeCapture(store.Capture{})
+	for _, seed := range [][]byte{full, empty, nil, []byte("null"), []byte("{}"), []byte(`{"v":1,"tabs":null}`),
+		[]byte(`{"v":1,"tabs":[{"id":"a","width":1e400}]}`), []byte(`{"v":1,"origins":[{"localStorage":{}}]}`), full[:len(full)/2]} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := decodeCapture("s", 0, data)
+		if err != nil {
+			if !errors.Is(err, store.ErrCorrupt) {
+				t.Fatalf("error %v is not ErrCorrupt", err)
+			}
+			return
+		}
+		// What decodes encodes again and reads back the same.
+		again, err := store.EncodeCapture(c)
+		if err != nil {
+			t.Fatalf("re-encoding a decoded capture: %v", err)
+		}
+		c2, err := decodeCapture("s", 0, again)
+		if err != nil {
+			t.Fatalf("decoding a re-encoded capture: %v", err)
+		}
+		if d := cmp.Diff(c, c2, cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("round trip (-first +second):\n%s", d)
+		}
+	})
+}
+
+// benchCapture is 3 tabs and 200 cookies over 20 origins, each with some
+// storage.
+func benchCapture(id string) store.Capture {
+	c := store.Capture{SessionID: id, Taken: t0}
+	for i := range 3 {
+		c.Tabs = append(c.Tabs, store.Tab{ID: fmt.Sprintf("T%d", i), Task: "default", URL: fmt.Sprintf("https://site%d.example.com/page", i), Title: "A page", Width: 1280, Height: 720, Active: i == 0})
+	}
+	for i := range 200 {
+		c.Cookies = append(c.Cookies, storagestate.Cookie{Name: fmt.Sprintf("c%d", i), Value: fmt.Sprintf("%064x", i*7919), Domain: fmt.Sprintf("site%d.example.com", i%20), Path: "/", Expires: 1893456000, Secure: true, SameSite: "Lax"})
+	}
+	for i := range 20 {
+		o := storagestate.Origin{Origin: fmt.Sprintf("https://site%d.example.com", i)}
+		for k := range 5 {
+			o.LocalStorage = append(o.LocalStorage, storagestate.NameValue{Name: fmt.Sprintf("k%d", k), Value: fmt.Sprintf("%0128d", k)})
+		}
+		o.SessionStorage = []storagestate.NameValue{{Name: "tab", Value: "state"}}
+		c.Origins = append(c.Origins, o)
+	}
+	return c
+}
+
+func BenchmarkSaveCapture(b *testing.B) {
+	dir := b.TempDir()
+	s := open(b, filepath.Join(dir, "browserd.db"), testBox(b, dir))
+	ctx := context.Background()
+	if err := s.CreateSession(ctx, store.Session{ID: "s"}); err != nil {
+		b.Fatal(err)
+	}
+	c := benchCapture("s")
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		n++
+		c.Taken = t0.Add(time.Duration(n) * time.Millisecond)
+		if err := s.SaveCapture(ctx, c, 10); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLatestCapture(b *testing.B) {
+	dir := b.TempDir()
+	s := open(b, filepath.Join(dir, "browserd.db"), testBox(b, dir))
+	ctx := context.Background()
+	if err := s.CreateSession(ctx, store.Session{ID: "s"}); err != nil {
+		b.Fatal(err)
+	}
+	c := benchCapture("s")
+	for i := range 10 {
+		c.Taken = t0.Add(time.Duration(i) * time.Second)
+		if err := s.SaveCapture(ctx, c, 10); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.LatestCapture(ctx, "s"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

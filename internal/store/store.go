@@ -1,0 +1,191 @@
+// Package store keeps what browserd must not lose when the daemon or
+// Chromium stops: its sessions, their state captures and the leases that
+// keep two daemons on one store from rehydrating the same session.
+//
+// # Model
+//
+// A session is a browser context bound to a profile (or ephemeral) with its
+// tabs. A capture is a snapshot of its state: for every open tab its id,
+// task, URL, title and viewport, plus the session's cookies (session-only
+// cookies included) and the localStorage and sessionStorage of every origin.
+// The engine captures after navigations and other state-changing actions
+// and every snapshot interval (the "hybrid" strategy of source 002); the
+// store writes each capture and the session's listing columns in one
+// transaction and keeps only the newest captures of a session. Captures
+// are credentials and are encrypted at rest; what list_sessions shows
+// (owner, profile, state, times, tab count, first URL) stays in the clear.
+//
+// # Recovery
+//
+// At start-up (and when Chromium crashes) [Store.Recover] looks at every
+// session still marked active — one the previous run never closed — that
+// no other node holds a live lease on:
+//
+//   - no capture: it cannot be brought back, so it becomes closed;
+//   - a last capture older than max_session_age: it becomes stale;
+//   - otherwise it becomes recoverable, and session_resume (or
+//     auto_rehydrate) brings it back, after which the engine sets it active
+//     again, or failed when rehydration fails.
+//
+// The states and their transitions:
+//
+//	                 CreateSession
+//	                       |
+//	                       v
+//	  resume ok     +-------------+  close, or Recover: no capture
+//	+-------------->|   active    |--------------------------------> closed
+//	|               +-------------+
+//	|                  |        |
+//	|   idle timeout, or        |  Recover: last capture
+//	|   Recover: last capture   |  older than max age
+//	|   within max age          |
+//	|                  v        v
+//	|        +-------------+  +-------+
+//	+--------| recoverable |  | stale |
+//	         +-------------+  +-------+
+//	                |
+//	                | resume (or auto_rehydrate) fails
+//	                v
+//	            +--------+
+//	            | failed |
+//	            +--------+
+//
+// A closed, stale or failed session's id may be reused: CreateSession
+// replaces it (and drops its captures). An id in state active or
+// recoverable is taken ([ErrConflict]).
+//
+// Backends live in subpackages (sqlite now, PostgreSQL later) and all pass
+// the contract suite in package storetest.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/browserd/browserd/internal/storagestate"
+)
+
+// SessionState is the life-cycle state of a session.
+type SessionState string
+
+// The session states; see the package documentation for the transitions.
+const (
+	// Active: the session runs in this or another daemon.
+	Active SessionState = "active"
+	// Recoverable: the daemon stopped while the session was active and a
+	// recent capture can bring it back.
+	Recoverable SessionState = "recoverable"
+	// Stale: the daemon stopped while the session was active and its last
+	// capture is older than the maximum session age.
+	Stale SessionState = "stale"
+	// Closed: the session was closed, or stopped without a capture.
+	Closed SessionState = "closed"
+	// Failed: bringing the session back failed.
+	Failed SessionState = "failed"
+)
+
+// Valid reports whether s is one of the five states.
+func (s SessionState) Valid() bool {
+	switch s {
+	case Active, Recoverable, Stale, Closed, Failed:
+		return true
+	}
+	return false
+}
+
+// Session is one session's listing: what list_sessions shows, without the
+// captured state.
+type Session struct {
+	ID      string
+	Owner   string
+	Profile string // "" for an ephemeral session
+	State   SessionState
+	// Reason says why the session is in its state (mostly failed or
+	// closed), for list_sessions.
+	Reason    string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	// LastCaptureAt is when the last capture was taken; zero if never.
+	LastCaptureAt time.Time
+	// Tabs is the number of tabs in the last capture.
+	Tabs int
+	// URL is the first tab's URL in the last capture.
+	URL string
+}
+
+// Tab is one open tab (page) of a captured session.
+type Tab struct {
+	ID     string
+	Task   string // the task (CLI --session) the tab serves
+	URL    string
+	Title  string
+	Width  int // viewport, CSS pixels
+	Height int
+	Active bool // the tab in front
+}
+
+// Capture is a snapshot of a session's state.
+type Capture struct {
+	SessionID string
+	Taken     time.Time // stored with millisecond precision
+	Tabs      []Tab
+	Cookies   []storagestate.Cookie // session cookies (Expires -1) included
+	Origins   []storagestate.Origin // localStorage and sessionStorage per origin
+	UserAgent string                // when overridden, else ""
+	Timezone  string                // when overridden, else ""
+}
+
+// Store is what the engine needs to capture and recover sessions.
+// Implementations are safe for concurrent use.
+type Store interface {
+	// CreateSession inserts s in state active (s.State is ignored; a zero
+	// CreatedAt means now). It fails with ErrConflict (wrapped, naming the
+	// state) if the id exists in state active or recoverable; a closed,
+	// stale or failed session with the same id is replaced, its captures
+	// and lease dropped.
+	CreateSession(ctx context.Context, s Session) error
+	// GetSession returns one session, or ErrNotFound.
+	GetSession(ctx context.Context, id string) (Session, error)
+	// ListSessions lists the sessions of owner ("" for every owner) in
+	// state ("" for every state), newest first.
+	ListSessions(ctx context.Context, owner string, state SessionState) ([]Session, error)
+	// SetState moves a session to state with a reason (may be ""), or
+	// returns ErrNotFound.
+	SetState(ctx context.Context, id string, state SessionState, reason string) error
+	// SaveCapture writes the capture and updates the session's last
+	// capture, in one transaction, keeping only the newest keep captures of
+	// the session (at least one). A zero Taken means now. ErrNotFound if
+	// the session does not exist.
+	SaveCapture(ctx context.Context, c Capture, keep int) error
+	// LatestCapture returns the session's newest capture: ErrNotFound if
+	// there is none, ErrCorrupt (wrapped) if it cannot be decrypted or
+	// decoded.
+	LatestCapture(ctx context.Context, sessionID string) (Capture, error)
+	// Recover runs the start-up algorithm over every session left active:
+	// no capture → closed; last capture older than maxAge → stale; else
+	// recoverable. It returns the sessions it changed, in their new state.
+	// Sessions under a lease unexpired at now are skipped: they belong to
+	// a live node (the caller holds no lease yet when it recovers).
+	Recover(ctx context.Context, now time.Time, maxAge time.Duration) ([]Session, error)
+	// AcquireLease takes (or renews) the lease of a session for node until
+	// now+ttl. It returns false if another node holds a lease unexpired at
+	// now, and ErrNotFound if the session does not exist.
+	AcquireLease(ctx context.Context, sessionID, node string, now time.Time, ttl time.Duration) (bool, error)
+	// ReleaseLease drops node's lease of a session; a lease held by another
+	// node, or none, is left alone.
+	ReleaseLease(ctx context.Context, sessionID, node string) error
+	// Close releases the store's resources.
+	Close() error
+}
+
+// Errors of a Store, matched with errors.Is.
+var (
+	// ErrNotFound: no such session, or no capture of it.
+	ErrNotFound = errors.New("store: not found")
+	// ErrConflict: the session id is taken by an active or recoverable
+	// session.
+	ErrConflict = errors.New("store: session id in use")
+	// ErrCorrupt: a stored capture cannot be decrypted or decoded.
+	ErrCorrupt = errors.New("store: corrupt capture")
+)

@@ -1,0 +1,770 @@
+// Package storetest is the contract every store.Store backend passes:
+//
+//	func TestContract(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) store.Store { return openFresh(t) })
+//	}
+//
+// open must return an empty store each time and close it when the test
+// ends (t.Cleanup). Backends may implement Corrupter and Counter to let
+// the suite check what it otherwise cannot.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/browserd/browserd/internal/storagestate"
+	"github.com/browserd/browserd/internal/store"
+)
+
+// Corrupter is implemented by backends that can damage a stored capture,
+// for the suite's check that a corrupt capture fails with
+// store.ErrCorrupt for its session only.
+type Corrupter interface {
+	// CorruptLatest overwrites the payload of the session's newest capture
+	// with garbage.
+	CorruptLatest(ctx context.Context, sessionID string) error
+}
+
+// Counter is implemented by backends that can count a session's kept
+// captures, for the suite's check of SaveCapture's keep.
+type Counter interface {
+	CountCaptures(ctx context.Context, sessionID string) (int, error)
+}
+
+// t0 is the suite's fixed clock.
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// Run runs the contract suite; open returns a fresh, empty store.
+func Run(t *testing.T, open func(t *testing.T) store.Store) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, store.Store)
+	}{
+		{"Sessions", testSessions},
+		{"Conflict", testConflict},
+		{"SetState", testSetState},
+		{"SaveCaptureKeep", testSaveCaptureKeep},
+		{"SaveCaptureOutOfOrder", testSaveCaptureOutOfOrder},
+		{"SaveCaptureErrors", testSaveCaptureErrors},
+		{"RoundTrip", testRoundTrip},
+		{"Recover", testRecover},
+		{"Corrupt", testCorrupt},
+		{"Leases", testLeases},
+		{"LeaseRace", testLeaseRace},
+		{"Concurrency", testConcurrency},
+		{"Cancel", testCancel},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open(t)) })
+	}
+}
+
+var cmpOpts = cmp.Options{cmpopts.EquateEmpty()}
+
+func create(t *testing.T, st store.Store, s store.Session) {
+	t.Helper()
+	if err := st.CreateSession(t.Context(), s); err != nil {
+		t.Fatalf("CreateSession(%q): %v", s.ID, err)
+	}
+}
+
+func get(t *testing.T, st store.Store, id string) store.Session {
+	t.Helper()
+	s, err := st.GetSession(t.Context(), id)
+	if err != nil {
+		t.Fatalf("GetSession(%q): %v", id, err)
+	}
+	return s
+}
+
+func save(t *testing.T, st store.Store, c store.Capture, keep int) {
+	t.Helper()
+	if err := st.SaveCapture(t.Context(), c, keep); err != nil {
+		t.Fatalf("SaveCapture(%q, %v): %v", c.SessionID, c.Taken, err)
+	}
+}
+
+func latest(t *testing.T, st store.Store, id string) store.Capture {
+	t.Helper()
+	c, err := st.LatestCapture(t.Context(), id)
+	if err != nil {
+		t.Fatalf("LatestCapture(%q): %v", id, err)
+	}
+	return c
+}
+
+// small is a one-tab capture whose URL tells it apart.
+func small(id string, taken time.Time, n int) store.Capture {
+	return store.Capture{
+		SessionID: id,
+		Taken:     taken,
+		Tabs:      []store.Tab{{ID: "T1", Task: "default", URL: fmt.Sprintf("https://example.com/%d", n), Width: 1280, Height: 720, Active: true}},
+		Cookies:   []storagestate.Cookie{{Name: "n", Value: fmt.Sprint(n), Domain: "example.com", Path: "/", Expires: -1, SameSite: "Lax"}},
+	}
+}
+
+// Full is a capture using every field: two tabs, a session-only cookie,
+// non-Latin-1 storage in localStorage and sessionStorage. Backends' own
+// tests use it too.
+func Full(sessionID string, taken time.Time) store.Capture {
+	return store.Capture{
+		SessionID: sessionID,
+		Taken:     taken,
+		Tabs: []store.Tab{
+			{ID: "T1", Task: "default", URL: "https://example.com/app?q=1#top", Title: "Example — Übersicht", Width: 1280, Height: 720, Active: true},
+			{ID: "T2", Task: "research", URL: "https://例え.jp/パス", Title: "日本語のページ", Width: 390, Height: 844},
+		},
+		Cookies: []storagestate.Cookie{
+			{Name: "sid", Value: "session-only-9f8e7d6c5b4a", Domain: "example.com", Path: "/", Expires: -1, HTTPOnly: true, Secure: true, SameSite: "Strict"},
+			{Name: "pref", Value: "dark", Domain: ".example.com", Path: "/app", Expires: 1893456000.5, SameSite: "Lax"},
+			{Name: "jp", Value: "1", Domain: "xn--r8jz45g.jp", Path: "/", Expires: 1893456000, Secure: true, SameSite: "None"},
+		},
+		Origins: []storagestate.Origin{
+			{
+				Origin:         "https://example.com",
+				LocalStorage:   []storagestate.NameValue{{Name: "token", Value: "eyJhbGciOi.x.y"}, {Name: "emoji", Value: "🦊 ü ß €"}},
+				SessionStorage: []storagestate.NameValue{{Name: "draft", Value: "Ωμέγα\n\"quoted\"\t\\ \u2028 a\x00b"}},
+			},
+			{
+				Origin:       "https://xn--r8jz45g.jp",
+				LocalStorage: []storagestate.NameValue{{Name: "キー", Value: "値 — 中文 — العربية"}},
+			},
+		},
+		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) browserd-test",
+		Timezone:  "Asia/Tokyo",
+	}
+}
+
+func testSessions(t *testing.T, st store.Store) {
+	ctx := t.Context()
+	if _, err := st.GetSession(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("GetSession(unknown) = %v, want ErrNotFound", err)
+	}
+	if got, err := st.ListSessions(ctx, "", ""); err != nil || len(got) != 0 {
+		t.Errorf("ListSessions on an empty store = %v, %v", got, err)
+	}
+	create(t, st, store.Session{ID: "a1", Owner: "alice", Profile: "work", CreatedAt: t0, State: store.Closed, Reason: "ignored"})
+	create(t, st, store.Session{ID: "a2", Owner: "alice", CreatedAt: t0.Add(time.Minute)})
+	create(t, st, store.Session{ID: "b1", Owner: "bob", Profile: "p", CreatedAt: t0.Add(2 * time.Minute)})
+	create(t, st, store.Session{ID: "a3", Owner: "alice", CreatedAt: t0.Add(3 * time.Minute)})
+
+	s := get(t, st, "a1")
+	if s.ID != "a1" || s.Owner != "alice" || s.Profile != "work" || s.State != store.Active || s.Reason != "" ||
+		!s.CreatedAt.Equal(t0) || s.UpdatedAt.IsZero() || !s.LastCaptureAt.IsZero() || s.Tabs != 0 || s.URL != "" {
+		t.Errorf("GetSession(a1) = %+v", s)
+	}
+	before := time.Now().Add(-time.Second)
+	create(t, st, store.Session{ID: "now"})
+	if s := get(t, st, "now"); s.CreatedAt.Before(before) || s.CreatedAt.After(time.Now().Add(time.Second)) {
+		t.Errorf("zero CreatedAt stored as %v, want about now", s.CreatedAt)
+	}
+	if err := st.SetState(ctx, "now", store.Closed, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetState(ctx, "a2", store.Recoverable, "restart"); err != nil {
+		t.Fatal(err)
+	}
+
+	ids := func(ss []store.Session) string {
+		var b []string
+		for _, s := range ss {
+			b = append(b, s.ID)
+		}
+		return strings.Join(b, ",")
+	}
+	for _, tc := range []struct {
+		owner string
+		state store.SessionState
+		want  string
+	}{
+		{"", "", "now,a3,b1,a2,a1"},
+		{"alice", "", "a3,a2,a1"},
+		{"bob", "", "b1"},
+		{"carol", "", ""},
+		{"", store.Active, "a3,b1,a1"},
+		{"alice", store.Active, "a3,a1"},
+		{"alice", store.Recoverable, "a2"},
+		{"", store.Closed, "now"},
+		{"", store.Stale, ""},
+	} {
+		got, err := st.ListSessions(ctx, tc.owner, tc.state)
+		if err != nil {
+			t.Fatalf("ListSessions(%q, %q): %v", tc.owner, tc.state, err)
+		}
+		if ids(got) != tc.want {
+			t.Errorf("ListSessions(%q, %q) = %s, want %s", tc.owner, tc.state, ids(got), tc.want)
+		}
+	}
+	all, _ := st.ListSessions(ctx, "alice", store.Recoverable)
+	if len(all) == 1 {
+		if d := cmp.Diff(get(t, st, "a2"), all[0], cmpOpts); d != "" {
+			t.Errorf("ListSessions and GetSession disagree (-get +list):\n%s", d)
+		}
+	}
+}
+
+func testConflict(t *testing.T, st store.Store) {
+	ctx := t.Context()
+	create(t, st, store.Session{ID: "s", Owner: "alice", CreatedAt: t0})
+	err := st.CreateSession(ctx, store.Session{ID: "s", Owner: "bob"})
+	if !errors.Is(err, store.ErrConflict) || !strings.Contains(err.Error(), "active") {
+		t.Errorf("CreateSession(active id) = %v, want ErrConflict naming active", err)
+	}
+	if err := st.SetState(ctx, "s", store.Recoverable, ""); err != nil {
+		t.Fatal(err)
+	}
+	err = st.CreateSession(ctx, store.Session{ID: "s", Owner: "bob"})
+	if !errors.Is(err, store.ErrConflict) || !strings.Contains(err.Error(), "recoverable") {
+		t.Errorf("CreateSession(recoverable id) = %v, want ErrConflict naming recoverable", err)
+	}
+	if s := get(t, st, "s"); s.Owner != "alice" || s.State != store.Recoverable {
+		t.Errorf("a refused CreateSession changed the session: %+v", s)
+	}
+
+	for i, state := range []store.SessionState{store.Closed, store.Stale, store.Failed} {
+		save(t, st, small("s", t0.Add(time.Duration(i)*time.Hour), i), 10)
+		if ok, err := st.AcquireLease(ctx, "s", "n1", t0, time.Hour); err != nil || !ok {
+			t.Fatalf("AcquireLease = %v, %v", ok, err)
+		}
+		if err := st.SetState(ctx, "s", state, "done"); err != nil {
+			t.Fatal(err)
+		}
+		created := t0.Add(time.Duration(i+1) * 24 * time.Hour)
+		if err := st.CreateSession(ctx, store.Session{ID: "s", Owner: "bob", Profile: "x", CreatedAt: created}); err != nil {
+			t.Fatalf("CreateSession over a %s session: %v", state, err)
+		}
+		s := get(t, st, "s")
+		if s.Owner != "bob" || s.Profile != "x" || s.State != store.Active || s.Reason != "" || !s.CreatedAt.Equal(created) ||
+			!s.LastCaptureAt.IsZero() || s.Tabs != 0 || s.URL != "" {
+			t.Errorf("session replacing a %s one = %+v", state, s)
+		}
+		if _, err := st.LatestCapture(ctx, "s"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("LatestCapture after replacing a %s session = %v, want ErrNotFound", state, err)
+		}
+		if ok, err := st.AcquireLease(ctx, "s", "n2", t0, time.Hour); err != nil || !ok {
+			t.Errorf("the replaced session's lease survived: AcquireLease(n2) = %v, %v", ok, err)
+		}
+		if err := st.ReleaseLease(ctx, "s", "n2"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.CreateSession(ctx, store.Session{ID: ""}); err == nil {
+		t.Error("CreateSession with an empty id succeeded")
+	}
+}
+
+func testSetState(t *testing.T, st store.Store) {
+	ctx := t.Context()
+	if err := st.SetState(ctx, "nope", store.Closed, ""); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("SetState(unknown) = %v, want ErrNotFound", err)
+	}
+	create(t, st, store.Session{ID: "s", CreatedAt: t0})
+	if err := st.SetState(ctx, "s", "paused", ""); err == nil {
+		t.Error("SetState accepted an unknown state")
+	}
+	before := get(t, st, "s")
+	time.Sleep(5 * time.Millisecond)
+	if err := st.SetState(ctx, "s", store.Failed, "chromium would not start: exit status 1"); err != nil {
+		t.Fatal(err)
+	}
+	s := get(t, st, "s")
+	if s.State != store.Failed || s.Reason != "chromium would not start: exit status 1" || !s.UpdatedAt.After(before.UpdatedAt) {
+		t.Errorf("after SetState(failed): %+v (before: %+v)", s, before)
+	}
+	if err := st.SetState(ctx, "s", store.Active, ""); err != nil {
+		t.Fatal(err)
+	}
+	if s := get(t, st, "s"); s.State != store.Active || s.Reason != "" {
+		t.Errorf("after SetState(active): %+v", s)
+	}
+}
+
+func count(t *testing.T, st store.Store, id string) (int, bool) {
+	t.Helper()
+	c, ok := st.(Counter)
+	if !ok {
+		return 0, false
+	}
+	n, err := c.CountCaptures(t.Context(), id)
+	if err != nil {
+		t.Fatalf("CountCaptures(%q): %v", id, err)
+	}
+	return n, true
+}
+
+func testSaveCaptureKeep(t *testing.T, st store.Store) {
+	ctx := t.Context()
+	create(t, st, store.Session{ID: "s", CreatedAt: t0})
+	create(t, st, store.Session{ID: "other", CreatedAt: t0})
+	save(t, st, small("other", t0, 100), 3)
+	if _, err := st.LatestCapture(ctx, "s"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("LatestCapture before any capture = %v, want ErrNotFound", err)
+	}
+	if _, err := st.LatestCapture(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("LatestCapture(unknown session) = %v, want ErrNotFound", err)
+	}
+	for i := range 5 {
+		c := small("s", t0.Add(time.Duration(i)*time.Second), i)
+		c.Tabs = append(c.Tabs, store.Tab{ID: "T2", URL: "about:blank"})
+		save(t, st, c, 3)
+		s := get(t, st, "s")
+		if !s.LastCaptureAt.Equal(c.Taken) || s.Tabs != 2 || s.URL != c.Tabs[0].URL {
+			t.Errorf("after capture %d the session is %+v", i, s)
+		}
+		if got := latest(t, st, "s"); !got.Taken.Equal(c.Taken) || got.Tabs[0].URL != c.Tabs[0].URL {
+			t.Errorf("after capture %d LatestCapture is from %v (%s)", i, got.Taken, got.Tabs[0].URL)
+		}
+	}
+	if n, ok := count(t, st, "s"); ok && n != 3 {
+		t.Errorf("%d captures kept, want 3", n)
+	}
+	if n, ok := count(t, st, "other"); ok && n != 1 {
+		t.Errorf("another session's captures were pruned: %d kept, want 1", n)
+	}
+	save(t, st, small("s", t0.Add(time.Hour), 9), 0)
+	if n, ok := count(t, st, "s"); ok && n != 1 {
+		t.Errorf("keep 0: %d captures kept, want 1", n)
+	}
+	if got := latest(t, st, "s"); got.Tabs[0].URL != "https://example.com/9" {
+		t.Errorf("keep 0 lost the new capture: %+v", got)
+	}
+	// A zero Taken means now.
+	before := time.Now().Add(-time.Second)
+	save(t, st, small("s", time.Time{}, 10), 3)
+	if got := latest(t, st, "s"); got.Taken.Before(before) || got.Taken.After(time.Now().Add(time.Second)) {
+		t.Errorf("zero Taken stored as %v, want about now", got.Taken)
+	}
+}
+
+func testSaveCaptureOutOfOrder(t *testing.T, st store.Store) {
+	create(t, st, store.Session{ID: "s", CreatedAt: t0})
+	save(t, st, small("s", t0.Add(2*time.Minute), 2), 10)
+	save(t, st, small("s", t0.Add(time.Minute), 1), 10)
+	if got := latest(t, st, "s"); got.Tabs[0].URL != "https://example.com/2" {
+		t.Errorf("LatestCapture after an older capture = %s, want the newer one", got.Tabs[0].URL)
+	}
+	if s := get(t, st, "s"); !s.LastCaptureAt.Equal(t0.Add(2*time.Minute)) || s.URL != "https://example.com/2" {
+		t.Errorf("an older capture moved the session back: %+v", s)
+	}
+	if n, ok := count(t, st, "s"); ok && n != 2 {
+		t.Errorf("%d captures kept, want 2", n)
+	}
+}
+
+func testSaveCaptureErrors(t *testing.T, st store.Store) {
+	ctx := t.Context()
+	if err := st.SaveCapture(ctx, small("nope", t0, 1), 3); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("SaveCapture(unknown session) = %v, want ErrNotFound", err)
+	}
+	if _, err := st.LatestCapture(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a refused capture was kept: %v", err)
+	}
+	create(t, st, store.Session{ID: "s", CreatedAt: t0})
+	save(t, st, small("s", t0, 1), 3)
+	before := get(t, st, "s")
+	bad := small("s", t0.Add(time.Minute), 2)
+	bad.Cookies[0].Expires = math.NaN()
+	if err := st.SaveCapture(ctx, bad, 3); err == nil {
+		t.Error("SaveCapture with a NaN cookie expiry succeeded")
+	}
+	if d := cmp.Diff(before, get(t, st, "s"), cmpOpts); d != "" {
+		t.Errorf("a failed SaveCapture changed the session (-before +after):\n%s", d)
+	}
+	if got := latest(t, st, "s"); !got.Taken.Equal(t0) {
+		t.Errorf("a failed SaveCapture changed the latest capture: %v", got.Taken)
+	}
+}
+
+func testRoundTrip(t *testing.T, st store.Store) {
+	create(t, st, store.Session{ID: "s", Owner: "alice", CreatedAt: t0})
+	want := Full("s", t0.Add(1234*time.Millisecond))
+	save(t, st, want, 10)
+	got := latest(t, st, "s")
+	if d := cmp.Diff(want, got, cmpOpts); d != "" {
+		t.Errorf("LatestCapture (-saved +read):\n%s", d)
+	}
+	if got.Cookies[0].Expires != -1 {
+		t.Errorf("session cookie's expires = %v, want -1", got.Cookies[0].Expires)
+	}
+	s := get(t, st, "s")
+	if !s.LastCaptureAt.Equal(want.Taken) || s.Tabs != 2 || s.URL != want.Tabs[0].URL {
+		t.Errorf("session after the capture: %+v", s)
+	}
+	// An empty capture (no tabs) is kept too.
+	create(t, st, store.Session{ID: "empty", CreatedAt: t0})
+	save(t, st, store.Capture{SessionID: "empty", Taken: t0}, 10)
+	if got := latest(t, st, "empty"); len(got.Tabs)+len(got.Cookies)+len(got.Origins) != 0 || got.SessionID != "empty" {
+		t.Errorf("empty capture read back as %+v", got)
+	}
+	if s := get(t, st, "empty"); s.Tabs != 0 || s.URL != "" || !s.LastCaptureAt.Equal(t0) {
+		t.Errorf("session after an empty capture: %+v", s)
+	}
+}
+
+func testRecover(t *testing.T, st store.Store) {
+	ctx := t.Context()
+	now := t0.Add(48 * time.Hour)
+	const maxAge = 24 * time.Hour
+	for _, id := range []string{"none", "old", "fresh", "edge", "closed", "recoverable", "leased", "expired"} {
+		create(t, st, store.Session{ID: id, Owner: "alice", CreatedAt: t0})
+	}
+	save(t, st, small("old", now.Add(-25*time.Hour), 1), 10)
+	save(t, st, small("old", now.Add(-30*time.Hour), 0), 10)
+	save(t, st, small("fresh", now.Add(-26*time.Hour), 0), 10)
+	save(t, st, small("fresh", now.Add(-time.Hour), 1), 10)
+	save(t, st, small("edge", now.Add(-maxAge), 1), 10)
+	save(t, st, small("closed", now.Add(-time.Hour), 1), 10)
+	save(t, st, small("leased", now.Add(-time.Hour), 1), 10)
+	save(t, st, small("expired", now.Add(-time.Hour), 1), 10)
+	if err := st.SetState(ctx, "closed", store.Closed, "closed by the agent"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetState(ctx, "recoverable", store.Recoverable, "earlier"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := st.AcquireLease(ctx, "leased", "other", now.Add(-time.Minute), 2*time.Minute); err != nil || !ok {
+		t.Fatalf("AcquireLease = %v, %v", ok, err)
+	}
+	if ok, err := st.AcquireLease(ctx, "expired", "other", now.Add(-2*time.Minute), time.Minute); err != nil || !ok {
+		t.Fatalf("AcquireLease = %v, %v", ok, err)
+	}
+
+	changed, err := st.Recover(ctx, now, maxAge)
+	if err != nil {
+		t.Fatalf("Recover: %v", err)
+	}
+	want := map[string]store.SessionState{
+		"none":    store.Closed,
+		"old":     store.Stale,
+		"fresh":   store.Recoverable,
+		"edge":    store.Recoverable,
+		"expired": store.Recoverable,
+	}
+	got := map[string]store.SessionState{}
+	for _, s := range changed {
+		got[s.ID] = s.State
+		if d := cmp.Diff(get(t, st, s.ID), s, cmpOpts); d != "" {
+			t.Errorf("Recover returned %s unlike GetSession (-get +returned):\n%s", s.ID, d)
+		}
+		if (s.State == store.Closed || s.State == store.Stale) && s.Reason == "" {
+			t.Errorf("Recover made %s %s without a reason", s.ID, s.State)
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Recover changed (-want +got):\n%s", d)
+	}
+	for id, state := range map[string]store.SessionState{"closed": store.Closed, "recoverable": store.Recoverable, "leased": store.Active} {
+		if s := get(t, st, id); s.State != state {
+			t.Errorf("Recover left %s %s, want %s", id, s.State, state)
+		}
+	}
+	if s := get(t, st, "closed"); s.Reason != "closed by the agent" {
+		t.Errorf("Recover touched a closed session: %+v", s)
+	}
+	if s := get(t, st, "old"); s.URL != "https://example.com/1" {
+		t.Errorf("stale session lost its listing: %+v", s)
+	}
+	if c := latest(t, st, "fresh"); c.Tabs[0].URL != "https://example.com/1" {
+		t.Errorf("recoverable session's latest capture = %s", c.Tabs[0].URL)
+	}
+
+	// Again: nothing left to do while the lease lives.
+	if changed, err := st.Recover(ctx, now, maxAge); err != nil || len(changed) != 0 {
+		t.Errorf("second Recover = %v, %v; want nothing", changed, err)
+	}
+	// Once it expires, the leased session is recovered too.
+	changed, err = st.Recover(ctx, now.Add(time.Minute), maxAge)
+	if err != nil || len(changed) != 1 || changed[0].ID != "leased" || changed[0].State != store.Recoverable {
+		t.Errorf("Recover after the lease expired = %+v, %v; want leased recoverable", changed, err)
+	}
+}
+
+func testCorrupt(t *testing.T, st store.Store) {
+	ctx := t.Context()
+	c, ok := st.(Corrupter)
+	if !ok {
+		t.Skip("the backend does not implement storetest.Corrupter")
+	}
+	create(t, st, store.Session{ID: "bad", CreatedAt: t0})
+	create(t, st, store.Session{ID: "good", CreatedAt: t0})
+	save(t, st, small("bad", t0, 1), 10)
+	save(t, st, small("bad", t0.Add(time.Second), 2), 10)
+	save(t, st, small("good", t0, 1), 10)
+	if err := c.CorruptLatest(ctx, "bad"); err != nil {
+		t.Fatalf("CorruptLatest: %v", err)
+	}
+	if _, err := st.LatestCapture(ctx, "bad"); !errors.Is(err, store.ErrCorrupt) {
+		t.Errorf("LatestCapture(corrupted) = %v, want ErrCorrupt", err)
+	}
+	if got := latest(t, st, "good"); got.Tabs[0].URL != "https://example.com/1" {
+		t.Errorf("another session's capture: %+v", got)
+	}
+	if s := get(t, st, "bad"); s.URL != "https://example.com/2" {
+		t.Errorf("the corrupted session's listing: %+v", s)
+	}
+	if _, err := st.ListSessions(ctx, "", ""); err != nil {
+		t.Errorf("ListSessions with a corrupt capture: %v", err)
+	}
+	// A new capture supersedes the damaged one.
+	save(t, st, small("bad", t0.Add(2*time.Second), 3), 10)
+	if got := latest(t, st, "bad"); got.Tabs[0].URL != "https://example.com/3" {
+		t.Errorf("after a new capture: %+v", got)
+	}
+}
+
+func testLeases(t *testing.T, st store.Store) {
+	ctx := t.Context()
+	acquire := func(node string, now time.Time, want bool) {
+		t.Helper()
+		ok, err := st.AcquireLease(ctx, "s", node, now, time.Minute)
+		if err != nil {
+			t.Fatalf("AcquireLease(%s, %v): %v", node, now, err)
+		}
+		if ok != want {
+			t.Errorf("AcquireLease(%s, +%v) = %v, want %v", node, now.Sub(t0), ok, want)
+		}
+	}
+	if _, err := st.AcquireLease(ctx, "nope", "n1", t0, time.Minute); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("AcquireLease(unknown session) = %v, want ErrNotFound", err)
+	}
+	create(t, st, store.Session{ID: "s", CreatedAt: t0})
+	create(t, st, store.Session{ID: "t", CreatedAt: t0})
+
+	acquire("n1", t0, true)
+	acquire("n2", t0.Add(30*time.Second), false)
+	acquire("n1", t0.Add(50*time.Second), true) // renew until +110s
+	acquire("n2", t0.Add(100*time.Second), false)
+	if ok, err := st.AcquireLease(ctx, "t", "n2", t0, time.Minute); err != nil || !ok {
+		t.Errorf("another session's lease: %v, %v", ok, err)
+	}
+	acquire("n2", t0.Add(110*time.Second), true) // n1's expired
+	acquire("n1", t0.Add(120*time.Second), false)
+	if err := st.ReleaseLease(ctx, "s", "n1"); err != nil { // not n1's: no effect
+		t.Fatal(err)
+	}
+	acquire("n1", t0.Add(121*time.Second), false)
+	if err := st.ReleaseLease(ctx, "s", "n2"); err != nil {
+		t.Fatal(err)
+	}
+	acquire("n1", t0.Add(122*time.Second), true)
+	if err := st.ReleaseLease(ctx, "nope", "n1"); err != nil {
+		t.Errorf("ReleaseLease(unknown session) = %v", err)
+	}
+	if _, err := st.AcquireLease(ctx, "s", "n1", t0, 0); err == nil {
+		t.Error("AcquireLease with a zero ttl succeeded")
+	}
+}
+
+func testLeaseRace(t *testing.T, st store.Store) {
+	create(t, st, store.Session{ID: "s", CreatedAt: t0})
+	var (
+		wg  sync.WaitGroup
+		mu  sync.Mutex
+		won []string
+	)
+	for i := range 8 {
+		wg.Go(func() {
+			node := fmt.Sprintf("node-%d", i)
+			ok, err := st.AcquireLease(t.Context(), "s", node, t0, time.Minute)
+			if err != nil {
+				t.Errorf("AcquireLease(%s): %v", node, err)
+			}
+			if ok {
+				mu.Lock()
+				won = append(won, node)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(won) != 1 {
+		t.Errorf("%d nodes hold the lease: %v", len(won), won)
+	}
+}
+
+func testConcurrency(t *testing.T, st store.Store) {
+	const (
+		writers  = 8
+		readers  = 4
+		captures = 25
+	)
+	ctx := t.Context()
+	for i := range writers {
+		create(t, st, store.Session{ID: fmt.Sprintf("s%d", i), Owner: "alice", CreatedAt: t0.Add(time.Duration(i) * time.Second)})
+	}
+	var (
+		writersWG, readersWG sync.WaitGroup
+		done                 = make(chan struct{})
+		errs                 = make(chan error, 1000)
+	)
+	report := func(err error) {
+		select {
+		case errs <- err:
+		default:
+		}
+	}
+	for i := range writers {
+		writersWG.Go(func() {
+			id := fmt.Sprintf("s%d", i)
+			for n := range captures {
+				c := Full(id, t0.Add(time.Duration(n)*time.Second))
+				c.Tabs[0].URL = fmt.Sprintf("https://example.com/%d", n)
+				if err := st.SaveCapture(ctx, c, 3); err != nil {
+					report(fmt.Errorf("SaveCapture(%s, %d): %w", id, n, err))
+					return
+				}
+			}
+		})
+	}
+	for r := range readers {
+		readersWG.Go(func() {
+			for k := 0; ; k++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				ss, err := st.ListSessions(ctx, "alice", "")
+				if err != nil {
+					report(fmt.Errorf("ListSessions: %w", err))
+					return
+				}
+				if len(ss) != writers {
+					report(fmt.Errorf("ListSessions listed %d sessions, want %d", len(ss), writers))
+				}
+				id := fmt.Sprintf("s%d", (r+k)%writers)
+				s, err := st.GetSession(ctx, id)
+				if err != nil {
+					report(fmt.Errorf("GetSession(%s): %w", id, err))
+					return
+				}
+				c, err := st.LatestCapture(ctx, id)
+				switch {
+				case errors.Is(err, store.ErrNotFound) && s.LastCaptureAt.IsZero():
+				case err != nil:
+					report(fmt.Errorf("LatestCapture(%s): %w", id, err))
+					return
+				case c.Taken.Before(s.LastCaptureAt):
+					// The row and the capture are written in one
+					// transaction: a capture read after the row is never
+					// older than the row says.
+					report(fmt.Errorf("session %s lists a capture at %v, but the latest is %v", id, s.LastCaptureAt, c.Taken))
+				}
+			}
+		})
+	}
+	writersWG.Wait()
+	close(done)
+	readersWG.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+		if s := err.Error(); strings.Contains(s, "SQLITE_BUSY") || strings.Contains(s, "database is locked") {
+			t.Error("the store let a busy database through")
+		}
+	}
+	for i := range writers {
+		id := fmt.Sprintf("s%d", i)
+		want := t0.Add((captures - 1) * time.Second)
+		if c := latest(t, st, id); !c.Taken.Equal(want) {
+			t.Errorf("%s: latest capture at %v, want %v", id, c.Taken, want)
+		}
+		if s := get(t, st, id); !s.LastCaptureAt.Equal(want) || s.URL != fmt.Sprintf("https://example.com/%d", captures-1) {
+			t.Errorf("%s: %+v", id, s)
+		}
+		if n, ok := count(t, st, id); ok && n != 3 {
+			t.Errorf("%s: %d captures kept, want 3", id, n)
+		}
+	}
+}
+
+func testCancel(t *testing.T, st store.Store) {
+	create(t, st, store.Session{ID: "s", CreatedAt: t0})
+	save(t, st, small("s", t0, 1), 3)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	calls := map[string]func() error{
+		"CreateSession": func() error { return st.CreateSession(ctx, store.Session{ID: "x"}) },
+		"GetSession": func() error {
+			_, err := st.GetSession(ctx, "s")
+			return err
+		},
+		"ListSessions": func() error {
+			_, err := st.ListSessions(ctx, "", "")
+			return err
+		},
+		"SetState":    func() error { return st.SetState(ctx, "s", store.Closed, "") },
+		"SaveCapture": func() error { return st.SaveCapture(ctx, small("s", t0.Add(time.Second), 2), 3) },
+		"LatestCapture": func() error {
+			_, err := st.LatestCapture(ctx, "s")
+			return err
+		},
+		"Recover": func() error {
+			_, err := st.Recover(ctx, t0.Add(time.Hour), time.Hour)
+			return err
+		},
+		"AcquireLease": func() error {
+			_, err := st.AcquireLease(ctx, "s", "n1", t0, time.Minute)
+			return err
+		},
+		"ReleaseLease": func() error { return st.ReleaseLease(ctx, "s", "n1") },
+	}
+	for name, call := range calls {
+		start := time.Now()
+		err := call()
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s with a cancelled context = %v, want context.Canceled", name, err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s with a cancelled context took %v", name, d)
+		}
+	}
+	// Nothing happened, and the store still works.
+	if s := get(t, st, "s"); s.State != store.Active || !s.LastCaptureAt.Equal(t0) {
+		t.Errorf("cancelled calls changed the session: %+v", s)
+	}
+	if _, err := st.GetSession(t.Context(), "x"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a cancelled CreateSession created the session: %v", err)
+	}
+
+	// A deadline that passes while many writes are under way stops them
+	// promptly, and leaves the store usable.
+	ctx, cancel = context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			c := Full("s", t0)
+			for n := 0; ; n++ {
+				c.Taken = t0.Add(time.Duration(i*100000+n) * time.Millisecond)
+				if err := st.SaveCapture(ctx, c, 3); err != nil {
+					if ctx.Err() == nil {
+						t.Errorf("SaveCapture: %v", err)
+					}
+					return
+				}
+			}
+		})
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(5 * time.Second):
+		t.Fatal("writers did not stop within 5s of their deadline")
+	}
+	save(t, st, small("s", t0.Add(time.Hour), 7), 3)
+	if c := latest(t, st, "s"); c.Tabs[0].URL != "https://example.com/7" {
+		t.Errorf("after the deadline: %+v", c)
+	}
+}
