@@ -39,6 +39,16 @@ func (e *Engine) slotKey(s *session) string {
 	return "shared"
 }
 
+// browserOf is the running browser of a session's slot, or nil.
+func (e *Engine) browserOf(s *session) *browser.Browser {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if sl := e.slots[e.slotKey(s)]; sl != nil {
+		return sl.br
+	}
+	return nil
+}
+
 // profileDir is a profile's Chromium user-data-dir.
 func (e *Engine) profileDir(name string) string { return e.cfg.Path("profiles", owner, name) }
 

@@ -546,14 +546,7 @@ func (e *Engine) reap(now time.Time) {
 	}
 	e.mu.Unlock()
 	for _, s := range gone {
-		e.mu.Lock()
-		sl := e.slots[e.slotKey(s)]
-		var br *browser.Browser
-		if sl != nil {
-			br = sl.br
-		}
-		e.mu.Unlock()
-		if br != nil && s.ctxID != "" {
+		if br := e.browserOf(s); br != nil && s.ctxID != "" {
 			_ = br.DisposeContext(ctx, s.ctxID)
 		}
 		if s.egress != nil && s.egress != e.proxy.Default() {

@@ -107,13 +107,7 @@ func (e *Engine) saveProfile(ctx context.Context, s *session) error {
 	if s.profile == "" {
 		return nil
 	}
-	e.mu.Lock()
-	sl := e.slots[e.slotKey(s)]
-	var br *browser.Browser
-	if sl != nil {
-		br = sl.br
-	}
-	e.mu.Unlock()
+	br := e.browserOf(s)
 	if br == nil || br.Attached() {
 		return nil
 	}
