@@ -73,7 +73,20 @@ func TestLoginSurvivesRestart(t *testing.T) {
 				t.Fatalf("no sessionStorage value: %q", tabid)
 			}
 			if how == "kill" {
-				time.Sleep(1500 * time.Millisecond) // the saver runs every second
+				// The saver writes dirty profiles once a second: wait for a
+				// save that follows the last action, then kill.
+				stateFile := filepath.Join(data, "profiles", "admin", "default.state")
+				after := time.Now()
+				time.Sleep(20 * time.Millisecond) // mtime granularity
+				evalText(t, data, "eval", "1") // an action after 'after': the next save follows it
+				for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+					if st, err := os.Stat(stateFile); err == nil && st.ModTime().After(after) {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatal("the profile state was not saved within 15 s")
+					}
+				}
 				_ = d.Process.Signal(syscall.SIGKILL)
 			} else {
 				stopDaemon(t, data)
