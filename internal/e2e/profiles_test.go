@@ -78,7 +78,7 @@ func TestLoginSurvivesRestart(t *testing.T) {
 				stateFile := filepath.Join(data, "profiles", "admin", "default.state")
 				after := time.Now()
 				time.Sleep(20 * time.Millisecond) // mtime granularity
-				evalText(t, data, "eval", "1") // an action after 'after': the next save follows it
+				evalText(t, data, "eval", "1")    // an action after 'after': the next save follows it
 				for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 					if st, err := os.Stat(stateFile); err == nil && st.ModTime().After(after) {
 						break
