@@ -134,15 +134,15 @@ func (c *call) run(ctx context.Context) error {
 	if e.cfg.Denied(in.Action) {
 		return fail("action %q is turned off on this server (--deny-actions)", in.Action)
 	}
+	if in.Action == "status" { // reads; creates no session
+		c.res.Content = e.status(ctx)
+		return nil
+	}
 	sess, err := e.sessionFor(&in)
 	if err != nil {
 		return err
 	}
 	c.res.Session = sess.id
-	if in.Action == "status" {
-		c.res.Content = e.status(ctx)
-		return nil
-	}
 	t, err := e.taskFor(sess, in.Task)
 	if err != nil {
 		return err
