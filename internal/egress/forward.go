@@ -194,16 +194,26 @@ func copyResponse(w http.ResponseWriter, resp *http.Response) {
 	}
 }
 
+// dialChecked dials the address a Decision checked (never a name) and
+// tracks the connection for Close; on failure it has answered w already.
+func (s *Session) dialChecked(w http.ResponseWriter, r *http.Request, d Decision, what string) (net.Conn, bool) {
+	up, err := s.p.dialAddr(r.Context(), "tcp", netip.AddrPortFrom(d.Addr, parsePortNum(d.Port)).String())
+	if err != nil {
+		http.Error(w, "browserd egress proxy: "+what+": "+err.Error(), http.StatusBadGateway)
+		return nil, false
+	}
+	if !s.track(up) {
+		return nil, false
+	}
+	return up, true
+}
+
 // upgrade forwards a plain-HTTP Upgrade (WebSocket) request to the checked
 // address and, on 101, splices the two connections.
 func (s *Session) upgrade(w http.ResponseWriter, r *http.Request, d Decision) {
 	ctx := r.Context()
-	up, err := s.p.dialAddr(ctx, "tcp", netip.AddrPortFrom(d.Addr, parsePortNum(d.Port)).String())
-	if err != nil {
-		http.Error(w, "browserd egress proxy: "+d.URL+": "+err.Error(), http.StatusBadGateway)
-		return
-	}
-	if !s.track(up) {
+	up, ok := s.dialChecked(w, r, d, d.URL)
+	if !ok {
 		return
 	}
 	defer s.untrack(up)
@@ -223,7 +233,8 @@ func (s *Session) upgrade(w http.ResponseWriter, r *http.Request, d Decision) {
 
 	up.SetDeadline(time.Now().Add(upgradeTimeout))
 	bw := bufio.NewWriter(up)
-	if err := out.Write(bw); err == nil {
+	err := out.Write(bw)
+	if err == nil {
 		err = bw.Flush()
 	}
 	if err != nil {
@@ -285,12 +296,8 @@ func (s *Session) connect(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, d.Error()+"\n")
 		return
 	}
-	up, err := s.p.dialAddr(ctx, "tcp", netip.AddrPortFrom(d.Addr, parsePortNum(d.Port)).String())
-	if err != nil {
-		http.Error(w, "browserd egress proxy: "+r.Host+": "+err.Error(), http.StatusBadGateway)
-		return
-	}
-	if !s.track(up) {
+	up, ok := s.dialChecked(w, r, d, r.Host)
+	if !ok {
 		return
 	}
 	defer s.untrack(up)
