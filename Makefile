@@ -33,7 +33,7 @@ bench: chromium
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./internal/snapshot/
 	$(GO) test -run '^$$' -fuzz FuzzBuild -fuzztime 30s ./internal/snapshot/
-	$(GO) test -run '^$$' -fuzz FuzzCheckURL -fuzztime 30s ./internal/urlpolicy/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./internal/urlpolicy/
 	$(GO) test -run '^$$' -fuzz FuzzParseHost -fuzztime 30s ./internal/egress/
 	$(GO) test -run '^$$' -fuzz FuzzWrap -fuzztime 30s ./internal/untrusted/
 

@@ -238,10 +238,8 @@ func (p *Page) handle(ev cdp.Event) {
 	case "Page.loadEventFired":
 		p.loadSeq++
 		p.loading = false
-		p.notify()
 	case "Page.windowOpen":
 		p.windowOpens++
-		p.notify()
 	case "Page.frameRequestedNavigation":
 		var e struct {
 			FrameID     string `json:"frameId"`
@@ -249,7 +247,6 @@ func (p *Page) handle(ev cdp.Event) {
 		}
 		if ev.Decode(&e) == nil && e.FrameID == p.TargetID && e.Disposition == "currentTab" {
 			p.loading = true
-			p.notify()
 		}
 	case "Page.frameStartedLoading", "Page.frameStoppedLoading":
 		var e struct {
@@ -257,7 +254,6 @@ func (p *Page) handle(ev cdp.Event) {
 		}
 		if ev.Decode(&e) == nil && e.FrameID == p.TargetID {
 			p.loading = ev.Method == "Page.frameStartedLoading"
-			p.notify()
 		}
 	case "Page.frameNavigated":
 		var e struct {
@@ -279,7 +275,6 @@ func (p *Page) handle(ev cdp.Event) {
 			p.commitLoad = p.loadSeq // loads counted before this commit are the old document's
 			p.recovered()            // a new document: the renderer is back
 			p.url = e.Frame.URL + e.Frame.Fragment
-			p.notify()
 		}
 	case "Page.navigatedWithinDocument":
 		var e struct {
@@ -288,7 +283,6 @@ func (p *Page) handle(ev cdp.Event) {
 		}
 		if ev.Decode(&e) == nil && e.FrameID == p.TargetID {
 			p.url = e.URL
-			p.notify()
 		}
 	case "Page.javascriptDialogOpening":
 		var e struct {
@@ -299,12 +293,10 @@ func (p *Page) handle(ev cdp.Event) {
 		if ev.Decode(&e) == nil {
 			p.dialog = &Dialog{Type: e.Type, Message: e.Message, DefaultPrompt: e.DefaultPrompt}
 			p.dialogEnd(ErrDialogOpen)
-			p.notify()
 		}
 	case "Page.javascriptDialogClosed":
 		p.dialog = nil
 		p.dialogCtx, p.dialogEnd = context.WithCancelCause(context.Background())
-		p.notify()
 	case "Runtime.consoleAPICalled":
 		var e struct {
 			Type string         `json:"type"`
@@ -343,7 +335,6 @@ func (p *Page) handle(ev cdp.Event) {
 		}
 		if ev.Decode(&e) == nil && e.Context.AuxData.IsDefault {
 			p.execCtx[e.Context.AuxData.FrameID] = e.Context.ID
-			p.notify()
 		}
 	case "Runtime.executionContextDestroyed":
 		var e struct {
@@ -385,7 +376,6 @@ func (p *Page) handle(ev cdp.Event) {
 		if _, ok := p.inflight[e.RequestID]; ok {
 			delete(p.inflight, e.RequestID)
 			p.lastNet = time.Now()
-			p.notify()
 		}
 	case "Target.attachedToTarget":
 		var e struct {
@@ -399,7 +389,6 @@ func (p *Page) handle(ev cdp.Event) {
 		if ev.Decode(&e) == nil && e.TargetInfo.Type == "iframe" {
 			fs := &frameSession{sess: p.b.conn.Session(e.SessionID), parentFrame: e.TargetInfo.ParentFrameID}
 			p.oopifs[e.TargetInfo.TargetID] = fs
-			p.notify()
 			// Nested out-of-process frames attach through this session too.
 			guarded := p.opts.Guard != nil
 			go func() {
@@ -421,7 +410,6 @@ func (p *Page) handle(ev cdp.Event) {
 					delete(p.oopifs, id)
 				}
 			}
-			p.notify()
 		}
 	case "Fetch.requestPaused":
 		var e struct {
@@ -438,7 +426,6 @@ func (p *Page) handle(ev cdp.Event) {
 	case "Inspector.targetCrashed":
 		p.crashed = true
 		p.dialogEnd(ErrCrashed)
-		p.notify()
 	}
 }
 

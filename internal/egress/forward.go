@@ -208,6 +208,20 @@ func (s *Session) dialChecked(w http.ResponseWriter, r *http.Request, d Decision
 	return up, true
 }
 
+// hijack takes the browser's connection over from net/http for a tunnel
+// and tracks it for Close; the caller untracks it.
+func (s *Session) hijack(w http.ResponseWriter) (net.Conn, *bufio.ReadWriter, bool) {
+	conn, brw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return nil, nil, false
+	}
+	if !s.track(conn) {
+		return nil, nil, false
+	}
+	conn.SetDeadline(time.Time{})
+	return conn, brw, true
+}
+
 // upgrade forwards a plain-HTTP Upgrade (WebSocket) request to the checked
 // address and, on 101, splices the two connections.
 func (s *Session) upgrade(w http.ResponseWriter, r *http.Request, d Decision) {
@@ -255,15 +269,11 @@ func (s *Session) upgrade(w http.ResponseWriter, r *http.Request, d Decision) {
 	upKind := resp.Header.Get("Upgrade")
 	up.SetDeadline(time.Time{})
 
-	conn, brw, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		return
-	}
-	if !s.track(conn) {
+	conn, brw, ok := s.hijack(w)
+	if !ok {
 		return
 	}
 	defer s.untrack(conn)
-	conn.SetDeadline(time.Time{})
 	removeHopHeaders(resp.Header)
 	resp.Header.Set("Connection", "Upgrade")
 	resp.Header.Set("Upgrade", upKind)
@@ -301,15 +311,11 @@ func (s *Session) connect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.untrack(up)
-	conn, brw, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		return
-	}
-	if !s.track(conn) {
+	conn, brw, ok := s.hijack(w)
+	if !ok {
 		return
 	}
 	defer s.untrack(conn)
-	conn.SetDeadline(time.Time{})
 	if _, err := io.WriteString(conn, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
 		return
 	}

@@ -279,7 +279,7 @@ func (s *State) Exclude(domains []string) int {
 	return n
 }
 
-// Merge puts origins of o into s, replacing the ones s has.
+// MergeOrigins puts the origins o into s, replacing the ones s has.
 func (s *State) MergeOrigins(o []Origin) {
 	idx := map[string]int{}
 	for i, x := range s.Origins {

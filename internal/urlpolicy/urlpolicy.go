@@ -1,46 +1,16 @@
-// Package urlpolicy decides which URLs a browser may navigate to: only
-// http, https and about:blank, and no host that resolves to a loopback,
-// private, link-local or otherwise internal address unless the operator
-// allowed that host with --allow-host. Errors name the host, the address,
-// the rule and the flag that would allow it.
+// Package urlpolicy holds the rules every URL check shares: which URLs an
+// agent may navigate to (http, https and about:blank; no credentials) and
+// which addresses are internal (loopback, private, link-local, metadata and
+// the rest, in every IPv6 disguise). The egress guard applies them to every
+// request at dial time.
 package urlpolicy
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"net/netip"
 	"net/url"
 	"strings"
 )
-
-// Policy is immutable and safe for concurrent use.
-type Policy struct {
-	allow map[string]bool // "host" (any port) or "host:port", lower-case
-	// Resolve looks host names up; net.DefaultResolver when nil.
-	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
-}
-
-// New builds a policy from --allow-host values (HOST or HOST:PORT).
-func New(allowHosts []string) (*Policy, error) {
-	p := &Policy{allow: map[string]bool{}}
-	for _, h := range allowHosts {
-		h = strings.ToLower(strings.TrimSpace(h))
-		if h == "" {
-			continue
-		}
-		if strings.Contains(h, "/") {
-			return nil, fmt.Errorf("--allow-host %q: give HOST or HOST:PORT, not a URL", h)
-		}
-		if host, port, err := net.SplitHostPort(h); err == nil {
-			h = net.JoinHostPort(strings.Trim(host, "[]"), port)
-		} else {
-			h = strings.Trim(h, "[]")
-		}
-		p.allow[h] = true
-	}
-	return p, nil
-}
 
 // Error is a refused URL.
 type Error struct {
@@ -52,21 +22,6 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("navigation to %s refused: %s", e.URL, e.Reason)
 	}
 	return fmt.Sprintf("navigation to %s refused: %s; %s", e.URL, e.Reason, e.Hint)
-}
-
-// CheckURL checks a navigation target and returns the URL to load.
-func (p *Policy) CheckURL(ctx context.Context, raw string) (string, error) {
-	u, err := Parse(raw)
-	if err != nil || u.Scheme == "about" {
-		if err != nil {
-			return "", err
-		}
-		return u.String(), nil
-	}
-	if err := p.CheckHost(ctx, u); err != nil {
-		return "", err
-	}
-	return u.String(), nil
 }
 
 // Parse checks what can be checked of a navigation target without looking
@@ -101,64 +56,6 @@ func Parse(raw string) (*url.URL, error) {
 		return nil, &Error{URL: u.Redacted(), Reason: "URLs with credentials are not allowed"}
 	}
 	return u, nil
-}
-
-// CheckHost refuses a URL whose host is, or resolves to, an internal
-// address, unless allowed.
-func (p *Policy) CheckHost(ctx context.Context, u *url.URL) error {
-	host := strings.ToLower(u.Hostname())
-	port := u.Port()
-	if port == "" {
-		port = "80"
-		if strings.EqualFold(u.Scheme, "https") {
-			port = "443"
-		}
-	}
-	if p.allow[host] || p.allow[net.JoinHostPort(host, port)] {
-		return nil
-	}
-	addrs, err := p.lookup(ctx, host)
-	if err != nil {
-		return &Error{URL: u.String(), Reason: fmt.Sprintf("host %s does not resolve: %v", host, err)}
-	}
-	for _, a := range addrs {
-		if rule := Internal(a); rule != "" {
-			hint := fmt.Sprintf("start browserd with --allow-host %s to allow it", hostForFlag(host, u.Port()))
-			reason := fmt.Sprintf("%s resolves to %s, a %s address", host, a, rule)
-			if a.String() == host {
-				reason = fmt.Sprintf("%s is a %s address", host, rule)
-			}
-			return &Error{URL: u.String(), Reason: reason, Hint: hint}
-		}
-	}
-	return nil
-}
-
-func hostForFlag(host, port string) string {
-	if port == "" {
-		if strings.Contains(host, ":") {
-			return "[" + host + "]"
-		}
-		return host
-	}
-	return net.JoinHostPort(host, port)
-}
-
-func (p *Policy) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
-	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
-		return []netip.Addr{a.Unmap()}, nil
-	}
-	if p.Resolve != nil {
-		return p.Resolve(ctx, host)
-	}
-	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil {
-		return nil, err
-	}
-	for i := range ips {
-		ips[i] = ips[i].Unmap()
-	}
-	return ips, nil
 }
 
 var internalNets = []struct {
