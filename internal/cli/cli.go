@@ -74,6 +74,9 @@ type CLI struct {
 
 	State stateCmd `cmd:"" group:"Profiles" help:"Save or load cookies and storage (Playwright storageState)."`
 
+	Sessions sessionsCmd `cmd:"" group:"Recovery" help:"List sessions: active, recoverable after a restart or crash, stale, closed, failed."`
+	Resume   resumeCmd   `cmd:"" group:"Recovery" help:"Bring a recoverable session back: its tabs at their URLs, its cookies and storage."`
+
 	Tabs tabsCmd `cmd:"" group:"Tabs" help:"List the task's tabs."`
 	Tab  tabCmd  `cmd:"" group:"Tabs" help:"Open, close or switch tabs."`
 

@@ -91,6 +91,9 @@ func TestCommandInputs(t *testing.T) {
 		{[]string{"wait", "--text", "Welcome", "--text-gone", "Loading", "--url", "/home", "--time", "50"},
 			tool.Input{Action: "wait", Text: "Welcome", TextGone: "Loading", URL: "/home", Time: 50}},
 		{[]string{"tabs"}, tool.Input{Action: "tabs"}},
+		{[]string{"sessions"}, tool.Input{Action: "list_sessions", Filter: "all"}},
+		{[]string{"sessions", "--state", "recoverable"}, tool.Input{Action: "list_sessions", Filter: "recoverable"}},
+		{[]string{"resume", "work"}, tool.Input{Action: "session_resume", Session: "work"}},
 		{[]string{"tab", "new"}, tool.Input{Action: "tab_new"}},
 		{[]string{"tab", "new", "https://b.example/"}, tool.Input{Action: "tab_new", URL: "https://b.example/"}},
 		{[]string{"tab", "close"}, tool.Input{Action: "tab_close"}},
@@ -135,7 +138,7 @@ func TestEveryActionHasACommand(t *testing.T) {
 		{"type", "e1", "x"}, {"select", "e1", "v"}, {"scroll"}, {"eval", "1"}, {"extract"}, {"wait", "--time", "1"},
 		{"tabs"}, {"tab", "new"}, {"tab", "close"}, {"tab", "switch", "t1"}, {"pdf"}, {"console"}, {"status"},
 		{"dialog", "accept"}, {"upload", "e1", "f"}, {"back"}, {"forward"}, {"reload"}, {"hover", "e1"}, {"press", "Enter"},
-		{"task-end"},
+		{"task-end"}, {"sessions"}, {"resume", "s1"},
 	} {
 		d := &fakeDaemon{}
 		if code, _, stderr := runWith(t, d, args...); code != 0 {

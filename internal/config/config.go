@@ -38,6 +38,14 @@ type Config struct {
 	Height      int           `name:"viewport-height" env:"BROWSERD_VIEWPORT_HEIGHT" default:"720" help:"Viewport height."`
 	UploadDir   string        `name:"upload-dir" env:"BROWSERD_UPLOAD_DIR" help:"Folder uploads are taken from (default <data>/uploads)." placeholder:"DIR"`
 	LogLevel    string        `name:"log-level" env:"BROWSERD_LOG_LEVEL" default:"info" enum:"debug,info,warn,error" help:"Log level."`
+
+	DB                  string        `name:"db" env:"BROWSERD_DB" help:"The store: a SQLite file (default <data>/browserd.db)." placeholder:"PATH"`
+	SecretKeyFile       string        `name:"secret-key-file" env:"BROWSERD_SECRET_KEY_FILE" help:"AES-256 key that encrypts captures and saved states (default <data>/secret.key, made on first start)." placeholder:"PATH"`
+	SnapshotInterval    time.Duration `name:"snapshot-interval" env:"BROWSERD_SNAPSHOT_INTERVAL" default:"30s" help:"Capture a session's state at most this often (after state-changing actions and while active)."`
+	MaxSessionAge       time.Duration `name:"max-session-age" env:"BROWSERD_MAX_SESSION_AGE" default:"24h" help:"At start-up, a session whose last capture is older than this is stale, not recoverable."`
+	AutoRehydrate       bool          `name:"auto-rehydrate" env:"BROWSERD_AUTO_REHYDRATE" help:"At start-up, bring back every recoverable session without waiting for session_resume."`
+	MaxSessionSnapshots int           `name:"max-session-snapshots" env:"BROWSERD_MAX_SESSION_SNAPSHOTS" default:"10" help:"Captures kept per session."`
+	NoCapture           bool          `name:"no-capture" env:"BROWSERD_NO_CAPTURE" help:"Take no state captures: sessions cannot be recovered after a restart or crash."`
 }
 
 // Default returns the settings a daemon has when nothing is given.
@@ -50,6 +58,10 @@ func Default() Config {
 		Width:       1280,
 		Height:      720,
 		LogLevel:    "info",
+
+		SnapshotInterval:    30 * time.Second,
+		MaxSessionAge:       24 * time.Hour,
+		MaxSessionSnapshots: 10,
 	}
 }
 
@@ -74,6 +86,21 @@ func (c *Config) Resolve() error {
 	c.Data = abs
 	if c.UploadDir == "" {
 		c.UploadDir = filepath.Join(c.Data, "uploads")
+	}
+	if c.DB == "" {
+		c.DB = filepath.Join(c.Data, "browserd.db")
+	}
+	if c.SecretKeyFile == "" {
+		c.SecretKeyFile = filepath.Join(c.Data, "secret.key")
+	}
+	if c.SnapshotInterval < 0 {
+		return fmt.Errorf("--snapshot-interval must not be negative (0 captures after every state-changing action; --no-capture turns captures off)")
+	}
+	if c.MaxSessionAge <= 0 {
+		return fmt.Errorf("--max-session-age must be positive, e.g. 24h")
+	}
+	if c.MaxSessionSnapshots < 1 {
+		return fmt.Errorf("--max-session-snapshots must be at least 1, got %d", c.MaxSessionSnapshots)
 	}
 	if c.Width <= 0 || c.Height <= 0 {
 		return fmt.Errorf("--viewport-width and --viewport-height must be positive, got %dx%d", c.Width, c.Height)
@@ -144,6 +171,17 @@ func (c *Config) DaemonArgs() []string {
 	add(c.Height != d.Height, "--viewport-height", fmt.Sprint(c.Height))
 	add(c.UploadDir != "" && c.UploadDir != c.Path("uploads"), "--upload-dir", c.UploadDir)
 	add(c.LogLevel != "" && c.LogLevel != d.LogLevel, "--log-level", c.LogLevel)
+	add(c.DB != "" && c.DB != c.Path("browserd.db"), "--db", c.DB)
+	add(c.SecretKeyFile != "" && c.SecretKeyFile != c.Path("secret.key"), "--secret-key-file", c.SecretKeyFile)
+	add(c.SnapshotInterval != d.SnapshotInterval, "--snapshot-interval", c.SnapshotInterval.String())
+	add(c.MaxSessionAge != d.MaxSessionAge, "--max-session-age", c.MaxSessionAge.String())
+	if c.AutoRehydrate {
+		args = append(args, "--auto-rehydrate")
+	}
+	add(c.MaxSessionSnapshots != d.MaxSessionSnapshots, "--max-session-snapshots", fmt.Sprint(c.MaxSessionSnapshots))
+	if c.NoCapture {
+		args = append(args, "--no-capture")
+	}
 	return args
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
 	"github.com/browserd/browserd/internal/untrusted"
 	"github.com/browserd/browserd/internal/urlpolicy"
@@ -134,11 +136,21 @@ func (c *call) run(ctx context.Context) error {
 	if e.cfg.Denied(in.Action) {
 		return fail("action %q is turned off on this server (--deny-actions)", in.Action)
 	}
-	if in.Action == "status" { // reads; creates no session
+	switch in.Action {
+	case "status": // reads; creates no session
 		c.res.Content = e.status(ctx)
 		return nil
+	case "list_sessions":
+		return c.listSessions(ctx)
+	case "session_resume":
+		return c.resume(ctx)
 	}
-	sess, err := e.sessionFor(&in)
+	sess, err := e.sessionFor(ctx, c)
+	if errors.Is(err, errClosedStored) {
+		c.res.Session = in.Session
+		c.res.Content = fmt.Sprintf("closed session %q; it was recoverable and was not resumed", cmp.Or(in.Session, in.Profile, "default"))
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -185,6 +197,9 @@ func (c *call) run(ctx context.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	if note := e.recoverCrash(ctx, sess); note != "" {
+		c.res.Notes = append(c.res.Notes, note)
 	}
 	if in.Action == "launch" {
 		if len(in.AllowHosts)+len(in.BlockHosts)+len(in.OnlyHosts) > 0 {
@@ -260,8 +275,8 @@ func (c *call) run(ctx context.Context) error {
 	if c.navRefused != "" {
 		return &userError{c.navRefused}
 	}
-	if changesPage[in.Action] || in.Action == "evaluate" {
-		e.markDirty(sess) // the profile's state is saved soon, off this path
+	if changesPage[in.Action] || in.Action == "evaluate" || in.Action == "tab_close" {
+		e.markDirty(sess) // state is saved and captured soon, off this path
 	}
 	if d := pg.Dialog(); d != nil {
 		c.res.Dialog = &tool.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
@@ -456,13 +471,8 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 		}
 		c.res.Content = strings.TrimRight(b.String(), "\n")
 		return nil
-	case "tab_new":
-		tb, err := c.e.newTab(ctx, c.slot, c.task)
-		if err != nil {
-			return err
-		}
-		c.tab = tb
-		c.res.Tab = tb.id
+	case "tab_new": // pickTab opened the tab
+		tb := c.tab
 		if in.URL != "" {
 			u, err := c.checkNav(ctx, in.URL)
 			if err != nil {
@@ -807,16 +817,44 @@ func (c *call) explain(err error) string {
 	return err.Error()
 }
 
+// closeTask closes the task's tabs. The session is captured (always on
+// close); when no task of it keeps a tab, it is closed in the store too.
 func (c *call) closeTask(ctx context.Context) error {
-	e, t := c.e, c.task
+	e, t, s := c.e, c.task, c.task.sess
 	e.mu.Lock()
 	tabs := append([]*tab(nil), t.tabs...)
+	others := false
+	for _, x := range s.tasks {
+		others = others || x != t && len(x.tabs) > 0
+	}
 	e.mu.Unlock()
+	if !others {
+		if err := e.capture(ctx, s); err != nil {
+			e.log.Warn("capturing a session on close failed", "session", s.id, "err", err)
+		}
+	}
 	for _, tb := range tabs {
 		_ = tb.page.Close(ctx)
 		e.removeTab(tb)
 	}
 	c.res.Content = fmt.Sprintf("closed task %q (%d tabs)", t.name, len(tabs))
+	if others {
+		if err := e.capture(ctx, s); err != nil {
+			e.log.Warn("capturing a session on close failed", "session", s.id, "err", err)
+		}
+		return nil
+	}
+	e.mu.Lock()
+	stored := s.stored
+	s.stored = false
+	e.mu.Unlock()
+	if stored {
+		if err := e.store.SetState(ctx, s.id, store.Closed, "closed by the agent"); err != nil {
+			return err
+		}
+		_ = e.store.ReleaseLease(ctx, s.id, e.node)
+		c.res.Content += fmt.Sprintf("; session %q has no tab left and is closed", s.id)
+	}
 	return nil
 }
 

@@ -74,7 +74,10 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 	if br != nil {
 		select {
 		case <-br.Done():
-			note = fmt.Sprintf("the browser had exited (%s); browserd started a new one and this session's earlier tabs are gone", br.DeathReason())
+			note = fmt.Sprintf("the browser had exited (%s); browserd started a new one", br.DeathReason())
+			if e.cfg.NoCapture {
+				note += " and this session's earlier tabs are gone (captures are off: --no-capture)"
+			}
 			e.log.Warn("browser died; relaunching", "browser", key, "reason", br.DeathReason())
 			e.dropBrowser(sl)
 			_ = br.Close(context.WithoutCancel(ctx))
@@ -193,6 +196,9 @@ func (e *Engine) resetSlot(sl *slot) {
 		s.ctxID = ""
 		s.refs = snapshot.NewRefs()
 		for _, t := range s.tasks {
+			if len(t.tabs) > 0 && s.stored && !s.parked && !e.cfg.NoCapture {
+				s.rehydrate = true // its tabs come back on its next action
+			}
 			t.tabs, t.active, t.popups = nil, nil, nil
 		}
 	}

@@ -21,11 +21,15 @@ import (
 	"sync"
 	"time"
 
+	"cmp"
+
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/store/sqlite"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -39,6 +43,13 @@ type Engine struct {
 	proxy    *egress.Proxy
 	noProxy  bool
 	box      *secret.Box
+	store    store.Store
+	node     string // this daemon's name on leases (see nodeID)
+
+	// resumeMu serializes bringing sessions back (resume, rehydration
+	// after a crash) and creating them in the store.
+	resumeMu sync.Mutex
+	capWake  chan struct{} // wakes the capturer for a due capture
 
 	launchMu sync.Mutex // serializes browser start and restart
 
@@ -51,6 +62,8 @@ type Engine struct {
 	spares   []string        // the launched browser's first tabs, not yet used
 	nextTab  int
 	closed   bool
+	// lastRenew is when the capturer last renewed the sessions' leases.
+	lastRenew time.Time
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -71,6 +84,16 @@ type session struct {
 	profile string
 	// initScript puts saved storage back in new tabs (see state.go).
 	initScript string
+
+	// Recovery (see recovery.go), guarded by Engine.mu.
+	stored      bool      // has an active row in the store and our lease
+	parked      bool      // closed by the idle policy: recoverable
+	rehydrate   bool      // its browser died: bring it back on next use
+	capDirty    bool      // changed since the last capture
+	lastCapture time.Time // when the last capture was taken
+	lastTabs    map[string]capturedTab
+	// capMu keeps captures and rehydration of the session apart.
+	capMu sync.Mutex
 }
 
 type task struct {
@@ -128,6 +151,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		repairs:  map[string]string{},
 		tabs:     map[string]*tab{},
 		stop:     make(chan struct{}),
+		capWake:  make(chan struct{}, 1),
 	}
 	for _, o := range opts {
 		o(e)
@@ -135,13 +159,31 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if err := e.guard.Validate(); err != nil {
 		return nil, err
 	}
-	box, err := secret.Load(cfg.Path("secret.key"))
+	keyFile := cmp.Or(cfg.SecretKeyFile, cfg.Path("secret.key"))
+	box, err := secret.Load(keyFile)
 	if err != nil {
 		return nil, err
 	}
 	e.box = box
+	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
+		return nil, err
+	}
+	if e.node, err = nodeID(cfg.Path("node-id")); err != nil {
+		return nil, err
+	}
+	st, err := sqlite.Open(cmp.Or(cfg.DB, cfg.Path("browserd.db")), box)
+	if err != nil {
+		return nil, err
+	}
+	e.store = st
+	rehydrate, err := e.startRecovery(context.Background())
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("recovering the sessions of the last run: %w", err)
+	}
 	proxy, err := egress.New(egress.Options{Policy: e.guard, Resolver: e.resolver, Log: log})
 	if err != nil {
+		st.Close()
 		return nil, fmt.Errorf("starting the egress guard: %w", err)
 	}
 	e.proxy = proxy
@@ -163,6 +205,13 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		defer e.wg.Done()
 		e.saver()
 	}()
+	if len(rehydrate) > 0 {
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			e.rehydrateAll(rehydrate)
+		}()
+	}
 	return e, nil
 }
 
@@ -173,13 +222,22 @@ func (e *Engine) Close(ctx context.Context) error {
 		e.mu.Unlock()
 		return nil
 	}
-	var profiles []*session
+	var profiles, all []*session
 	for _, s := range e.sessions {
 		if s.profile != "" {
 			profiles = append(profiles, s)
 		}
+		all = append(all, s)
 	}
 	e.mu.Unlock()
+	// Capture every live session: the next start finds them recoverable.
+	for _, s := range all {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if err := e.capture(cctx, s); err != nil {
+			e.log.Warn("capturing a session at shutdown failed", "session", s.id, "err", err)
+		}
+		cancel()
+	}
 	// Save every profile's state while its browser still runs.
 	for _, s := range profiles {
 		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -205,17 +263,27 @@ func (e *Engine) Close(ctx context.Context) error {
 		errs = append(errs, br.Close(ctx))
 	}
 	e.proxy.Close()
+	for _, s := range all {
+		if s.stored && !s.parked {
+			if err := e.store.ReleaseLease(context.WithoutCancel(ctx), s.id, e.node); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	errs = append(errs, e.store.Close())
 	return errors.Join(errs...)
 }
 
 // errClosed is returned for calls that arrive while the daemon shuts down.
 var errClosed = errors.New("browserd is shutting down")
 
-// sessionFor returns the session the input names, creating it. With no
+// sessionFor returns the session the call names, creating it. With no
 // session named, it is the profile's (default "default"): the profile's own
 // browser, whose logins persist. A named session that does not exist yet is
-// ephemeral: an in-memory context of the shared browser.
-func (e *Engine) sessionFor(in *tool.Input) (*session, error) {
+// ephemeral: an in-memory context of the shared browser. A session that is
+// recoverable in the store is resumed (see open).
+func (e *Engine) sessionFor(ctx context.Context, c *call) (*session, error) {
+	in := &c.in
 	profile := in.Profile
 	if profile == "" && in.Session == "" {
 		profile = "default"
@@ -233,23 +301,22 @@ func (e *Engine) sessionFor(in *tool.Input) (*session, error) {
 		return nil, err
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	s := e.sessions[id]
 	if s != nil {
 		if in.Profile != "" && s.profile != in.Profile {
+			e.mu.Unlock()
 			return nil, fmt.Errorf("session %q is not profile %q's session; leave out session to use the profile's", id, in.Profile)
 		}
-		return s, nil
-	}
-	if in.Session != "" && in.Profile != "" && in.Session != in.Profile {
+		if s.stored && !s.parked {
+			e.mu.Unlock()
+			return s, nil
+		}
+	} else if in.Session != "" && in.Profile != "" && in.Session != in.Profile {
+		e.mu.Unlock()
 		return nil, fmt.Errorf("no session %q; a profile's session is named like the profile (%q)", in.Session, in.Profile)
 	}
-	s = &session{id: id, profile: profile, refs: snapshot.NewRefs(), tasks: map[string]*task{}, created: time.Now(), policy: e.guard}
-	if profile == "default" {
-		s.egress = e.proxy.Default()
-	}
-	e.sessions[id] = s
-	return s, nil
+	e.mu.Unlock()
+	return e.open(ctx, c, s, id, profile)
 }
 
 func (e *Engine) taskFor(s *session, name string) (*task, error) {
@@ -325,11 +392,20 @@ func (e *Engine) spareTab(sl *slot, br *browser.Browser) string {
 	return id
 }
 
-func (e *Engine) addTab(t *task, pg *browser.Page) *tab {
+func (e *Engine) addTab(t *task, pg *browser.Page) *tab { return e.addTabID(t, pg, "") }
+
+// addTabID adds a tab under id (a resumed tab keeps its id), or under a
+// new id when id is "" or taken.
+func (e *Engine) addTabID(t *task, pg *browser.Page, id string) *tab {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.nextTab++
-	tb := &tab{id: fmt.Sprintf("t%d", e.nextTab), task: t, page: pg}
+	if n := tabNum(id); n <= 0 || e.tabs[id] != nil || id != fmt.Sprintf("t%d", n) {
+		e.nextTab++
+		id = fmt.Sprintf("t%d", e.nextTab)
+	} else {
+		e.nextTab = max(e.nextTab, n)
+	}
+	tb := &tab{id: id, task: t, page: pg}
 	e.tabs[tb.id] = tb
 	t.tabs = append(t.tabs, tb)
 	t.active = tb
@@ -513,6 +589,7 @@ func (e *Engine) reap(now time.Time) {
 	e.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	captured := map[*session]bool{} // once, before the first idle task goes
 	for _, t := range idle {
 		if !t.run.TryLock() {
 			continue // busy right now, so not idle
@@ -522,13 +599,31 @@ func (e *Engine) reap(now time.Time) {
 		still := now.Sub(t.lastUsed) > e.cfg.IdleTimeout
 		e.mu.Unlock()
 		if still {
+			// Always captured before an idle close: the session can come
+			// back as it was.
+			if !captured[t.sess] {
+				captured[t.sess] = true
+				if err := e.capture(ctx, t.sess); err != nil {
+					e.log.Warn("capturing an idle session failed", "session", t.sess.id, "err", err)
+				}
+			}
 			for _, tb := range tabs {
 				_ = tb.page.Close(ctx)
 				e.removeTab(tb)
 			}
 			e.mu.Lock()
 			delete(t.sess.tasks, t.name)
+			park := len(t.sess.tasks) == 0 && t.sess.stored && !t.sess.parked
+			if park {
+				t.sess.parked = true
+			}
 			e.mu.Unlock()
+			if park {
+				if err := e.store.SetState(ctx, t.sess.id, store.Recoverable, fmt.Sprintf("closed after %s idle; resume it with session_resume or any action on it", e.cfg.IdleTimeout)); err != nil {
+					e.log.Warn("marking an idle session recoverable failed", "session", t.sess.id, "err", err)
+				}
+				_ = e.store.ReleaseLease(ctx, t.sess.id, e.node)
+			}
 			e.log.Info("closed idle task", "session", t.sess.id, "task", t.name, "tabs", len(tabs))
 		}
 		t.run.Unlock()

@@ -189,8 +189,10 @@ func storageScript(origins []storagestate.Origin) string {
 })()`
 }
 
-// markDirty asks the saver to save a profile session soon.
+// markDirty asks the saver to save a profile session soon, and the
+// capturer to capture the session.
 func (e *Engine) markDirty(s *session) {
+	e.changed(s)
 	if s.profile == "" {
 		return
 	}
@@ -199,7 +201,8 @@ func (e *Engine) markDirty(s *session) {
 	e.mu.Unlock()
 }
 
-// saver saves dirty profiles once a second, off the actions' path.
+// saver saves dirty profiles once a second, and captures the sessions
+// that are due, off the actions' path.
 func (e *Engine) saver() {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -207,8 +210,12 @@ func (e *Engine) saver() {
 		select {
 		case <-e.stop:
 			return
+		case <-e.capWake:
+			e.captureDue(time.Now())
+			continue
 		case <-tick.C:
 		}
+		e.captureDue(time.Now())
 		e.mu.Lock()
 		var todo []*session
 		for s := range e.dirty {

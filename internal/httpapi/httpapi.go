@@ -47,6 +47,8 @@ func New(h tool.Handler, opts Options) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/actions", a.actions)
 	mux.HandleFunc("GET /api/health", a.health)
+	mux.HandleFunc("GET /api/sessions", a.listSessions)
+	mux.HandleFunc("POST /api/sessions/{id}/resume", a.resume)
 	mux.HandleFunc("/api/", a.notFound)
 	return Guard(mux)
 }
@@ -70,7 +72,7 @@ func (a *api) notFound(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s /api/health: use GET", r.Method))
 	default:
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s %s: the API has POST /api/actions and GET /api/health", r.Method, r.URL.Path))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s %s: the API has POST /api/actions, GET /api/sessions, POST /api/sessions/{id}/resume and GET /api/health", r.Method, r.URL.Path))
 	}
 }
 
@@ -102,6 +104,51 @@ func (a *api) actions(w http.ResponseWriter, r *http.Request) {
 	a.log.Info("action", "action", in.Action, "task", in.Task, "success", res.Success,
 		"ms", time.Since(start).Milliseconds())
 	writeJSON(w, http.StatusOK, res)
+}
+
+// SessionList is the body of GET /api/sessions.
+type SessionList struct {
+	Sessions []tool.SessionInfo `json:"sessions"`
+}
+
+// listSessions is list_sessions: GET /api/sessions[?state=S].
+func (a *api) listSessions(w http.ResponseWriter, r *http.Request) {
+	in := tool.Input{Action: "list_sessions", Filter: r.URL.Query().Get("state")}
+	if err := in.Validate(); err != nil {
+		writeError(w, http.StatusBadRequest, "state: "+err.Error())
+		return
+	}
+	res, err := a.h.Do(r.Context(), in)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if !res.Success {
+		writeError(w, http.StatusInternalServerError, res.Error)
+		return
+	}
+	writeJSON(w, http.StatusOK, SessionList{Sessions: append([]tool.SessionInfo{}, res.Sessions...)})
+}
+
+// resume is session_resume: POST /api/sessions/{id}/resume answers with the
+// tool result; 404 when the store has no such session, 409 when it cannot
+// be resumed (its state, or another daemon holds it).
+func (a *api) resume(w http.ResponseWriter, r *http.Request) {
+	res, err := a.h.Do(r.Context(), tool.Input{Action: "session_resume", Session: r.PathValue("id")})
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	status := http.StatusOK
+	switch {
+	case res.Success:
+	case strings.HasPrefix(res.Error, "no session"):
+		status = http.StatusNotFound
+	default:
+		status = http.StatusConflict
+	}
+	a.log.Info("action", "action", "session_resume", "success", res.Success)
+	writeJSON(w, status, res)
 }
 
 // decodeInput reads exactly one JSON object with only tool.Input's fields.

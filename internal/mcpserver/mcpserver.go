@@ -1,7 +1,9 @@
 // Package mcpserver exposes the browser tool over the Model Context Protocol:
-// one tool, "browser", whose input is tool.Input and whose results are text
-// (plus a PNG for screenshots). The daemon serves it over streamable HTTP at
-// /mcp; `browserd mcp` serves it over stdio, forwarding calls to the daemon.
+// the composite tool "browser", whose input is tool.Input and whose results
+// are text (plus a PNG for screenshots), and source 002's recovery tools
+// list_sessions and session_resume, which are browser actions too. The
+// daemon serves them over streamable HTTP at /mcp; `browserd mcp` serves
+// them over stdio, forwarding calls to the daemon.
 package mcpserver
 
 import (
@@ -21,7 +23,7 @@ import (
 const ToolName = "browser"
 
 // description tells a model how to drive the tool. It counts against the
-// 4 KB budget of the tools/list response (see TestToolsListSize).
+// 5 KB budget of the tools/list response (see TestToolsListSize).
 const description = `Drive a real Chromium browser that stays logged in across calls.
 Workflow: navigate (or snapshot) → read the page snapshot, where every actionable element has [ref=eN] → act on a ref (click, type, select, hover, press, upload). Page-changing actions return the new snapshot, so a separate snapshot call is rarely needed.
 Target elements by ref (preferred), role+name, or CSS selector.
@@ -40,13 +42,60 @@ func New(h tool.Handler, version string, deny ...string) *mcp.Server {
 		Description: description,
 		InputSchema: inputSchema(deny),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in tool.Input) (*mcp.CallToolResult, any, error) {
-		res, err := h.Do(ctx, in)
-		if err != nil {
-			return errorResult(err.Error()), nil, nil
-		}
-		return toolResult(res), nil, nil
+		return call(ctx, h, in), nil, nil
 	})
+	// Source 002's recovery tools, with its schemas; also browser actions.
+	if !slices.Contains(deny, "list_sessions") {
+		mcp.AddTool(s, &mcp.Tool{
+			Name:        "list_sessions",
+			Description: "List browser sessions: active, recoverable (after a restart or crash; resume with session_resume), stale, closed, failed.",
+			InputSchema: listSessionsSchema(),
+		}, func(ctx context.Context, _ *mcp.CallToolRequest, in ListSessionsInput) (*mcp.CallToolResult, any, error) {
+			return call(ctx, h, tool.Input{Action: "list_sessions", Filter: in.State}), nil, nil
+		})
+	}
+	if !slices.Contains(deny, "session_resume") {
+		mcp.AddTool(s, &mcp.Tool{
+			Name:        "session_resume",
+			Description: "Resume a recoverable session from a previous server run: its tabs at their URLs, logged in.",
+		}, func(ctx context.Context, _ *mcp.CallToolRequest, in SessionResumeInput) (*mcp.CallToolResult, any, error) {
+			return call(ctx, h, tool.Input{Action: "session_resume", Session: in.SessionID}), nil, nil
+		})
+	}
 	return s
+}
+
+// ListSessionsInput is the list_sessions tool's input (source 002).
+type ListSessionsInput struct {
+	State string `json:"state,omitempty" jsonschema:"Filter by state"`
+}
+
+// SessionResumeInput is the session_resume tool's input (source 002).
+type SessionResumeInput struct {
+	SessionID string `json:"session_id" jsonschema:"Session ID to resume"`
+}
+
+func listSessionsSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[ListSessionsInput](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: schema of ListSessionsInput: %v", err))
+	}
+	for _, st := range tool.SessionStates {
+		s.Properties["state"].Enum = append(s.Properties["state"].Enum, st)
+	}
+	return s
+}
+
+// call runs one tool call and renders its result.
+func call(ctx context.Context, h tool.Handler, in tool.Input) *mcp.CallToolResult {
+	if err := in.Validate(); err != nil {
+		return errorResult(err.Error())
+	}
+	res, err := h.Do(ctx, in)
+	if err != nil {
+		return errorResult(err.Error())
+	}
+	return toolResult(res)
 }
 
 // HTTPHandler serves the MCP streamable HTTP transport for h in stateless

@@ -34,6 +34,8 @@ type payloadTab struct {
 	Width  int    `json:"width"`
 	Height int    `json:"height"`
 	Active bool   `json:"active,omitempty"`
+
+	SessionStorage []storagestate.NameValue `json:"sessionStorage,omitempty"`
 }
 
 // EncodeCapture writes the part of c a backend seals — tabs, cookies,

@@ -123,6 +123,9 @@ type Tab struct {
 	Width  int // viewport, CSS pixels
 	Height int
 	Active bool // the tab in front
+	// SessionStorage is the tab's sessionStorage for the origin of URL
+	// (sessionStorage belongs to one tab, unlike localStorage).
+	SessionStorage []storagestate.NameValue
 }
 
 // Capture is a snapshot of a session's state.
@@ -165,9 +168,11 @@ type Store interface {
 	// Recover runs the start-up algorithm over every session left active:
 	// no capture → closed; last capture older than maxAge → stale; else
 	// recoverable. It returns the sessions it changed, in their new state.
-	// Sessions under a lease unexpired at now are skipped: they belong to
-	// a live node (the caller holds no lease yet when it recovers).
-	Recover(ctx context.Context, now time.Time, maxAge time.Duration) ([]Session, error)
+	// Sessions under another node's lease unexpired at now are skipped:
+	// they belong to a live daemon. Leases of node itself are an earlier
+	// run's of the caller (which holds none yet when it recovers): they
+	// are dropped and their sessions recovered.
+	Recover(ctx context.Context, node string, now time.Time, maxAge time.Duration) ([]Session, error)
 	// AcquireLease takes (or renews) the lease of a session for node until
 	// now+ttl. It returns false if another node holds a lease unexpired at
 	// now, and ErrNotFound if the session does not exist.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Actions is every action of the browser tool, in the order the schema lists
@@ -19,8 +20,11 @@ var Actions = []string{
 	"select", "scroll", "evaluate", "extract", "wait", "tabs", "tab_new",
 	"tab_close", "tab_switch", "pdf", "console", "status",
 	"dialog", "upload", "back", "forward", "reload", "hover", "press",
-	"state_save", "state_load", "task_end",
+	"state_save", "state_load", "task_end", "list_sessions", "session_resume",
 }
+
+// SessionStates are the filters of list_sessions: a session state, or all.
+var SessionStates = []string{"active", "recoverable", "stale", "closed", "failed", "all"}
 
 // Input is one call of the browser tool. Field names follow source 001.
 // Only Action is required; each action documents the fields it reads.
@@ -44,6 +48,7 @@ type Input struct {
 	Path       string          `json:"path,omitempty" jsonschema:"file name (screenshot, pdf, state)"`
 	Files      []string        `json:"files,omitempty" jsonschema:"upload: file names inside the upload folder"`
 	State      json.RawMessage `json:"state,omitempty" jsonschema:"state_load: storageState JSON"`
+	Filter     string          `json:"filter,omitempty" jsonschema:"list_sessions: state"`
 
 	Timeout   int    `json:"timeout,omitempty" jsonschema:"ms before giving up"`
 	Time      int    `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
@@ -95,6 +100,8 @@ type Result struct {
 	// State is the storageState state_save captured (Playwright's format);
 	// it is credentials, so front ends that feed a model leave it out.
 	State json.RawMessage `json:"state,omitempty"`
+	// Sessions is what list_sessions found.
+	Sessions []SessionInfo `json:"sessions,omitempty"`
 	// Wrapped is set when Content is inside the untrusted-content envelope
 	// and carries the page's title, URL and dialog text as well.
 	Wrapped bool `json:"wrapped,omitempty"`
@@ -111,6 +118,20 @@ type Tab struct {
 	URL    string `json:"url"`
 	Title  string `json:"title"`
 	Active bool   `json:"active,omitempty"`
+}
+
+// SessionInfo is one session as list_sessions shows it. URL is the first
+// tab's in the last capture (page-derived).
+type SessionInfo struct {
+	ID          string    `json:"id"`
+	State       string    `json:"state"`
+	Profile     string    `json:"profile,omitempty"`
+	Reason      string    `json:"reason,omitempty"`
+	Tabs        int       `json:"tabs"`
+	URL         string    `json:"url,omitempty"`
+	Created     time.Time `json:"created"`
+	Updated     time.Time `json:"updated"`
+	LastCapture time.Time `json:"lastCapture,omitzero"`
 }
 
 // Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload) that is
@@ -196,6 +217,14 @@ func (in *Input) Validate() error {
 	case "state_load":
 		if len(in.State) == 0 && in.Path == "" {
 			return fmt.Errorf("state_load needs state (a storageState object) or path (a file name in the states folder)")
+		}
+	case "session_resume":
+		if in.Session == "" {
+			return fmt.Errorf("session_resume needs session: the id of a recoverable session (list_sessions shows them)")
+		}
+	case "list_sessions":
+		if in.Filter != "" && !slices.Contains(SessionStates, in.Filter) {
+			return fmt.Errorf("list_sessions filter %q: use one of %s", in.Filter, strings.Join(SessionStates, ", "))
 		}
 	case "scroll":
 		switch in.Direction {

@@ -356,16 +356,16 @@ func decodeCapture(sessionID string, taken int64, plain []byte) (store.Capture, 
 }
 
 // Recover implements store.Store.
-func (s *Store) Recover(ctx context.Context, now time.Time, maxAge time.Duration) ([]store.Session, error) {
+func (s *Store) Recover(ctx context.Context, node string, now time.Time, maxAge time.Duration) ([]store.Session, error) {
 	var changed []store.Session
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		changed = nil
 		rows, err := tx.QueryContext(ctx, `SELECT s.session_id,
 	(SELECT MAX(taken_at) FROM session_snapshots WHERE session_id = s.session_id)
 FROM sessions s
-LEFT JOIN leases l ON l.session_id = s.session_id AND l.expires_at > ?
+LEFT JOIN leases l ON l.session_id = s.session_id AND l.expires_at > ? AND l.node <> ?
 WHERE s.state = 'active' AND l.session_id IS NULL
-ORDER BY s.created_at DESC, s.session_id DESC`, millis(now))
+ORDER BY s.created_at DESC, s.session_id DESC`, millis(now), node)
 		if err != nil {
 			return err
 		}
@@ -390,6 +390,9 @@ ORDER BY s.created_at DESC, s.session_id DESC`, millis(now))
 			state, reason := decide(o.taken, now, maxAge)
 			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET state = ?, reason = ?, updated_at = ? WHERE session_id = ?`,
 				string(state), reason, millis(now), o.id); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE session_id = ?`, o.id); err != nil {
 				return err
 			}
 			sess, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE session_id = ?`, o.id))

@@ -121,7 +121,7 @@ func Full(sessionID string, taken time.Time) store.Capture {
 		SessionID: sessionID,
 		Taken:     taken,
 		Tabs: []store.Tab{
-			{ID: "T1", Task: "default", URL: "https://example.com/app?q=1#top", Title: "Example — Übersicht", Width: 1280, Height: 720, Active: true},
+			{ID: "T1", Task: "default", URL: "https://example.com/app?q=1#top", Title: "Example — Übersicht", Width: 1280, Height: 720, Active: true, SessionStorage: []storagestate.NameValue{{Name: "step", Value: "2 — ü"}}},
 			{ID: "T2", Task: "research", URL: "https://例え.jp/パス", Title: "日本語のページ", Width: 390, Height: 844},
 		},
 		Cookies: []storagestate.Cookie{
@@ -415,7 +415,7 @@ func testRecover(t *testing.T, st store.Store) {
 	ctx := t.Context()
 	now := t0.Add(48 * time.Hour)
 	const maxAge = 24 * time.Hour
-	for _, id := range []string{"none", "old", "fresh", "edge", "closed", "recoverable", "leased", "expired"} {
+	for _, id := range []string{"none", "old", "fresh", "edge", "closed", "recoverable", "leased", "expired", "mine"} {
 		create(t, st, store.Session{ID: id, Owner: "alice", CreatedAt: t0})
 	}
 	save(t, st, small("old", now.Add(-25*time.Hour), 1), 10)
@@ -426,6 +426,11 @@ func testRecover(t *testing.T, st store.Store) {
 	save(t, st, small("closed", now.Add(-time.Hour), 1), 10)
 	save(t, st, small("leased", now.Add(-time.Hour), 1), 10)
 	save(t, st, small("expired", now.Add(-time.Hour), 1), 10)
+	save(t, st, small("mine", now.Add(-time.Hour), 1), 10)
+	// "mine" is leased by the recovering node's earlier run: recovered.
+	if ok, err := st.AcquireLease(ctx, "mine", "me", now.Add(-time.Minute), time.Hour); err != nil || !ok {
+		t.Fatalf("AcquireLease = %v, %v", ok, err)
+	}
 	if err := st.SetState(ctx, "closed", store.Closed, "closed by the agent"); err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +444,7 @@ func testRecover(t *testing.T, st store.Store) {
 		t.Fatalf("AcquireLease = %v, %v", ok, err)
 	}
 
-	changed, err := st.Recover(ctx, now, maxAge)
+	changed, err := st.Recover(ctx, "me", now, maxAge)
 	if err != nil {
 		t.Fatalf("Recover: %v", err)
 	}
@@ -449,6 +454,7 @@ func testRecover(t *testing.T, st store.Store) {
 		"fresh":   store.Recoverable,
 		"edge":    store.Recoverable,
 		"expired": store.Recoverable,
+		"mine":    store.Recoverable,
 	}
 	got := map[string]store.SessionState{}
 	for _, s := range changed {
@@ -477,13 +483,20 @@ func testRecover(t *testing.T, st store.Store) {
 	if c := latest(t, st, "fresh"); c.Tabs[0].URL != "https://example.com/1" {
 		t.Errorf("recoverable session's latest capture = %s", c.Tabs[0].URL)
 	}
+	// The recovered session's old lease is gone: any node may take it.
+	if ok, err := st.AcquireLease(ctx, "mine", "other", now, time.Minute); err != nil || !ok {
+		t.Errorf("AcquireLease after Recover dropped the lease = %v, %v; want true", ok, err)
+	}
+	if err := st.ReleaseLease(ctx, "mine", "other"); err != nil {
+		t.Fatal(err)
+	}
 
 	// Again: nothing left to do while the lease lives.
-	if changed, err := st.Recover(ctx, now, maxAge); err != nil || len(changed) != 0 {
+	if changed, err := st.Recover(ctx, "me", now, maxAge); err != nil || len(changed) != 0 {
 		t.Errorf("second Recover = %v, %v; want nothing", changed, err)
 	}
 	// Once it expires, the leased session is recovered too.
-	changed, err = st.Recover(ctx, now.Add(time.Minute), maxAge)
+	changed, err = st.Recover(ctx, "me", now.Add(time.Minute), maxAge)
 	if err != nil || len(changed) != 1 || changed[0].ID != "leased" || changed[0].State != store.Recoverable {
 		t.Errorf("Recover after the lease expired = %+v, %v; want leased recoverable", changed, err)
 	}
@@ -710,7 +723,7 @@ func testCancel(t *testing.T, st store.Store) {
 			return err
 		},
 		"Recover": func() error {
-			_, err := st.Recover(ctx, t0.Add(time.Hour), time.Hour)
+			_, err := st.Recover(ctx, "n", t0.Add(time.Hour), time.Hour)
 			return err
 		},
 		"AcquireLease": func() error {

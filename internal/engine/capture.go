@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/storagestate"
+	"github.com/browserd/browserd/internal/store"
+)
+
+// readTabJS reads, in one turn of the page's event loop (so a navigation
+// cannot come between them), what a capture keeps of a tab: its URL and
+// title, its viewport, and its origin's localStorage and the tab's
+// sessionStorage.
+const readTabJS = `(() => { const r = {url: location.href, title: document.title, origin: location.origin, w: innerWidth, h: innerHeight};
+  try { r.local = Object.entries(localStorage); } catch (e) {}
+  try { r.session = Object.entries(sessionStorage).filter(([k]) => k !== '__browserd_restored'); } catch (e) {}
+  return r; })()`
+
+type tabRead struct {
+	URL     string      `json:"url"`
+	Title   string      `json:"title"`
+	Origin  string      `json:"origin"`
+	W       int         `json:"w"`
+	H       int         `json:"h"`
+	Local   [][2]string `json:"local"`
+	Session [][2]string `json:"session"`
+}
+
+// capture takes a session's state and writes it to the store. A session
+// whose browser is gone, or that waits to be rehydrated, is not captured:
+// its last good capture must stay the newest.
+func (e *Engine) capture(ctx context.Context, s *session) error {
+	if e.cfg.NoCapture {
+		return nil
+	}
+	s.capMu.Lock()
+	defer s.capMu.Unlock()
+	type item struct {
+		task   string
+		tb     *tab
+		active bool
+	}
+	e.mu.Lock()
+	if !s.stored || s.parked || s.rehydrate {
+		e.mu.Unlock()
+		return nil
+	}
+	var items []item
+	for _, t := range s.tasks {
+		for _, tb := range t.tabs {
+			items = append(items, item{t.name, tb, tb == t.active})
+		}
+	}
+	ctxID, prev := s.ctxID, s.lastTabs
+	s.capDirty = false
+	e.mu.Unlock()
+	ok := false
+	defer func() {
+		if !ok {
+			e.mu.Lock()
+			s.capDirty = true
+			e.mu.Unlock()
+		}
+	}()
+	br := e.browserOf(s)
+	if br == nil || isDone(br.Done()) {
+		return nil
+	}
+	taken := time.Now()
+	params := map[string]any{}
+	if ctxID != "" {
+		params["browserContextId"] = ctxID
+	}
+	var r struct {
+		Cookies []storagestate.CDPCookie `json:"cookies"`
+	}
+	if err := br.Conn().Browser().Call(ctx, "Storage.getCookies", params, &r); err != nil {
+		return fmt.Errorf("reading cookies: %w", err)
+	}
+	c := store.Capture{SessionID: s.id, Taken: taken, Cookies: storagestate.FromCDP(r.Cookies)}
+	var st storagestate.State
+	seen := map[string]capturedTab{}
+	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.id), tabNum(b.tb.id)) })
+	for _, it := range items {
+		t, read := e.readTab(ctx, it.tb.page)
+		if !read {
+			// Closed, crashed, blocked by a dialog or between documents:
+			// keep what the last capture knew of the tab.
+			if p, found := prev[it.tb.id]; found {
+				t = p
+			}
+		}
+		if t.Origin != "" {
+			st.MergeOrigins([]storagestate.Origin{{Origin: t.Origin, LocalStorage: t.local}})
+		}
+		t.Tab.ID, t.Tab.Task, t.Tab.Active = it.tb.id, it.task, it.active
+		c.Tabs = append(c.Tabs, t.Tab)
+		seen[it.tb.id] = t
+	}
+	c.Origins = st.Origins
+	if err := e.store.SaveCapture(ctx, c, e.cfg.MaxSessionSnapshots); err != nil {
+		return err
+	}
+	ok = true
+	e.mu.Lock()
+	s.lastCapture = taken
+	s.lastTabs = seen
+	e.mu.Unlock()
+	return nil
+}
+
+// capturedTab is a tab as captured, with the localStorage of its origin
+// (which the capture keeps per origin, not per tab).
+type capturedTab struct {
+	store.Tab
+	Origin string
+	local  []storagestate.NameValue
+}
+
+// readTab reads a tab for a capture; false when it cannot be read now.
+func (e *Engine) readTab(ctx context.Context, pg *browser.Page) (capturedTab, bool) {
+	var t capturedTab
+	if pg.Closed() || pg.Crashed() || pg.Dialog() != nil {
+		return t, false
+	}
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var r tabRead
+	if err := pg.EvalValue(rctx, readTabJS, &r); err != nil {
+		return t, false
+	}
+	t.URL, t.Title, t.Width, t.Height = r.URL, r.Title, r.W, r.H
+	if r.Origin == "null" || originOf(r.URL) == "" {
+		return t, true // about:blank, data: and the like keep no storage
+	}
+	t.Origin = r.Origin
+	for _, kv := range r.Local {
+		t.local = append(t.local, storagestate.NameValue{Name: kv[0], Value: kv[1]})
+	}
+	for _, kv := range r.Session {
+		t.SessionStorage = append(t.SessionStorage, storagestate.NameValue{Name: kv[0], Value: kv[1]})
+	}
+	return t, true
+}
+
+// changed notes a state-changing action: the session is captured soon,
+// at once when the last capture is older than the interval.
+func (e *Engine) changed(s *session) {
+	e.mu.Lock()
+	s.capDirty = true
+	due := time.Since(s.lastCapture) >= e.cfg.SnapshotInterval
+	e.mu.Unlock()
+	if due {
+		select {
+		case e.capWake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// captureDue captures the sessions that changed and whose last capture is
+// older than the interval, and renews the leases of live sessions.
+func (e *Engine) captureDue(now time.Time) {
+	var due, live []*session
+	e.mu.Lock()
+	for _, s := range e.sessions {
+		if !s.stored || s.parked {
+			continue
+		}
+		live = append(live, s)
+		if s.capDirty && !s.rehydrate && now.Sub(s.lastCapture) >= e.cfg.SnapshotInterval {
+			due = append(due, s)
+		}
+	}
+	renew := now.Sub(e.lastRenew) >= leaseRenew
+	if renew {
+		e.lastRenew = now
+	}
+	e.mu.Unlock()
+	for _, s := range due {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := e.capture(ctx, s); err != nil {
+			e.log.Warn("capturing session state failed; the last good capture stays", "session", s.id, "err", err)
+		}
+		cancel()
+	}
+	if !renew {
+		return
+	}
+	for _, s := range live {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ok, err := e.store.AcquireLease(ctx, s.id, e.node, now, leaseTTL)
+		cancel()
+		if err != nil || !ok {
+			e.log.Warn("renewing a session's lease failed", "session", s.id, "taken_by_another", !ok, "err", err)
+		}
+	}
+}

@@ -1,0 +1,547 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/storagestate"
+	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// Recovery (source 002): every session has a row in the store. While it
+// lives, this daemon holds its lease and captures its state — every tab's
+// URL, title, viewport and sessionStorage, the context's cookies and the
+// localStorage of the tabs' origins — after state-changing actions, at
+// most once per --snapshot-interval (the capturer goroutine does it, off
+// the actions' path), and always when a task closes, when the session goes
+// idle and when the daemon stops. At start-up the store's Recover sorts
+// the sessions an earlier run left active into closed, stale and
+// recoverable; session_resume (or --auto-rehydrate, or simply the next
+// action on the session) brings a recoverable one back from its last
+// capture. When Chromium dies under a session, its next action does the
+// same in the new browser.
+
+// leaseTTL is how long a session's lease lasts unless renewed; leaseRenew
+// is how often the capturer renews the leases of live sessions.
+const (
+	leaseTTL   = 2 * time.Minute
+	leaseRenew = 30 * time.Second
+)
+
+// notRestored is source 002's "cannot persist" list, told with every
+// resume.
+const notRestored = "not restored (a capture cannot hold them): in-flight requests, running timers and promises, open dialogs, files chosen for upload, WebSocket connections, and element refs — take a new snapshot"
+
+// nodeID returns this data folder's node name for leases, made on first
+// use: a daemon restarted on the same folder is the same node, so the
+// leases of its earlier run are its own to drop.
+func nodeID(path string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		if id := strings.TrimSpace(string(b)); id != "" {
+			return id, nil
+		}
+	}
+	host, _ := os.Hostname()
+	var r [6]byte
+	_, _ = rand.Read(r[:])
+	id := host + "-" + hex.EncodeToString(r[:])
+	if err := os.WriteFile(path, []byte(id+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("writing the node id %s: %w", path, err)
+	}
+	return id, nil
+}
+
+// startRecovery runs source 002's start-up algorithm and returns the
+// sessions to rehydrate: with --auto-rehydrate, those the last run left
+// active that are recoverable (not those the idle policy closed).
+func (e *Engine) startRecovery(ctx context.Context) ([]string, error) {
+	changed, err := e.store.Recover(ctx, e.node, time.Now(), e.cfg.MaxSessionAge)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[store.SessionState]int{}
+	for _, s := range changed {
+		counts[s.State]++
+	}
+	// Tab ids stay the same across a resume: new tabs must not take the
+	// ids of a recoverable session's tabs. A damaged capture is found now,
+	// not when someone resumes it.
+	rec, err := e.store.ListSessions(ctx, "", store.Recoverable)
+	if err != nil {
+		return nil, err
+	}
+	justNow := map[string]bool{}
+	for _, s := range changed {
+		justNow[s.ID] = s.State == store.Recoverable
+	}
+	var ids []string
+	for _, s := range rec {
+		c, err := e.store.LatestCapture(ctx, s.ID)
+		if err != nil {
+			reason := "its last capture cannot be read: " + err.Error()
+			if errors.Is(err, store.ErrNotFound) {
+				reason = "it has no capture to resume from"
+			}
+			e.log.Warn("recoverable session cannot be resumed", "session", s.ID, "err", err)
+			if err := e.store.SetState(ctx, s.ID, store.Failed, reason); err != nil {
+				return nil, err
+			}
+			counts[store.Recoverable]--
+			counts[store.Failed]++
+			continue
+		}
+		for _, t := range c.Tabs {
+			e.nextTab = max(e.nextTab, tabNum(t.ID))
+		}
+		if justNow[s.ID] {
+			ids = append(ids, s.ID) // left active by the last run, not parked
+		}
+	}
+	if len(changed) > 0 {
+		e.log.Info("sessions left active by an earlier run", "recoverable", counts[store.Recoverable], "stale", counts[store.Stale], "closed", counts[store.Closed], "failed", counts[store.Failed])
+	}
+	if !e.cfg.AutoRehydrate {
+		return nil, nil
+	}
+	return ids, nil
+}
+
+// rehydrateAll brings back the sessions startRecovery found, one by one.
+func (e *Engine) rehydrateAll(ids []string) {
+	for _, id := range ids {
+		select {
+		case <-e.stop:
+			return
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		_, rep, err := e.resume(ctx, id, false)
+		cancel()
+		if err != nil {
+			e.log.Warn("auto-rehydrate failed", "session", id, "err", err)
+			continue
+		}
+		e.log.Info("session rehydrated", "session", id, "tabs", len(rep.tabs))
+	}
+}
+
+// open returns the live session for a call that names a session that is
+// not live here (or parked by the idle policy, or no longer in the store):
+// it resumes a recoverable one, refuses one another daemon holds, and
+// otherwise starts a new one. Call with resumeMu not held.
+func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile string) (*session, error) {
+	e.resumeMu.Lock()
+	defer e.resumeMu.Unlock()
+	e.mu.Lock()
+	if cur := e.sessions[id]; cur != nil && cur.stored && !cur.parked {
+		e.mu.Unlock()
+		return cur, nil // made live meanwhile
+	} else if cur != nil {
+		s = cur
+	}
+	e.mu.Unlock()
+	row, err := e.store.GetSession(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return nil, fmt.Errorf("reading session %q from the store: %w", id, err)
+	case row.State == store.Recoverable || row.State == store.Active:
+		if row.State == store.Active {
+			if ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), leaseTTL); err != nil {
+				return nil, err
+			} else if !ok {
+				return nil, fail("session %q is active in another browserd on this store; use it there, or pick another session name", id)
+			}
+		}
+		switch c.in.Action {
+		case "launch":
+			return nil, fail("session %q is %s from an earlier run (last capture %s): resume it with session_resume, or close it to start afresh", id, row.State, ago(row.LastCaptureAt))
+		case "close":
+			if err := e.store.SetState(ctx, id, store.Closed, "closed by the agent before it was resumed"); err != nil {
+				return nil, err
+			}
+			_ = e.store.ReleaseLease(ctx, id, e.node)
+			return nil, errClosedStored
+		}
+		live, rep, err := e.resumeLocked(ctx, s, row)
+		if err != nil {
+			return nil, err
+		}
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("session %q was resumed from its capture of %s (%d tabs); %s", id, ago(rep.taken), len(rep.tabs), notRestored))
+		c.res.Details = append(c.res.Details, rep.problems...)
+		return live, nil
+	default:
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("an earlier session %q was %s; this is a new session under the same name", id, row.State))
+	}
+	if s == nil {
+		s = e.newSession(id, profile)
+	}
+	if err := e.store.CreateSession(ctx, store.Session{ID: id, Owner: owner, Profile: s.profile}); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return nil, fail("session %q is in use (%v); pick another session name", id, err)
+		}
+		return nil, fmt.Errorf("recording session %q in the store: %w", id, err)
+	}
+	if _, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), leaseTTL); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	s.stored, s.parked = true, false
+	s.lastCapture = time.Time{}
+	e.sessions[id] = s
+	e.mu.Unlock()
+	return s, nil
+}
+
+// errClosedStored ends a close call on a session that was only in the
+// store: nothing to resume, it is closed.
+var errClosedStored = errors.New("closed in the store")
+
+// resumeReport says what a resume brought back.
+type resumeReport struct {
+	taken    time.Time
+	tabs     []tool.Tab
+	problems []string // page-derived: go inside the envelope
+}
+
+// resume is session_resume: it brings back a session that is not live in
+// this daemon from its last capture. explicit calls refuse a session that
+// is already live.
+func (e *Engine) resume(ctx context.Context, id string, explicit bool) (*session, resumeReport, error) {
+	if err := checkName("session", id); err != nil {
+		return nil, resumeReport{}, &userError{err.Error()}
+	}
+	e.resumeMu.Lock()
+	defer e.resumeMu.Unlock()
+	e.mu.Lock()
+	s := e.sessions[id]
+	live := s != nil && s.stored && !s.parked
+	e.mu.Unlock()
+	if live {
+		if explicit {
+			return nil, resumeReport{}, fail("session %q is already active in this browserd; just use it", id)
+		}
+		return s, resumeReport{}, nil
+	}
+	row, err := e.store.GetSession(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, resumeReport{}, fail("no session %q in the store; list_sessions shows the recoverable ones", id)
+	}
+	if err != nil {
+		return nil, resumeReport{}, err
+	}
+	switch row.State {
+	case store.Recoverable:
+	case store.Active:
+		ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), leaseTTL)
+		if err != nil {
+			return nil, resumeReport{}, err
+		}
+		if !ok {
+			return nil, resumeReport{}, fail("session %q is active in another browserd on this store; it cannot be resumed here", id)
+		}
+	case store.Stale:
+		return nil, resumeReport{}, fail("session %q is stale: its last capture (%s) is older than --max-session-age %s; start a new session (or raise --max-session-age and restart browserd)", id, ago(row.LastCaptureAt), e.cfg.MaxSessionAge)
+	default:
+		msg := fmt.Sprintf("session %q is %s and cannot be resumed", id, row.State)
+		if row.Reason != "" {
+			msg += ": " + row.Reason
+		}
+		return nil, resumeReport{}, &userError{msg + "; start a new session under that name with any action"}
+	}
+	return e.resumeLocked(ctx, s, row)
+}
+
+// resumeLocked brings the session of row back (into s when it is parked
+// here). Call with resumeMu held.
+func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session) (*session, resumeReport, error) {
+	id := row.ID
+	ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), leaseTTL)
+	if err != nil {
+		return nil, resumeReport{}, fmt.Errorf("taking the lease of session %q: %w", id, err)
+	}
+	if !ok {
+		return nil, resumeReport{}, fail("session %q is being resumed by another browserd on this store", id)
+	}
+	failed := func(reason string) {
+		if err := e.store.SetState(context.WithoutCancel(ctx), id, store.Failed, reason); err != nil {
+			e.log.Warn("marking a session failed", "session", id, "err", err)
+		}
+		_ = e.store.ReleaseLease(context.WithoutCancel(ctx), id, e.node)
+	}
+	capt, err := e.store.LatestCapture(ctx, id)
+	if err != nil {
+		reason := "its last capture cannot be read: " + err.Error()
+		if errors.Is(err, store.ErrNotFound) {
+			reason = "it has no capture to resume from"
+		}
+		failed(reason)
+		return nil, resumeReport{}, &userError{fmt.Sprintf("session %q cannot be resumed: %s; it is now marked failed — start a new session", id, reason)}
+	}
+	if s == nil {
+		s = e.newSession(id, row.Profile)
+	}
+	e.mu.Lock()
+	s.stored, s.parked = true, false
+	e.sessions[id] = s
+	e.mu.Unlock()
+	rep, err := e.rehydrate(ctx, s, capt)
+	if err != nil {
+		e.mu.Lock()
+		delete(e.sessions, id)
+		e.mu.Unlock()
+		e.closeSessionTabs(ctx, s)
+		failed("rehydration failed: " + err.Error())
+		return nil, resumeReport{}, fmt.Errorf("resuming session %q failed (it is now marked failed): %w", id, err)
+	}
+	if err := e.store.SetState(ctx, id, store.Active, ""); err != nil {
+		return nil, rep, err
+	}
+	return s, rep, nil
+}
+
+// newSession makes the in-memory half of a session.
+func (e *Engine) newSession(id, profile string) *session {
+	s := &session{id: id, profile: profile, refs: snapshot.NewRefs(), tasks: map[string]*task{}, created: time.Now(), policy: e.guard}
+	if profile == "default" {
+		s.egress = e.proxy.Default()
+	}
+	return s
+}
+
+// closeSessionTabs closes every tab of a session (a failed rehydration).
+func (e *Engine) closeSessionTabs(ctx context.Context, s *session) {
+	e.mu.Lock()
+	var tabs []*tab
+	for _, t := range s.tasks {
+		tabs = append(tabs, t.tabs...)
+	}
+	e.mu.Unlock()
+	for _, tb := range tabs {
+		_ = tb.page.Close(ctx)
+		e.removeTab(tb)
+	}
+}
+
+// rehydrate puts a capture into a session's (new) browser context: cookies
+// first, then each tab at its URL, with its id and viewport, its storage
+// put back by a script that runs before the page's own.
+func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture) (resumeReport, error) {
+	s.capMu.Lock()
+	defer s.capMu.Unlock()
+	rep := resumeReport{taken: c.Taken}
+	sl, note, err := e.ensureBrowser(ctx, s)
+	if err != nil {
+		return rep, err
+	}
+	if note != "" {
+		rep.problems = append(rep.problems, note)
+	}
+	ctxID, err := e.contextFor(ctx, sl, s)
+	if err != nil {
+		return rep, err
+	}
+	// A profile keeps its own state, saved within a second of each action:
+	// the capture's cookies go in only when they are newer.
+	cookies := c.Cookies
+	if s.profile != "" {
+		if fi, err := os.Stat(e.statePath(s.profile)); err == nil && fi.ModTime().After(c.Taken) {
+			cookies = nil
+		}
+	}
+	if len(cookies) > 0 {
+		params := map[string]any{"cookies": storagestate.ToCDP(cookies)}
+		if ctxID != "" {
+			params["browserContextId"] = ctxID
+		}
+		if err := sl.br.Conn().Browser().Call(ctx, "Storage.setCookies", params, nil); err != nil {
+			return rep, fmt.Errorf("restoring cookies: %w", err)
+		}
+	}
+	tabs := slices.Clone(c.Tabs)
+	slices.SortStableFunc(tabs, func(a, b store.Tab) int { return cmp.Compare(tabNum(a.ID), tabNum(b.ID)) })
+	for _, ct := range tabs {
+		t, err := e.taskFor(s, ct.Task)
+		if err != nil {
+			rep.problems = append(rep.problems, fmt.Sprintf("tab %s not restored: %v", ct.ID, err))
+			continue
+		}
+		origins := slices.Clone(c.Origins)
+		if len(ct.SessionStorage) > 0 {
+			if o := originOf(ct.URL); o != "" {
+				origins = append(origins, storagestate.Origin{Origin: o, SessionStorage: ct.SessionStorage})
+			}
+		}
+		var st storagestate.State
+		st.MergeOrigins(origins)
+		e.mu.Lock()
+		opts := browser.PageOptions{Width: cmp.Or(ct.Width, e.cfg.Width), Height: cmp.Or(ct.Height, e.cfg.Height), InitScript: combineScripts(s.initScript, storageScript(st.Origins))}
+		e.mu.Unlock()
+		if sl.br.Attached() && ctxID == "" {
+			opts.Guard = e.fetchGuard(s)
+		}
+		pg, err := e.openPage(ctx, sl, ctxID, opts)
+		if err != nil {
+			return rep, fmt.Errorf("opening tab %s: %w", ct.ID, err)
+		}
+		tb := e.addTabID(t, pg, ct.ID)
+		if ct.Active {
+			e.mu.Lock()
+			t.active = tb
+			e.mu.Unlock()
+		}
+		if strings.HasPrefix(ct.URL, "http://") || strings.HasPrefix(ct.URL, "https://") {
+			nctx, cancel := context.WithTimeout(ctx, e.cfg.NavTime)
+			err := pg.Navigate(nctx, ct.URL)
+			cancel()
+			if err != nil {
+				rep.problems = append(rep.problems, fmt.Sprintf("tab %s did not load %s again: %v", tb.id, ct.URL, err))
+			}
+		}
+		url, title, _ := pg.Info(ctx)
+		rep.tabs = append(rep.tabs, tool.Tab{ID: tb.id, Task: t.name, URL: url, Title: title, Active: ct.Active})
+	}
+	e.mu.Lock()
+	s.lastCapture = time.Now() // what the capture held is what runs now
+	s.rehydrate = false
+	e.mu.Unlock()
+	return rep, nil
+}
+
+// openPage opens a page in a context, using the browser's spare first tab
+// for the default context.
+func (e *Engine) openPage(ctx context.Context, sl *slot, ctxID string, opts browser.PageOptions) (*browser.Page, error) {
+	if ctxID == "" {
+		if id := e.spareTab(sl, sl.br); id != "" {
+			if pg, err := sl.br.AttachPage(ctx, id, opts); err == nil {
+				return pg, nil
+			}
+		}
+	}
+	return sl.br.NewPage(ctx, ctxID, opts)
+}
+
+// originOf is the origin of an http(s) URL, or "".
+func originOf(raw string) string {
+	for _, p := range []string{"http://", "https://"} {
+		if rest, ok := strings.CutPrefix(raw, p); ok {
+			if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+				rest = rest[:i]
+			}
+			return p + rest
+		}
+	}
+	return ""
+}
+
+// ago renders a capture time for a person: "12:03:04 (5m ago)".
+func ago(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return fmt.Sprintf("%s (%s ago)", t.Local().Format("2006-01-02 15:04:05"), time.Since(t).Round(time.Second))
+}
+
+// recoverCrash rehydrates a session whose browser died under it (see
+// resetSlot) from its last capture, and says so.
+func (e *Engine) recoverCrash(ctx context.Context, s *session) string {
+	e.mu.Lock()
+	need := s.rehydrate
+	e.mu.Unlock()
+	if !need {
+		return ""
+	}
+	e.resumeMu.Lock()
+	defer e.resumeMu.Unlock()
+	e.mu.Lock()
+	need = s.rehydrate
+	e.mu.Unlock()
+	if !need {
+		return ""
+	}
+	capt, err := e.store.LatestCapture(ctx, s.id)
+	if err != nil {
+		e.mu.Lock()
+		s.rehydrate = false
+		e.mu.Unlock()
+		if errors.Is(err, store.ErrNotFound) {
+			return "this session had no capture yet, so its earlier tabs are gone"
+		}
+		return "this session's last capture could not be read (" + err.Error() + "), so its earlier tabs are gone"
+	}
+	rep, err := e.rehydrate(ctx, s, capt)
+	if err != nil {
+		e.mu.Lock()
+		s.rehydrate = false
+		e.mu.Unlock()
+		return "restoring this session from its last capture failed: " + err.Error()
+	}
+	e.log.Info("session restored after a browser crash", "session", s.id, "tabs", len(rep.tabs))
+	return fmt.Sprintf("this session was restored from its capture of %s: %d tabs, same ids, cookies and storage; %s", ago(rep.taken), len(rep.tabs), notRestored)
+}
+
+// listSessions is the list_sessions action.
+func (c *call) listSessions(ctx context.Context) error {
+	e := c.e
+	filter := store.SessionState(c.in.Filter)
+	if filter == "all" {
+		filter = ""
+	}
+	rows, err := e.store.ListSessions(ctx, owner, filter)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		c.res.Sessions = append(c.res.Sessions, tool.SessionInfo{
+			ID: r.ID, State: string(r.State), Profile: r.Profile, Reason: r.Reason, Tabs: r.Tabs, URL: r.URL,
+			Created: r.CreatedAt, Updated: r.UpdatedAt, LastCapture: r.LastCaptureAt,
+		})
+		kind := "ephemeral"
+		if r.Profile != "" {
+			kind = "profile " + r.Profile
+		}
+		fmt.Fprintf(&b, "%s: %s (%s), %d tabs, last capture %s", r.ID, r.State, kind, r.Tabs, ago(r.LastCaptureAt))
+		if r.URL != "" {
+			fmt.Fprintf(&b, ", %s", r.URL)
+		}
+		if r.Reason != "" {
+			fmt.Fprintf(&b, " — %s", r.Reason)
+		}
+		b.WriteString("\n")
+	}
+	if len(rows) == 0 {
+		b.WriteString("no sessions")
+		if filter != "" {
+			fmt.Fprintf(&b, " in state %s", filter)
+		}
+	}
+	c.res.Content = strings.TrimRight(b.String(), "\n")
+	return nil
+}
+
+// resume is the session_resume action.
+func (c *call) resume(ctx context.Context) error {
+	id := c.in.Session
+	c.res.Session = id
+	_, rep, err := c.e.resume(ctx, id, true)
+	if err != nil {
+		return err
+	}
+	c.res.Tabs = rep.tabs
+	c.res.Details = rep.problems
+	c.res.Content = fmt.Sprintf("resumed session %q from its capture of %s: %d tabs", id, ago(rep.taken), len(rep.tabs))
+	c.res.Notes = append(c.res.Notes, notRestored)
+	return nil
+}
