@@ -23,11 +23,9 @@ func (serveCmd) run(ctx context.Context, e *env) error {
 	if err != nil {
 		return usageError{err}
 	}
-	eng, err := engine.New(cfg, log)
-	if err != nil {
-		return fmt.Errorf("set up the browser engine: %w", err)
-	}
-	return daemon.Run(ctx, cfg, eng, log)
+	// The engine is made once the data directory is locked: a second
+	// daemon must not touch the first one's sessions or Chromium.
+	return daemon.RunWith(ctx, cfg, func() (daemon.Engine, error) { return engine.New(cfg, log) }, log)
 }
 
 // newLogger logs JSON lines at level ("debug", "info", "warn" or "error").

@@ -82,10 +82,28 @@ func Version() string {
 // doc). It returns nil after a clean shutdown caused by ctx; cfg must be
 // resolved (config.Resolve). log may be nil.
 func Run(ctx context.Context, cfg config.Config, eng Engine, log *slog.Logger) (err error) {
+	made := false
+	err = RunWith(ctx, cfg, func() (Engine, error) { made = true; return eng, nil }, log)
+	if !made { // refused before serving: the engine is still ours to close
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), EngineCloseTimeout)
+		defer cancel()
+		if cerr := eng.Close(cctx); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("close the engine: %w", cerr))
+		}
+	}
+	return err
+}
+
+// RunWith is Run with the engine made by newEngine once the data
+// directory's lock is held: an engine recovers the sessions and kills the
+// Chromium an earlier daemon left, which must never happen to a daemon
+// that still runs.
+func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, error), log *slog.Logger) (err error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	engineOpen := true
+	var eng Engine
+	engineOpen := false
 	closeEngine := func() {
 		if !engineOpen {
 			return
@@ -111,6 +129,10 @@ func Run(ctx context.Context, cfg config.Config, eng Engine, log *slog.Logger) (
 		return err
 	}
 	defer lock.release()
+	if eng, err = newEngine(); err != nil {
+		return fmt.Errorf("set up the browser engine: %w", err)
+	}
+	engineOpen = true
 	defer closeEngine() // before the lock is released
 
 	pidPath := cfg.Path(pidFile)

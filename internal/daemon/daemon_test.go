@@ -171,6 +171,15 @@ func TestLifecycle(t *testing.T) {
 	if eng2.closeCount() != 1 {
 		t.Errorf("second engine closed %d times, want 1", eng2.closeCount())
 	}
+	// RunWith does not even make the engine: recovery must not run
+	// against a live daemon's sessions.
+	err = daemon.RunWith(ctx, cfg, func() (daemon.Engine, error) {
+		t.Error("RunWith made an engine while another daemon holds the data directory")
+		return &fakeEngine{}, nil
+	}, nil)
+	if !errors.As(err, &re) {
+		t.Errorf("second RunWith: %v, want a RunningError", err)
+	}
 
 	c.Close()
 	if err := stop(); err != nil {

@@ -353,3 +353,97 @@ func BenchmarkStateRestore(b *testing.B) {
 		must(b, e, tool.Input{Action: "state_load", Session: fmt.Sprintf("r%d", i), State: data})
 	}
 }
+
+// BenchmarkCaptureOverhead: 100 navigate + 100 click actions with captures
+// as shipped (--snapshot-interval 30s), with a capture due after every
+// action (interval 0, the worst case), and with captures off.
+func BenchmarkCaptureOverhead(b *testing.B) {
+	for _, mode := range []string{"off", "interval=30s", "interval=0"} {
+		b.Run(mode, func(b *testing.B) {
+			cfg := testConfig(b)
+			switch mode {
+			case "off":
+				cfg.NoCapture = true
+			case "interval=0":
+				cfg.SnapshotInterval = 0
+			}
+			e, err := engine.New(cfg, slog.New(slog.DiscardHandler))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close(context.Background())
+			r := must(b, e, tool.Input{Action: "navigate", Session: "cap", URL: site.URL("/form")})
+			name := firstRef(b, r.Content, "textbox", "Name")
+			for b.Loop() {
+				for range 100 {
+					must(b, e, tool.Input{Action: "navigate", Session: "cap", URL: site.URL("/form"), Snapshot: new(bool)})
+					must(b, e, tool.Input{Action: "click", Session: "cap", Ref: name, Snapshot: new(bool)})
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/200-actions")
+		})
+	}
+}
+
+// BenchmarkCapture: one capture of a session with 3 tabs and 200 cookies
+// (20 origins with localStorage), written to the store.
+func BenchmarkCapture(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	st := storagestate.State{}
+	for o := range 20 {
+		host := fmt.Sprintf("site%d.example", o)
+		for c := range 10 {
+			st.Cookies = append(st.Cookies, storagestate.Cookie{Name: fmt.Sprintf("c%d", c), Value: strings.Repeat("v", 40), Domain: host, Path: "/", Expires: -1, SameSite: "Lax"})
+		}
+	}
+	data, _ := st.Marshal()
+	must(b, e, tool.Input{Action: "state_load", Session: "c", State: data})
+	for i, p := range []string{"/account", "/form", "/table"} {
+		must(b, e, tool.Input{Action: "tab_new", Session: "c", URL: site.URL(p), Snapshot: new(bool)})
+		must(b, e, tool.Input{Action: "evaluate", Session: "c", Expression: fmt.Sprintf("localStorage.setItem('k%d', 'v'.repeat(100)); sessionStorage.setItem('s', 'x'); 1", i)})
+	}
+	for b.Loop() {
+		if err := e.Capture(context.Background(), "c"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkResume: after a restart, session_resume of 1 and of 20
+// sessions (2 tabs each, logged in to the test site): Chromium's start,
+// cookies, tabs, storage and the pages' loads.
+func BenchmarkResume(b *testing.B) {
+	for _, n := range []int{1, 20} {
+		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
+			cfg := testConfig(b)
+			e, err := engine.New(cfg, slog.New(slog.DiscardHandler))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range n {
+				id := fmt.Sprintf("r%d", i)
+				must(b, e, tool.Input{Action: "navigate", Session: id, URL: site.URL("/account"), Snapshot: new(bool)})
+				must(b, e, tool.Input{Action: "tab_new", Session: id, URL: site.URL("/form"), Snapshot: new(bool)})
+			}
+			e.Close(context.Background()) // captures; the next start finds them recoverable
+			for b.Loop() {
+				b.StopTimer()
+				e, err := engine.New(cfg, slog.New(slog.DiscardHandler))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				for i := range n {
+					r := must(b, e, tool.Input{Action: "session_resume", Session: fmt.Sprintf("r%d", i)})
+					if len(r.Tabs) != 2 {
+						b.Fatalf("resumed %d tabs, want 2", len(r.Tabs))
+					}
+				}
+				b.StopTimer()
+				e.Close(context.Background())
+				b.StartTimer()
+			}
+		})
+	}
+}

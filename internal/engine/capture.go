@@ -18,7 +18,7 @@ import (
 // sessionStorage.
 const readTabJS = `(() => { const r = {url: location.href, title: document.title, origin: location.origin, w: innerWidth, h: innerHeight};
   try { r.local = Object.entries(localStorage); } catch (e) {}
-  try { r.session = Object.entries(sessionStorage).filter(([k]) => k !== '__browserd_restored'); } catch (e) {}
+  try { r.session = Object.entries(sessionStorage).filter(([k]) => !k.startsWith('__browserd_')); } catch (e) {}
   return r; })()`
 
 type tabRead struct {
@@ -200,4 +200,16 @@ func (e *Engine) captureDue(now time.Time) {
 			e.log.Warn("renewing a session's lease failed", "session", s.id, "taken_by_another", !ok, "err", err)
 		}
 	}
+}
+
+// Capture captures a live session now, whatever the interval (benchmarks
+// and tools that need a fresh capture use it).
+func (e *Engine) Capture(ctx context.Context, sessionID string) error {
+	e.mu.Lock()
+	s := e.sessions[sessionID]
+	e.mu.Unlock()
+	if s == nil {
+		return fmt.Errorf("no live session %q", sessionID)
+	}
+	return e.capture(ctx, s)
 }

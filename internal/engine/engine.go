@@ -607,6 +607,9 @@ func (e *Engine) reap(now time.Time) {
 					e.log.Warn("capturing an idle session failed", "session", t.sess.id, "err", err)
 				}
 			}
+			e.mu.Lock()
+			hasCapture := !t.sess.lastCapture.IsZero()
+			e.mu.Unlock()
 			for _, tb := range tabs {
 				_ = tb.page.Close(ctx)
 				e.removeTab(tb)
@@ -618,11 +621,22 @@ func (e *Engine) reap(now time.Time) {
 				t.sess.parked = true
 			}
 			e.mu.Unlock()
-			if park {
+			switch {
+			case park && hasCapture:
 				if err := e.store.SetState(ctx, t.sess.id, store.Recoverable, fmt.Sprintf("closed after %s idle; resume it with session_resume or any action on it", e.cfg.IdleTimeout)); err != nil {
 					e.log.Warn("marking an idle session recoverable failed", "session", t.sess.id, "err", err)
 				}
 				_ = e.store.ReleaseLease(ctx, t.sess.id, e.node)
+			case park: // nothing to resume from (--no-capture)
+				e.mu.Lock()
+				t.sess.parked, t.sess.stored = false, false
+				e.mu.Unlock()
+				if err := e.store.SetState(ctx, t.sess.id, store.Closed, fmt.Sprintf("closed after %s idle, without a capture", e.cfg.IdleTimeout)); err != nil {
+					e.log.Warn("marking an idle session closed failed", "session", t.sess.id, "err", err)
+				}
+				_ = e.store.ReleaseLease(ctx, t.sess.id, e.node)
+			default:
+				e.changed(t.sess) // its other tasks live on: capture them without this one
 			}
 			e.log.Info("closed idle task", "session", t.sess.id, "task", t.name, "tabs", len(tabs))
 		}

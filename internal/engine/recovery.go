@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
@@ -166,6 +167,7 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 		}
 		switch c.in.Action {
 		case "launch":
+			_ = e.store.ReleaseLease(ctx, id, e.node)
 			return nil, fail("session %q is %s from an earlier run (last capture %s): resume it with session_resume, or close it to start afresh", id, row.State, ago(row.LastCaptureAt))
 		case "close":
 			if err := e.store.SetState(ctx, id, store.Closed, "closed by the agent before it was resumed"); err != nil {
@@ -184,6 +186,12 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 	default:
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("an earlier session %q was %s; this is a new session under the same name", id, row.State))
 	}
+	if s != nil && s.profile == "" {
+		// A closed ephemeral session's context still holds its cookies:
+		// a new session under its name starts clean.
+		e.discard(ctx, s)
+		s = nil
+	}
 	if s == nil {
 		s = e.newSession(id, profile)
 	}
@@ -197,7 +205,7 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 		return nil, err
 	}
 	e.mu.Lock()
-	s.stored, s.parked = true, false
+	s.stored, s.parked, s.rehydrate = true, false, false
 	s.lastCapture = time.Time{}
 	e.sessions[id] = s
 	e.mu.Unlock()
@@ -252,7 +260,7 @@ func (e *Engine) resume(ctx context.Context, id string, explicit bool) (*session
 			return nil, resumeReport{}, fail("session %q is active in another browserd on this store; it cannot be resumed here", id)
 		}
 	case store.Stale:
-		return nil, resumeReport{}, fail("session %q is stale: its last capture (%s) is older than --max-session-age %s; start a new session (or raise --max-session-age and restart browserd)", id, ago(row.LastCaptureAt), e.cfg.MaxSessionAge)
+		return nil, resumeReport{}, fail("session %q is stale: its last capture (%s) was older than --max-session-age when browserd started, so it is not resumed; any action under that name starts a new session", id, ago(row.LastCaptureAt))
 	default:
 		msg := fmt.Sprintf("session %q is %s and cannot be resumed", id, row.State)
 		if row.Reason != "" {
@@ -320,6 +328,25 @@ func (e *Engine) newSession(id, profile string) *session {
 	return s
 }
 
+// discard forgets an ephemeral session: its tabs, its browser context and
+// its guard listener.
+func (e *Engine) discard(ctx context.Context, s *session) {
+	e.closeSessionTabs(ctx, s)
+	e.mu.Lock()
+	if e.sessions[s.id] == s {
+		delete(e.sessions, s.id)
+	}
+	delete(e.dirty, s)
+	ctxID, eg := s.ctxID, s.egress
+	e.mu.Unlock()
+	if br := e.browserOf(s); br != nil && ctxID != "" {
+		_ = br.DisposeContext(ctx, ctxID)
+	}
+	if eg != nil && eg != e.proxy.Default() {
+		eg.Close()
+	}
+}
+
 // closeSessionTabs closes every tab of a session (a failed rehydration).
 func (e *Engine) closeSessionTabs(ctx context.Context, s *session) {
 	e.mu.Lock()
@@ -360,6 +387,11 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture) (re
 			cookies = nil
 		}
 	}
+	if s.profile != "" && len(cookies) > 0 {
+		st := storagestate.State{Cookies: slices.Clone(cookies)}
+		st.Exclude(e.cfg.ExcludeCookieDomains)
+		cookies = st.Cookies
+	}
 	if len(cookies) > 0 {
 		params := map[string]any{"cookies": storagestate.ToCDP(cookies)}
 		if ctxID != "" {
@@ -371,12 +403,12 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture) (re
 	}
 	tabs := slices.Clone(c.Tabs)
 	slices.SortStableFunc(tabs, func(a, b store.Tab) int { return cmp.Compare(tabNum(a.ID), tabNum(b.ID)) })
-	for _, ct := range tabs {
-		t, err := e.taskFor(s, ct.Task)
-		if err != nil {
-			rep.problems = append(rep.problems, fmt.Sprintf("tab %s not restored: %v", ct.ID, err))
-			continue
-		}
+	// Every tab opens and loads at once: Chromium starts renderers in
+	// parallel, which on a cold context is most of a resume's time.
+	pages := make([]*browser.Page, len(tabs))
+	errs := make([]error, len(tabs))
+	var wg sync.WaitGroup
+	for i, ct := range tabs {
 		origins := slices.Clone(c.Origins)
 		if len(ct.SessionStorage) > 0 {
 			if o := originOf(ct.URL); o != "" {
@@ -386,31 +418,59 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture) (re
 		var st storagestate.State
 		st.MergeOrigins(origins)
 		e.mu.Lock()
-		opts := browser.PageOptions{Width: cmp.Or(ct.Width, e.cfg.Width), Height: cmp.Or(ct.Height, e.cfg.Height), InitScript: combineScripts(s.initScript, storageScript(st.Origins))}
+		// The capture's storage first: it is the tab's own; the profile's
+		// saved storage then fills in what the capture did not hold.
+		opts := browser.PageOptions{Width: cmp.Or(ct.Width, e.cfg.Width), Height: cmp.Or(ct.Height, e.cfg.Height),
+			InitScript: combineScripts(storageScriptMarked(st.Origins, "__browserd_resumed"), s.initScript)}
 		e.mu.Unlock()
 		if sl.br.Attached() && ctxID == "" {
 			opts.Guard = e.fetchGuard(s)
 		}
-		pg, err := e.openPage(ctx, sl, ctxID, opts)
-		if err != nil {
-			return rep, fmt.Errorf("opening tab %s: %w", ct.ID, err)
-		}
-		tb := e.addTabID(t, pg, ct.ID)
-		if ct.Active {
-			e.mu.Lock()
-			t.active = tb
-			e.mu.Unlock()
-		}
-		if strings.HasPrefix(ct.URL, "http://") || strings.HasPrefix(ct.URL, "https://") {
-			nctx, cancel := context.WithTimeout(ctx, e.cfg.NavTime)
-			err := pg.Navigate(nctx, ct.URL)
-			cancel()
-			if err != nil {
-				rep.problems = append(rep.problems, fmt.Sprintf("tab %s did not load %s again: %v", tb.id, ct.URL, err))
+		wg.Go(func() { pages[i], errs[i] = e.openPage(ctx, sl, ctxID, opts) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, pg := range pages {
+			if pg != nil {
+				_ = pg.Close(ctx)
 			}
 		}
-		url, title, _ := pg.Info(ctx)
-		rep.tabs = append(rep.tabs, tool.Tab{ID: tb.id, Task: t.name, URL: url, Title: title, Active: ct.Active})
+		return rep, fmt.Errorf("opening the session's tabs: %w", err)
+	}
+	tbs := make([]*tab, len(tabs))
+	for i, ct := range tabs {
+		t, err := e.taskFor(s, ct.Task)
+		if err != nil { // a name from a damaged capture
+			t, _ = e.taskFor(s, "default")
+			rep.problems = append(rep.problems, fmt.Sprintf("tab %s: task %q: %v; it joins task default", ct.ID, ct.Task, err))
+		}
+		tbs[i] = e.addTabID(t, pages[i], ct.ID)
+		if ct.Active {
+			e.mu.Lock()
+			t.active = tbs[i]
+			e.mu.Unlock()
+		}
+	}
+	problems := make([]string, len(tabs))
+	for i, ct := range tabs {
+		if !strings.HasPrefix(ct.URL, "http://") && !strings.HasPrefix(ct.URL, "https://") {
+			continue
+		}
+		wg.Go(func() {
+			nctx, cancel := context.WithTimeout(ctx, e.cfg.NavTime)
+			defer cancel()
+			if err := pages[i].Navigate(nctx, ct.URL); err != nil {
+				problems[i] = fmt.Sprintf("tab %s did not load %s again: %v", tbs[i].id, ct.URL, err)
+			}
+		})
+	}
+	wg.Wait()
+	for i, ct := range tabs {
+		if problems[i] != "" {
+			rep.problems = append(rep.problems, problems[i])
+		}
+		url, title, _ := pages[i].Info(ctx)
+		rep.tabs = append(rep.tabs, tool.Tab{ID: tbs[i].id, Task: tbs[i].task.name, URL: url, Title: title, Active: ct.Active})
 	}
 	e.mu.Lock()
 	s.lastCapture = time.Now() // what the capture held is what runs now

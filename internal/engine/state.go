@@ -63,7 +63,7 @@ func (e *Engine) captureState(ctx context.Context, br *browser.Browser, s *sessi
 			Session [][2]string `json:"session"`
 		}
 		err := pg.EvalValue(pctx, `(() => { try { return {origin: location.origin,
-			local: Object.entries(localStorage), session: Object.entries(sessionStorage).filter(([k]) => k !== '__browserd_restored')};
+			local: Object.entries(localStorage), session: Object.entries(sessionStorage).filter(([k]) => !k.startsWith('__browserd_'))};
 			} catch (e) { return {origin: ''} } })()`, &o)
 		cancel()
 		if err != nil || (len(o.Origin) < 7 || (o.Origin[:7] != "http://" && (len(o.Origin) < 8 || o.Origin[:8] != "https://"))) {
@@ -161,6 +161,12 @@ func (e *Engine) restoreProfile(ctx context.Context, br *browser.Browser, s *ses
 // puts the saved localStorage and sessionStorage of the page's origin back
 // (once per tab and origin, and only keys the page does not have).
 func storageScript(origins []storagestate.Origin) string {
+	return storageScriptMarked(origins, "__browserd_restored")
+}
+
+// storageScriptMarked is storageScript with its own sessionStorage marker,
+// so that two restores (a resume's and a profile's) do not stop each other.
+func storageScriptMarked(origins []storagestate.Origin, marker string) string {
 	type items struct {
 		L [][2]string `json:"l,omitempty"`
 		S [][2]string `json:"s,omitempty"`
@@ -183,7 +189,7 @@ func storageScript(origins []storagestate.Origin) string {
 	}
 	b, _ := json.Marshal(data)
 	return `(() => { const d = (` + string(b) + `)[location.origin]; if (!d) return;
-  try { if (sessionStorage.getItem('__browserd_restored')) return; sessionStorage.setItem('__browserd_restored', '1'); } catch (e) { return; }
+  try { if (sessionStorage.getItem('` + marker + `')) return; sessionStorage.setItem('` + marker + `', '1'); } catch (e) { return; }
   try { for (const [k, v] of d.l || []) if (localStorage.getItem(k) === null) localStorage.setItem(k, v); } catch (e) {}
   try { for (const [k, v] of d.s || []) if (sessionStorage.getItem(k) === null) sessionStorage.setItem(k, v); } catch (e) {}
 })()`

@@ -6,8 +6,8 @@
 //
 // A session is a browser context bound to a profile (or ephemeral) with its
 // tabs. A capture is a snapshot of its state: for every open tab its id,
-// task, URL, title and viewport, plus the session's cookies (session-only
-// cookies included) and the localStorage and sessionStorage of every origin.
+// task, URL, title, viewport and sessionStorage, plus the session's cookies
+// (session-only cookies included) and the localStorage of the tabs' origins.
 // The engine captures after navigations and other state-changing actions
 // and every snapshot interval (the "hybrid" strategy of source 002); the
 // store writes each capture and the session's listing columns in one
@@ -17,7 +17,7 @@
 //
 // # Recovery
 //
-// At start-up (and when Chromium crashes) [Store.Recover] looks at every
+// At start-up [Store.Recover] looks at every
 // session still marked active — one the previous run never closed — that
 // no other node holds a live lease on:
 //
@@ -43,12 +43,15 @@
 //	|        +-------------+  +-------+
 //	+--------| recoverable |  | stale |
 //	         +-------------+  +-------+
-//	                |
-//	                | resume (or auto_rehydrate) fails
-//	                v
-//	            +--------+
-//	            | failed |
-//	            +--------+
+//	           |         |
+//	           |         | resume (or auto_rehydrate) fails, or its
+//	           |         | capture is found damaged at start-up
+//	           |         v
+//	           |     +--------+
+//	           |     | failed |
+//	           |     +--------+
+//	           |
+//	           +--> closed (close, without resuming)
 //
 // A closed, stale or failed session's id may be reused: CreateSession
 // replaces it (and drops its captures). An id in state active or
