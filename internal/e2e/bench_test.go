@@ -372,12 +372,11 @@ func BenchmarkCaptureOverhead(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer e.Close(context.Background())
-			r := must(b, e, tool.Input{Action: "navigate", Session: "cap", URL: site.URL("/form")})
-			name := firstRef(b, r.Content, "textbox", "Name")
+			must(b, e, tool.Input{Action: "navigate", Session: "cap", URL: site.URL("/form")})
 			for b.Loop() {
 				for range 100 {
 					must(b, e, tool.Input{Action: "navigate", Session: "cap", URL: site.URL("/form"), Snapshot: new(bool)})
-					must(b, e, tool.Input{Action: "click", Session: "cap", Ref: name, Snapshot: new(bool)})
+					must(b, e, tool.Input{Action: "click", Session: "cap", Role: "textbox", Name: "Name", Snapshot: new(bool)})
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/200-actions")

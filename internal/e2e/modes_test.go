@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -43,8 +44,16 @@ func TestMCPStreamableHTTP(t *testing.T) {
 	}
 	defer sess.Close()
 	tools, err := sess.ListTools(context.Background(), nil)
-	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "browser" {
-		t.Fatalf("tools/list: %v %+v", err, tools)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	sort.Strings(names)
+	if got := strings.Join(names, ","); got != "browser,list_sessions,session_resume" {
+		t.Fatalf("tools/list names = %s, want browser,list_sessions,session_resume", got)
 	}
 	d := &mcpDriver{sess: sess, data: data}
 	for _, s := range scenarios {
