@@ -55,7 +55,7 @@ func (e *env) print(res tool.Result) error {
 	return w.err
 }
 
-func writeJSON(w io.Writer, res tool.Result) error {
+func writeJSON(w io.Writer, res any) error {
 	b, err := json.Marshal(res)
 	if err != nil {
 		return fmt.Errorf("encode the result: %w", err)

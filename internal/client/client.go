@@ -115,7 +115,7 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 	if err != nil {
 		return fmt.Errorf("read the daemon's answer to %s %s: %w", method, path, err)
 	}
-	if resp.StatusCode != http.StatusOK {
+	if resp.StatusCode/100 != 2 {
 		var e struct {
 			Error string `json:"error"`
 		}
@@ -124,10 +124,28 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 		}
 		return fmt.Errorf("browserd daemon answered %s %s with HTTP %d: %.200s", method, path, resp.StatusCode, data)
 	}
+	if out == nil || resp.StatusCode == http.StatusNoContent {
+		return nil
+	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return fmt.Errorf("decode the daemon's answer to %s %s: %w", method, path, err)
 	}
 	return nil
+}
+
+// API calls one endpoint of the daemon's HTTP API as admin (the socket's
+// owner): body is sent as JSON unless nil, a 2xx answer is decoded into
+// out unless nil, and any other answer is an error carrying the daemon's
+// message.
+func (c *Client) API(ctx context.Context, method, path string, body, out any) error {
+	var b []byte
+	if body != nil {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
+			return fmt.Errorf("encode %s %s: %w", method, path, err)
+		}
+	}
+	return c.call(ctx, method, path, b, out)
 }
 
 // dialError is a failure to reach the socket. It is ErrUnreachable.

@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/httpapi"
 	"github.com/browserd/browserd/internal/mcpserver"
@@ -53,6 +54,8 @@ const (
 	lockFile   = "browserd.lock"
 	pidFile    = "browserd.pid"
 	socketFile = "browserd.sock"
+	// tokenFile holds admin's bearer token (0600), made on first start.
+	tokenFile = "token"
 )
 
 // RunningError is returned by Run when another daemon holds the data
@@ -134,6 +137,12 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 	}
 	engineOpen = true
 	defer closeEngine() // before the lock is released
+	tokens := tokensOf(eng)
+	if tokens != nil {
+		if err := auth.Bootstrap(ctx, tokens, cfg.Path(tokenFile)); err != nil {
+			return fmt.Errorf("set up the admin token: %w", err)
+		}
+	}
 
 	pidPath := cfg.Path(pidFile)
 	if err := os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
@@ -165,7 +174,7 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 	)
 	for _, ln := range listeners {
 		srv := &http.Server{
-			Handler:           newMux(eng, log, version, cfg.DenyActions),
+			Handler:           newMux(eng, tokens, log, version, cfg.DenyActions),
 			BaseContext:       func(net.Listener) context.Context { return ctx },
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -203,12 +212,26 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 
 // newMux routes one listener's requests: the JSON API under /api/ and MCP
 // streamable HTTP (stateless) at /mcp.
-func newMux(eng Engine, log *slog.Logger, version string, deny []string) http.Handler {
+//
+// Over the Unix socket callers act as admin; over TCP every route but
+// /api/health needs a bearer token (package auth). Without a token store
+// (test engines) TCP callers are refused.
+func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, deny []string) http.Handler {
+	api := httpapi.New(eng, httpapi.Options{Version: version, Log: log})
 	mux := http.NewServeMux()
-	mux.Handle("/api/", httpapi.New(eng, httpapi.Options{Version: version, Log: log}))
-	mux.Handle("/mcp", httpapi.Guard(mcpserver.HTTPHandler(eng, version, deny...)))
+	mux.Handle("GET /api/health", api)
+	mux.Handle("/api/", auth.Require(tokens, api))
+	mux.Handle("/mcp", httpapi.Guard(auth.Require(tokens, mcpserver.HTTPHandler(eng, version, deny...))))
 	mux.Handle("/", http.NotFoundHandler())
 	return mux
+}
+
+// tokensOf is the engine's token store, if it keeps one.
+func tokensOf(eng Engine) auth.Store {
+	if t, ok := eng.(interface{ Tokens() auth.Store }); ok {
+		return t.Tokens()
+	}
+	return nil
 }
 
 // listenUnix listens on sock, replacing a stale socket file; the caller holds

@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/client"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/daemon"
@@ -229,14 +230,137 @@ func TestHTTPListener(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `"ok":true`) {
 		t.Errorf("GET /api/health: %d %s", resp.StatusCode, body)
 	}
-	// /mcp is mounted (stateless: GET is not allowed).
-	resp, err = hc.Get("http://" + cfg.Listen + "/mcp")
+	// Without a token store nothing but health is served over TCP.
+	for _, path := range []string{"/mcp", "/api/sessions"} {
+		resp, err = hc.Get("http://" + cfg.Listen + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET %s with no token store: %d, want 401", path, resp.StatusCode)
+		}
+	}
+}
+
+// memTokens is an in-memory auth.Store.
+type memTokens struct {
+	mu sync.Mutex
+	m  map[string]auth.Token // by hash
+}
+
+func (m *memTokens) CreateToken(_ context.Context, t auth.Token) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[string]auth.Token{}
+	}
+	m.m[t.Hash] = t
+	return nil
+}
+
+func (m *memTokens) TokenByHash(_ context.Context, h string) (auth.Token, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.m[h]
+	if !ok {
+		return t, auth.ErrUnknown
+	}
+	return t, nil
+}
+
+func (m *memTokens) ListTokens(context.Context, string) ([]auth.Token, error) { return nil, nil }
+
+func (m *memTokens) RevokeToken(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for h, t := range m.m {
+		if t.ID == id {
+			delete(m.m, h)
+			return nil
+		}
+	}
+	return auth.ErrUnknown
+}
+
+// tokenEngine is a fakeEngine that keeps tokens and records each call's owner.
+type tokenEngine struct {
+	fakeEngine
+	tokens memTokens
+	owners []string
+}
+
+func (e *tokenEngine) Tokens() auth.Store { return &e.tokens }
+
+func (e *tokenEngine) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
+	e.mu.Lock()
+	e.owners = append(e.owners, auth.Owner(ctx))
+	e.mu.Unlock()
+	return e.fakeEngine.Do(ctx, in)
+}
+
+func TestBearerTokens(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Listen = freePort(t)
+	eng := &tokenEngine{}
+	start(t, cfg, eng)
+	// First start: admin's token in <data>/token, 0600.
+	fi, err := os.Stat(cfg.Path("token"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v %v", fi, err)
+	}
+	b, _ := os.ReadFile(cfg.Path("token"))
+	admin := strings.TrimSpace(string(b))
+	bob, _, err := auth.New(t.Context(), &eng.tokens, "bob", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	post := func(token string) int {
+		req, _ := http.NewRequest("POST", "http://"+cfg.Listen+"/api/actions", strings.NewReader(`{"action":"status"}`))
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tc := range []struct {
+		token string
+		want  int
+	}{{"", 401}, {"bd_wrong", 401}, {"Basic x", 401}, {admin, 200}, {bob, 200}} {
+		if got := post(tc.token); got != tc.want {
+			t.Errorf("token %.8q: %d, want %d", tc.token, got, tc.want)
+		}
+	}
+	eng.mu.Lock()
+	owners := strings.Join(eng.owners, ",")
+	eng.mu.Unlock()
+	if owners != "admin,bob" {
+		t.Errorf("calls ran as %q, want admin,bob", owners)
+	}
+	// Revoked: refused on the next request.
+	tok, _ := eng.tokens.TokenByHash(t.Context(), auth.Hash(bob))
+	if err := eng.tokens.RevokeToken(t.Context(), tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := post(bob); got != 401 {
+		t.Errorf("revoked token: %d, want 401", got)
+	}
+	// /mcp with a token reaches the stateless MCP handler (GET: 405).
+	req, _ := http.NewRequest("GET", "http://"+cfg.Listen+"/mcp", nil)
+	req.Header.Set("Authorization", "Bearer "+admin)
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("GET /mcp: %d, want 405 from the stateless MCP handler", resp.StatusCode)
+		t.Errorf("GET /mcp with a token: %d, want 405", resp.StatusCode)
 	}
 }
 

@@ -38,7 +38,12 @@ func TestMCPStreamableHTTP(t *testing.T) {
 	addr := freePort(t)
 	startDaemon(t, data, "--listen", addr)
 	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "1"}, nil)
-	sess, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, nil)
+	// Over TCP the daemon wants a bearer token: admin's is in <data>/token.
+	if _, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, nil); err == nil {
+		t.Fatal("MCP over HTTP without a token connected")
+	}
+	sess, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp",
+		HTTPClient: bearerClient(adminToken(t, data))}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,4 +251,30 @@ func firstRefIn(snap, role, name string) string {
 		}
 	}
 	return "e0"
+}
+
+// adminToken is the admin token the daemon wrote into data.
+func adminToken(t *testing.T, data string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(data, "token"))
+	if err != nil {
+		t.Fatalf("the daemon wrote no admin token: %v", err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// bearerClient is an HTTP client that sends token on every request.
+func bearerClient(token string) *http.Client {
+	return &http.Client{Transport: bearer{token, http.DefaultTransport}}
+}
+
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }

@@ -42,6 +42,10 @@ type call struct {
 	// navRefused is set when the guard refused the document the tab ended
 	// on (a redirect or a page-made navigation to an internal host).
 	navRefused string
+	// owner is the caller's owner (see owners.go).
+	owner string
+	// inj is the state a launch injects (see inject.go).
+	inj *injection
 	// slot is the browser the call's session lives in.
 	slot *slot
 }
@@ -62,16 +66,28 @@ func (e *Engine) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
 		res.Error = err.Error()
 		return res, nil
 	}
-	c := &call{e: e, in: in, res: res}
-	err := c.run(ctx)
+	return e.do(ctx, in, nil), nil
+}
+
+// do runs one call; inj is set by Inject.
+func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Result {
+	res := tool.Result{Action: in.Action}
+	owner, err := forOwner(ctx, &in)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	c := &call{e: e, in: in, res: res, owner: owner, inj: inj}
+	err = c.run(ctx)
 	c.res.Success = err == nil
 	if err != nil {
 		c.res.Error = c.explain(err)
 	}
+	unqualifyResult(owner, &c.res)
 	if !e.cfg.NoWrap {
 		c.wrap()
 	}
-	return c.res, nil
+	return c.res
 }
 
 // wrap moves everything in the result that a page wrote — title, URL,
@@ -138,12 +154,17 @@ func (c *call) run(ctx context.Context) error {
 	}
 	switch in.Action {
 	case "status": // reads; creates no session
-		c.res.Content = e.status(ctx)
+		c.res.Content = e.status(ctx, c.owner)
 		return nil
 	case "list_sessions":
 		return c.listSessions(ctx)
 	case "session_resume":
 		return c.resume(ctx)
+	}
+	if in.Action == "launch" {
+		if err := c.prepareInjection(ctx); err != nil {
+			return err
+		}
 	}
 	sess, err := e.sessionFor(ctx, c)
 	if errors.Is(err, errClosedStored) {
@@ -207,7 +228,16 @@ func (c *call) run(ctx context.Context) error {
 				return err
 			}
 		}
-		c.res.Content = e.status(ctx)
+		if in.Width > 0 {
+			e.mu.Lock()
+			sess.width, sess.height = in.Width, in.Height
+			e.mu.Unlock()
+		}
+		c.slot = sl
+		if err := c.injectState(ctx, sess); err != nil {
+			return err
+		}
+		c.res.Content = joinContent(c.res.Content, e.status(ctx, c.owner))
 		return nil
 	}
 	c.slot = sl
@@ -311,6 +341,9 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 	switch {
 	case in.Tab != "" && in.Action != "tab_new":
 		tb := e.tabs[in.Tab]
+		if tb != nil && tb.task.sess != t.sess {
+			tb = nil // another session's (maybe another owner's): not there
+		}
 		if tb == nil || tb.task != t {
 			e.mu.Unlock()
 			if tb != nil {
@@ -859,7 +892,7 @@ func (c *call) closeTask(ctx context.Context) error {
 }
 
 // status describes the daemon's browsers, sessions, tasks and tabs.
-func (e *Engine) status(ctx context.Context) string {
+func (e *Engine) status(ctx context.Context, owner string) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var b strings.Builder
@@ -873,6 +906,11 @@ func (e *Engine) status(ctx context.Context) string {
 		br := e.slots[k].br
 		if br == nil {
 			continue
+		}
+		if p, ok := strings.CutPrefix(k, "profile:"); ok {
+			if o, _ := splitName(p); o != owner {
+				continue // another owner's profile
+			}
 		}
 		select {
 		case <-br.Done():
@@ -889,13 +927,21 @@ func (e *Engine) status(ctx context.Context) string {
 	if running == 0 {
 		b.WriteString("browser: not running (starts on the first action)\n")
 	}
-	fmt.Fprintf(&b, "sessions: %d, tabs: %d, idle timeout: %s\n", len(e.sessions), len(e.tabs), e.cfg.IdleTimeout)
-	for p, r := range e.repairs {
-		fmt.Fprintf(&b, "profile %s repaired %s\n", p, r)
-	}
 	ids := make([]string, 0, len(e.sessions))
-	for id := range e.sessions {
-		ids = append(ids, id)
+	tabs := 0
+	for id, s := range e.sessions {
+		if o, _ := splitName(id); o == owner {
+			ids = append(ids, id)
+			for _, t := range s.tasks {
+				tabs += len(t.tabs)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "sessions: %d, tabs: %d, idle timeout: %s\n", len(ids), tabs, e.cfg.IdleTimeout)
+	for p, r := range e.repairs {
+		if o, _ := splitName(p); o == owner {
+			fmt.Fprintf(&b, "profile %s repaired %s\n", p, r)
+		}
 	}
 	sort.Strings(ids)
 	for _, id := range ids {

@@ -24,9 +24,6 @@ type slot struct {
 	used    time.Time // last handed out by ensureBrowser
 }
 
-// owner is the owner of profiles until owners and tokens exist.
-const owner = "admin"
-
 // slotKey is the browser a session lives in. Call with mu held or on a
 // session whose profile is fixed (it never changes after creation).
 func (e *Engine) slotKey(s *session) string {
@@ -50,7 +47,11 @@ func (e *Engine) browserOf(s *session) *browser.Browser {
 }
 
 // profileDir is a profile's Chromium user-data-dir.
-func (e *Engine) profileDir(name string) string { return e.cfg.Path("profiles", owner, name) }
+// A profile's name is qualified by its owner (see owners.go).
+func (e *Engine) profileDir(profile string) string {
+	owner, name := splitName(profile)
+	return e.cfg.Path("profiles", owner, name)
+}
 
 // ensureBrowser returns the live browser of the session, starting one when
 // there is none or the last one died. note is set when a crash was seen.

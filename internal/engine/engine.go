@@ -84,6 +84,8 @@ type session struct {
 	profile string
 	// initScript puts saved storage back in new tabs (see state.go).
 	initScript string
+	// width and height are the viewport of new tabs; 0: the daemon's.
+	width, height int
 
 	// Recovery (see recovery.go), guarded by Engine.mu.
 	stored      bool      // has an active row in the store and our lease
@@ -289,7 +291,7 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*session, error) {
 		profile = "default"
 	}
 	if profile != "" {
-		if err := checkName("profile", profile); err != nil {
+		if err := checkQualified("profile", profile); err != nil {
 			return nil, err
 		}
 	}
@@ -297,7 +299,7 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*session, error) {
 	if id == "" {
 		id = profile
 	}
-	if err := checkName("session", id); err != nil {
+	if err := checkQualified("session", id); err != nil {
 		return nil, err
 	}
 	e.mu.Lock()
@@ -357,7 +359,7 @@ func (e *Engine) newTab(ctx context.Context, sl *slot, t *task) (*tab, error) {
 		return nil, err
 	}
 	e.mu.Lock()
-	opts := browser.PageOptions{Width: e.cfg.Width, Height: e.cfg.Height, InitScript: t.sess.initScript}
+	opts := browser.PageOptions{Width: cmp.Or(t.sess.width, e.cfg.Width), Height: cmp.Or(t.sess.height, e.cfg.Height), InitScript: t.sess.initScript}
 	e.mu.Unlock()
 	if br.Attached() && ctxID == "" {
 		// Not routed through the egress proxy: vet requests over CDP.

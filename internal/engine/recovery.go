@@ -195,6 +195,7 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 	if s == nil {
 		s = e.newSession(id, profile)
 	}
+	owner, _ := splitName(id)
 	if err := e.store.CreateSession(ctx, store.Session{ID: id, Owner: owner, Profile: s.profile}); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return nil, fail("session %q is in use (%v); pick another session name", id, err)
@@ -227,7 +228,7 @@ type resumeReport struct {
 // this daemon from its last capture. explicit calls refuse a session that
 // is already live.
 func (e *Engine) resume(ctx context.Context, id string, explicit bool) (*session, resumeReport, error) {
-	if err := checkName("session", id); err != nil {
+	if err := checkQualified("session", id); err != nil {
 		return nil, resumeReport{}, &userError{err.Error()}
 	}
 	e.resumeMu.Lock()
@@ -558,7 +559,7 @@ func (c *call) listSessions(ctx context.Context) error {
 	if filter == "all" {
 		filter = ""
 	}
-	rows, err := e.store.ListSessions(ctx, owner, filter)
+	rows, err := e.store.ListSessions(ctx, c.owner, filter)
 	if err != nil {
 		return err
 	}

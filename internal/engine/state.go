@@ -27,7 +27,8 @@ import (
 // statePath is where a profile's state is kept (outside its user-data-dir,
 // so a profile moved aside as corrupt keeps it).
 func (e *Engine) statePath(profile string) string {
-	return e.cfg.Path("profiles", owner, profile+".state")
+	owner, name := splitName(profile)
+	return e.cfg.Path("profiles", owner, name+".state")
 }
 
 // captureState reads a session's cookies and the storage of its open tabs.

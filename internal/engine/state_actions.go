@@ -66,9 +66,24 @@ func (c *call) stateLoad(ctx context.Context) error {
 	if err != nil {
 		return &userError{err.Error()}
 	}
-	excluded := st.Exclude(e.cfg.ExcludeCookieDomains)
-	if _, err := e.contextFor(ctx, c.slot, s); err != nil {
+	excluded, err := e.loadState(ctx, c.slot, s, st)
+	if err != nil {
 		return err
+	}
+	c.res.Content = fmt.Sprintf("loaded %d cookies and the storage of %d origins; storage applies to pages loaded from now on", len(st.Cookies), len(st.Origins))
+	if excluded > 0 {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d cookies of excluded domains were left out (--exclude-cookie-domains)", excluded))
+	}
+	return nil
+}
+
+// loadState puts st into the session: cookies at once, storage into every
+// page loaded from now on (before the page's own scripts). It returns how
+// many cookies --exclude-cookie-domains left out.
+func (e *Engine) loadState(ctx context.Context, sl *slot, s *session, st *storagestate.State) (int, error) {
+	excluded := st.Exclude(e.cfg.ExcludeCookieDomains)
+	if _, err := e.contextFor(ctx, sl, s); err != nil {
+		return 0, err
 	}
 	e.mu.Lock()
 	ctxID := s.ctxID
@@ -78,8 +93,8 @@ func (c *call) stateLoad(ctx context.Context) error {
 		if ctxID != "" {
 			params["browserContextId"] = ctxID
 		}
-		if err := c.slot.br.Conn().Browser().Call(ctx, "Storage.setCookies", params, nil); err != nil {
-			return fmt.Errorf("setting cookies: %w", err)
+		if err := sl.br.Conn().Browser().Call(ctx, "Storage.setCookies", params, nil); err != nil {
+			return 0, fmt.Errorf("setting cookies: %w", err)
 		}
 	}
 	script := storageScript(st.Origins)
@@ -100,11 +115,7 @@ func (c *call) stateLoad(ctx context.Context) error {
 		}
 	}
 	e.markDirty(s)
-	c.res.Content = fmt.Sprintf("loaded %d cookies and the storage of %d origins; storage applies to pages loaded from now on", len(st.Cookies), len(st.Origins))
-	if excluded > 0 {
-		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d cookies of excluded domains were left out (--exclude-cookie-domains)", excluded))
-	}
-	return nil
+	return excluded, nil
 }
 
 func combineScripts(a, b string) string {

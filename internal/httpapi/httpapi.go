@@ -41,20 +41,39 @@ type Health struct {
 // New returns the API handler for h, to be mounted at /api/.
 func New(h tool.Handler, opts Options) http.Handler {
 	a := &api{h: h, version: opts.Version, log: opts.Log}
+	a.s, _ = h.(Sessions)
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/actions", a.actions)
 	mux.HandleFunc("GET /api/health", a.health)
+	mux.HandleFunc("GET /api/openapi.json", a.openapi)
 	mux.HandleFunc("GET /api/sessions", a.listSessions)
+	mux.HandleFunc("POST /api/sessions", a.createSession)
+	mux.HandleFunc("POST /api/sandboxes", a.createSession)
+	mux.HandleFunc("GET /api/sessions/{id}", a.getSession)
+	mux.HandleFunc("DELETE /api/sessions/{id}", a.deleteSession)
 	mux.HandleFunc("POST /api/sessions/{id}/resume", a.resume)
+	mux.HandleFunc("POST /api/sessions/{id}/actions", a.sessionActions)
+	mux.HandleFunc("GET /api/sessions/{id}/state", a.sessionState)
+	mux.HandleFunc("POST /api/sessions/{id}/capture", a.captureSession)
+	mux.HandleFunc("POST /api/stored-sessions", a.createStored)
+	mux.HandleFunc("GET /api/stored-sessions", a.listStored)
+	mux.HandleFunc("GET /api/stored-sessions/{id}", a.storedMeta)
+	mux.HandleFunc("DELETE /api/stored-sessions/{id}", a.deleteStored)
+	mux.HandleFunc("GET /api/stored-sessions/{id}/state", a.storedState)
+	mux.HandleFunc("GET /api/stored-sessions/{id}/profile", a.storedProfile)
+	mux.HandleFunc("POST /api/tokens", a.createToken)
+	mux.HandleFunc("GET /api/tokens", a.listTokens)
+	mux.HandleFunc("DELETE /api/tokens/{id}", a.revokeToken)
 	mux.HandleFunc("/api/", a.notFound)
 	return Guard(mux)
 }
 
 type api struct {
 	h       tool.Handler
+	s       Sessions // nil: only the tool endpoints
 	version string
 	log     *slog.Logger
 }
@@ -72,7 +91,7 @@ func (a *api) notFound(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s /api/health: use GET", r.Method))
 	default:
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s %s: the API has POST /api/actions, GET /api/sessions, POST /api/sessions/{id}/resume and GET /api/health", r.Method, r.URL.Path))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s %s: GET /api/openapi.json lists the API", r.Method, r.URL.Path))
 	}
 }
 
@@ -86,6 +105,11 @@ func (a *api) actions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, err.Error())
 		return
 	}
+	a.run(w, r, in)
+}
+
+// run runs one tool call and answers with its result.
+func (a *api) run(w http.ResponseWriter, r *http.Request, in tool.Input) {
 	start := time.Now()
 	var res tool.Result
 	if err := in.Validate(); err != nil {
@@ -135,6 +159,9 @@ func (a *api) listSessions(w http.ResponseWriter, r *http.Request) {
 // be resumed (its state, or another daemon holds it).
 func (a *api) resume(w http.ResponseWriter, r *http.Request) {
 	res, err := a.h.Do(r.Context(), tool.Input{Action: "session_resume", Session: r.PathValue("id")})
+	if err == nil && strings.HasPrefix(res.Error, "session name") {
+		res.Error = "no session " + res.Error // a name that cannot exist
+	}
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return

@@ -12,10 +12,12 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -62,7 +64,32 @@ func New(h tool.Handler, version string, deny ...string) *mcp.Server {
 			return call(ctx, h, tool.Input{Action: "session_resume", Session: in.SessionID}), nil, nil
 		})
 	}
+	if hn, ok := h.(Hinter); ok {
+		s.AddPrompt(&mcp.Prompt{
+			Name:        "session_context",
+			Description: "What a browser session is logged in to, as a block for the agent's system prompt.",
+			Arguments: []*mcp.PromptArgument{
+				{Name: "session", Description: "a session name (default: the default profile's)"},
+				{Name: "stored_session", Description: "a stored session id, instead of session"},
+			},
+		}, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			text, err := hn.SessionHint(ctx, req.Params.Arguments["session"], req.Params.Arguments["stored_session"])
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.GetPromptResult{
+				Description: "browser session context",
+				Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}},
+			}, nil
+		})
+	}
 	return s
+}
+
+// Hinter writes source 003 FR-5's prompt block for a session or a stored
+// session; the engine implements it.
+type Hinter interface {
+	SessionHint(ctx context.Context, session, stored string) (string, error)
 }
 
 // ListSessionsInput is the list_sessions tool's input (source 002).
@@ -101,10 +128,47 @@ func call(ctx context.Context, h tool.Handler, in tool.Input) *mcp.CallToolResul
 // HTTPHandler serves the MCP streamable HTTP transport for h in stateless
 // mode: every request stands alone, so any protocol version the SDK speaks
 // works and no session state survives between requests.
+//
+// Each request acts as the owner its context carries (auth.Owner: admin
+// unless the daemon's token check said otherwise); one server per owner
+// is made on first use and kept.
 func HTTPHandler(h tool.Handler, version string, deny ...string) http.Handler {
-	s := New(h, version, deny...)
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{Stateless: true})
+	var (
+		mu      sync.Mutex
+		servers = map[string]*mcp.Server{}
+	)
+	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		owner := auth.Owner(r.Context())
+		mu.Lock()
+		defer mu.Unlock()
+		s := servers[owner]
+		if s == nil {
+			var oh tool.Handler = asOwner{h, owner}
+			if _, ok := h.(Hinter); ok {
+				oh = asOwnerHinter{asOwner{h, owner}}
+			}
+			s = New(oh, version, deny...)
+			servers[owner] = s
+		}
+		return s
+	}, &mcp.StreamableHTTPOptions{Stateless: true})
+}
+
+// asOwner runs every call as one owner.
+type asOwner struct {
+	h     tool.Handler
+	owner string
+}
+
+func (a asOwner) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
+	return a.h.Do(auth.WithOwner(ctx, a.owner), in)
+}
+
+// asOwnerHinter is asOwner for a handler that is also a Hinter.
+type asOwnerHinter struct{ asOwner }
+
+func (a asOwnerHinter) SessionHint(ctx context.Context, session, stored string) (string, error) {
+	return a.h.(Hinter).SessionHint(auth.WithOwner(ctx, a.owner), session, stored)
 }
 
 // ServeStdio serves the browser tool over stdin and stdout until the client

@@ -145,6 +145,7 @@ type Capture struct {
 // Store is what the engine needs to capture and recover sessions.
 // Implementations are safe for concurrent use.
 type Store interface {
+	StoredSessions
 	// CreateSession inserts s in state active (s.State is ignored; a zero
 	// CreatedAt means now). It fails with ErrConflict (wrapped, naming the
 	// state) if the id exists in state active or recoverable; a closed,

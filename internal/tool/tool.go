@@ -47,7 +47,7 @@ type Input struct {
 	Tab        string          `json:"tab,omitempty" jsonschema:"tab id, e.g. t2"`
 	Path       string          `json:"path,omitempty" jsonschema:"file name (screenshot, pdf, state)"`
 	Files      []string        `json:"files,omitempty" jsonschema:"upload: file names inside the upload folder"`
-	State      json.RawMessage `json:"state,omitempty" jsonschema:"state_load: storageState JSON"`
+	State      json.RawMessage `json:"state,omitempty" jsonschema:"state_load, launch: storageState JSON"`
 	Filter     string          `json:"filter,omitempty" jsonschema:"list_sessions: state"`
 
 	Timeout   int    `json:"timeout,omitempty" jsonschema:"ms before giving up"`
@@ -59,6 +59,10 @@ type Input struct {
 	Accept    *bool  `json:"accept,omitempty" jsonschema:"dialog: accept (default true) or dismiss"`
 	Direction string `json:"direction,omitempty" jsonschema:"scroll direction"`
 	Amount    int    `json:"amount,omitempty" jsonschema:"scroll: pixels (default: one screen)"`
+
+	StoredSession string `json:"storedSession,omitempty" jsonschema:"launch: stored session id to log in with"`
+	Width         int    `json:"width,omitempty" jsonschema:"launch: viewport width"`
+	Height        int    `json:"height,omitempty" jsonschema:"launch: viewport height"`
 
 	AllowHosts []string `json:"allowHosts,omitempty" jsonschema:"launch: hosts this session may reach"`
 	BlockHosts []string `json:"blockHosts,omitempty" jsonschema:"launch: hosts this session may not reach"`
@@ -174,6 +178,13 @@ func (in *Input) Validate() error {
 		return nil
 	}
 	switch in.Action {
+	case "launch":
+		if len(in.State) > 0 && in.StoredSession != "" {
+			return fmt.Errorf("launch takes state (an inline storageState) or storedSession (a stored one's id), not both")
+		}
+		if (in.Width != 0 || in.Height != 0) && (in.Width < 100 || in.Height < 100 || in.Width > 8192 || in.Height > 8192) {
+			return fmt.Errorf("launch: width and height must both be set, 100 to 8192 pixels, not %dx%d", in.Width, in.Height)
+		}
 	case "navigate":
 		if in.URL == "" {
 			return fmt.Errorf("navigate needs url, e.g. {\"action\":\"navigate\",\"url\":\"https://example.com\"}")

@@ -90,6 +90,34 @@ CREATE TABLE tasks (
 	PRIMARY KEY (session_id, task)
 );
 `,
+	// 3: tokens by id (list and revoke need one) and stored sessions by id;
+	// the tables of step 2 they replace were never written.
+	`
+DROP TABLE tokens;
+DROP TABLE stored_states;
+
+CREATE TABLE api_tokens (
+	token_id   TEXT    PRIMARY KEY,
+	token_hash TEXT    NOT NULL UNIQUE,
+	owner      TEXT    NOT NULL,
+	label      TEXT    NOT NULL DEFAULT '',
+	created_at INTEGER NOT NULL
+);
+CREATE INDEX idx_api_tokens_owner ON api_tokens (owner);
+
+CREATE TABLE stored_sessions (
+	id          TEXT    PRIMARY KEY,
+	owner       TEXT    NOT NULL,
+	name        TEXT    NOT NULL DEFAULT '',
+	domains     TEXT    NOT NULL DEFAULT '[]',
+	cookies     INTEGER NOT NULL DEFAULT 0,
+	auth_expiry INTEGER,
+	expires_at  INTEGER,
+	created_at  INTEGER NOT NULL,
+	payload     BLOB    NOT NULL
+);
+CREATE INDEX idx_stored_sessions_owner_created ON stored_sessions (owner, created_at DESC);
+`,
 }
 
 // migrate applies the steps not yet recorded in schema_migrations. It is

@@ -115,7 +115,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 			t.Fatalf("migrate again: %v", err)
 		}
 	}
-	for _, table := range []string{"sessions", "session_snapshots", "leases", "owners", "tokens", "profiles", "stored_states", "tasks", "schema_migrations"} {
+	for _, table := range []string{"sessions", "session_snapshots", "leases", "owners", "api_tokens", "profiles", "stored_sessions", "tasks", "schema_migrations"} {
 		var n int
 		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil || n != 1 {
 			t.Errorf("table %s: %d, %v", table, n, err)

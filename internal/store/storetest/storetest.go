@@ -63,6 +63,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"LeaseRace", testLeaseRace},
 		{"Concurrency", testConcurrency},
 		{"Cancel", testCancel},
+		{"Stored", testStored},
+		{"Tokens", testTokens},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open(t)) })

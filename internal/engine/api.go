@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/inject"
+	"github.com/browserd/browserd/internal/storagestate"
+	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// What the HTTP API's session endpoints need beyond the browser tool.
+// Every method acts for the owner in ctx (auth.Owner) and takes bare
+// names; another owner's session is store.ErrNotFound.
+
+// liveSession is the caller's session id if it is live in this daemon.
+func (e *Engine) liveSession(ctx context.Context, id string) (*session, string, error) {
+	if err := checkName("session", id); err != nil {
+		return nil, "", fmt.Errorf("%w: %v", store.ErrNotFound, err)
+	}
+	q := qualify(auth.Owner(ctx), id)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.sessions[q]
+	if s == nil || !s.stored || s.parked {
+		return nil, q, nil
+	}
+	return s, q, nil
+}
+
+// SessionInfo is one session of the caller: its listing and, when it is
+// live here, its tabs.
+func (e *Engine) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, []tool.Tab, error) {
+	s, q, err := e.liveSession(ctx, id)
+	if err != nil {
+		return tool.SessionInfo{}, nil, err
+	}
+	row, err := e.store.GetSession(ctx, q)
+	if err != nil {
+		return tool.SessionInfo{}, nil, err
+	}
+	owner := auth.Owner(ctx)
+	info := tool.SessionInfo{ID: id, State: string(row.State), Profile: unqualify(owner, row.Profile), Reason: row.Reason,
+		Tabs: row.Tabs, URL: row.URL, Created: row.CreatedAt, Updated: row.UpdatedAt, LastCapture: row.LastCaptureAt}
+	var tabs []tool.Tab
+	if s != nil {
+		e.mu.Lock()
+		tasks := make([]*task, 0, len(s.tasks))
+		for _, t := range s.tasks {
+			tasks = append(tasks, t)
+		}
+		e.mu.Unlock()
+		for _, t := range tasks {
+			tabs = append(tabs, e.tabsOf(ctx, t)...)
+		}
+		info.Tabs = len(tabs)
+	}
+	return info, tabs, nil
+}
+
+func unqualify(owner, name string) string {
+	if o, n := splitName(name); o == owner {
+		return n
+	}
+	return name
+}
+
+// ExportState is the caller's session's storageState: read from its
+// browser when live here, else from its last capture.
+func (e *Engine) ExportState(ctx context.Context, id string) (*storagestate.State, error) {
+	s, q, err := e.liveSession(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
+		if br := e.browserOf(s); br != nil {
+			select {
+			case <-br.Done():
+			default:
+				st, err := e.captureState(ctx, br, s)
+				if err != nil {
+					return nil, err
+				}
+				if s.profile != "" {
+					if old, err := e.loadProfileState(s.profile); err == nil && old != nil {
+						old.Cookies = st.Cookies
+						old.MergeOrigins(st.Origins)
+						st = old
+					}
+				}
+				return st, nil
+			}
+		}
+	}
+	if _, err := e.store.GetSession(ctx, q); err != nil {
+		return nil, err
+	}
+	c, err := e.store.LatestCapture(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("session %q is not running and has no readable capture: %w", id, err)
+	}
+	return &storagestate.State{Cookies: c.Cookies, Origins: c.Origins}, nil
+}
+
+// StoreSession keeps the caller's session's current state as a stored
+// session (POST /api/sessions/{id}/capture).
+func (e *Engine) StoreSession(ctx context.Context, id, name string, expiresAt time.Time) (store.StoredSession, error) {
+	st, err := e.ExportState(ctx, id)
+	if err != nil {
+		return store.StoredSession{}, err
+	}
+	return e.SaveStored(ctx, cmpOr(name, id), st, expiresAt)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// SaveStored stores st for the caller under a new id.
+func (e *Engine) SaveStored(ctx context.Context, name string, st *storagestate.State, expiresAt time.Time) (store.StoredSession, error) {
+	b := make([]byte, 8)
+	rand.Read(b)
+	ss := store.StoredSession{ID: "ss_" + hex.EncodeToString(b), Owner: auth.Owner(ctx), Name: name, ExpiresAt: expiresAt, Created: time.Now().UTC(), State: st}
+	if err := e.store.SaveStored(ctx, ss); err != nil {
+		return store.StoredSession{}, err
+	}
+	ss.Describe()
+	ss.Created = ss.Created.Truncate(time.Millisecond)
+	return ss, nil
+}
+
+// StoredSessions are the stored sessions (every method takes the owner).
+func (e *Engine) StoredSessions() store.StoredSessions { return e.store }
+
+// Tokens keeps the API's bearer tokens.
+func (e *Engine) Tokens() auth.Store {
+	if ts, ok := e.store.(auth.Store); ok {
+		return ts
+	}
+	return nil
+}
+
+// CloseSession closes every task of the caller's session and marks it
+// closed (DELETE /api/sessions/{id}); a session only in the store (such
+// as a recoverable one) is closed there.
+func (e *Engine) CloseSession(ctx context.Context, id string) error {
+	s, q, err := e.liveSession(ctx, id)
+	if err != nil {
+		return err
+	}
+	row, err := e.store.GetSession(ctx, q)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		if row.State == store.Active {
+			if ok, err := e.store.AcquireLease(ctx, q, e.node, time.Now(), leaseTTL); err != nil {
+				return err
+			} else if !ok {
+				return fmt.Errorf("%w: session %q is active in another browserd on this store", store.ErrConflict, id)
+			}
+			defer e.store.ReleaseLease(context.WithoutCancel(ctx), q, e.node)
+		}
+		if row.State == store.Closed {
+			return nil
+		}
+		return e.store.SetState(ctx, q, store.Closed, "closed over the API")
+	}
+	if err := e.capture(ctx, s); err != nil {
+		e.log.Warn("capturing a session on close failed", "session", s.id, "err", err)
+	}
+	e.mu.Lock()
+	s.stored = false
+	e.mu.Unlock()
+	if s.profile == "" {
+		e.discard(ctx, s)
+	} else {
+		e.closeSessionTabs(ctx, s)
+	}
+	if err := e.store.SetState(ctx, q, store.Closed, "closed over the API"); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return e.store.ReleaseLease(context.WithoutCancel(ctx), q, e.node)
+}
+
+// SessionHint is source 003 FR-5's prompt block for the caller's session
+// (default: the default profile's) or stored session.
+func (e *Engine) SessionHint(ctx context.Context, session, stored string) (string, error) {
+	if stored != "" {
+		ss, err := e.store.GetStored(ctx, auth.Owner(ctx), stored)
+		if err != nil {
+			return "", err
+		}
+		return inject.StoredHint(stored, inject.Domains(ss.State)), nil
+	}
+	if session == "" {
+		session = "default"
+	}
+	st, err := e.ExportState(ctx, session)
+	if err != nil {
+		return "", err
+	}
+	return inject.Hint(session, inject.Domains(st)), nil
+}

@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/inject"
+	"github.com/browserd/browserd/internal/storagestate"
+	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// injection carries an injected state through a launch call: what to
+// inject and check (in), what it did (out).
+type injection struct {
+	state   *storagestate.State
+	expires time.Time // the stored session's expiresAt
+	allowed []string
+	policy  inject.Policy
+
+	domains []string
+	dropped storagestate.Errors
+	err     *inject.Error // the refusal, for Inject's caller
+}
+
+// prepareInjection resolves and checks the state a launch injects, before
+// any session is created: a refused state leaves nothing behind.
+func (c *call) prepareInjection(ctx context.Context) error {
+	in := &c.in
+	if c.inj == nil {
+		if len(in.State) == 0 && in.StoredSession == "" {
+			return nil
+		}
+		c.inj = &injection{}
+	}
+	inj := c.inj
+	refuse := func(err error) error {
+		var ie *inject.Error
+		if errors.As(err, &ie) {
+			inj.err = ie
+			return &userError{ie.Error()}
+		}
+		return err
+	}
+	switch {
+	case in.StoredSession != "":
+		ss, err := c.e.store.GetStored(ctx, c.owner, in.StoredSession)
+		if errors.Is(err, store.ErrNotFound) {
+			return refuse(&inject.Error{Kind: inject.NotFound, Msg: fmt.Sprintf("no stored session %q; GET /api/stored-sessions lists yours", in.StoredSession)})
+		}
+		if err != nil {
+			return fmt.Errorf("reading stored session %q: %w", in.StoredSession, err)
+		}
+		inj.state, inj.expires = ss.State, ss.ExpiresAt
+	case len(in.State) > 0 && inj.state == nil:
+		st, err := storagestate.Parse(in.State)
+		if err != nil {
+			ie := &inject.Error{Kind: inject.Malformed, Msg: "state is not a valid storageState"}
+			if !errors.As(err, &ie.Fields) {
+				ie.Msg = err.Error()
+			}
+			return refuse(ie)
+		}
+		inj.state = st
+	}
+	if inj.state == nil {
+		return nil
+	}
+	dropped, err := inject.Check(inj.state, inj.expires, inj.allowed, inj.policy, time.Now())
+	if err != nil {
+		return refuse(err)
+	}
+	inj.dropped = dropped
+	inj.domains = inject.Domains(inj.state)
+	return nil
+}
+
+// injectState puts the prepared state into the launched session.
+func (c *call) injectState(ctx context.Context, s *session) error {
+	inj := c.inj
+	if inj == nil || inj.state == nil {
+		return nil
+	}
+	excluded, err := c.e.loadState(ctx, c.slot, s, inj.state)
+	if err != nil {
+		return fmt.Errorf("injecting the state: %w", err)
+	}
+	c.res.Content = inject.Hint(c.res.Session, inj.domains)
+	if excluded > 0 {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d cookies of excluded domains were left out (--exclude-cookie-domains)", excluded))
+	}
+	for _, d := range inj.dropped {
+		c.res.Notes = append(c.res.Notes, "dropped (domainPolicy filter): "+d.Msg)
+	}
+	return nil
+}
+
+// Inject creates a session for the caller's owner with an injected state
+// (POST /api/sessions). Refusals are *inject.Error.
+func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session, error) {
+	owner := auth.Owner(ctx)
+	if req.Session == "" {
+		req.Session = req.Profile
+	}
+	if req.Session == "" {
+		b := make([]byte, 4)
+		rand.Read(b)
+		req.Session = "s-" + hex.EncodeToString(b)
+	}
+	if err := checkName("session", req.Session); err != nil {
+		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: err.Error()}
+	}
+	if req.Profile != "" && req.Profile != req.Session {
+		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: fmt.Sprintf("a profile's session is named like the profile: leave out name, or set it to %q", req.Profile)}
+	}
+	q := qualify(owner, req.Session)
+	e.mu.Lock()
+	s := e.sessions[q]
+	live := s != nil && s.stored && !s.parked
+	e.mu.Unlock()
+	if live {
+		return inject.Session{}, &inject.Error{Kind: inject.Conflict, Msg: fmt.Sprintf("session %q is active; pick another name, or DELETE /api/sessions/%s first", req.Session, req.Session)}
+	}
+	if row, err := e.store.GetSession(ctx, q); err == nil && (row.State == store.Active || row.State == store.Recoverable) {
+		return inject.Session{}, &inject.Error{Kind: inject.Conflict, Msg: fmt.Sprintf("session %q is %s; resume it, pick another name, or DELETE it first", req.Session, row.State)}
+	}
+	in := tool.Input{Action: "launch", Session: req.Session, Profile: req.Profile, StoredSession: req.StoredID, Width: req.Width, Height: req.Height}
+	if err := in.Validate(); err != nil {
+		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: err.Error()}
+	}
+	inj := &injection{state: req.State, allowed: req.AllowedDomains, policy: req.Policy}
+	res := e.do(ctx, in, inj)
+	if inj.err != nil {
+		return inject.Session{}, inj.err
+	}
+	if !res.Success {
+		return inject.Session{}, errors.New(res.Error)
+	}
+	out := inject.Session{ID: req.Session, State: string(store.Active), Profile: req.Profile, AuthenticatedDomains: inj.domains, Notes: res.Notes}
+	if out.AuthenticatedDomains == nil {
+		out.AuthenticatedDomains = []string{}
+	}
+	out.PromptHint = inject.Hint(req.Session, out.AuthenticatedDomains)
+	for _, d := range inj.dropped {
+		out.Dropped = append(out.Dropped, d.Path+": "+d.Msg)
+	}
+	return out, nil
+}

@@ -1,0 +1,87 @@
+package inject
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browserd/browserd/internal/storagestate"
+)
+
+var now = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+
+func state() *storagestate.State {
+	return &storagestate.State{
+		Cookies: []storagestate.Cookie{
+			{Name: "sid", Domain: ".app.example.com", Expires: -1},
+			{Name: "t", Domain: "tracker.test", Expires: float64(now.Add(time.Hour).Unix())},
+		},
+		Origins: []storagestate.Origin{{Origin: "https://app.example.com"}, {Origin: "https://evil.test:8443"}},
+	}
+}
+
+func kind(err error) Kind {
+	var ie *Error
+	if errors.As(err, &ie) {
+		return ie.Kind
+	}
+	return 0
+}
+
+func TestCheck(t *testing.T) {
+	if _, err := Check(state(), time.Time{}, nil, "", now); err != nil {
+		t.Fatalf("no rules: %v", err)
+	}
+	if _, err := Check(state(), now.Add(-time.Second), nil, "", now); kind(err) != Rejected {
+		t.Fatalf("expired stored session: %v", err)
+	}
+	old := state()
+	for i := range old.Cookies {
+		old.Cookies[i].Expires = float64(now.Add(-time.Hour).Unix())
+	}
+	_, err := Check(old, time.Time{}, nil, "", now)
+	var ie *Error
+	if !errors.As(err, &ie) || ie.Kind != Rejected || len(ie.Fields) != 2 || ie.Fields[1].Path != "cookies[1]" {
+		t.Fatalf("all cookies expired: %v", err)
+	}
+	// One live cookie is enough.
+	old.Cookies[0].Expires = -1
+	if _, err := Check(old, time.Time{}, nil, "", now); err != nil {
+		t.Fatalf("a session cookie left: %v", err)
+	}
+	_, err = Check(state(), time.Time{}, []string{"example.com"}, Reject, now)
+	if !errors.As(err, &ie) || ie.Kind != Rejected || len(ie.Fields) != 2 || ie.Fields[0].Path != "cookies[1]" || ie.Fields[1].Path != "origins[1]" {
+		t.Fatalf("reject outside: %v", err)
+	}
+	st := state()
+	dropped, err := Check(st, time.Time{}, []string{"example.com"}, Filter, now)
+	if err != nil || len(dropped) != 2 || len(st.Cookies) != 1 || len(st.Origins) != 1 {
+		t.Fatalf("filter: %v %v %+v", dropped, err, st)
+	}
+	if _, err := Check(state(), time.Time{}, []string{"x.test"}, "sometimes", now); kind(err) != Malformed {
+		t.Fatalf("bad policy: %v", err)
+	}
+	if _, err := Check(state(), time.Time{}, []string{"https://x.test/"}, Reject, now); kind(err) != Malformed {
+		t.Fatalf("a URL as a domain: %v", err)
+	}
+}
+
+func TestDomainsAndHint(t *testing.T) {
+	d := Domains(state())
+	if strings.Join(d, ",") != "app.example.com,tracker.test" {
+		t.Fatalf("Domains = %v", d)
+	}
+	if d := Domains(&storagestate.State{Origins: []storagestate.Origin{{Origin: "https://a.test"}}}); strings.Join(d, ",") != "a.test" {
+		t.Fatalf("Domains of origins only = %v", d)
+	}
+	h := Hint("work", d)
+	for _, want := range []string{"## Browser Session", "- app.example.com\n", "- tracker.test\n", `"session": "work"`, "https://app.example.com"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("hint lacks %q:\n%s", want, h)
+		}
+	}
+	if h := StoredHint("ss_1", d); !strings.Contains(h, `"storedSession": "ss_1"`) {
+		t.Errorf("stored hint: %s", h)
+	}
+}
