@@ -28,7 +28,7 @@ test: chromium vet
 	$(GO) test -count=1 -timeout 12m ./internal/e2e/
 
 bench: chromium
-	$(GO) test -run '^$$' -bench . -benchtime 10x ./internal/e2e/ ./internal/snapshot/ ./internal/egress/
+	$(GO) test -run '^$$' -bench . -benchtime 10x ./internal/e2e/ ./internal/snapshot/ ./internal/egress/ ./internal/chromeprofile/
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./internal/snapshot/
@@ -38,6 +38,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzWrap -fuzztime 30s ./internal/untrusted/
 	$(GO) test -run '^$$' -fuzz FuzzDecodeCapture -fuzztime 30s ./internal/store/sqlite/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./internal/storagestate/
+	$(GO) test -run '^$$' -fuzz FuzzCreateSession -fuzztime 30s ./internal/httpapi/
 
 clean:
 	rm -rf bin

@@ -96,9 +96,9 @@ func CheckOwner(owner string) error {
 	if owner == "" || len(owner) > 64 {
 		return fmt.Errorf("owner name must be 1 to 64 characters, not %d", len(owner))
 	}
-	for _, r := range owner {
-		if !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return fmt.Errorf("owner name %q: use letters, digits, '-', '_' and '.' only", owner)
+	for i, r := range owner {
+		if !(r == '-' || r == '_' || r == '.' && i > 0 || r >= '0' && r <= '9' || r >= 'a' && r <= 'z') {
+			return fmt.Errorf("owner name %q: use lower-case letters, digits, '-', '_' and '.' (not first) only", owner)
 		}
 	}
 	return nil

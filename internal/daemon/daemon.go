@@ -174,7 +174,7 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 	)
 	for _, ln := range listeners {
 		srv := &http.Server{
-			Handler:           newMux(eng, tokens, log, version, cfg.DenyActions),
+			Handler:           newMux(eng, tokens, log, version, cfg),
 			BaseContext:       func(net.Listener) context.Context { return ctx },
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -216,8 +216,9 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 // Over the Unix socket callers act as admin; over TCP every route but
 // /api/health needs a bearer token (package auth). Without a token store
 // (test engines) TCP callers are refused.
-func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, deny []string) http.Handler {
-	api := httpapi.New(eng, httpapi.Options{Version: version, Log: log})
+func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg config.Config) http.Handler {
+	deny := cfg.DenyActions
+	api := httpapi.New(eng, httpapi.Options{Version: version, Log: log, TempDir: cfg.Path("run")})
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/health", api)
 	mux.Handle("/api/", auth.Require(tokens, api))

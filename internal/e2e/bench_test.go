@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime"
 	"sort"
@@ -18,6 +19,7 @@ import (
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/cdp"
 	"github.com/browserd/browserd/internal/engine"
+	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/tool"
@@ -445,4 +447,41 @@ func BenchmarkResume(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkInjectFirstSnapshot: POST /api/sessions's work with an inline
+// storageState (a session-only HttpOnly login cookie and localStorage) up
+// to the first logged-in snapshot: new context, cookies and storage set,
+// a tab, the navigation and its snapshot. The browser is already running.
+func BenchmarkInjectFirstSnapshot(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	must(b, e, tool.Input{Action: "launch", Session: "warm"})
+	u, _ := url.Parse(site.URL("/"))
+	st := &storagestate.State{
+		Cookies: []storagestate.Cookie{{Name: "sid", Value: siteLogin(b, "bench"), Domain: u.Hostname(), Path: "/", Expires: -1, HTTPOnly: true, SameSite: "Lax"}},
+		Origins: []storagestate.Origin{{Origin: strings.TrimSuffix(site.URL("/"), "/"), LocalStorage: []storagestate.NameValue{{Name: "inj", Value: "x"}}}},
+	}
+	ctx := context.Background()
+	i := 0
+	var injectTime time.Duration
+	for b.Loop() {
+		i++
+		name := fmt.Sprintf("inj%d", i)
+		start := time.Now()
+		if _, err := e.Inject(ctx, inject.Request{Session: name, State: st}); err != nil {
+			b.Fatal(err)
+		}
+		injectTime += time.Since(start)
+		r := must(b, e, tool.Input{Action: "navigate", Session: name, URL: site.URL("/account")})
+		if !strings.Contains(r.Content, "Logged in as bench") {
+			b.Fatalf("not logged in:\n%s", r.Content)
+		}
+		b.StopTimer()
+		if err := e.CloseSession(ctx, name); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(injectTime.Milliseconds())/float64(i), "inject-ms")
 }

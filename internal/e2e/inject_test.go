@@ -335,7 +335,24 @@ func TestInjection(t *testing.T) {
 	if info.State != "closed" {
 		t.Fatalf("deleted session is %q", info.State)
 	}
+	alice.expect(404, "GET", "/api/sessions/inl/state", nil, nil)
 	alice.expect(204, "DELETE", "/api/stored-sessions/"+stored.ID, nil, nil)
+	// Files are the owner's own: admin's saved state is not alice's to load.
+	var sres struct {
+		Success bool   `json:"success"`
+		Error   string `json:"error"`
+		Path    string `json:"path"`
+	}
+	admin.expect(200, "POST", "/api/actions", map[string]any{"action": "state_save", "session": "adm", "path": "adm.json"}, &sres)
+	if !sres.Success {
+		t.Fatalf("admin state_save: %s", sres.Error)
+	}
+	alice.expect(200, "POST", "/api/actions", map[string]any{"action": "state_load", "session": "ref", "path": "adm.json"}, &sres)
+	if sres.Success || !strings.Contains(sres.Error, "no state file") {
+		t.Fatalf("alice loaded admin's saved state: %+v", sres)
+	}
+	admin.expect(400, "POST", "/api/tokens", map[string]string{"owner": ".."}, nil)
+	admin.expect(400, "POST", "/api/tokens", map[string]string{"owner": "Alice"}, nil)
 	alice.expect(404, "GET", "/api/stored-sessions/"+stored.ID, nil, nil)
 }
 

@@ -35,7 +35,7 @@ func openStore(t *testing.T, cfg config.Config) *sqlite.Store {
 
 // siteLogin logs user in to the test site over plain HTTP and returns the
 // session cookie's value.
-func siteLogin(t *testing.T, user string) string {
+func siteLogin(t testing.TB, user string) string {
 	t.Helper()
 	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := hc.PostForm(site.URL("/login"), url.Values{"username": {user}, "password": {"pw"}})

@@ -72,7 +72,7 @@ func (e *Engine) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
 // do runs one call; inj is set by Inject.
 func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Result {
 	res := tool.Result{Action: in.Action}
-	owner, err := forOwner(ctx, &in)
+	owner, err := e.forOwner(ctx, &in)
 	if err != nil {
 		res.Error = err.Error()
 		return res
@@ -167,6 +167,9 @@ func (c *call) run(ctx context.Context) error {
 		}
 	}
 	sess, err := e.sessionFor(ctx, c)
+	if err == nil && c.inj != nil {
+		c.inj.created = true
+	}
 	if errors.Is(err, errClosedStored) {
 		c.res.Session = in.Session
 		c.res.Content = fmt.Sprintf("closed session %q; it was recoverable and was not resumed", cmp.Or(in.Session, in.Profile, "default"))
@@ -550,7 +553,7 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 	case "upload":
 		files := make([]string, len(in.Files))
 		for i, f := range in.Files {
-			p, err := c.e.uploadFile(f)
+			p, err := c.e.uploadFile(c.owner, f)
 			if err != nil {
 				return &userError{err.Error()}
 			}
@@ -975,7 +978,7 @@ func (c *call) screenshot(ctx context.Context) error {
 		}
 		el = &x
 	}
-	path, err := c.e.dataFile("screenshots", c.in.Path, fmt.Sprintf("%s-%s.png", c.tab.id, browser.Stamp(time.Now())), ".png")
+	path, err := c.e.dataFile(c.owner, "screenshots", c.in.Path, fmt.Sprintf("%s-%s.png", c.tab.id, browser.Stamp(time.Now())), ".png")
 	if err != nil {
 		return &userError{err.Error()}
 	}
@@ -993,7 +996,7 @@ func (c *call) screenshot(ctx context.Context) error {
 }
 
 func (c *call) pdf(ctx context.Context) error {
-	path, err := c.e.dataFile("pdf", c.in.Path, fmt.Sprintf("%s-%s.pdf", c.tab.id, browser.Stamp(time.Now())), ".pdf")
+	path, err := c.e.dataFile(c.owner, "pdf", c.in.Path, fmt.Sprintf("%s-%s.pdf", c.tab.id, browser.Stamp(time.Now())), ".pdf")
 	if err != nil {
 		return &userError{err.Error()}
 	}

@@ -24,6 +24,9 @@ func (e *Engine) liveSession(ctx context.Context, id string) (*session, string, 
 	if err := checkName("session", id); err != nil {
 		return nil, "", fmt.Errorf("%w: %v", store.ErrNotFound, err)
 	}
+	if err := e.ownerAllowed(auth.Owner(ctx)); err != nil {
+		return nil, "", err
+	}
 	q := qualify(auth.Owner(ctx), id)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -78,34 +81,57 @@ func (e *Engine) ExportState(ctx context.Context, id string) (*storagestate.Stat
 	if err != nil {
 		return nil, err
 	}
+	row, err := e.store.GetSession(ctx, q)
+	if err != nil {
+		return nil, err
+	}
 	if s != nil {
-		if br := e.browserOf(s); br != nil {
-			select {
-			case <-br.Done():
-			default:
-				st, err := e.captureState(ctx, br, s)
-				if err != nil {
-					return nil, err
-				}
-				if s.profile != "" {
-					if old, err := e.loadProfileState(s.profile); err == nil && old != nil {
-						old.Cookies = st.Cookies
-						old.MergeOrigins(st.Origins)
-						st = old
-					}
-				}
-				return st, nil
-			}
+		if st, ok, err := e.liveState(ctx, s); ok || err != nil {
+			return st, err
 		}
 	}
-	if _, err := e.store.GetSession(ctx, q); err != nil {
-		return nil, err
+	if row.State != store.Active && row.State != store.Recoverable {
+		// A closed session's credentials are not handed out again.
+		return nil, fmt.Errorf("%w: session %q is %s; its state is no longer exported", store.ErrNotFound, id, row.State)
 	}
 	c, err := e.store.LatestCapture(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("session %q is not running and has no readable capture: %w", id, err)
 	}
 	return &storagestate.State{Cookies: c.Cookies, Origins: c.Origins}, nil
+}
+
+// liveState reads a live session's state from its browser; ok is false
+// when the browser cannot answer for it now (not running, or the session
+// is waiting to be brought back after a crash), and the last capture is
+// the truth.
+func (e *Engine) liveState(ctx context.Context, s *session) (*storagestate.State, bool, error) {
+	s.capMu.Lock()
+	defer s.capMu.Unlock()
+	e.mu.Lock()
+	stale := s.rehydrate || (s.profile == "" && s.ctxID == "" && e.cfg.CDP == "")
+	e.mu.Unlock()
+	br := e.browserOf(s)
+	if stale || br == nil {
+		return nil, false, nil
+	}
+	select {
+	case <-br.Done():
+		return nil, false, nil
+	default:
+	}
+	st, err := e.captureState(ctx, br, s)
+	if err != nil {
+		return nil, false, err
+	}
+	if s.profile != "" {
+		if old, err := e.loadProfileState(s.profile); err == nil && old != nil {
+			old.Cookies = st.Cookies
+			old.MergeOrigins(st.Origins)
+			st = old
+		}
+	}
+	return st, true, nil
 }
 
 // StoreSession keeps the caller's session's current state as a stored

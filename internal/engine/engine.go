@@ -23,6 +23,7 @@ import (
 
 	"cmp"
 
+	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/egress"
@@ -311,6 +312,9 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*session, error) {
 		}
 		if s.stored && !s.parked {
 			e.mu.Unlock()
+			if c.inj != nil && c.inj.fresh {
+				return nil, c.inj.conflict(id)
+			}
 			return s, nil
 		}
 	} else if in.Session != "" && in.Profile != "" && in.Session != in.Profile {
@@ -342,6 +346,9 @@ func (e *Engine) taskFor(s *session, name string) (*task, error) {
 func checkName(what, s string) error {
 	if len(s) > 64 {
 		return fmt.Errorf("%s name is longer than 64 characters", what)
+	}
+	if strings.HasPrefix(s, ".") {
+		return fmt.Errorf("%s name %q may not start with '.'", what, s)
 	}
 	for _, r := range s {
 		if !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
@@ -717,8 +724,8 @@ func (e *Engine) reap(now time.Time) {
 
 // dataFile returns the path for a file the agent names inside a data
 // folder, refusing anything that is not a plain file name.
-func (e *Engine) dataFile(folder, name, fallback, ext string) (string, error) {
-	dir := e.cfg.Path(folder)
+func (e *Engine) dataFile(owner, folder, name, fallback, ext string) (string, error) {
+	dir := e.ownerFolder(owner, folder)
 	if name == "" {
 		name = fallback
 	} else if name != filepath.Base(name) || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
@@ -737,9 +744,23 @@ func (e *Engine) dataFile(folder, name, fallback, ext string) (string, error) {
 	return p, nil
 }
 
+// ownerFolder is where an owner's files of a kind (states, screenshots,
+// pdf) go: admin's in the data dir as always, another owner's under
+// owners/NAME, so no owner can load another's saved state by name.
+func (e *Engine) ownerFolder(owner, folder string) string {
+	if owner == "" || owner == auth.Admin {
+		return e.cfg.Path(folder)
+	}
+	return e.cfg.Path("owners", owner, folder)
+}
+
 // uploadFile resolves a file the agent names inside the upload folder.
-func (e *Engine) uploadFile(name string) (string, error) {
+// Another owner than admin uploads from its own folder, owners/NAME/uploads.
+func (e *Engine) uploadFile(owner, name string) (string, error) {
 	dir := e.cfg.UploadDir
+	if owner != "" && owner != auth.Admin {
+		dir = e.ownerFolder(owner, "uploads")
+	}
 	if filepath.IsAbs(name) || strings.Contains(name, "..") {
 		return "", fmt.Errorf("upload file %q: name a file inside %s, relative to it, without '..'", name, dir)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
@@ -23,9 +24,21 @@ type injection struct {
 	allowed []string
 	policy  inject.Policy
 
+	// fresh: the session must be new (POST /api/sessions); one made live
+	// meanwhile by another call is a conflict.
+	fresh bool
+	// created: the call made the session (so a failed Inject closes it).
+	created bool
+
 	domains []string
 	dropped storagestate.Errors
 	err     *inject.Error // the refusal, for Inject's caller
+}
+
+// conflict refuses a fresh session whose name another call took.
+func (inj *injection) conflict(id string) error {
+	inj.err = &inject.Error{Kind: inject.Conflict, Msg: fmt.Sprintf("session %q is active; pick another name, or DELETE it first", bareName(id))}
+	return &userError{inj.err.Msg}
 }
 
 // prepareInjection resolves and checks the state a launch injects, before
@@ -104,6 +117,9 @@ func (c *call) injectState(ctx context.Context, s *session) error {
 // (POST /api/sessions). Refusals are *inject.Error.
 func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session, error) {
 	owner := auth.Owner(ctx)
+	if err := e.ownerAllowed(owner); err != nil {
+		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: err.Error()}
+	}
 	if req.Session == "" {
 		req.Session = req.Profile
 	}
@@ -133,12 +149,21 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 	if err := in.Validate(); err != nil {
 		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: err.Error()}
 	}
-	inj := &injection{state: req.State, allowed: req.AllowedDomains, policy: req.Policy}
+	inj := &injection{state: req.State, allowed: req.AllowedDomains, policy: req.Policy, fresh: true}
 	res := e.do(ctx, in, inj)
 	if inj.err != nil {
 		return inject.Session{}, inj.err
 	}
 	if !res.Success {
+		if inj.created {
+			// Nothing half-made stays behind: a retry can use the name.
+			if err := e.CloseSession(ctx, req.Session); err != nil {
+				e.log.Warn("closing a session whose creation failed", "session", req.Session, "err", err)
+			}
+		}
+		if strings.Contains(res.Error, "is in use") || strings.Contains(res.Error, "another browserd") || strings.Contains(res.Error, "earlier run") {
+			return inject.Session{}, &inject.Error{Kind: inject.Conflict, Msg: res.Error}
+		}
 		return inject.Session{}, errors.New(res.Error)
 	}
 	out := inject.Session{ID: req.Session, State: string(store.Active), Profile: req.Profile, AuthenticatedDomains: inj.domains, Notes: res.Notes}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/browserd/browserd/internal/auth"
@@ -34,6 +35,12 @@ func splitName(q string) (owner, name string) {
 	return auth.Admin, q
 }
 
+// bareName is a qualified name without its owner.
+func bareName(q string) string {
+	_, n := splitName(q)
+	return n
+}
+
 // checkQualified checks both parts of a qualified name.
 func checkQualified(what, q string) error {
 	owner, name := splitName(q)
@@ -44,9 +51,14 @@ func checkQualified(what, q string) error {
 }
 
 // forOwner rewrites a call's names into owner's namespace. It fails for
-// names that are not valid bare names.
-func forOwner(ctx context.Context, in *tool.Input) (owner string, err error) {
+// names that are not valid bare names, and for other owners than admin
+// when the daemon is attached to a browser (--cdp): there every session
+// shares the browser's one cookie jar.
+func (e *Engine) forOwner(ctx context.Context, in *tool.Input) (owner string, err error) {
 	owner = auth.Owner(ctx)
+	if err := e.ownerAllowed(owner); err != nil {
+		return owner, err
+	}
 	if in.Session != "" {
 		if err := checkName("session", in.Session); err != nil {
 			return owner, err
@@ -72,6 +84,14 @@ func forOwner(ctx context.Context, in *tool.Input) (owner string, err error) {
 	return owner, nil
 }
 
+// ownerAllowed refuses other owners than admin on an attached browser.
+func (e *Engine) ownerAllowed(owner string) error {
+	if e.cfg.CDP != "" && owner != auth.Admin {
+		return fmt.Errorf("this browserd is attached to a browser (--cdp) whose sessions share one login, so only admin may use it")
+	}
+	return nil
+}
+
 // unqualifyResult takes owner's prefix off every name in a result.
 func unqualifyResult(owner string, r *tool.Result) {
 	if owner == auth.Admin {
@@ -80,6 +100,7 @@ func unqualifyResult(owner string, r *tool.Result) {
 	p := owner + ownerSep
 	strip := func(s string) string { return strings.ReplaceAll(s, p, "") }
 	r.Session = strip(r.Session)
+	r.Path = strip(r.Path)
 	r.Error = strip(r.Error)
 	r.Content = strip(r.Content)
 	for i := range r.Notes {

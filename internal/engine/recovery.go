@@ -147,6 +147,9 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 	e.mu.Lock()
 	if cur := e.sessions[id]; cur != nil && cur.stored && !cur.parked {
 		e.mu.Unlock()
+		if c.inj != nil && c.inj.fresh {
+			return nil, c.inj.conflict(id)
+		}
 		return cur, nil // made live meanwhile
 	} else if cur != nil {
 		s = cur

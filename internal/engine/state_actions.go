@@ -33,7 +33,7 @@ func (c *call) stateSave(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	path, err := e.dataFile("states", c.in.Path, fmt.Sprintf("%s-%s.json", s.id, browser.Stamp(time.Now())), ".json")
+	path, err := e.dataFile(c.owner, "states", c.in.Path, fmt.Sprintf("%s-%s.json", bareName(s.id), browser.Stamp(time.Now())), ".json")
 	if err != nil {
 		return &userError{err.Error()}
 	}
@@ -54,11 +54,11 @@ func (c *call) stateLoad(ctx context.Context) error {
 	if len(data) == 0 {
 		name := c.in.Path
 		if name != filepath.Base(name) || name == ".." || name == "." {
-			return fail("path %q must be a file name inside %s", name, e.cfg.Path("states"))
+			return fail("path %q must be a file name inside %s", name, e.ownerFolder(c.owner, "states"))
 		}
-		b, err := os.ReadFile(filepath.Join(e.cfg.Path("states"), name))
+		b, err := os.ReadFile(filepath.Join(e.ownerFolder(c.owner, "states"), name))
 		if err != nil {
-			return fail("no state file %q in %s", name, e.cfg.Path("states"))
+			return fail("no state file %q in %s", name, e.ownerFolder(c.owner, "states"))
 		}
 		data = b
 	}

@@ -29,6 +29,10 @@ type Options struct {
 	// Log receives one line per action; nil discards. Request bodies,
 	// typed text and cookies are never logged.
 	Log *slog.Logger
+	// TempDir is where profile archives are built (they hold plaintext
+	// cookies for a moment): the daemon's private run folder. "" means
+	// the system's.
+	TempDir string
 }
 
 // Health is the body of GET /api/health.
@@ -40,7 +44,7 @@ type Health struct {
 
 // New returns the API handler for h, to be mounted at /api/.
 func New(h tool.Handler, opts Options) http.Handler {
-	a := &api{h: h, version: opts.Version, log: opts.Log}
+	a := &api{h: h, version: opts.Version, log: opts.Log, tmp: opts.TempDir}
 	a.s, _ = h.(Sessions)
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
@@ -74,6 +78,7 @@ func New(h tool.Handler, opts Options) http.Handler {
 type api struct {
 	h       tool.Handler
 	s       Sessions // nil: only the tool endpoints
+	tmp     string
 	version string
 	log     *slog.Logger
 }

@@ -22,7 +22,13 @@ func (a *api) storedProfile(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	tmp, err := os.MkdirTemp("", "browserd-profile-")
+	if a.tmp != "" {
+		if err := os.MkdirAll(a.tmp, 0o700); err != nil {
+			writeError(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+	}
+	tmp, err := os.MkdirTemp(a.tmp, "profile-")
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return

@@ -197,7 +197,11 @@ func (a *api) createSession(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	out, err := a.s.Inject(r.Context(), req)
 	if err != nil {
-		fail(w, err, "browserSession.storageState.")
+		prefix := "browserSession.storageState."
+		if req.StoredID != "" {
+			prefix = "storedSession(" + req.StoredID + ")."
+		}
+		fail(w, err, prefix)
 		return
 	}
 	a.log.Info("session created", "session", out.ID, "owner", auth.Owner(r.Context()), "domains", len(out.AuthenticatedDomains), "ms", time.Since(start).Milliseconds())
@@ -363,9 +367,17 @@ func (a *api) captureSession(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, MaxBodyBytes, &body) {
 		return
 	}
+	if len(body.Name) > 200 {
+		writeProblem(w, http.StatusBadRequest, "name is too long", storagestate.Errors{{Path: "name", Msg: "at most 200 characters"}}, "")
+		return
+	}
 	var exp time.Time
 	if body.ExpiresAt != nil {
 		exp = *body.ExpiresAt
+		if !exp.After(time.Now()) {
+			writeProblem(w, http.StatusUnprocessableEntity, "expiresAt is in the past", storagestate.Errors{{Path: "expiresAt", Msg: "must be in the future"}}, "")
+			return
+		}
 	}
 	ss, err := a.s.StoreSession(r.Context(), r.PathValue("id"), body.Name, exp)
 	if err != nil {
@@ -449,6 +461,10 @@ func (a *api) admin(w http.ResponseWriter, r *http.Request) bool {
 	}
 	if auth.Owner(r.Context()) != auth.Admin {
 		writeError(w, http.StatusForbidden, "only admin manages tokens")
+		return false
+	}
+	if a.s.Tokens() == nil {
+		writeError(w, http.StatusNotImplemented, "this server keeps no tokens")
 		return false
 	}
 	return true
