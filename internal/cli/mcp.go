@@ -53,6 +53,14 @@ func (f *forwarder) Do(ctx context.Context, in tool.Input) (tool.Result, error) 
 	return c.Do(ctx, in)
 }
 
+// SessionHint makes the session_context prompt work over stdio too.
+func (f *forwarder) SessionHint(ctx context.Context, session, stored string) (string, error) {
+	if session == "" && stored == "" {
+		session = f.profile
+	}
+	return f.client().SessionHint(ctx, session, stored)
+}
+
 func (f *forwarder) client() *client.Client {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -5,6 +5,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/browserd/browserd/internal/tool"
@@ -131,6 +133,22 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 		return fmt.Errorf("decode the daemon's answer to %s %s: %w", method, path, err)
 	}
 	return nil
+}
+
+// SessionHint is source 003 FR-5's prompt block for a session or a stored
+// session (mcpserver.Hinter): what the MCP prompt session_context gives.
+func (c *Client) SessionHint(ctx context.Context, session, stored string) (string, error) {
+	path := "/api/sessions/" + url.PathEscape(cmp.Or(session, "default")) + "/hint"
+	if stored != "" {
+		path = "/api/stored-sessions/" + url.PathEscape(stored) + "/hint"
+	}
+	var h struct {
+		PromptHint string `json:"promptHint"`
+	}
+	if err := c.call(ctx, http.MethodGet, path, nil, &h); err != nil {
+		return "", err
+	}
+	return h.PromptHint, nil
 }
 
 // API calls one endpoint of the daemon's HTTP API as admin (the socket's

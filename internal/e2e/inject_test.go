@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -350,6 +351,29 @@ func TestInjection(t *testing.T) {
 	alice.expect(200, "POST", "/api/actions", map[string]any{"action": "state_load", "session": "ref", "path": "adm.json"}, &sres)
 	if sres.Success || !strings.Contains(sres.Error, "no state file") {
 		t.Fatalf("alice loaded admin's saved state: %+v", sres)
+	}
+	// The prompt over stdio (browserd mcp, as admin), for admin's stored session.
+	var adminStored struct {
+		ID string `json:"id"`
+	}
+	admin.expect(201, "POST", "/api/stored-sessions", map[string]any{"name": "adm", "storageState": loginState(t, "admin")}, &adminStored)
+	var hint struct {
+		PromptHint string `json:"promptHint"`
+	}
+	admin.expect(200, "GET", "/api/stored-sessions/"+adminStored.ID+"/hint", nil, &hint)
+	if !strings.Contains(hint.PromptHint, "- "+host.Hostname()) {
+		t.Fatalf("stored-session hint: %q", hint.PromptHint)
+	}
+	alice.expect(404, "GET", "/api/stored-sessions/"+adminStored.ID+"/hint", nil, nil)
+	stdio, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-stdio", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.CommandTransport{Command: exec.Command(browserdBin(t), append([]string{"mcp"}, daemonFlags(data)...)...)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err = stdio.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "session_context", Arguments: map[string]string{"stored_session": adminStored.ID}})
+	stdio.Close()
+	if err != nil || len(pr.Messages) != 1 || pr.Messages[0].Content.(*mcp.TextContent).Text != hint.PromptHint {
+		t.Fatalf("session_context over stdio: %v %+v", err, pr)
 	}
 	admin.expect(400, "POST", "/api/tokens", map[string]string{"owner": ".."}, nil)
 	admin.expect(400, "POST", "/api/tokens", map[string]string{"owner": "Alice"}, nil)

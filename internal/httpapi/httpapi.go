@@ -61,6 +61,8 @@ func New(h tool.Handler, opts Options) http.Handler {
 	mux.HandleFunc("POST /api/sessions/{id}/resume", a.resume)
 	mux.HandleFunc("POST /api/sessions/{id}/actions", a.sessionActions)
 	mux.HandleFunc("GET /api/sessions/{id}/state", a.sessionState)
+	mux.HandleFunc("GET /api/sessions/{id}/hint", a.sessionHint)
+	mux.HandleFunc("GET /api/stored-sessions/{id}/hint", a.storedHint)
 	mux.HandleFunc("POST /api/sessions/{id}/capture", a.captureSession)
 	mux.HandleFunc("POST /api/stored-sessions", a.createStored)
 	mux.HandleFunc("GET /api/stored-sessions", a.listStored)

@@ -29,7 +29,37 @@ type Sessions interface {
 	SaveStored(ctx context.Context, name string, st *storagestate.State, expiresAt time.Time) (store.StoredSession, error)
 	StoredSessions() store.StoredSessions
 	CloseSession(ctx context.Context, id string) error
+	SessionHint(ctx context.Context, session, stored string) (string, error)
 	Tokens() auth.Store
+}
+
+// Hint is the body of the …/hint endpoints: source 003 FR-5's block.
+type Hint struct {
+	PromptHint string `json:"promptHint"`
+}
+
+func (a *api) sessionHint(w http.ResponseWriter, r *http.Request) {
+	if !a.sessions(w) {
+		return
+	}
+	h, err := a.s.SessionHint(r.Context(), r.PathValue("id"), "")
+	if err != nil {
+		fail(w, err, "")
+		return
+	}
+	writeJSON(w, http.StatusOK, Hint{h})
+}
+
+func (a *api) storedHint(w http.ResponseWriter, r *http.Request) {
+	if !a.sessions(w) {
+		return
+	}
+	h, err := a.s.SessionHint(r.Context(), "", r.PathValue("id"))
+	if err != nil {
+		fail(w, err, "")
+		return
+	}
+	writeJSON(w, http.StatusOK, Hint{h})
 }
 
 // MaxStateBodyBytes bounds a body that carries a storageState.

@@ -54,6 +54,9 @@ func (f *fakeSessions) SaveStored(_ context.Context, name string, st *storagesta
 func (f *fakeSessions) StoredSessions() store.StoredSessions       { return nil }
 func (f *fakeSessions) CloseSession(context.Context, string) error { return errors.New("not here") }
 func (f *fakeSessions) Tokens() auth.Store                         { return nil }
+func (f *fakeSessions) SessionHint(context.Context, string, string) (string, error) {
+	return "", store.ErrNotFound
+}
 
 const okState = `{"cookies":[{"name":"sid","value":"v","domain":".example.com","expires":-1,"httpOnly":true}],"origins":[{"origin":"https://example.com","localStorage":[{"name":"k","value":"v"}]}]}`
 
