@@ -156,3 +156,28 @@ func FuzzCreateSession(f *testing.F) {
 		}
 	})
 }
+
+// TestOpenAPI: the document is served, is OpenAPI 3.1, and describes every
+// route the API has.
+func TestOpenAPI(t *testing.T) {
+	h := httpapi.New(&fakeSessions{}, httpapi.Options{})
+	rec, m := do(t, h, "GET", "/api/openapi.json", "")
+	if rec.Code != 200 || m["openapi"] != "3.1.0" {
+		t.Fatalf("openapi.json: %d %v", rec.Code, m["openapi"])
+	}
+	paths, _ := m["paths"].(map[string]any)
+	for _, route := range []string{
+		"POST /api/actions", "GET /api/health", "GET /api/openapi.json", "GET /api/sessions", "POST /api/sessions", "POST /api/sandboxes",
+		"GET /api/sessions/{id}", "DELETE /api/sessions/{id}", "POST /api/sessions/{id}/resume", "POST /api/sessions/{id}/actions",
+		"GET /api/sessions/{id}/state", "GET /api/sessions/{id}/hint", "POST /api/sessions/{id}/capture",
+		"POST /api/stored-sessions", "GET /api/stored-sessions", "GET /api/stored-sessions/{id}", "DELETE /api/stored-sessions/{id}",
+		"GET /api/stored-sessions/{id}/state", "GET /api/stored-sessions/{id}/hint", "GET /api/stored-sessions/{id}/profile",
+		"POST /api/tokens", "GET /api/tokens", "DELETE /api/tokens/{id}",
+	} {
+		method, path, _ := strings.Cut(route, " ")
+		ops, _ := paths[path].(map[string]any)
+		if ops[strings.ToLower(method)] == nil {
+			t.Errorf("openapi.json does not describe %s", route)
+		}
+	}
+}
