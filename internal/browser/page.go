@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/browserd/browserd/internal/cdp"
+	"github.com/browserd/browserd/internal/storagestate"
 )
 
 // PageOptions configures a tab.
@@ -25,6 +26,84 @@ type PageOptions struct {
 	// so could not route through its egress proxy. It returns nil to let
 	// a request go, or the reason it is refused.
 	Guard func(ctx context.Context, url string) error
+	// Emulation overrides what the page sees of its environment.
+	Emulation Emulation
+}
+
+// Emulation is what a session may override of the environment its pages
+// see. The zero value overrides nothing.
+type Emulation struct {
+	UserAgent   string       `json:"userAgent,omitempty"`
+	Timezone    string       `json:"timezone,omitempty"` // IANA id, e.g. Europe/Paris
+	Geolocation *Geolocation `json:"geolocation,omitempty"`
+}
+
+// Geolocation is a position in degrees; Accuracy in metres.
+type Geolocation struct {
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+	Accuracy  float64 `json:"accuracy,omitempty"`
+}
+
+// Check lists what is wrong with e, by field (userAgent, timezone,
+// geolocation.latitude, …).
+func (e Emulation) Check() storagestate.Errors {
+	var errs storagestate.Errors
+	if len(e.UserAgent) > 1024 || strings.ContainsFunc(e.UserAgent, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		errs = append(errs, &storagestate.FieldError{Path: "userAgent", Msg: "at most 1024 characters, no control characters"})
+	}
+	if tz := e.Timezone; tz != "" && (len(tz) > 64 || strings.HasPrefix(tz, "/") || strings.Contains(tz, "..") ||
+		strings.ContainsFunc(tz, func(r rune) bool {
+			return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("/_+-", r))
+		})) {
+		errs = append(errs, &storagestate.FieldError{Path: "timezone", Msg: fmt.Sprintf("%q: want an IANA time zone such as Europe/Paris", tz)})
+	}
+	if g := e.Geolocation; g != nil {
+		if !(g.Latitude >= -90 && g.Latitude <= 90) {
+			errs = append(errs, &storagestate.FieldError{Path: "geolocation.latitude", Msg: "want -90 to 90 degrees"})
+		}
+		if !(g.Longitude >= -180 && g.Longitude <= 180) {
+			errs = append(errs, &storagestate.FieldError{Path: "geolocation.longitude", Msg: "want -180 to 180 degrees"})
+		}
+		if !(g.Accuracy >= 0 && g.Accuracy <= 1e7) {
+			errs = append(errs, &storagestate.FieldError{Path: "geolocation.accuracy", Msg: "want metres, 0 or more"})
+		}
+	}
+	return errs
+}
+
+// IsZero reports whether e overrides nothing.
+func (e Emulation) IsZero() bool {
+	return e.UserAgent == "" && e.Timezone == "" && e.Geolocation == nil
+}
+
+// emulationSteps are the CDP commands that apply e to a tab.
+func emulationSteps(e Emulation) [][2]any {
+	var steps [][2]any
+	if e.UserAgent != "" {
+		steps = append(steps, [2]any{"Emulation.setUserAgentOverride", map[string]any{"userAgent": e.UserAgent}})
+	}
+	if e.Timezone != "" {
+		steps = append(steps, [2]any{"Emulation.setTimezoneOverride", map[string]any{"timezoneId": e.Timezone}})
+	}
+	if g := e.Geolocation; g != nil {
+		acc := g.Accuracy
+		if acc <= 0 {
+			acc = 10
+		}
+		steps = append(steps, [2]any{"Emulation.setGeolocationOverride", map[string]any{"latitude": g.Latitude, "longitude": g.Longitude, "accuracy": acc}})
+	}
+	return steps
+}
+
+// Emulate applies e to the tab (pages loaded later keep it).
+func (p *Page) Emulate(ctx context.Context, e Emulation) error {
+	for _, st := range emulationSteps(e) {
+		if err := p.sess.Call(ctx, st[0].(string), st[1], nil); err != nil {
+			return fmt.Errorf("%s: %w", st[0], err)
+		}
+	}
+	return nil
 }
 
 // ErrDialogOpen is the cause of an action's context when a JavaScript dialog
@@ -127,6 +206,9 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 		steps = append(steps, step{"Emulation.setDeviceMetricsOverride", map[string]any{
 			"width": o.Width, "height": o.Height, "deviceScaleFactor": 1, "mobile": false,
 		}})
+	}
+	for _, st := range emulationSteps(o.Emulation) {
+		steps = append(steps, step{st[0].(string), st[1]})
 	}
 	if o.InitScript != "" {
 		steps = append(steps, step{"Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": o.InitScript}})

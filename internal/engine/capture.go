@@ -82,7 +82,11 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 	if err := br.Conn().Browser().Call(ctx, "Storage.getCookies", params, &r); err != nil {
 		return fmt.Errorf("reading cookies: %w", err)
 	}
-	c := store.Capture{SessionID: s.id, Taken: taken, Cookies: storagestate.FromCDP(r.Cookies)}
+	e.mu.Lock()
+	emu := s.emu
+	e.mu.Unlock()
+	c := store.Capture{SessionID: s.id, Taken: taken, Cookies: storagestate.FromCDP(r.Cookies),
+		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Geolocation: (*store.Geolocation)(emu.Geolocation)}
 	var st storagestate.State
 	seen := map[string]capturedTab{}
 	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.id), tabNum(b.tb.id)) })

@@ -87,6 +87,9 @@ type session struct {
 	initScript string
 	// width and height are the viewport of new tabs; 0: the daemon's.
 	width, height int
+	// emu is what the session's pages see of their environment (user
+	// agent, timezone, position), set at creation; captured and restored.
+	emu browser.Emulation
 
 	// Recovery (see recovery.go), guarded by Engine.mu.
 	stored      bool      // has an active row in the store and our lease
@@ -366,7 +369,7 @@ func (e *Engine) newTab(ctx context.Context, sl *slot, t *task) (*tab, error) {
 		return nil, err
 	}
 	e.mu.Lock()
-	opts := browser.PageOptions{Width: cmp.Or(t.sess.width, e.cfg.Width), Height: cmp.Or(t.sess.height, e.cfg.Height), InitScript: t.sess.initScript}
+	opts := browser.PageOptions{Width: cmp.Or(t.sess.width, e.cfg.Width), Height: cmp.Or(t.sess.height, e.cfg.Height), InitScript: t.sess.initScript, Emulation: t.sess.emu}
 	e.mu.Unlock()
 	if br.Attached() && ctxID == "" {
 		// Not routed through the egress proxy: vet requests over CDP.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
@@ -29,6 +30,9 @@ type injection struct {
 	fresh bool
 	// created: the call made the session (so a failed Inject closes it).
 	created bool
+
+	// emu is the environment the new session's pages see.
+	emu browser.Emulation
 
 	domains []string
 	dropped storagestate.Errors
@@ -93,9 +97,56 @@ func (c *call) prepareInjection(ctx context.Context) error {
 	return nil
 }
 
+// grantGeolocation lets the pages of a context (ctxID "" for the default
+// one) read the position without a prompt.
+func grantGeolocation(ctx context.Context, br *browser.Browser, ctxID string) error {
+	p := map[string]any{"permissions": []string{"geolocation"}}
+	if ctxID != "" {
+		p["browserContextId"] = ctxID
+	}
+	return br.Conn().Browser().Call(ctx, "Browser.grantPermissions", p, nil)
+}
+
+// emulate gives the launched session its environment: for its tabs to come
+// and those it has.
+func (c *call) emulate(ctx context.Context, s *session) error {
+	emu := c.inj.emu
+	e := c.e
+	ctxID, err := e.contextFor(ctx, c.slot, s)
+	if err != nil {
+		return err
+	}
+	if emu.Geolocation != nil {
+		if err := grantGeolocation(ctx, c.slot.br, ctxID); err != nil {
+			return fmt.Errorf("granting the position: %w", err)
+		}
+	}
+	e.mu.Lock()
+	s.emu = emu
+	var pages []*browser.Page
+	for _, t := range s.tasks {
+		for _, tb := range t.tabs {
+			pages = append(pages, tb.page)
+		}
+	}
+	e.mu.Unlock()
+	for _, pg := range pages {
+		if err := pg.Emulate(ctx, emu); err != nil {
+			return err
+		}
+	}
+	e.markDirty(s)
+	return nil
+}
+
 // injectState puts the prepared state into the launched session.
 func (c *call) injectState(ctx context.Context, s *session) error {
 	inj := c.inj
+	if inj != nil && !inj.emu.IsZero() {
+		if err := c.emulate(ctx, s); err != nil {
+			return err
+		}
+	}
 	if inj == nil || inj.state == nil {
 		return nil
 	}
@@ -149,7 +200,10 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 	if err := in.Validate(); err != nil {
 		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: err.Error()}
 	}
-	inj := &injection{state: req.State, allowed: req.AllowedDomains, policy: req.Policy, fresh: true}
+	if fields := req.Emulation.Check(); len(fields) > 0 {
+		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: "the emulation settings are not valid", Fields: fields}
+	}
+	inj := &injection{state: req.State, allowed: req.AllowedDomains, policy: req.Policy, fresh: true, emu: req.Emulation}
 	res := e.do(ctx, in, inj)
 	if inj.err != nil {
 		return inject.Session{}, inj.err

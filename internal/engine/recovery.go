@@ -383,6 +383,15 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture) (re
 	if err != nil {
 		return rep, err
 	}
+	emu := browser.Emulation{UserAgent: c.UserAgent, Timezone: c.Timezone, Geolocation: (*browser.Geolocation)(c.Geolocation)}
+	e.mu.Lock()
+	s.emu = emu
+	e.mu.Unlock()
+	if emu.Geolocation != nil {
+		if err := grantGeolocation(ctx, sl.br, ctxID); err != nil {
+			rep.problems = append(rep.problems, "the position override could not be granted: "+err.Error())
+		}
+	}
 	// A profile keeps its own state, saved within a second of each action:
 	// the capture's cookies go in only when they are newer.
 	cookies := c.Cookies
@@ -425,7 +434,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture) (re
 		// The capture's storage first: it is the tab's own; the profile's
 		// saved storage then fills in what the capture did not hold.
 		opts := browser.PageOptions{Width: cmp.Or(ct.Width, e.cfg.Width), Height: cmp.Or(ct.Height, e.cfg.Height),
-			InitScript: combineScripts(storageScriptMarked(st.Origins, "__browserd_resumed"), s.initScript)}
+			InitScript: combineScripts(storageScriptMarked(st.Origins, "__browserd_resumed"), s.initScript), Emulation: emu}
 		e.mu.Unlock()
 		if sl.br.Attached() && ctxID == "" {
 			opts.Guard = e.fetchGuard(s)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
@@ -164,6 +165,11 @@ type CreateSession struct {
 	Viewport       *Viewport       `json:"viewport,omitempty"`
 	AllowedDomains []string        `json:"allowedDomains,omitempty"`
 	DomainPolicy   string          `json:"domainPolicy,omitempty"`
+	// What the session's pages see of their environment; kept across
+	// restarts with the session.
+	UserAgent   string               `json:"userAgent,omitempty"`
+	Timezone    string               `json:"timezone,omitempty"`
+	Geolocation *browser.Geolocation `json:"geolocation,omitempty"`
 }
 
 // BrowserSession is the state to inject: inline, or a stored session.
@@ -197,7 +203,8 @@ func (a *api) createSession(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, MaxStateBodyBytes, &body) {
 		return
 	}
-	req := inject.Request{Session: body.Name, Profile: body.Profile, AllowedDomains: body.AllowedDomains, Policy: inject.Policy(body.DomainPolicy)}
+	req := inject.Request{Session: body.Name, Profile: body.Profile, AllowedDomains: body.AllowedDomains, Policy: inject.Policy(body.DomainPolicy),
+		Emulation: browser.Emulation{UserAgent: body.UserAgent, Timezone: body.Timezone, Geolocation: body.Geolocation}}
 	if v := body.Viewport; v != nil {
 		req.Width, req.Height = v.Width, v.Height
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/storagestate"
 )
 
@@ -143,6 +144,9 @@ type Request struct {
 	Width, Height  int
 	AllowedDomains []string
 	Policy         Policy
+	// Emulation is what the session's pages see: user agent, timezone,
+	// position. Captured with the session and restored with it.
+	Emulation browser.Emulation
 }
 
 // Session is what a created session reports (source 003's answer plus what

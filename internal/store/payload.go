@@ -24,6 +24,7 @@ type payload struct {
 	Origins   []storagestate.Origin `json:"origins"`
 	UserAgent string                `json:"userAgent,omitempty"`
 	Timezone  string                `json:"timezone,omitempty"`
+	Geo       *Geolocation          `json:"geolocation,omitempty"`
 }
 
 type payloadTab struct {
@@ -43,7 +44,7 @@ type payloadTab struct {
 // capture DecodeCapture would not read back (a negative viewport, an
 // expiry that is not a finite number).
 func EncodeCapture(c Capture) ([]byte, error) {
-	p := payload{V: payloadVersion, Tabs: make([]payloadTab, len(c.Tabs)), Cookies: c.Cookies, Origins: c.Origins, UserAgent: c.UserAgent, Timezone: c.Timezone}
+	p := payload{V: payloadVersion, Tabs: make([]payloadTab, len(c.Tabs)), Cookies: c.Cookies, Origins: c.Origins, UserAgent: c.UserAgent, Timezone: c.Timezone, Geo: c.Geolocation}
 	for i, t := range c.Tabs {
 		p.Tabs[i] = payloadTab(t)
 	}
@@ -75,7 +76,7 @@ func DecodeCapture(data []byte) (Capture, error) {
 	if err := p.check(); err != nil {
 		return Capture{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	c := Capture{Cookies: p.Cookies, Origins: p.Origins, UserAgent: p.UserAgent, Timezone: p.Timezone}
+	c := Capture{Cookies: p.Cookies, Origins: p.Origins, UserAgent: p.UserAgent, Timezone: p.Timezone, Geolocation: p.Geo}
 	if len(p.Tabs) > 0 {
 		c.Tabs = make([]Tab, len(p.Tabs))
 		for i, t := range p.Tabs {
@@ -96,6 +97,9 @@ func (p *payload) check() error {
 		if math.IsNaN(c.Expires) || math.IsInf(c.Expires, 0) {
 			return fmt.Errorf("cookies[%d].expires: not a finite number", i)
 		}
+	}
+	if g := p.Geo; g != nil && !(g.Latitude >= -90 && g.Latitude <= 90 && g.Longitude >= -180 && g.Longitude <= 180 && g.Accuracy >= 0) {
+		return fmt.Errorf("geolocation: %v, %v (±%v m) is not a position", g.Latitude, g.Longitude, g.Accuracy)
 	}
 	return nil
 }

@@ -140,6 +140,15 @@ type Capture struct {
 	Origins   []storagestate.Origin // localStorage and sessionStorage per origin
 	UserAgent string                // when overridden, else ""
 	Timezone  string                // when overridden, else ""
+	// Geolocation is the overridden position, or nil.
+	Geolocation *Geolocation
+}
+
+// Geolocation is a position in degrees, Accuracy in metres.
+type Geolocation struct {
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+	Accuracy  float64 `json:"accuracy,omitempty"`
 }
 
 // Store is what the engine needs to capture and recover sessions.

@@ -142,8 +142,9 @@ func Full(sessionID string, taken time.Time) store.Capture {
 				LocalStorage: []storagestate.NameValue{{Name: "キー", Value: "値 — 中文 — العربية"}},
 			},
 		},
-		UserAgent: "Mozilla/5.0 (X11; Linux x86_64) browserd-test",
-		Timezone:  "Asia/Tokyo",
+		UserAgent:   "Mozilla/5.0 (X11; Linux x86_64) browserd-test",
+		Timezone:    "Asia/Tokyo",
+		Geolocation: &store.Geolocation{Latitude: 35.68, Longitude: 139.76, Accuracy: 25},
 	}
 }
 
