@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
@@ -201,6 +203,21 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 		}
 		return e.store.SetState(ctx, q, store.Closed, "closed over the API")
 	}
+	// Running actions finish first (in the order actions take the locks:
+	// the tasks', then resumeMu), and no resume runs meanwhile.
+	e.mu.Lock()
+	tasks := make([]*task, 0, len(s.tasks))
+	for _, t := range s.tasks {
+		tasks = append(tasks, t)
+	}
+	e.mu.Unlock()
+	slices.SortFunc(tasks, func(a, b *task) int { return strings.Compare(a.name, b.name) })
+	for _, t := range tasks {
+		t.run.Lock()
+		defer t.run.Unlock()
+	}
+	e.resumeMu.Lock()
+	defer e.resumeMu.Unlock()
 	if err := e.capture(ctx, s); err != nil {
 		e.log.Warn("capturing a session on close failed", "session", s.id, "err", err)
 	}

@@ -1,0 +1,35 @@
+package browser
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestEmulationCheck(t *testing.T) {
+	for _, tc := range []struct {
+		e    Emulation
+		want string // the bad fields, comma-separated
+	}{
+		{Emulation{}, ""},
+		{Emulation{UserAgent: "Mozilla/5.0 x", Timezone: "America/Argentina/Buenos_Aires", Geolocation: &Geolocation{Latitude: -33.9, Longitude: 151.2}}, ""},
+		{Emulation{Timezone: "Etc/GMT+5"}, ""},
+		{Emulation{UserAgent: "a\nb"}, "userAgent"},
+		{Emulation{UserAgent: strings.Repeat("a", 1025)}, "userAgent"},
+		{Emulation{Timezone: "../../etc/passwd"}, "timezone"},
+		{Emulation{Timezone: "Europe/Paris; rm"}, "timezone"},
+		{Emulation{Geolocation: &Geolocation{Latitude: 90.5, Longitude: -181, Accuracy: -1}}, "geolocation.latitude,geolocation.longitude,geolocation.accuracy"},
+		{Emulation{Geolocation: &Geolocation{Latitude: math.NaN()}}, "geolocation.latitude"},
+	} {
+		var got []string
+		for _, f := range tc.e.Check() {
+			got = append(got, f.Path)
+		}
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("%+v: bad fields %v, want %q", tc.e, got, tc.want)
+		}
+	}
+	if steps := emulationSteps(Emulation{Geolocation: &Geolocation{Latitude: 1, Longitude: 2}}); len(steps) != 1 || steps[0][1].(map[string]any)["accuracy"] != 10.0 {
+		t.Errorf("geolocation step: %v", steps)
+	}
+}
