@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -50,8 +51,7 @@ func (e *Engine) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, 
 	if err != nil {
 		return tool.SessionInfo{}, nil, err
 	}
-	owner := auth.Owner(ctx)
-	info := tool.SessionInfo{ID: id, State: string(row.State), Profile: unqualify(owner, row.Profile), Reason: row.Reason,
+	info := tool.SessionInfo{ID: id, State: string(row.State), Profile: bareName(row.Profile), Reason: row.Reason,
 		Tabs: row.Tabs, URL: row.URL, Created: row.CreatedAt, Updated: row.UpdatedAt, LastCapture: row.LastCaptureAt}
 	var tabs []tool.Tab
 	if s != nil {
@@ -67,13 +67,6 @@ func (e *Engine) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, 
 		info.Tabs = len(tabs)
 	}
 	return info, tabs, nil
-}
-
-func unqualify(owner, name string) string {
-	if o, n := splitName(name); o == owner {
-		return n
-	}
-	return name
 }
 
 // ExportState is the caller's session's storageState: read from its
@@ -143,14 +136,7 @@ func (e *Engine) StoreSession(ctx context.Context, id, name string, expiresAt ti
 	if err != nil {
 		return store.StoredSession{}, err
 	}
-	return e.SaveStored(ctx, cmpOr(name, id), st, expiresAt)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
+	return e.SaveStored(ctx, cmp.Or(name, id), st, expiresAt)
 }
 
 // SaveStored stores st for the caller under a new id.

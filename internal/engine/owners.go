@@ -102,7 +102,10 @@ func unqualifyResult(owner string, r *tool.Result) {
 	r.Session = strip(r.Session)
 	r.Path = strip(r.Path)
 	r.Error = strip(r.Error)
-	r.Content = strip(r.Content)
+	switch r.Action {
+	case "status", "launch", "close", "task_end", "state_save", "state_load", "list_sessions", "session_resume":
+		r.Content = strip(r.Content) // browserd's words; page text is left alone
+	}
 	for i := range r.Notes {
 		r.Notes[i] = strip(r.Notes[i])
 	}
