@@ -187,7 +187,7 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 		})
 	}
 	log.Info("browserd started", "pid", os.Getpid(), "version", version, "data", cfg.Data,
-		"socket", sock, "listen", cfg.Listen)
+		"socket", sock, "listen", cfg.Listen, "admin_token_file", cfg.Path(tokenFile))
 
 	select {
 	case <-ctx.Done():
