@@ -18,6 +18,8 @@ func TestEmulationCheck(t *testing.T) {
 		{Emulation{UserAgent: strings.Repeat("a", 1025)}, "userAgent"},
 		{Emulation{Timezone: "../../etc/passwd"}, "timezone"},
 		{Emulation{Timezone: "Europe/Paris; rm"}, "timezone"},
+		{Emulation{Timezone: "Foo/Bar"}, "timezone"},
+		{Emulation{Timezone: "Local"}, "timezone"},
 		{Emulation{Geolocation: &Geolocation{Latitude: 90.5, Longitude: -181, Accuracy: -1}}, "geolocation.latitude,geolocation.longitude,geolocation.accuracy"},
 		{Emulation{Geolocation: &Geolocation{Latitude: math.NaN()}}, "geolocation.latitude"},
 	} {

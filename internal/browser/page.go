@@ -52,10 +52,7 @@ func (e Emulation) Check() storagestate.Errors {
 	if len(e.UserAgent) > 1024 || strings.ContainsFunc(e.UserAgent, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		errs = append(errs, &storagestate.FieldError{Path: "userAgent", Msg: "at most 1024 characters, no control characters"})
 	}
-	if tz := e.Timezone; tz != "" && (len(tz) > 64 || strings.HasPrefix(tz, "/") || strings.Contains(tz, "..") ||
-		strings.ContainsFunc(tz, func(r rune) bool {
-			return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("/_+-", r))
-		})) {
+	if tz := e.Timezone; tz != "" && !validZone(tz) {
 		errs = append(errs, &storagestate.FieldError{Path: "timezone", Msg: fmt.Sprintf("%q: want an IANA time zone such as Europe/Paris", tz)})
 	}
 	if g := e.Geolocation; g != nil {
@@ -70,6 +67,18 @@ func (e Emulation) Check() storagestate.Errors {
 		}
 	}
 	return errs
+}
+
+// validZone reports whether tz names an IANA time zone (Go's embedded
+// copy of the database: Chromium would refuse an unknown one at every tab).
+func validZone(tz string) bool {
+	if len(tz) > 64 || strings.HasPrefix(tz, "/") || strings.Contains(tz, "..") || strings.ContainsFunc(tz, func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("/_+-", r))
+	}) {
+		return false
+	}
+	_, err := time.LoadLocation(tz)
+	return err == nil && tz != "Local"
 }
 
 // IsZero reports whether e overrides nothing.
@@ -96,8 +105,12 @@ func emulationSteps(e Emulation) [][2]any {
 	return steps
 }
 
-// Emulate applies e to the tab (pages loaded later keep it).
+// Emulate applies e to the tab (pages loaded later keep it) and to the
+// out-of-process frames it attaches from now on.
 func (p *Page) Emulate(ctx context.Context, e Emulation) error {
+	p.mu.Lock()
+	p.opts.Emulation = e
+	p.mu.Unlock()
 	for _, st := range emulationSteps(e) {
 		if err := p.sess.Call(ctx, st[0].(string), st[1], nil); err != nil {
 			return fmt.Errorf("%s: %w", st[0], err)
@@ -473,9 +486,15 @@ func (p *Page) handle(ev cdp.Event) {
 			p.oopifs[e.TargetInfo.TargetID] = fs
 			// Nested out-of-process frames attach through this session too.
 			guarded := p.opts.Guard != nil
+			emu := p.opts.Emulation
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
+				// A cross-site frame is a renderer of its own: it sees the
+				// session's overrides only when told.
+				for _, st := range emulationSteps(emu) {
+					_ = fs.sess.Call(ctx, st[0].(string), st[1], nil)
+				}
 				_ = fs.sess.Call(ctx, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}, nil)
 				if guarded {
 					p.guardFrame(fs.sess)

@@ -187,6 +187,13 @@ func (c *call) run(ctx context.Context) error {
 	c.res.Task = t.name
 	t.run.Lock()
 	defer t.run.Unlock()
+	e.mu.Lock()
+	gone := sess.closing || !sess.stored || e.sessions[sess.id] != sess
+	e.mu.Unlock()
+	if gone {
+		// It was closed (DELETE /api/sessions) while this call waited.
+		return fail("session %q was closed while this call waited; send it again to start the session afresh", bareName(sess.id))
+	}
 	defer func() {
 		e.mu.Lock()
 		t.lastUsed = time.Now()

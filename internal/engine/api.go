@@ -51,7 +51,7 @@ func (e *Engine) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, 
 	if err != nil {
 		return tool.SessionInfo{}, nil, err
 	}
-	info := tool.SessionInfo{ID: id, State: string(row.State), Profile: bareName(row.Profile), Reason: row.Reason,
+	info := tool.SessionInfo{ID: id, State: string(row.State), Profile: bareName(row.Profile), Reason: strings.ReplaceAll(row.Reason, auth.Owner(ctx)+ownerSep, ""),
 		Tabs: row.Tabs, URL: row.URL, Created: row.CreatedAt, Updated: row.UpdatedAt, LastCapture: row.LastCaptureAt}
 	var tabs []tool.Tab
 	if s != nil {
@@ -190,8 +190,10 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 		return e.store.SetState(ctx, q, store.Closed, "closed over the API")
 	}
 	// Running actions finish first (in the order actions take the locks:
-	// the tasks', then resumeMu), and no resume runs meanwhile.
+	// the tasks', then resumeMu), and no resume runs meanwhile; calls that
+	// arrive meanwhile are refused, calls that wait give up.
 	e.mu.Lock()
+	s.closing = true
 	tasks := make([]*task, 0, len(s.tasks))
 	for _, t := range s.tasks {
 		tasks = append(tasks, t)
@@ -210,6 +212,11 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 	e.mu.Lock()
 	s.stored = false
 	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		s.closing = false // a profile's session reopens on its next call
+		e.mu.Unlock()
+	}()
 	if s.profile == "" {
 		e.discard(ctx, s)
 	} else {

@@ -90,6 +90,9 @@ type session struct {
 	// emu is what the session's pages see of their environment (user
 	// agent, timezone, position), set at creation; captured and restored.
 	emu browser.Emulation
+	// closing is set while DELETE /api/sessions/{id} closes the session:
+	// new calls wait for it to end, queued ones give up.
+	closing bool
 
 	// Recovery (see recovery.go), guarded by Engine.mu.
 	stored      bool      // has an active row in the store and our lease
@@ -308,6 +311,10 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*session, error) {
 	}
 	e.mu.Lock()
 	s := e.sessions[id]
+	if s != nil && s.closing {
+		e.mu.Unlock()
+		return nil, fail("session %q is being closed; send the call again in a moment", bareName(id))
+	}
 	if s != nil {
 		if in.Profile != "" && s.profile != in.Profile {
 			e.mu.Unlock()
@@ -371,6 +378,13 @@ func (e *Engine) newTab(ctx context.Context, sl *slot, t *task) (*tab, error) {
 	e.mu.Lock()
 	opts := browser.PageOptions{Width: cmp.Or(t.sess.width, e.cfg.Width), Height: cmp.Or(t.sess.height, e.cfg.Height), InitScript: t.sess.initScript, Emulation: t.sess.emu}
 	e.mu.Unlock()
+	if opts.Emulation.Geolocation != nil {
+		// Granted again for every tab: a relaunched browser or a new
+		// context forgets it, and the call is idempotent.
+		if err := grantGeolocation(ctx, br, ctxID); err != nil {
+			return nil, fmt.Errorf("granting the position: %w", err)
+		}
+	}
 	if br.Attached() && ctxID == "" {
 		// Not routed through the egress proxy: vet requests over CDP.
 		opts.Guard = e.fetchGuard(t.sess)
@@ -551,7 +565,11 @@ func (e *Engine) onPopup(opener string, info browser.TargetInfo) {
 		return
 	}
 	br := parent.page.Browser()
-	opts := browser.PageOptions{}
+	e.mu.Lock()
+	// The popup sees what its opener's session overrides (from its next
+	// document on: its first one may have loaded before browserd attached).
+	opts := browser.PageOptions{Emulation: parent.task.sess.emu}
+	e.mu.Unlock()
 	if br.Attached() && parent.task.sess.ctxID == "" {
 		opts.Guard = e.fetchGuard(parent.task.sess)
 	}

@@ -109,6 +109,9 @@ func unqualifyResult(owner string, r *tool.Result) {
 	for i := range r.Notes {
 		r.Notes[i] = strip(r.Notes[i])
 	}
+	for i := range r.Details {
+		r.Details[i] = strip(r.Details[i])
+	}
 	for i := range r.Sessions {
 		r.Sessions[i].ID = strip(r.Sessions[i].ID)
 		r.Sessions[i].Profile = strip(r.Sessions[i].Profile)

@@ -209,8 +209,14 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 		return nil, err
 	}
 	e.mu.Lock()
-	s.stored, s.parked, s.rehydrate = true, false, false
+	s.stored, s.parked, s.rehydrate, s.closing = true, false, false, false
 	s.lastCapture = time.Time{}
+	// A new session (perhaps on a profile's reused one) starts with the
+	// daemon's environment, or the one it is created with.
+	s.width, s.height, s.emu = 0, 0, browser.Emulation{}
+	if c.inj != nil {
+		s.emu = c.inj.emu
+	}
 	e.sessions[id] = s
 	e.mu.Unlock()
 	return s, nil
