@@ -21,7 +21,23 @@ type slot struct {
 	profile string
 	br      *browser.Browser
 	spares  []string  // the browser's first tabs, not yet used by a task
-	used    time.Time // last handed out by ensureBrowser
+	used    time.Time // last handed out by ensureBrowser, or a tab opened
+	opening int       // tabs being opened: the janitor leaves the browser be
+}
+
+// holdSlot marks a tab being opened in sl until the returned func is
+// called: an idle timeout shorter than a slow launch plus a slow tab must
+// not close the browser under the tab.
+func (e *Engine) holdSlot(sl *slot) func() {
+	e.mu.Lock()
+	sl.opening++
+	e.mu.Unlock()
+	return func() {
+		e.mu.Lock()
+		sl.opening--
+		sl.used = time.Now()
+		e.mu.Unlock()
+	}
 }
 
 // slotKey is the browser a session lives in. Call with mu held or on a
@@ -162,7 +178,7 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 		_ = br.Close(context.WithoutCancel(ctx))
 		return nil, "", errClosed
 	}
-	sl.br, sl.spares = br, spares
+	sl.br, sl.spares, sl.used = br, spares, time.Now()
 	e.mu.Unlock()
 	return sl, note, nil
 }

@@ -370,6 +370,7 @@ func checkName(what, s string) error {
 
 // newTab opens a tab for the task in its session's browser context.
 func (e *Engine) newTab(ctx context.Context, sl *slot, t *task) (*tab, error) {
+	defer e.holdSlot(sl)()
 	br := sl.br
 	ctxID, err := e.contextFor(ctx, sl, t.sess)
 	if err != nil {
@@ -700,7 +701,7 @@ func (e *Engine) reap(now time.Time) {
 	}
 	var idleSlots []*slot
 	for key, sl := range e.slots {
-		if sl.br == nil || busy[key] || now.Sub(sl.used) < e.cfg.IdleTimeout {
+		if sl.br == nil || busy[key] || sl.opening > 0 || now.Sub(sl.used) < e.cfg.IdleTimeout {
 			continue
 		}
 		idleSlots = append(idleSlots, sl)
@@ -730,7 +731,7 @@ func (e *Engine) reap(now time.Time) {
 				used = true
 			}
 		}
-		if sl.br != nil && !used && time.Since(sl.used) >= e.cfg.IdleTimeout {
+		if sl.br != nil && !used && sl.opening == 0 && time.Since(sl.used) >= e.cfg.IdleTimeout {
 			idleBrowsers = append(idleBrowsers, sl.br)
 			e.resetSlot(sl)
 		}

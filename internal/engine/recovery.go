@@ -501,6 +501,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture) (re
 // openPage opens a page in a context, using the browser's spare first tab
 // for the default context.
 func (e *Engine) openPage(ctx context.Context, sl *slot, ctxID string, opts browser.PageOptions) (*browser.Page, error) {
+	defer e.holdSlot(sl)()
 	if ctxID == "" {
 		if id := e.spareTab(sl, sl.br); id != "" {
 			if pg, err := sl.br.AttachPage(ctx, id, opts); err == nil {
