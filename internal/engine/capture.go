@@ -72,20 +72,14 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 		return nil
 	}
 	taken := time.Now()
-	params := map[string]any{}
-	if ctxID != "" {
-		params["browserContextId"] = ctxID
-	}
-	var r struct {
-		Cookies []storagestate.CDPCookie `json:"cookies"`
-	}
-	if err := br.Conn().Browser().Call(ctx, "Storage.getCookies", params, &r); err != nil {
-		return fmt.Errorf("reading cookies: %w", err)
+	cookies, err := contextCookies(ctx, br, ctxID)
+	if err != nil {
+		return err
 	}
 	e.mu.Lock()
 	emu := s.emu
 	e.mu.Unlock()
-	c := store.Capture{SessionID: s.id, Taken: taken, Cookies: storagestate.FromCDP(r.Cookies),
+	c := store.Capture{SessionID: s.id, Taken: taken, Cookies: cookies,
 		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Geolocation: (*store.Geolocation)(emu.Geolocation)}
 	var st storagestate.State
 	seen := map[string]capturedTab{}

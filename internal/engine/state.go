@@ -31,6 +31,22 @@ func (e *Engine) statePath(profile string) string {
 	return e.cfg.Path("profiles", owner, name+".state")
 }
 
+// contextCookies reads every cookie of a browser context ("" for the
+// default one), session-only and HttpOnly ones included.
+func contextCookies(ctx context.Context, br *browser.Browser, ctxID string) ([]storagestate.Cookie, error) {
+	params := map[string]any{}
+	if ctxID != "" {
+		params["browserContextId"] = ctxID
+	}
+	var r struct {
+		Cookies []storagestate.CDPCookie `json:"cookies"`
+	}
+	if err := br.Conn().Browser().Call(ctx, "Storage.getCookies", params, &r); err != nil {
+		return nil, fmt.Errorf("reading cookies: %w", err)
+	}
+	return storagestate.FromCDP(r.Cookies), nil
+}
+
 // captureState reads a session's cookies and the storage of its open tabs.
 func (e *Engine) captureState(ctx context.Context, br *browser.Browser, s *session) (*storagestate.State, error) {
 	e.mu.Lock()
@@ -42,17 +58,11 @@ func (e *Engine) captureState(ctx context.Context, br *browser.Browser, s *sessi
 		}
 	}
 	e.mu.Unlock()
-	params := map[string]any{}
-	if ctxID != "" {
-		params["browserContextId"] = ctxID
+	cookies, err := contextCookies(ctx, br, ctxID)
+	if err != nil {
+		return nil, err
 	}
-	var r struct {
-		Cookies []storagestate.CDPCookie `json:"cookies"`
-	}
-	if err := br.Conn().Browser().Call(ctx, "Storage.getCookies", params, &r); err != nil {
-		return nil, fmt.Errorf("reading cookies: %w", err)
-	}
-	st := &storagestate.State{Cookies: storagestate.FromCDP(r.Cookies), Origins: []storagestate.Origin{}}
+	st := &storagestate.State{Cookies: cookies, Origins: []storagestate.Origin{}}
 	for _, pg := range pages {
 		if pg.Closed() || pg.Dialog() != nil {
 			continue // a dialog blocks the page's scripts

@@ -360,6 +360,23 @@ func storedInfo(ss store.StoredSession) StoredInfo {
 		AuthExpiry: ptr(ss.AuthExpiry), ExpiresAt: ptr(ss.ExpiresAt), Created: ss.Created}
 }
 
+// storedMeta checks a stored session's name and expiry (zero: none); it
+// answers the request itself when they are bad.
+func storedMeta(w http.ResponseWriter, name string, expiresAt *time.Time) (time.Time, bool) {
+	if len(name) > 200 {
+		writeProblem(w, http.StatusBadRequest, "name is too long", storagestate.Errors{{Path: "name", Msg: "at most 200 characters"}}, "")
+		return time.Time{}, false
+	}
+	if expiresAt == nil {
+		return time.Time{}, true
+	}
+	if !expiresAt.After(time.Now()) {
+		writeProblem(w, http.StatusUnprocessableEntity, "expiresAt is in the past", storagestate.Errors{{Path: "expiresAt", Msg: "must be in the future"}}, "")
+		return time.Time{}, false
+	}
+	return *expiresAt, true
+}
+
 func (a *api) createStored(w http.ResponseWriter, r *http.Request) {
 	if !a.sessions(w) {
 		return
@@ -368,21 +385,13 @@ func (a *api) createStored(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, MaxStateBodyBytes, &body) {
 		return
 	}
-	if len(body.Name) > 200 {
-		writeProblem(w, http.StatusBadRequest, "name is too long", storagestate.Errors{{Path: "name", Msg: "at most 200 characters"}}, "")
+	exp, ok := storedMeta(w, body.Name, body.ExpiresAt)
+	if !ok {
 		return
 	}
 	st, ok := parseState(w, body.StorageState, "storageState")
 	if !ok {
 		return
-	}
-	var exp time.Time
-	if body.ExpiresAt != nil {
-		exp = *body.ExpiresAt
-		if !exp.After(time.Now()) {
-			writeProblem(w, http.StatusUnprocessableEntity, "expiresAt is in the past", storagestate.Errors{{Path: "expiresAt", Msg: "must be in the future"}}, "")
-			return
-		}
 	}
 	if errs := st.Expired(time.Now()); len(errs) > 0 {
 		writeProblem(w, http.StatusUnprocessableEntity, "every cookie of the state has expired; log in again and store a fresh state", errs, "storageState.")
@@ -404,17 +413,9 @@ func (a *api) captureSession(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, MaxBodyBytes, &body) {
 		return
 	}
-	if len(body.Name) > 200 {
-		writeProblem(w, http.StatusBadRequest, "name is too long", storagestate.Errors{{Path: "name", Msg: "at most 200 characters"}}, "")
+	exp, ok := storedMeta(w, body.Name, body.ExpiresAt)
+	if !ok {
 		return
-	}
-	var exp time.Time
-	if body.ExpiresAt != nil {
-		exp = *body.ExpiresAt
-		if !exp.After(time.Now()) {
-			writeProblem(w, http.StatusUnprocessableEntity, "expiresAt is in the past", storagestate.Errors{{Path: "expiresAt", Msg: "must be in the future"}}, "")
-			return
-		}
 	}
 	ss, err := a.s.StoreSession(r.Context(), r.PathValue("id"), body.Name, exp)
 	if err != nil {
