@@ -47,6 +47,9 @@ func checkQualified(what, q string) error {
 	if err := auth.CheckOwner(owner); err != nil {
 		return err
 	}
+	if name == "" {
+		return fmt.Errorf("empty %s name", what)
+	}
 	return checkName(what, name)
 }
 

@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"context"
+	"testing"
+
+	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+func TestQualify(t *testing.T) {
+	for _, tc := range []struct{ owner, name, q string }{
+		{"admin", "work", "work"},
+		{"", "work", "work"},
+		{"bob", "work", "bob~work"},
+		{"bob", "", ""},
+	} {
+		if got := qualify(tc.owner, tc.name); got != tc.q {
+			t.Errorf("qualify(%q, %q) = %q, want %q", tc.owner, tc.name, got, tc.q)
+		}
+		if tc.name == "" {
+			continue
+		}
+		o, n := splitName(tc.q)
+		if want := tc.owner; (want == "" && o != "admin") || (want != "" && o != want) || n != tc.name {
+			t.Errorf("splitName(%q) = %q, %q", tc.q, o, n)
+		}
+	}
+	if err := checkQualified("session", "bob~work"); err != nil {
+		t.Errorf("a qualified name was refused: %v", err)
+	}
+	for _, bad := range []string{"Bob~work", "bob~wo~rk", "~work", "bob~", "bob~.hidden"} {
+		if checkQualified("session", bad) == nil {
+			t.Errorf("checkQualified accepted %q", bad)
+		}
+	}
+}
+
+func TestForOwner(t *testing.T) {
+	e := &Engine{}
+	bob := auth.WithOwner(context.Background(), "bob")
+	in := tool.Input{Action: "navigate"}
+	if _, err := e.forOwner(bob, &in); err != nil || in.Profile != "bob~default" || in.Session != "" {
+		t.Fatalf("bob's default: %+v %v", in, err)
+	}
+	in = tool.Input{Action: "snapshot", Session: "s1"}
+	if _, err := e.forOwner(bob, &in); err != nil || in.Session != "bob~s1" || in.Profile != "" {
+		t.Fatalf("bob's session: %+v %v", in, err)
+	}
+	in = tool.Input{Action: "list_sessions"}
+	if _, err := e.forOwner(bob, &in); err != nil || in.Profile != "" {
+		t.Fatalf("list_sessions got a profile: %+v %v", in, err)
+	}
+	// Nobody spells another owner's name.
+	for _, in := range []tool.Input{{Action: "snapshot", Session: "admin~x"}, {Action: "snapshot", Profile: "bob~work"}, {Action: "snapshot", Session: ".."}} {
+		if _, err := e.forOwner(context.Background(), &in); err == nil {
+			t.Errorf("forOwner accepted %+v", in)
+		}
+	}
+	// Admin's names stay bare.
+	in = tool.Input{Action: "snapshot", Session: "s1"}
+	if _, err := e.forOwner(context.Background(), &in); err != nil || in.Session != "s1" {
+		t.Fatalf("admin's session: %+v %v", in, err)
+	}
+	// An attached browser serves admin only.
+	e = &Engine{cfg: config.Config{CDP: "ws://127.0.0.1:9222/devtools/browser/x"}}
+	in = tool.Input{Action: "snapshot"}
+	if _, err := e.forOwner(bob, &in); err == nil {
+		t.Fatal("bob was served on an attached browser")
+	}
+}
+
+func TestUnqualifyResult(t *testing.T) {
+	r := tool.Result{Action: "status", Session: "bob~s1", Error: "session \"bob~s1\" is busy", Content: "session bob~s1",
+		Notes: []string{"bob~s1 resumed"}, Details: []string{"profile bob~work repaired"}, Path: "/d/owners/bob/states/s1.json",
+		Sessions: []tool.SessionInfo{{ID: "bob~s1", Profile: "bob~work"}}}
+	unqualifyResult("bob", &r)
+	if r.Session != "s1" || r.Error != `session "s1" is busy` || r.Content != "session s1" || r.Notes[0] != "s1 resumed" ||
+		r.Details[0] != "profile work repaired" || r.Sessions[0].ID != "s1" || r.Sessions[0].Profile != "work" {
+		t.Fatalf("unqualified: %+v", r)
+	}
+	// Page text is left alone.
+	r = tool.Result{Action: "snapshot", Content: "text bob~s1"}
+	unqualifyResult("bob", &r)
+	if r.Content != "text bob~s1" {
+		t.Fatalf("page text changed: %q", r.Content)
+	}
+}
