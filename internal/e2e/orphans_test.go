@@ -182,15 +182,7 @@ func TestBrowserCrashRelaunch(t *testing.T) {
 	if r := cli(t, data, "open", site.URL("/form")); !r.Success {
 		t.Fatal(r.Error)
 	}
-	b, err := os.ReadFile(filepath.Join(data, "run", "chromium-profile-default.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(300 * time.Millisecond)
+	killBrowser(t, data, "chromium-profile-default.pid")
 	r := cli(t, data, "open", site.URL("/spa"))
 	if !r.Success {
 		t.Fatalf("action after the crash failed: %s", r.Error)

@@ -39,28 +39,24 @@ type Hint struct {
 	PromptHint string `json:"promptHint"`
 }
 
-func (a *api) sessionHint(w http.ResponseWriter, r *http.Request) {
-	if !a.sessions(w) {
-		return
+// hint serves GET /api/sessions/{id}/hint, or with stored set
+// GET /api/stored-sessions/{id}/hint.
+func (a *api) hint(stored bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !a.sessions(w) {
+			return
+		}
+		session, storedID := r.PathValue("id"), ""
+		if stored {
+			session, storedID = "", session
+		}
+		h, err := a.s.SessionHint(r.Context(), session, storedID)
+		if err != nil {
+			fail(w, err, "")
+			return
+		}
+		writeJSON(w, http.StatusOK, Hint{h})
 	}
-	h, err := a.s.SessionHint(r.Context(), r.PathValue("id"), "")
-	if err != nil {
-		fail(w, err, "")
-		return
-	}
-	writeJSON(w, http.StatusOK, Hint{h})
-}
-
-func (a *api) storedHint(w http.ResponseWriter, r *http.Request) {
-	if !a.sessions(w) {
-		return
-	}
-	h, err := a.s.SessionHint(r.Context(), "", r.PathValue("id"))
-	if err != nil {
-		fail(w, err, "")
-		return
-	}
-	writeJSON(w, http.StatusOK, Hint{h})
 }
 
 // MaxStateBodyBytes bounds a body that carries a storageState.
