@@ -57,7 +57,6 @@ type frameJob struct {
 	isRoot    bool // the root frame of its session: no frameId param needed
 	parent    string
 	ownerSess *cdp.Session // where DOM.getFrameOwner must be asked
-	ctxID     int64
 }
 
 // AXFrames fetches the accessibility tree of every frame of the tab — the
@@ -75,7 +74,7 @@ func (p *Page) AXFrames(ctx context.Context) ([]snapshot.Frame, error) {
 	p.mu.Lock()
 	var walk func(t frameTree, s *cdp.Session, root bool)
 	walk = func(t frameTree, s *cdp.Session, root bool) {
-		jobs = append(jobs, frameJob{sess: s, frameID: t.Frame.ID, isRoot: root, parent: t.Frame.ParentID, ownerSess: s, ctxID: p.execCtx[t.Frame.ID]})
+		jobs = append(jobs, frameJob{sess: s, frameID: t.Frame.ID, isRoot: root, parent: t.Frame.ParentID, ownerSess: s})
 		for _, c := range t.ChildFrames {
 			walk(c, s, false)
 		}
@@ -187,17 +186,8 @@ func (p *Page) clickable(ctx context.Context, j frameJob) map[int64]bool {
 	// A group per frame: frames of one process share the session, and one
 	// frame's release must not free another's objects.
 	group := "browserd-click-" + j.frameID
-	params := map[string]any{"expression": clickableJS, "objectGroup": group}
-	if !j.isRoot {
-		if j.ctxID == 0 {
-			return nil
-		}
-		params["contextId"] = j.ctxID
-	}
-	var r struct {
-		Result remoteObject `json:"result"`
-	}
-	if err := j.sess.Call(ctx, "Runtime.evaluate", params, &r); err != nil || r.Result.ObjectID == "" {
+	obj, err := p.objectInWorld(ctx, j.sess, j.frameID, clickableJS, group)
+	if err != nil || obj == "" {
 		return nil
 	}
 	defer func() {
@@ -209,7 +199,7 @@ func (p *Page) clickable(ctx context.Context, j frameJob) map[int64]bool {
 			Value remoteObject `json:"value"`
 		} `json:"result"`
 	}
-	if err := j.sess.Call(ctx, "Runtime.getProperties", map[string]any{"objectId": r.Result.ObjectID, "ownProperties": true}, &props); err != nil {
+	if err := j.sess.Call(ctx, "Runtime.getProperties", map[string]any{"objectId": obj, "ownProperties": true}, &props); err != nil {
 		return nil
 	}
 	var objs []string

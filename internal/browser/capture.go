@@ -11,9 +11,10 @@ import (
 	"unicode"
 )
 
-// Eval evaluates a JavaScript expression in the main frame, awaiting a
+// Eval evaluates the agent's JavaScript expression in the main frame's
+// main world — the page's own globals, as the agent asked — awaiting a
 // promise, and returns the result as JSON text (or a description for values
-// JSON cannot carry).
+// JSON cannot carry). browserd's own scripts use Run instead.
 func (p *Page) Eval(ctx context.Context, expr string) (string, error) {
 	var r struct {
 		Result    remoteObject `json:"result"`
@@ -58,15 +59,6 @@ func (p *Page) Eval(ctx context.Context, expr string) (string, error) {
 type ScriptError struct{ Msg string }
 
 func (e *ScriptError) Error() string { return "the page's script threw: " + e.Msg }
-
-// EvalValue evaluates expr and decodes its JSON value into out.
-func (p *Page) EvalValue(ctx context.Context, expr string, out any) error {
-	s, err := p.Eval(ctx, expr)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal([]byte(s), out)
-}
 
 // Screenshot captures the viewport, the full page, or the element (when e
 // is non-nil) as PNG.

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,8 +68,10 @@ func isStale(err error) bool {
 		errors.Is(err, cdp.ErrDetached)
 }
 
-// Resolve returns a JavaScript object id for the element (in object group
-// "browserd"), or ErrStale.
+// Resolve returns a JavaScript object id for the element in browserd's
+// isolated world of its frame (in object group "browserd"), or ErrStale.
+// Functions called on it see the page's DOM but none of its scripts'
+// changes to built-ins.
 func (p *Page) Resolve(ctx context.Context, e Elem) (*cdp.Session, string, error) {
 	s := p.SessionFor(e.Sess)
 	if s == nil {
@@ -77,7 +80,10 @@ func (p *Page) Resolve(ctx context.Context, e Elem) (*cdp.Session, string, error
 	var r struct {
 		Object remoteObject `json:"object"`
 	}
-	if err := s.Call(ctx, "DOM.resolveNode", map[string]any{"backendNodeId": e.Backend, "objectGroup": "browserd"}, &r); err != nil {
+	err := p.inWorld(ctx, s, e.Frame, func(id int64) error {
+		return s.Call(ctx, "DOM.resolveNode", map[string]any{"backendNodeId": e.Backend, "objectGroup": "browserd", "executionContextId": id}, &r)
+	})
+	if err != nil {
 		if isStale(err) {
 			return nil, "", ErrStale
 		}
@@ -101,13 +107,7 @@ func callFunction(ctx context.Context, s *cdp.Session, obj, fn string, out any, 
 	for i, a := range args {
 		cargs[i] = map[string]any{"value": a}
 	}
-	var r struct {
-		Result    json.RawMessage `json:"result"`
-		Exception *struct {
-			Text      string       `json:"text"`
-			Exception remoteObject `json:"exception"`
-		} `json:"exceptionDetails"`
-	}
+	var r evalResult
 	err := s.Call(ctx, "Runtime.callFunctionOn", map[string]any{
 		"functionDeclaration": fn, "objectId": obj, "arguments": cargs,
 		"returnByValue": true, "awaitPromise": true,
@@ -206,7 +206,7 @@ func (p *Page) Point(ctx context.Context, e Elem, action string) (x, y float64, 
 		}
 		nae := &NotActionableError{Reason: c.Reason}
 		if c.Reason == "covered" {
-			nae.Cover, nae.CoverDesc = p.coverOf(ctx, s, obj, c.CX, c.CY)
+			nae.Cover, nae.CoverDesc = p.coverOf(ctx, s, obj, e.Frame, c.CX, c.CY)
 		}
 		return 0, 0, nae
 	}
@@ -236,7 +236,7 @@ func (p *Page) Point(ctx context.Context, e Elem, action string) (x, y float64, 
 
 // coverOf describes the element on top of the point, and names its node so
 // the engine can give it a ref.
-func (p *Page) coverOf(ctx context.Context, s *cdp.Session, obj string, cx, cy float64) (*Elem, string) {
+func (p *Page) coverOf(ctx context.Context, s *cdp.Session, obj, frame string, cx, cy float64) (*Elem, string) {
 	var r struct {
 		Result remoteObject `json:"result"`
 	}
@@ -266,7 +266,7 @@ func (p *Page) coverOf(ctx context.Context, s *cdp.Session, obj string, cx, cy f
 		desc = strings.ToLower(d.Node.NodeName)
 	}
 	desc = untrusted.Defuse(desc) // page text inside an error message
-	return &Elem{Sess: s.ID(), Backend: d.Node.BackendNodeID}, desc
+	return &Elem{Sess: s.ID(), Backend: d.Node.BackendNodeID, Frame: frame}, desc
 }
 
 // frameOffset is where the root frame of session s sits in the tab's
@@ -330,44 +330,38 @@ func describe(ctx context.Context, s *cdp.Session, obj string) (int64, error) {
 // Query finds the first element matching a CSS selector in the main frame
 // (open shadow roots included) and returns it.
 func (p *Page) Query(ctx context.Context, selector string) (Elem, error) {
-	var r struct {
-		Result    remoteObject `json:"result"`
-		Exception *struct {
-			Exception remoteObject `json:"exception"`
-		} `json:"exceptionDetails"`
-	}
 	sel, _ := json.Marshal(selector)
 	expr := `(() => { const sel = ` + string(sel) + `;
 	  const find = (root) => { const el = root.querySelector(sel); if (el) return el;
 	    for (const h of root.querySelectorAll('*')) if (h.shadowRoot) { const x = find(h.shadowRoot); if (x) return x; }
 	    return null; };
 	  return find(document); })()`
-	if err := p.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "objectGroup": "browserd"}, &r); err != nil {
-		return Elem{}, err
-	}
-	if r.Exception != nil {
+	obj, err := p.objectInWorld(ctx, p.sess, p.TargetID, expr, "browserd")
+	var se *ScriptError
+	if errors.As(err, &se) {
 		return Elem{}, fmt.Errorf("bad selector %q: it is not valid CSS", selector)
 	}
-	if r.Result.ObjectID == "" {
-		return Elem{}, fmt.Errorf("no element matches selector %q", selector)
-	}
-	be, err := describe(ctx, p.sess, r.Result.ObjectID)
 	if err != nil {
 		return Elem{}, err
 	}
-	return Elem{Sess: p.sess.ID(), Backend: be}, nil
+	if obj == "" {
+		return Elem{}, fmt.Errorf("no element matches selector %q", selector)
+	}
+	be, err := describe(ctx, p.sess, obj)
+	if err != nil {
+		return Elem{}, err
+	}
+	return Elem{Sess: p.sess.ID(), Backend: be, Frame: p.TargetID}, nil
 }
 
 // QueryRole finds elements by ARIA role and accessible name in the main
 // frame (and its same-process frames).
 func (p *Page) QueryRole(ctx context.Context, role, name string) ([]Elem, error) {
-	var doc struct {
-		Result remoteObject `json:"result"`
-	}
-	if err := p.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "document", "objectGroup": "browserd"}, &doc); err != nil {
+	doc, err := p.objectInWorld(ctx, p.sess, p.TargetID, "document", "browserd")
+	if err != nil {
 		return nil, err
 	}
-	params := map[string]any{"objectId": doc.Result.ObjectID}
+	params := map[string]any{"objectId": doc}
 	if role != "" {
 		params["role"] = role
 	}
@@ -376,8 +370,9 @@ func (p *Page) QueryRole(ctx context.Context, role, name string) ([]Elem, error)
 	}
 	var r struct {
 		Nodes []struct {
-			Backend int64 `json:"backendDOMNodeId"`
-			Ignored bool  `json:"ignored"`
+			Backend int64  `json:"backendDOMNodeId"`
+			Ignored bool   `json:"ignored"`
+			FrameID string `json:"frameId"`
 		} `json:"nodes"`
 	}
 	if err := p.sess.Call(ctx, "Accessibility.queryAXTree", params, &r); err != nil {
@@ -386,7 +381,7 @@ func (p *Page) QueryRole(ctx context.Context, role, name string) ([]Elem, error)
 	var out []Elem
 	for _, n := range r.Nodes {
 		if n.Backend != 0 && !n.Ignored {
-			out = append(out, Elem{Sess: p.sess.ID(), Backend: n.Backend})
+			out = append(out, Elem{Sess: p.sess.ID(), Backend: n.Backend, Frame: cmp.Or(n.FrameID, p.TargetID)})
 		}
 	}
 	return out, nil

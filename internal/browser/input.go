@@ -187,8 +187,7 @@ func (p *Page) AfterDialog(ctx context.Context) error {
 	if err := p.waitUntil(ctx, func() bool { return p.dialog == nil }); err != nil {
 		return err
 	}
-	_, err := p.Eval(ctx, "0")
-	return err
+	return p.Run(ctx, "0", nil)
 }
 
 // AddInitScript runs src in every document the tab loads from now on,

@@ -169,7 +169,7 @@ type Page struct {
 	dialogCtx   context.Context
 	dialogEnd   context.CancelCauseFunc
 	oopifs      map[string]*frameSession // frame id -> session
-	execCtx     map[string]int64         // frame id -> default execution context id
+	worlds      map[string]int64         // frame id -> browserd's isolated world (see world.go)
 	crashed     bool
 	windowOpens int
 	blocked     []string // refused by the Fetch guard, not yet reported
@@ -200,7 +200,7 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 		changed:  make(chan struct{}),
 		inflight: map[string]time.Time{},
 		oopifs:   map[string]*frameSession{},
-		execCtx:  map[string]int64{},
+		worlds:   map[string]int64{},
 		loopDone: make(chan struct{}),
 	}
 	p.dialogCtx, p.dialogEnd = context.WithCancelCause(context.Background())
@@ -421,29 +421,32 @@ func (p *Page) handle(ev cdp.Event) {
 	case "Runtime.executionContextCreated":
 		var e struct {
 			Context struct {
-				ID      int64 `json:"id"`
+				ID      int64  `json:"id"`
+				Name    string `json:"name"`
 				AuxData struct {
-					FrameID   string `json:"frameId"`
-					IsDefault bool   `json:"isDefault"`
+					FrameID string `json:"frameId"`
+					Type    string `json:"type"`
 				} `json:"auxData"`
 			} `json:"context"`
 		}
-		if ev.Decode(&e) == nil && e.Context.AuxData.IsDefault {
-			p.execCtx[e.Context.AuxData.FrameID] = e.Context.ID
+		if ev.Decode(&e) == nil {
+			if e.Context.AuxData.Type == "isolated" && e.Context.Name == utilityWorld {
+				p.worlds[e.Context.AuxData.FrameID] = e.Context.ID
+			}
 		}
 	case "Runtime.executionContextDestroyed":
 		var e struct {
 			ID int64 `json:"executionContextId"`
 		}
 		if ev.Decode(&e) == nil {
-			for f, id := range p.execCtx {
+			for f, id := range p.worlds {
 				if id == e.ID {
-					delete(p.execCtx, f)
+					delete(p.worlds, f)
 				}
 			}
 		}
 	case "Runtime.executionContextsCleared":
-		clear(p.execCtx)
+		clear(p.worlds)
 	case "Network.requestWillBeSent":
 		var e struct {
 			RequestID string `json:"requestId"`

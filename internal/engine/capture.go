@@ -129,7 +129,7 @@ func (e *Engine) readTab(ctx context.Context, pg *browser.Page) (capturedTab, bo
 	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	var r tabRead
-	if err := pg.EvalValue(rctx, readTabJS, &r); err != nil {
+	if err := pg.Run(rctx, readTabJS, &r); err != nil {
 		return t, false
 	}
 	t.URL, t.Title, t.Width, t.Height = r.URL, r.Title, r.W, r.H

@@ -163,8 +163,7 @@ func (c *call) scroll(ctx context.Context) error {
 		if dir == "bottom" {
 			expr = "window.scrollTo(0, document.documentElement.scrollHeight)"
 		}
-		_, err := pg.Eval(ctx, expr)
-		return err
+		return pg.Run(ctx, expr, nil)
 	}
 	amount := float64(c.in.Amount)
 	if amount == 0 {
@@ -181,7 +180,8 @@ func (c *call) scroll(ctx context.Context) error {
 	case "left":
 		dx = -amount
 	}
-	before, _ := pg.Eval(ctx, "[scrollX, scrollY]")
+	var before, after [2]float64
+	_ = pg.Run(ctx, "[scrollX, scrollY]", &before)
 	if err := pg.Wheel(ctx, x, y, dx, dy); err != nil {
 		return err
 	}
@@ -189,13 +189,12 @@ func (c *call) scroll(ctx context.Context) error {
 	deadline := time.Now().Add(300 * time.Millisecond)
 	for time.Now().Before(deadline) {
 		time.Sleep(30 * time.Millisecond)
-		if after, _ := pg.Eval(ctx, "[scrollX, scrollY]"); after != before || el != nil {
+		if pg.Run(ctx, "[scrollX, scrollY]", &after) == nil && after != before || el != nil {
 			break
 		}
 	}
-	// The page could redefine what this reads: keep numbers only.
 	var pos []float64
-	if pg.EvalValue(ctx, "[scrollX, scrollY, document.documentElement.scrollHeight - innerHeight]", &pos) == nil && len(pos) == 3 {
+	if pg.Run(ctx, "[scrollX, scrollY, document.documentElement.scrollHeight - innerHeight]", &pos) == nil && len(pos) == 3 {
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("page scroll x %d, y %d of %d", int(pos[0]), int(pos[1]), int(pos[2])))
 	}
 	return nil
@@ -231,7 +230,7 @@ func (c *call) extract(ctx context.Context) error {
 		}
 	} else {
 		expr := "(" + fn + ").call(null, 0)"
-		if err := pg.EvalValue(ctx, expr, &r); err != nil {
+		if err := pg.Run(ctx, expr, &r); err != nil {
 			return err
 		}
 	}
@@ -295,8 +294,9 @@ func (c *call) wait(ctx context.Context) error {
 	}
 	expr := strings.Join(conds, " && ")
 	for {
-		out, err := pg.Eval(ctx, expr)
-		if err == nil && out == "true" {
+		var met bool
+		err := pg.Run(ctx, expr, &met)
+		if err == nil && met {
 			return nil
 		}
 		if err != nil && ctx.Err() == nil && !strings.Contains(err.Error(), "context") && !strings.Contains(err.Error(), "Execution context was destroyed") && !strings.Contains(err.Error(), "Cannot find context") {

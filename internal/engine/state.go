@@ -73,7 +73,7 @@ func (e *Engine) captureState(ctx context.Context, br *browser.Browser, s *sessi
 			Local   [][2]string `json:"local"`
 			Session [][2]string `json:"session"`
 		}
-		err := pg.EvalValue(pctx, `(() => { try { return {origin: location.origin,
+		err := pg.Run(pctx, `(() => { try { return {origin: location.origin,
 			local: Object.entries(localStorage), session: Object.entries(sessionStorage).filter(([k]) => !k.startsWith('__browserd_'))};
 			} catch (e) { return {origin: ''} } })()`, &o)
 		cancel()

@@ -36,6 +36,12 @@ import (
 //go:embed pages/*.html
 var pagesFS embed.FS
 
+// conformanceFS holds the conformance corpus: one self-contained page per
+// widget pattern or hard case, served as is at /c/NAME (see conformance.go).
+//
+//go:embed conformance/*.html
+var conformanceFS embed.FS
+
 var pages = template.Must(template.ParseFS(pagesFS, "pages/*.html"))
 
 // maxUpload bounds the size of a file accepted by POST /upload.
@@ -141,6 +147,7 @@ var indexLinks = []pageLink{
 	{"/redirect?to=/form", "Redirect"},
 	{"/cookies", "Cookies"},
 	{"/big-html", "Big HTML"},
+	{"/c/", "Conformance corpus"},
 }
 
 func (s *Site) handler() http.Handler {
@@ -169,6 +176,8 @@ func (s *Site) handler() http.Handler {
 	mux.HandleFunc("GET /frames", func(w http.ResponseWriter, r *http.Request) {
 		render(w, "frames.html", map[string]string{"Cross": s.OtherURL("/frame-inner")})
 	})
+	mux.HandleFunc("GET /c/{$}", conformanceIndex)
+	mux.HandleFunc("GET /c/{name}", conformancePage)
 	mux.HandleFunc("POST /upload", s.postUpload)
 	mux.HandleFunc("GET /files/report.csv", reportCSV)
 	mux.HandleFunc("GET /slow", s.slow)
