@@ -39,6 +39,10 @@ type Globals struct {
 	Profile string           `name:"profile" env:"BROWSERD_PROFILE" placeholder:"NAME" help:"Persistent browser identity whose logins are used (default: default)."`
 	Tab     string           `name:"tab" placeholder:"ID" help:"Tab of the task to act on, e.g. t2 (default: the task's active tab)."`
 	Version kong.VersionFlag `name:"version" help:"Print the version and exit."`
+
+	// listenSet is whether --listen or BROWSERD_LISTEN was given: serve
+	// falls back to config.DefaultListen only when it was not.
+	listenSet bool
 }
 
 // CLI is the whole command line.
@@ -113,13 +117,22 @@ type env struct {
 // Run runs the command line args (without the program name) and returns the
 // process exit code: 0 done, 1 failed, 2 bad command line.
 func Run(ctx context.Context, args []string) int {
-	return run(ctx, args, &env{stdout: os.Stdout, stderr: os.Stderr, connect: connectDaemon})
+	e := &env{stdout: os.Stdout, stderr: os.Stderr}
+	e.connect = e.connectDaemon
+	return run(ctx, args, e)
 }
 
-func connectDaemon(ctx context.Context, cfg config.Config) (tool.Handler, func(), error) {
+// connectDaemon reaches the daemon of cfg's data directory, starting it if
+// none runs, and warns on stderr when the daemon runs with other settings
+// than the command line gives: those settings take effect only in a daemon
+// that a command starts.
+func (e *env) connectDaemon(ctx context.Context, cfg config.Config) (tool.Handler, func(), error) {
 	c, err := client.Ensure(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
+	}
+	if w := c.SettingsWarning(ctx, cfg); w != "" {
+		fmt.Fprintf(e.stderr, "%s: warning: %s\n", programName, w)
 	}
 	return c, c.Close, nil
 }
@@ -207,6 +220,13 @@ func parse(cli *CLI, args []string, stdout, stderr io.Writer) (target any, code 
 	node := kctx.Selected()
 	if node == nil {
 		return nil, exitUsage, errors.New("no command given: run `browserd --help` for the list")
+	}
+	for _, f := range kctx.Flags() {
+		if f.Name == "listen" {
+			// --listen has no kong default, so Set means given (the flag or
+			// BROWSERD_LISTEN), even when given empty.
+			cli.listenSet = f.Set
+		}
 	}
 	return node.Target.Addr().Interface(), exitOK, nil
 }

@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -117,5 +119,234 @@ func TestMCPForwarderStartsDaemonAndStop(t *testing.T) {
 	}
 	if _, err := os.Stat(cfg.SocketPath()); !os.IsNotExist(err) {
 		t.Errorf("socket left after stop: %v", err)
+	}
+}
+
+// runReal runs a command line the way main does: commands reach (and
+// start) a real daemon, here this test binary playing one (TestMain).
+func runReal(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut strings.Builder
+	e := &env{stdout: &out, stderr: &errOut}
+	e.connect = e.connectDaemon
+	code = run(context.Background(), args, e)
+	return code, out.String(), errOut.String()
+}
+
+// stopAtEnd stops the daemon of data when the test ends, whatever state
+// the test left it in, and waits until its process is gone.
+func stopAtEnd(t *testing.T, data string) {
+	t.Cleanup(func() {
+		pid, _, _ := client.DaemonPID(data)
+		if code, out, errOut := runReal(t, "--data", data, "stop"); code != 0 {
+			t.Errorf("stop: exit %d: %s%s", code, out, errOut)
+		}
+		if pid > 0 {
+			waitGone(t, pid)
+		}
+	})
+}
+
+// waitGone waits until process pid has exited and been reaped (by the
+// goroutine client.Ensure leaves for it), so that goleak finds no reaper.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("process %d still there 10s after stop", pid)
+			return
+		}
+	}
+}
+
+// settingOf is the values of one setting a daemon reports.
+func settingOf(t *testing.T, data, flag string) []string {
+	t.Helper()
+	c := client.New(filepath.Join(data, "browserd.sock"))
+	defer c.Close()
+	h, err := c.HealthInfo(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range h.Settings {
+		if s.Flag == flag {
+			return s.Values
+		}
+	}
+	return nil
+}
+
+// TestStartedDaemonsListenOnSocketOnly: daemons that commands start for two
+// data directories both run, serving their sockets only; before, both
+// wanted 127.0.0.1:8765 and the second could not start.
+func TestStartedDaemonsListenOnSocketOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns daemon processes")
+	}
+	t.Setenv(envTestDaemon, "1")
+	t.Setenv("BROWSERD_LISTEN", "") // as if unset: t.Setenv restores it
+	os.Unsetenv("BROWSERD_LISTEN")
+	for _, cfg := range []config.Config{shortConfig(t), shortConfig(t)} {
+		stopAtEnd(t, cfg.Data)
+		code, out, errOut := runReal(t, "--data", cfg.Data, "status")
+		if code != 0 || out != "task= profile=\n" || errOut != "" {
+			t.Fatalf("status on %s: exit %d, stdout %q, stderr %q", cfg.Data, code, out, errOut)
+		}
+		if got := settingOf(t, cfg.Data, "listen"); len(got) != 1 || got[0] != "" {
+			t.Errorf("daemon of %s listens on %q, want the socket only", cfg.Data, got)
+		}
+	}
+}
+
+func TestServeListenDefault(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  *string // BROWSERD_LISTEN
+		want string
+	}{
+		{[]string{"serve"}, nil, config.DefaultListen},
+		{[]string{"serve", "--listen", ""}, nil, ""},
+		{[]string{"--listen", "127.0.0.1:9", "serve"}, nil, "127.0.0.1:9"},
+		{[]string{"serve"}, ptr("127.0.0.1:7"), "127.0.0.1:7"},
+		{[]string{"serve"}, ptr(""), ""},
+		{[]string{"serve", "--listen", "127.0.0.1:9"}, ptr(""), "127.0.0.1:9"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Setenv("BROWSERD_LISTEN", "")
+			if tc.env == nil {
+				os.Unsetenv("BROWSERD_LISTEN")
+			} else {
+				t.Setenv("BROWSERD_LISTEN", *tc.env)
+			}
+			var cli CLI
+			target, code, err := parse(&cli, tc.args, io.Discard, io.Discard)
+			s, ok := target.(*serveCmd)
+			if !ok {
+				t.Fatalf("parse: %T, exit %d, %v", target, code, err)
+			}
+			if got := s.config(&cli.Globals).Listen; got != tc.want {
+				t.Errorf("serve listens on %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestStopFindsDaemonOfDeletedDataDir deletes the data directory under a
+// running daemon: stop still finds it (it holds the deleted lock file)
+// and stops it.
+func TestStopFindsDaemonOfDeletedDataDir(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a daemon process")
+	}
+	t.Setenv(envTestDaemon, "1")
+	cfg := shortConfig(t)
+	if code, _, errOut := runReal(t, "--data", cfg.Data, "status"); code != 0 {
+		t.Fatalf("status: exit %d: %s", code, errOut)
+	}
+	pid, running, _ := client.DaemonPID(cfg.Data)
+	if !running || pid <= 0 || pid == os.Getpid() {
+		t.Fatalf("daemon pid %d running %v; want a spawned daemon", pid, running)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) }) // if stop fails
+	if err := os.RemoveAll(cfg.Data); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errOut := runReal(t, "--data", cfg.Data, "stop")
+	want := fmt.Sprintf("stopped browserd (pid %d), which still ran for %s after its lock file was deleted (with the directory?)\n", pid, cfg.Data)
+	if code != 0 || out != want {
+		t.Fatalf("stop: exit %d, stdout %q, stderr %q; want %q", code, out, errOut, want)
+	}
+	if client.HoldsDeletedLock(pid, cfg.Data) {
+		t.Error("the daemon still holds its lock file after stop")
+	}
+	waitGone(t, pid)
+	// Nothing left to stop.
+	if code, out, _ := runReal(t, "--data", cfg.Data, "stop"); code != 0 || out != "no daemon running for "+cfg.Data+"\n" {
+		t.Errorf("second stop: exit %d, stdout %q", code, out)
+	}
+}
+
+// TestSettingsWarning: a command given other daemon settings than the
+// running daemon's says so on stderr; one given the same, or none, does
+// not.
+func TestSettingsWarning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a daemon process")
+	}
+	t.Setenv(envTestDaemon, "1")
+	cfg := shortConfig(t)
+	stopAtEnd(t, cfg.Data)
+	d := []string{"--data", cfg.Data}
+	if code, _, errOut := runReal(t, append(d, "--allow-host", "10.0.0.5", "status")...); code != 0 || errOut != "" {
+		t.Fatalf("first status: exit %d, stderr %q", code, errOut)
+	}
+	pid, _, _ := client.DaemonPID(cfg.Data)
+
+	code, out, errOut := runReal(t, append(d, "--json", "--allow-host", "10.0.0.6", "--headed", "status")...)
+	for _, want := range []string{
+		fmt.Sprintf("browserd: warning: the running browserd daemon (pid %d) was started with other settings", pid),
+		"this command gives --allow-host 10.0.0.6, the daemon has --allow-host 10.0.0.5",
+		"this command gives --headed, the daemon runs without it",
+		"run `browserd stop --data " + cfg.Data + "` and retry this command",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q lacks %q", errOut, want)
+		}
+	}
+	if code != 0 || !strings.HasPrefix(out, `{"action":"status","success":true`) {
+		t.Errorf("exit %d, stdout %q: the warning must leave the result alone", code, out)
+	}
+
+	for _, args := range [][]string{
+		{"--allow-host", "10.0.0.5", "status"},
+		{"status"},
+		{"--listen", "", "status"},
+		{"--allow-host", "10.0.0.5,10.0.0.5", "tabs"},
+	} {
+		if code, _, errOut := runReal(t, append(d, args...)...); code != 0 || errOut != "" {
+			t.Errorf("%q: exit %d, stderr %q; want no warning", args, code, errOut)
+		}
+	}
+}
+
+// TestMCPForwarderWarns: `browserd mcp` given other settings than its
+// running daemon's warns on stderr and on the first result the agent reads.
+func TestMCPForwarderWarns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a daemon process")
+	}
+	t.Setenv(envTestDaemon, "1")
+	cfg := shortConfig(t)
+	stopAtEnd(t, cfg.Data)
+	if code, _, errOut := runReal(t, "--data", cfg.Data, "status"); code != 0 {
+		t.Fatalf("status: exit %d: %s", code, errOut)
+	}
+	asked := cfg
+	asked.OnlyHosts = []string{"example.com"}
+	var warn strings.Builder
+	f := &forwarder{cfg: asked, warn: &warn}
+	defer f.close()
+	res, err := f.Do(context.Background(), tool.Input{Action: "status"})
+	if err != nil || !res.Success {
+		t.Fatalf("forwarder: %+v, %v", res, err)
+	}
+	const want = "this command gives --only-hosts example.com, the daemon has no --only-hosts (the default)"
+	if len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], "warning: the running browserd daemon") || !strings.Contains(res.Notes[0], want) {
+		t.Errorf("notes %q, want the warning", res.Notes)
+	}
+	if !strings.Contains(warn.String(), want) {
+		t.Errorf("stderr %q lacks the warning", warn.String())
+	}
+	res, _ = f.Do(context.Background(), tool.Input{Action: "status"})
+	if len(res.Notes) != 0 {
+		t.Errorf("second call's notes %q, want the warning once", res.Notes)
+	}
+
+	same := &forwarder{cfg: cfg, warn: &warn}
+	defer same.close()
+	warn.Reset()
+	if res, err := same.Do(context.Background(), tool.Input{Action: "status"}); err != nil || len(res.Notes) != 0 || warn.Len() != 0 {
+		t.Errorf("same settings: %+v, %v, stderr %q; want no warning", res, err, warn.String())
 	}
 }

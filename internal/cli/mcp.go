@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"sync"
 
 	"github.com/browserd/browserd/internal/client"
@@ -18,7 +20,7 @@ type mcpCmd struct{}
 // to the daemon, which is started on the first call that finds none; the
 // daemon outlives this process.
 func (mcpCmd) run(ctx context.Context, e *env) error {
-	f := &forwarder{cfg: e.g.Config, task: e.g.Session, profile: e.g.Profile}
+	f := &forwarder{cfg: e.g.Config, task: e.g.Session, profile: e.g.Profile, warn: e.stderr}
 	defer f.close()
 	return mcpserver.ServeStdio(ctx, f, daemon.Version(), e.g.DenyActions...)
 }
@@ -26,12 +28,19 @@ func (mcpCmd) run(ctx context.Context, e *env) error {
 // forwarder is a tool.Handler that sends calls to the daemon, filling the
 // task and profile given on the command line when a call names none. It is
 // safe for concurrent use.
+//
+// The first call answered by a daemon also checks that the daemon runs with
+// the settings given to `browserd mcp` (client.SettingsWarning); when it
+// does not, the warning goes to warn (the MCP host's log) and, so that the
+// agent reads it too, onto that call's result.
 type forwarder struct {
 	cfg           config.Config
 	task, profile string
+	warn          io.Writer // nil: the warning goes on the result only
 
-	mu sync.Mutex // guards c
-	c  *client.Client
+	mu      sync.Mutex // guards c and checked
+	c       *client.Client
+	checked bool // c's daemon's settings were compared with cfg
 }
 
 func (f *forwarder) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
@@ -43,14 +52,41 @@ func (f *forwarder) Do(ctx context.Context, in tool.Input) (tool.Result, error) 
 	}
 	c := f.client()
 	res, err := c.Do(ctx, in)
-	if !errors.Is(err, client.ErrUnreachable) {
+	if errors.Is(err, client.ErrUnreachable) {
+		// Nothing answered, so the call was never sent: start a daemon and retry.
+		if c, err = f.ensure(ctx); err != nil {
+			return tool.Result{}, err
+		}
+		res, err = c.Do(ctx, in)
+	}
+	if err != nil {
 		return res, err
 	}
-	// Nothing answered, so the call was never sent: start a daemon and retry.
-	if c, err = f.ensure(ctx); err != nil {
-		return tool.Result{}, err
+	if w := f.checkSettings(ctx, c); w != "" {
+		if res.Success {
+			res.Notes = append(res.Notes, "warning: "+w)
+		} else {
+			res.Error += "\n(warning: " + w + ")"
+		}
 	}
-	return c.Do(ctx, in)
+	return res, nil
+}
+
+// checkSettings compares the settings of c's daemon with f's, once per
+// client: a new client (f.ensure) is a new daemon.
+func (f *forwarder) checkSettings(ctx context.Context, c *client.Client) string {
+	f.mu.Lock()
+	if f.c != c || f.checked {
+		f.mu.Unlock()
+		return ""
+	}
+	f.checked = true
+	f.mu.Unlock()
+	w := c.SettingsWarning(ctx, f.cfg)
+	if w != "" && f.warn != nil {
+		fmt.Fprintf(f.warn, "%s: warning: %s\n", programName, w)
+	}
+	return w
 }
 
 // SessionHint makes the session_context prompt work over stdio too.
@@ -82,7 +118,7 @@ func (f *forwarder) ensure(ctx context.Context) (*client.Client, error) {
 	if f.c != nil {
 		f.c.Close()
 	}
-	f.c = c
+	f.c, f.checked = c, false
 	return c, nil
 }
 

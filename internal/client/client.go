@@ -14,8 +14,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
+	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -34,6 +36,9 @@ type Health struct {
 	OK      bool   `json:"ok"`
 	PID     int    `json:"pid"`
 	Version string `json:"version"`
+	// Settings are the daemon's effective settings (config.Settings);
+	// nil from a daemon that does not report them.
+	Settings []config.Setting `json:"settings"`
 }
 
 // New returns a client of the daemon listening on socketPath. It does not
@@ -92,6 +97,65 @@ func (c *Client) HealthInfo(ctx context.Context) (Health, error) {
 func (c *Client) Health(ctx context.Context) error {
 	_, err := c.HealthInfo(ctx)
 	return err
+}
+
+// SettingsWarning asks the daemon for its settings and, when it runs
+// without some that cfg gives (config.Mismatches), says which and how to
+// apply them; it is "" when the settings agree, and when the daemon cannot
+// say (it does not answer, or is older than settings in /api/health).
+//
+// A daemon takes its settings when it starts: a command's flags reach only a
+// daemon that the command starts, so without this warning a command such as
+// `browserd --allow-host 10.0.0.5 open http://10.0.0.5/` would be refused
+// with advice to pass the very flag it was given.
+func (c *Client) SettingsWarning(ctx context.Context, cfg config.Config) string {
+	h, err := c.HealthInfo(ctx)
+	if err != nil || h.Settings == nil {
+		return ""
+	}
+	return MismatchWarning(h.PID, cfg, config.Mismatches(cfg.Settings(), h.Settings))
+}
+
+// MismatchWarning phrases config.Mismatches of the daemon pid of cfg's data
+// directory; "" when there are none.
+func MismatchWarning(pid int, cfg config.Config, ms []config.Mismatch) string {
+	if len(ms) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = describeMismatch(m)
+	}
+	return fmt.Sprintf("the running browserd daemon (pid %d) was started with other settings, and keeps them until it restarts: %s; "+
+		"to apply them, run `browserd stop --data %s` and retry this command (it starts a daemon with its settings)",
+		pid, strings.Join(parts, "; "), cfg.Data)
+}
+
+func describeMismatch(m config.Mismatch) string {
+	flag := "--" + m.Flag
+	if m.Switch {
+		return fmt.Sprintf("this command gives %s, the daemon runs without it", flag)
+	}
+	want := flag + " " + strings.Join(quoteEmpty(m.Want), ",")
+	switch {
+	case m.Have == nil:
+		return fmt.Sprintf("this command gives %s, the daemon has no %s (the default)", want, flag)
+	case m.Flag == "listen" && len(m.Have) == 1 && m.Have[0] == "":
+		return fmt.Sprintf("this command gives %s, the daemon serves its Unix socket only", want)
+	default:
+		return fmt.Sprintf("this command gives %s, the daemon has %s %s", want, flag, strings.Join(quoteEmpty(m.Have), ","))
+	}
+}
+
+func quoteEmpty(vals []string) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		if v == "" {
+			v = "''"
+		}
+		out[i] = v
+	}
+	return out
 }
 
 func (c *Client) call(ctx context.Context, method, path string, body []byte, out any) error {

@@ -194,6 +194,98 @@ func TestEnsureReportsEarlyExit(t *testing.T) {
 	}
 }
 
+// TestSettingsWarning: a client given settings the running daemon lacks
+// is told which and what to do; one that gives the same, or none, is not.
+func TestSettingsWarning(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.AllowHosts = []string{"10.0.0.5"}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- daemon.Run(ctx, cfg, fakeEngine{}, nil) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("daemon: %v", err)
+		}
+	}()
+	c := client.New(cfg.SocketPath())
+	defer c.Close()
+	waitFor(t, func() bool { return c.Health(ctx) == nil })
+
+	asked := cfg
+	asked.AllowHosts = []string{"10.0.0.6"}
+	asked.Headed = true
+	w := c.SettingsWarning(ctx, asked)
+	for _, want := range []string{
+		fmt.Sprintf("the running browserd daemon (pid %d) was started with other settings", os.Getpid()),
+		"this command gives --allow-host 10.0.0.6, the daemon has --allow-host 10.0.0.5",
+		"this command gives --headed, the daemon runs without it",
+		"run `browserd stop --data " + cfg.Data + "` and retry",
+	} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warning %q lacks %q", w, want)
+		}
+	}
+	asked = cfg
+	asked.Listen = "127.0.0.1:9"
+	if w := c.SettingsWarning(ctx, asked); !strings.Contains(w, "this command gives --listen 127.0.0.1:9, the daemon serves its Unix socket only") {
+		t.Errorf("listen warning %q", w)
+	}
+
+	same := cfg
+	same.AllowHosts = []string{"10.0.0.5", "10.0.0.5"}
+	none := cfg
+	none.AllowHosts = nil
+	for _, asked := range []config.Config{cfg, same, none} {
+		if w := c.SettingsWarning(ctx, asked); w != "" {
+			t.Errorf("allow-host %q: warning %q, want none", asked.AllowHosts, w)
+		}
+	}
+}
+
+// TestOrphanedDaemons deletes the data directory under a running daemon:
+// DaemonPID no longer sees it, OrphanedDaemons does, until it exits.
+func TestOrphanedDaemons(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a daemon process")
+	}
+	t.Setenv(envDaemon, "serve")
+	cfg := testConfig(t)
+	ctx := context.Background()
+	c, err := client.Ensure(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := c.HealthInfo(ctx)
+	c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := client.OrphanedDaemons(cfg.Data); len(got) != 0 {
+		t.Errorf("OrphanedDaemons with the data dir in place = %v, want none", got)
+	}
+	if err := os.RemoveAll(cfg.Data); err != nil {
+		t.Fatal(err)
+	}
+	if _, running, _ := client.DaemonPID(cfg.Data); running {
+		t.Fatal("DaemonPID sees a daemon through a deleted lock file")
+	}
+	got := client.OrphanedDaemons(cfg.Data)
+	if len(got) != 1 || got[0] != h.PID || !client.HoldsDeletedLock(h.PID, cfg.Data) {
+		syscall.Kill(h.PID, syscall.SIGKILL)
+		t.Fatalf("OrphanedDaemons = %v, want [%d]", got, h.PID)
+	}
+	if err := syscall.Kill(h.PID, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return !client.HoldsDeletedLock(h.PID, cfg.Data) })
+	var ws syscall.WaitStatus
+	syscall.Wait4(h.PID, &ws, 0, nil) // reap our child if Ensure's reaper has not
+	if got := client.OrphanedDaemons(cfg.Data); len(got) != 0 {
+		t.Errorf("OrphanedDaemons after the daemon exited = %v", got)
+	}
+}
+
 func stopDaemon(t *testing.T, cfg config.Config, pid int) {
 	t.Helper()
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {

@@ -28,7 +28,12 @@ type Config struct {
 	ExcludeCookieDomains []string `name:"exclude-cookie-domains" env:"BROWSERD_EXCLUDE_COOKIE_DOMAINS" sep:"," help:"Never restore saved cookies of these domains (and their subdomains) into a profile." placeholder:"DOMAIN"`
 	NoWrap               bool     `name:"no-wrap" env:"BROWSERD_NO_WRAP" help:"Do not wrap page content in the untrusted-content envelope (for trusted use only)."`
 
-	Listen      string        `name:"listen" env:"BROWSERD_LISTEN" default:"127.0.0.1:8765" help:"HTTP listen address for the API and MCP (empty: Unix socket only)."`
+	// Listen has no kong default: `browserd serve` listens on DefaultListen
+	// unless --listen (or BROWSERD_LISTEN) is given, while a daemon that a
+	// command starts serves its Unix socket only unless the command was
+	// given --listen (see DaemonArgs), so that daemons of several data
+	// directories never fight over one port.
+	Listen      string        `name:"listen" env:"BROWSERD_LISTEN" help:"HTTP listen address for the API and MCP; empty: Unix socket only. Default: 127.0.0.1:8765 for serve, none for a daemon another command starts." placeholder:"ADDR"`
 	Headed      bool          `name:"headed" env:"BROWSERD_HEADED" help:"Show the browser window."`
 	CDP         string        `name:"cdp" env:"BROWSERD_CDP" help:"Attach to a running browser at this ws:// URL instead of launching one." placeholder:"WS_URL"`
 	IdleTimeout time.Duration `name:"idle-timeout" env:"BROWSERD_IDLE_TIMEOUT" default:"5m" help:"Close idle tasks' pages, and the browser when nothing is left, after this long."`
@@ -48,10 +53,14 @@ type Config struct {
 	NoCapture           bool          `name:"no-capture" env:"BROWSERD_NO_CAPTURE" help:"Take no state captures: sessions cannot be recovered after a restart or crash."`
 }
 
-// Default returns the settings a daemon has when nothing is given.
+// DefaultListen is the TCP address `browserd serve` listens on when no
+// --listen is given.
+const DefaultListen = "127.0.0.1:8765"
+
+// Default returns the settings `browserd serve` has when nothing is given.
 func Default() Config {
 	return Config{
-		Listen:      "127.0.0.1:8765",
+		Listen:      DefaultListen,
 		IdleTimeout: 5 * time.Minute,
 		ActionTime:  10 * time.Second,
 		NavTime:     30 * time.Second,
@@ -127,62 +136,116 @@ func (c *Config) Path(elem ...string) string {
 // SocketPath is the daemon's Unix socket.
 func (c *Config) SocketPath() string { return c.Path("browserd.sock") }
 
-// DaemonArgs renders the settings that differ from the defaults as flags, so
-// that a client that starts a daemon passes on what it was given.
-func (c *Config) DaemonArgs() []string {
+// Setting is one daemon setting as its flag (without the dashes) and its
+// values: none for a switch such as headed, one per occurrence for a
+// repeatable flag such as allow-host.
+type Setting struct {
+	Flag   string   `json:"flag"`
+	Values []string `json:"values,omitempty"`
+}
+
+// Settings lists the settings that differ from the defaults, in a fixed
+// order, plus listen always: a daemon that a command starts does not listen
+// on TCP unless told to, so its listen address is never implied. The data
+// directory is not a setting here; DaemonArgs adds it.
+func (c *Config) Settings() []Setting {
 	d := Default()
-	args := []string{"--data", c.Data}
-	add := func(cond bool, flag, val string) {
+	var out []Setting
+	add := func(cond bool, flag string, vals ...string) {
 		if cond {
-			args = append(args, flag, val)
+			out = append(out, Setting{Flag: flag, Values: vals})
 		}
 	}
-	add(c.Chromium != "", "--chromium", c.Chromium)
-	for _, h := range c.AllowHosts {
-		args = append(args, "--allow-host", h)
-	}
-	for _, h := range c.BlockHosts {
-		args = append(args, "--block-host", h)
-	}
-	for _, h := range c.OnlyHosts {
-		args = append(args, "--only-hosts", h)
-	}
-	for _, a := range c.DenyActions {
-		args = append(args, "--deny-actions", a)
-	}
-	for _, d := range c.ExcludeCookieDomains {
-		args = append(args, "--exclude-cookie-domains", d)
-	}
-	if c.AllowPrivate {
-		args = append(args, "--allow-private")
-	}
-	if c.NoWrap {
-		args = append(args, "--no-wrap")
-	}
-	add(c.Listen != d.Listen, "--listen", c.Listen)
-	if c.Headed {
-		args = append(args, "--headed")
-	}
-	add(c.CDP != "", "--cdp", c.CDP)
-	add(c.IdleTimeout != d.IdleTimeout, "--idle-timeout", c.IdleTimeout.String())
-	add(c.ActionTime != d.ActionTime, "--action-timeout", c.ActionTime.String())
-	add(c.NavTime != d.NavTime, "--nav-timeout", c.NavTime.String())
-	add(c.Width != d.Width, "--viewport-width", fmt.Sprint(c.Width))
-	add(c.Height != d.Height, "--viewport-height", fmt.Sprint(c.Height))
-	add(c.UploadDir != "" && c.UploadDir != c.Path("uploads"), "--upload-dir", c.UploadDir)
-	add(c.LogLevel != "" && c.LogLevel != d.LogLevel, "--log-level", c.LogLevel)
-	add(c.DB != "" && c.DB != c.Path("browserd.db"), "--db", c.DB)
-	add(c.SecretKeyFile != "" && c.SecretKeyFile != c.Path("secret.key"), "--secret-key-file", c.SecretKeyFile)
-	add(c.SnapshotInterval != d.SnapshotInterval, "--snapshot-interval", c.SnapshotInterval.String())
-	add(c.MaxSessionAge != d.MaxSessionAge, "--max-session-age", c.MaxSessionAge.String())
-	if c.AutoRehydrate {
-		args = append(args, "--auto-rehydrate")
-	}
-	add(c.MaxSessionSnapshots != d.MaxSessionSnapshots, "--max-session-snapshots", fmt.Sprint(c.MaxSessionSnapshots))
-	if c.NoCapture {
-		args = append(args, "--no-capture")
+	add(c.Chromium != "", "chromium", c.Chromium)
+	add(len(c.AllowHosts) > 0, "allow-host", c.AllowHosts...)
+	add(len(c.BlockHosts) > 0, "block-host", c.BlockHosts...)
+	add(len(c.OnlyHosts) > 0, "only-hosts", c.OnlyHosts...)
+	add(len(c.DenyActions) > 0, "deny-actions", c.DenyActions...)
+	add(len(c.ExcludeCookieDomains) > 0, "exclude-cookie-domains", c.ExcludeCookieDomains...)
+	add(c.AllowPrivate, "allow-private")
+	add(c.NoWrap, "no-wrap")
+	add(true, "listen", c.Listen)
+	add(c.Headed, "headed")
+	add(c.CDP != "", "cdp", c.CDP)
+	add(c.IdleTimeout != d.IdleTimeout, "idle-timeout", c.IdleTimeout.String())
+	add(c.ActionTime != d.ActionTime, "action-timeout", c.ActionTime.String())
+	add(c.NavTime != d.NavTime, "nav-timeout", c.NavTime.String())
+	add(c.Width != d.Width, "viewport-width", fmt.Sprint(c.Width))
+	add(c.Height != d.Height, "viewport-height", fmt.Sprint(c.Height))
+	add(c.UploadDir != "" && c.UploadDir != c.Path("uploads"), "upload-dir", c.UploadDir)
+	add(c.LogLevel != "" && c.LogLevel != d.LogLevel, "log-level", c.LogLevel)
+	add(c.DB != "" && c.DB != c.Path("browserd.db"), "db", c.DB)
+	add(c.SecretKeyFile != "" && c.SecretKeyFile != c.Path("secret.key"), "secret-key-file", c.SecretKeyFile)
+	add(c.SnapshotInterval != d.SnapshotInterval, "snapshot-interval", c.SnapshotInterval.String())
+	add(c.MaxSessionAge != d.MaxSessionAge, "max-session-age", c.MaxSessionAge.String())
+	add(c.AutoRehydrate, "auto-rehydrate")
+	add(c.MaxSessionSnapshots != d.MaxSessionSnapshots, "max-session-snapshots", fmt.Sprint(c.MaxSessionSnapshots))
+	add(c.NoCapture, "no-capture")
+	return out
+}
+
+// DaemonArgs renders the data directory and Settings as flags, so that a
+// client that starts a daemon passes on what it was given. --listen is
+// always there: empty (Unix socket only) unless the client was given an
+// address, where `browserd serve` alone would listen on DefaultListen.
+func (c *Config) DaemonArgs() []string {
+	args := []string{"--data", c.Data}
+	for _, s := range c.Settings() {
+		if len(s.Values) == 0 {
+			args = append(args, "--"+s.Flag)
+		}
+		for _, v := range s.Values {
+			args = append(args, "--"+s.Flag, v)
+		}
 	}
 	return args
+}
+
+// Mismatch is a setting a command asks for that a running daemon does not
+// have: Want is what the command gives, Have what the daemon runs with
+// (nil: the default, or off for a switch).
+type Mismatch struct {
+	Flag       string
+	Want, Have []string
+	Switch     bool // a flag without a value, such as --headed
+}
+
+// Mismatches compares the settings a command asks for (want, from its
+// Settings) with those a running daemon reports (have, from its Settings)
+// and returns each flag the command gives whose values the daemon does not
+// run with. Only what the command gives counts: a command without
+// --allow-host does not ask the daemon to drop its allowed hosts, and an
+// empty --listen (the default of a command) does not ask it to stop
+// listening. Repeatable flags compare as sets, so order and repetition do
+// not matter.
+func Mismatches(want, have []Setting) []Mismatch {
+	running := make(map[string][]string, len(have))
+	for _, s := range have {
+		running[s.Flag] = s.Values
+	}
+	var out []Mismatch
+	for _, s := range want {
+		if s.Flag == "listen" && (len(s.Values) == 0 || s.Values[0] == "") {
+			continue
+		}
+		got, ok := running[s.Flag]
+		if ok && sameSet(s.Values, got) {
+			continue
+		}
+		m := Mismatch{Flag: s.Flag, Want: s.Values, Switch: len(s.Values) == 0}
+		if ok {
+			m.Have = got
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
 }
 
 // Denied reports whether the operator removed the action with --deny-actions.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -395,4 +396,37 @@ func freePort(t *testing.T) string {
 	addr := ln.Addr().String()
 	ln.Close()
 	return addr
+}
+
+// The daemon reports its effective settings over the Unix socket, so that a
+// client can tell it runs with other settings than it was given; over TCP,
+// where health needs no token, it says no more than that it is up.
+func TestHealthReportsSettings(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Listen = freePort(t)
+	cfg.AllowHosts = []string{"10.0.0.5"}
+	cfg.Headed = true
+	start(t, cfg, &fakeEngine{})
+
+	c := client.New(cfg.SocketPath())
+	defer c.Close()
+	h, err := c.HealthInfo(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []config.Setting{{Flag: "allow-host", Values: []string{"10.0.0.5"}}, {Flag: "listen", Values: []string{cfg.Listen}}, {Flag: "headed"}}
+	if !reflect.DeepEqual(h.Settings, want) {
+		t.Errorf("settings over the socket = %+v, want %+v", h.Settings, want)
+	}
+
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := hc.Get("http://" + cfg.Listen + "/api/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.Contains(string(body), "settings") || strings.Contains(string(body), "10.0.0.5") {
+		t.Errorf("GET /api/health over TCP: %d %s; want ok without the settings", resp.StatusCode, body)
+	}
 }

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -33,6 +35,11 @@ type Options struct {
 	// cookies for a moment): the daemon's private run folder. "" means
 	// the system's.
 	TempDir string
+	// Settings are the daemon's effective settings (config.Settings),
+	// reported by /api/health to callers over the Unix socket only, so
+	// that a client can tell when the daemon runs with other settings than
+	// it was given.
+	Settings []config.Setting
 }
 
 // Health is the body of GET /api/health.
@@ -40,11 +47,13 @@ type Health struct {
 	OK      bool   `json:"ok"`
 	PID     int    `json:"pid"`
 	Version string `json:"version"`
+	// Settings: over the Unix socket only, what Options.Settings says.
+	Settings []config.Setting `json:"settings,omitempty"`
 }
 
 // New returns the API handler for h, to be mounted at /api/.
 func New(h tool.Handler, opts Options) http.Handler {
-	a := &api{h: h, version: opts.Version, log: opts.Log, tmp: opts.TempDir}
+	a := &api{h: h, version: opts.Version, log: opts.Log, tmp: opts.TempDir, settings: opts.Settings}
 	a.s, _ = h.(Sessions)
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
@@ -83,10 +92,16 @@ type api struct {
 	tmp     string
 	version string
 	log     *slog.Logger
+	// settings are the daemon's, for /api/health over the socket.
+	settings []config.Setting
 }
 
-func (a *api) health(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, Health{OK: true, PID: os.Getpid(), Version: a.version})
+func (a *api) health(w http.ResponseWriter, r *http.Request) {
+	h := Health{OK: true, PID: os.Getpid(), Version: a.version}
+	if auth.Local(r) { // no token over TCP: say no more than "up"
+		h.Settings = a.settings
+	}
+	writeJSON(w, http.StatusOK, h)
 }
 
 func (a *api) notFound(w http.ResponseWriter, r *http.Request) {
