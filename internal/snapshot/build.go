@@ -22,6 +22,11 @@ type Frame struct {
 	// Clickable holds the backend ids of elements clickable without an ARIA
 	// role (cursor:pointer, onclick, <a> without href).
 	Clickable map[int64]bool
+	// ClickableText optionally holds the text (innerText) of Clickable
+	// elements. It names a Clickable element the accessibility tree gives no
+	// text for: Chromium reports the nodes of an aria-hidden subtree as
+	// ignored, without names.
+	ClickableText map[int64]string
 }
 
 // Options controls Build.
@@ -55,23 +60,92 @@ type Result struct {
 // NotFound is the text Build returns when Options.Root is not in the trees.
 const NotFound = "selector target not found in the accessibility tree"
 
+// printed is how a Chromium role prints.
+type printed struct {
+	role string // an ARIA role where one exists
+	typ  string // the <input> type the Chromium role stands for, printed as type=...
+}
+
+// chromeRoles maps the Chromium-internal roles Accessibility.getFullAXTree
+// reports (where no ARIA role fits, role.value is Chromium's own name) to
+// the role printed. A role missing here prints as reported, lower-cased if
+// it starts with a capital letter (an internal role this table does not
+// know yet).
+var chromeRoles = map[string]printed{
+	"RootWebArea":          {role: "document"},
+	"WebArea":              {role: "document"},
+	"Iframe":               {role: "iframe"},
+	"IframePresentational": {role: "iframe"},
+	"StaticText":           {role: "text"},
+	"GenericContainer":     {role: "generic"},
+	"Unknown":              {role: "generic"},
+	"HeaderAsNonLandmark":  {role: "generic"},
+	"FooterAsNonLandmark":  {role: "generic"},
+	// A table Chromium judges to be for layout (no headers, no caption)
+	// still has rows an agent reads across: printed as a table, its rows
+	// compacted to one line each.
+	"LayoutTable":       {role: "table"},
+	"LayoutTableRow":    {role: "row"},
+	"LayoutTableCell":   {role: "cell"},
+	"LayoutTableColumn": {role: "generic"},
+	"Date":              {role: "textbox", typ: "date"},
+	"InputTime":         {role: "textbox", typ: "time"},
+	// Chromium reports datetime-local, month and week inputs alike.
+	"DateTime":           {role: "textbox", typ: "datetime-local"},
+	"ColorWell":          {role: "button", typ: "color"},
+	"PopUpButton":        {role: "combobox"},
+	"ToggleButton":       {role: "button"}, // with its pressed state
+	"MenuListOption":     {role: "option"},
+	"MenuListPopup":      {role: "listbox"},
+	"DisclosureTriangle": {role: "button"}, // <summary>
+	"LabelText":          {role: "label"},  // <label>; ARIA has no role for it
+	"ListItem":           {role: "listitem"},
+	"Caption":            {role: "caption"},
+	"Figcaption":         {role: "caption"},
+	"ContentDeletion":    {role: "deletion"},
+	"ContentInsertion":   {role: "insertion"},
+	"EmbeddedObject":     {role: "embed"},
+	"PluginObject":       {role: "embed"},
+	"SvgRoot":            {role: "img"},
+	// Chromium reports images as image, ARIA 1.3's synonym of img.
+	"image": {role: "img"},
+}
+
+// roleOf returns how role prints.
+func roleOf(role string) printed {
+	if p, ok := chromeRoles[role]; ok {
+		return p
+	}
+	if role != "" && 'A' <= role[0] && role[0] <= 'Z' {
+		return printed{role: strings.ToLower(role)}
+	}
+	return printed{role: role}
+}
+
+// Role sets hold roles as Chromium reports them.
 var (
 	droppedRoles = set("LineBreak", "InlineTextBox", "ListMarker")
-	genericRoles = set("", "generic", "none", "presentation", "GenericContainer", "Unknown")
+	genericRoles = set("", "generic", "none", "presentation", "GenericContainer", "Unknown",
+		"HeaderAsNonLandmark", "FooterAsNonLandmark")
 	// wrapperRoles fold when they have no name.
-	wrapperRoles = set("group", "section", "Section", "LabelText", "LayoutTable",
-		"LayoutTableRow", "LayoutTableCell", "LayoutTableColumn", "strong",
-		"emphasis", "mark", "subscript", "superscript", "time", "Abbr", "Ruby")
+	wrapperRoles = set("group", "section", "Section", "LabelText", "LayoutTableColumn", "MenuListPopup", "Legend",
+		"strong", "emphasis", "mark", "subscript", "superscript", "time", "Abbr", "Ruby")
+	// inlineRoles are text formatting inside a run of text: their text
+	// reads as part of the element around them.
+	inlineRoles = set("strong", "emphasis", "mark", "subscript", "superscript", "time", "Abbr", "Ruby")
 	widgetRoles = set("button", "link", "textbox", "searchbox", "checkbox", "radio",
 		"combobox", "listbox", "option", "menuitem", "menuitemcheckbox",
 		"menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem",
 		"scrollbar", "ToggleButton", "PopUpButton", "MenuListOption",
 		"DisclosureTriangle", "ColorWell", "Date", "DateTime", "InputTime")
-	valueRoles = set("textbox", "searchbox", "combobox", "spinbutton", "slider",
-		"ColorWell", "Date", "DateTime", "InputTime")
+	listItemRoles = set("listitem", "ListItem")
+	imageRoles    = set("image", "img", "SvgRoot")
+)
+
+// Printed-role sets.
+var (
+	valueRoles       = set("textbox", "searchbox", "combobox", "spinbutton", "slider")
 	placeholderRoles = set("textbox", "searchbox", "combobox")
-	documentRoles    = set("RootWebArea", "WebArea", "document")
-	iframeRoles      = set("Iframe", "IframePresentational", "iframe")
 )
 
 func set(names ...string) map[string]bool {
@@ -88,10 +162,13 @@ type item struct {
 	name     string // raw; normalized when printed
 	attrs    string // bracket list content, ref first
 	ref      bool
+	refID    string // the ref, "e5"
+	cut      int    // characters cut from attrs and rest
 	inRefs   int    // refs printed inside the line (controls of a table row)
 	bare     bool   // a table row: only its cells, no role
-	cells    []cell // a row's cells, for column-wise compaction
+	header   bool   // a row whose first cell is a column header
 	text     bool   // a text line (StaticText)
+	owner    string // a text line's element: the AX id its text belongs to
 	inline   bool   // printed "role: rest"
 	rest     string // the text after "role: "
 	children []*item
@@ -99,26 +176,33 @@ type item struct {
 
 func (it *item) line(interactive bool) string {
 	var b strings.Builder
+	cut, atLeast := it.cut, false
 	b.WriteString(it.role)
 	switch {
 	case it.bare:
+		s := it.rest
 		if it.attrs != "" {
-			return it.rest + " [" + it.attrs + "]"
+			s += " [" + it.attrs + "]"
 		}
-		return it.rest
+		return s + truncNote(cut, false, it.refID)
 	case it.inline:
 		if it.rest != "" {
 			b.WriteString(": ")
 			b.WriteString(it.rest)
 		}
 	case it.name != "":
+		q, n := quote(it.name)
 		b.WriteByte(' ')
-		b.WriteString(quote(it.name))
+		b.WriteString(q)
+		cut += n
 	case interactive && it.ref:
 		// Interactive lines have no children to explain them.
-		if t := allText(it); t != "" {
+		if t, more := allText(it); t != "" {
+			q, n := quote(t)
 			b.WriteByte(' ')
-			b.WriteString(quote(t))
+			b.WriteString(q)
+			cut += n
+			atLeast = more && n > 0
 		}
 	}
 	if it.attrs != "" {
@@ -126,18 +210,21 @@ func (it *item) line(interactive bool) string {
 		b.WriteString(it.attrs)
 		b.WriteByte(']')
 	}
+	b.WriteString(truncNote(cut, atLeast, it.refID))
 	return b.String()
 }
 
-// refAttrs matches the attribute lists of controls printed inside a row.
-var refAttrs = regexp.MustCompile(` ?\[ref=e\d+[^\]]*\]`)
+// refAttrs matches the attribute lists and cut notes of controls printed
+// inside a row.
+var refAttrs = regexp.MustCompile(` ?\[(?:ref=e\d+[^\]]*|\+\d+\+? chars: [^\]]*)\]`)
 
-// allText is the text of an item's subtree.
-func allText(it *item) string {
-	var s string
+// allText is the text of an item's subtree; more tells that it stopped
+// early, well past the length a name is cut to.
+func allText(it *item) (s string, more bool) {
 	var walk func(*item)
 	walk = func(it *item) {
 		if len(s) > 4*maxText {
+			more = true
 			return
 		}
 		switch {
@@ -157,7 +244,7 @@ func allText(it *item) string {
 	for _, c := range it.children {
 		walk(c)
 	}
-	return s
+	return s, more
 }
 
 type frameIndex struct {
@@ -165,6 +252,11 @@ type frameIndex struct {
 	byBackend map[int64]int
 	visited   []bool
 	root      int
+
+	// Built on first use, for list items and labels.
+	holds        []bool          // a descendant takes a ref of its own
+	labels       map[int64]bool  // backend ids of elements naming a node
+	controlNames map[string]bool // normalized names of controls
 }
 
 type frameOwner struct {
@@ -337,13 +429,17 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 		if norm(n.Name) == "" {
 			return nil
 		}
-		return []*item{{role: "text", name: n.Name, text: true}}
+		return []*item{{role: "text", name: n.Name, text: true, owner: n.ParentID}}
 	}
 
+	pr := roleOf(n.Role)
 	generic := n.Ignored || genericRoles[n.Role]
 	clickable := n.BackendID != 0 && f.Clickable[n.BackendID] && !inRef &&
-		!documentRoles[n.Role] && !iframeRoles[n.Role]
-	hasRef := n.BackendID != 0 && (clickable || (!n.Ignored && actionable(n)))
+		pr.role != "document" && pr.role != "iframe"
+	control := n.BackendID != 0 && (clickable || !n.Ignored && actionable(n))
+	// A list item, image or label gets a ref of its own but leaves those
+	// inside it theirs.
+	hasRef := control || n.BackendID != 0 && !n.Ignored && b.ownRef(fi, ni, inRef)
 	var ref string
 	if hasRef {
 		ref = b.refs.Assign(Key{f.Key, n.BackendID}, b.opt.Owner)
@@ -352,13 +448,13 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 	var kids []*item
 	for _, id := range n.ChildIDs {
 		if ci, ok := x.byID[id]; ok {
-			kids = append(kids, b.visit(fi, ci, inRef || hasRef, false)...)
+			kids = append(kids, b.visit(fi, ci, inRef || control, false)...)
 		}
 	}
-	if iframeRoles[n.Role] && n.BackendID != 0 {
+	if pr.role == "iframe" && n.BackendID != 0 {
 		for _, ci := range b.children[frameOwner{f.Key, n.BackendID}] {
 			if !b.used[ci] {
-				kids = append(kids, b.frame(ci, inRef || hasRef)...)
+				kids = append(kids, b.frame(ci, inRef || control)...)
 			}
 		}
 	}
@@ -369,25 +465,37 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 		case generic, n.Role == "rowgroup":
 			return kids
 		case wrapperRoles[n.Role] && norm(name) == "":
+			if inlineRoles[n.Role] {
+				// Formatting: its text belongs to the element around it.
+				for _, k := range kids {
+					if k.text && k.owner == n.ID {
+						k.owner = n.ParentID
+					}
+				}
+			}
 			return kids
 		case n.Role == "paragraph" && norm(name) == "" && len(kids) <= 1:
 			return kids
 		}
 	}
+	if hasRef && len(kids) == 0 && norm(name) == "" {
+		// An element the AX tree has no text for, such as a clickable
+		// aria-hidden one: the text of its ignored nodes if Chromium named
+		// them, else the text the page gave for it.
+		if name = b.subtreeText(fi, ni); name == "" {
+			name = f.ClickableText[n.BackendID]
+		}
+	}
 
-	role := n.Role
+	role := pr.role
 	switch {
-	case documentRoles[role]:
-		role = "document"
-	case iframeRoles[role]:
-		role = "iframe"
-	case clickable && generic:
+	case clickable && genericRoles[n.Role]:
 		role = "clickable"
 	case role == "":
 		role = "generic"
 	}
-	it := &item{role: role, name: name, ref: hasRef}
-	it.attrs = b.attrs(n, role, ref)
+	it := &item{role: role, name: name, ref: hasRef, refID: ref}
+	it.attrs, it.cut = b.attrs(n, pr, role, ref)
 	kids = tidy(kids, name)
 
 	switch {
@@ -400,7 +508,10 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 		if hasRef {
 			it.name = kids[0].name
 		} else {
-			it.inline, it.rest = true, plain(kids[0].name)
+			var n int
+			it.inline = true
+			it.rest, n = plain(kids[0].name)
+			it.cut += n
 		}
 	default:
 		it.children = kids
@@ -416,7 +527,10 @@ func actionable(n *Node) bool {
 	if widgetRoles[n.Role] {
 		return true
 	}
-	if n.Props["focusable"] != "true" || documentRoles[n.Role] || iframeRoles[n.Role] {
+	if n.Props["focusable"] != "true" {
+		return false
+	}
+	if r := roleOf(n.Role).role; r == "document" || r == "iframe" {
 		return false
 	}
 	if genericRoles[n.Role] {
@@ -425,8 +539,108 @@ func actionable(n *Node) bool {
 	return true
 }
 
-// tidy merges adjacent short text items and drops text that repeats the
-// parent's name or the name of an adjacent item with a ref.
+// ownRef reports whether a node that is no control gets a ref all the same,
+// for an agent to click or hover it: a list item (an autocomplete option)
+// with no control inside, a named image outside controls, and a <label>
+// not tied to a control (a to-do item's text). inRef tells that an ancestor
+// is a control.
+func (b *builder) ownRef(fi, ni int, inRef bool) bool {
+	n := &b.frames[fi].Nodes[ni]
+	switch {
+	case listItemRoles[n.Role]:
+		// Even inside a clickable list: each item is its own target.
+		return !b.holds(fi, ni)
+	case imageRoles[n.Role]:
+		return !inRef && norm(n.Name) != ""
+	case n.Role == "LabelText":
+		return !inRef && !b.holds(fi, ni) && !b.tied(fi, ni)
+	}
+	return false
+}
+
+// holds reports whether a descendant of node ni takes a ref of its own: a
+// control, a focusable or clickable element or a list item.
+func (b *builder) holds(fi, ni int) bool {
+	x := &b.idx[fi]
+	if x.holds == nil {
+		f := &b.frames[fi]
+		x.holds = make([]bool, len(f.Nodes))
+		for i := range f.Nodes {
+			n := &f.Nodes[i]
+			if n.BackendID == 0 || !(f.Clickable[n.BackendID] ||
+				!n.Ignored && (actionable(n) || listItemRoles[n.Role])) {
+				continue
+			}
+			// Mark the ancestors; a marked one has its own marked.
+			for p, ok := x.byID[n.ParentID]; ok && !x.holds[p]; p, ok = x.byID[f.Nodes[p].ParentID] {
+				x.holds[p] = true
+			}
+		}
+	}
+	return x.holds[ni]
+}
+
+// tied reports whether a label names a control: a node's labelledby names
+// it, or its text is a control's name. A label without text counts as tied:
+// it has nothing to show.
+func (b *builder) tied(fi, ni int) bool {
+	x := &b.idx[fi]
+	f := &b.frames[fi]
+	if x.labels == nil {
+		x.labels = make(map[int64]bool)
+		x.controlNames = make(map[string]bool)
+		for i := range f.Nodes {
+			n := &f.Nodes[i]
+			for _, id := range n.LabelledBy {
+				x.labels[id] = true
+			}
+			if !n.Ignored && widgetRoles[n.Role] {
+				if s := norm(n.Name); s != "" {
+					x.controlNames[s] = true
+				}
+			}
+		}
+	}
+	n := &f.Nodes[ni]
+	if x.labels[n.BackendID] {
+		return true
+	}
+	t := norm(n.Name)
+	if t == "" {
+		t = norm(b.subtreeText(fi, ni))
+	}
+	return t == "" || x.controlNames[t]
+}
+
+// subtreeText is the text of the StaticText nodes under node ni, ignored
+// ones included, read up to a bound.
+func (b *builder) subtreeText(fi, ni int) string {
+	x := &b.idx[fi]
+	f := &b.frames[fi]
+	if len(f.Nodes[ni].ChildIDs) == 0 {
+		return ""
+	}
+	var s string
+	stack := []int{ni}
+	for steps := 0; len(stack) > 0 && steps < 500 && len(s) <= 4*maxText; steps++ {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := &f.Nodes[i]
+		if n.Role == "StaticText" {
+			s = joinText(s, norm(n.Name))
+			continue
+		}
+		for k := len(n.ChildIDs) - 1; k >= 0; k-- {
+			if c, ok := x.byID[n.ChildIDs[k]]; ok {
+				stack = append(stack, c)
+			}
+		}
+	}
+	return s
+}
+
+// tidy merges adjacent text items of one element and drops text that repeats
+// the parent's name or the name of an adjacent item with a ref.
 func tidy(kids []*item, parentName string) []*item {
 	if len(kids) == 0 {
 		return kids
@@ -434,8 +648,8 @@ func tidy(kids []*item, parentName string) []*item {
 	out := kids[:0]
 	for _, k := range kids {
 		if k.text && len(out) > 0 {
-			if p := out[len(out)-1]; p.text && len(p.name)+len(k.name) < maxText {
-				out[len(out)-1] = &item{role: "text", text: true, name: joinText(p.name, k.name)}
+			if p := out[len(out)-1]; p.text && p.owner == k.owner && len(p.name)+len(k.name) < maxText {
+				out[len(out)-1] = &item{role: "text", text: true, owner: k.owner, name: joinText(p.name, k.name)}
 				continue
 			}
 		}
@@ -478,14 +692,11 @@ func tidy(kids []*item, parentName string) []*item {
 func rowify(it *item, cells []*item) {
 	var parts []string
 	var actions []*item
-	for _, c := range cells {
-		cl := cell{header: c.role == "columnheader"}
-		if ctl := loneControl(c); ctl != nil {
-			cl.control, cl.ref = controlOf(ctl)
+	for i, c := range cells {
+		if i == 0 {
+			it.header = c.role == "columnheader"
 		}
-		cl.text = cellText(c, &actions, &it.inRefs)
-		it.cells = append(it.cells, cl)
-		parts = append(parts, cl.text)
+		parts = append(parts, cellText(c, &actions, it))
 	}
 	for len(parts) > 0 && parts[len(parts)-1] == "" {
 		parts = parts[:len(parts)-1]
@@ -498,135 +709,81 @@ func rowify(it *item, cells []*item) {
 	it.children = actions
 }
 
-// cell is one cell of a row line.
-type cell struct {
-	text    string
-	header  bool
-	control string // `button "Edit"` when the cell is one simple control
-	ref     string // that control's "ref=eN" attribute
-}
-
-// loneControl is the one simple control a cell holds and nothing else, or nil.
-func loneControl(c *item) *item {
-	for !c.ref && len(c.children) == 1 && !c.inline {
-		c = c.children[0]
-	}
-	if c.ref && !hasRef(c) {
-		return c
-	}
-	return nil
-}
-
-// controlOf splits a simple control's line into `role "name"` and its ref
-// attribute, when the ref is its only attribute.
-func controlOf(c *item) (control, ref string) {
-	if strings.Contains(c.attrs, ", ") || !strings.HasPrefix(c.attrs, "ref=") {
-		return "", ""
-	}
-	l := c.line(true)
-	i := strings.LastIndex(l, " [")
-	if i < 0 {
-		return "", ""
-	}
-	return l[:i], c.attrs
-}
-
-// compactTable prints a table's rows without the row role, and where every
-// body row holds the same lone control in a column (an "Edit" button per
-// row), names that control once in the header and leaves only its ref in
-// the rows. Nothing actionable is lost; a 1,000-row table shrinks by a
-// third.
+// compactTable prints a table's rows without the row role, and its header
+// row as "columns: ...".
 func compactTable(rows []*item) {
-	var body []*item
-	var header *item
+	header := false
 	for _, r := range rows {
-		if r.role != "row" || len(r.children) > 0 {
+		if r.role != "row" || len(r.children) > 0 || r.rest == "" {
 			continue
 		}
-		if len(r.cells) > 0 && r.cells[0].header && header == nil {
-			header = r
-			continue
-		}
-		body = append(body, r)
-	}
-	ncol := 0
-	for _, r := range body {
-		ncol = max(ncol, len(r.cells))
-	}
-	if len(body) >= 3 {
-		for j := 0; j < ncol; j++ {
-			ctl := ""
-			same := true
-			for _, r := range body {
-				if j >= len(r.cells) || r.cells[j].control == "" || (ctl != "" && r.cells[j].control != ctl) {
-					same = false
-					break
-				}
-				ctl = r.cells[j].control
-			}
-			if !same {
-				continue
-			}
-			for _, r := range body {
-				r.cells[j].text = "[" + r.cells[j].ref + "]"
-			}
-			if header != nil && j < len(header.cells) {
-				header.cells[j].text = strings.TrimSpace(header.cells[j].text + " (" + ctl + ")")
-			} else if header != nil {
-				header.cells = append(header.cells, cell{text: "(" + ctl + ")"})
-			}
-		}
-	}
-	for _, r := range append(body, header) {
-		if r == nil {
-			continue
-		}
-		parts := make([]string, len(r.cells))
-		for i, c := range r.cells {
-			parts[i] = c.text
-		}
-		for len(parts) > 0 && parts[len(parts)-1] == "" {
-			parts = parts[:len(parts)-1]
-		}
-		if len(parts) == 0 {
-			continue
-		}
-		r.rest = strings.Join(parts, " | ")
-		r.bare = r != header
-		if r == header {
+		if r.header && !header {
+			header = true
 			r.role = "columns"
+			continue
 		}
+		r.bare = true
 	}
 }
 
-// cellText is the text of a cell's subtree; items with refs go to actions
-// instead.
-func cellText(c *item, actions *[]*item, inRefs *int) string {
-	if c.ref {
+// cellText is the text of a cell's subtree, a simple control printed whole
+// (role, name, attributes) in its place; items with controls inside go to
+// actions instead. A run of text between controls is cut like a name. It
+// adds the refs printed and characters cut to row.
+func cellText(c *item, actions *[]*item, row *item) string {
+	cb := cellBuf{row: row}
+	cb.add(c, actions)
+	cb.flush()
+	return cb.s
+}
+
+// cellBuf builds a cell's text.
+type cellBuf struct {
+	row  *item
+	s    string // the text so far
+	text string // a run of text not yet added to s
+}
+
+func (cb *cellBuf) add(c *item, actions *[]*item) {
+	switch {
+	case c.ref:
 		// A simple control stays in its cell, so a row of a big table is
 		// one line; one with controls inside goes below the row.
-		if !hasRef(c) {
-			*inRefs += refCount(c)
-			return c.line(true)
+		if hasRef(c) {
+			*actions = append(*actions, c)
+			return
 		}
-		*actions = append(*actions, c)
-		return ""
-	}
-	if c.text {
-		return plain(c.name)
-	}
-	if c.name != "" && !hasRef(c) {
-		return plain(c.name)
-	}
-	var s string
-	if c.inline {
-		s = c.rest
-		*inRefs += c.inRefs // a row nested in a cell brings its controls
+		cb.row.inRefs += refCount(c)
+		cb.piece(c.line(true))
+		return
+	case c.text || (c.name != "" && !hasRef(c)):
+		cb.text = joinText(cb.text, c.name)
+		return
+	case c.inline:
+		// Cut already; a row nested in a cell brings its controls.
+		cb.row.inRefs += c.inRefs
+		cb.row.cut += c.cut
+		cb.piece(c.rest)
 	}
 	for _, k := range c.children {
-		s = joinText(s, cellText(k, actions, inRefs))
+		cb.add(k, actions)
 	}
-	return plain(s)
+}
+
+// piece adds text not to cut: a control's line, a cut line.
+func (cb *cellBuf) piece(s string) {
+	cb.flush()
+	cb.s = joinText(cb.s, s)
+}
+
+func (cb *cellBuf) flush() {
+	if cb.text == "" {
+		return
+	}
+	t, n := plain(cb.text)
+	cb.row.cut += n
+	cb.s = joinText(cb.s, t)
+	cb.text = ""
 }
 
 func hasRef(it *item) bool {
@@ -638,11 +795,21 @@ func hasRef(it *item) bool {
 	return false
 }
 
-// attrs is the bracket list of a printed node, ref first.
-func (b *builder) attrs(n *Node, role, ref string) string {
+// attrs is the bracket list of a printed node, ref first, and the number of
+// characters cut from its values.
+func (b *builder) attrs(n *Node, pr printed, role, ref string) (string, int) {
 	var a []string
+	cut := 0
+	str := func(key, v string) {
+		q, c := quote(v)
+		a = append(a, key+"="+q)
+		cut += c
+	}
 	if ref != "" {
 		a = append(a, "ref="+ref)
+	}
+	if pr.typ != "" {
+		a = append(a, "type="+pr.typ)
 	}
 	p := n.Props
 	if role == "heading" && p["level"] != "" {
@@ -662,6 +829,12 @@ func (b *builder) attrs(n *Node, role, ref string) string {
 		a = append(a, "pressed")
 	case "mixed":
 		a = append(a, "pressed=mixed")
+	case "false":
+		a = append(a, "pressed=false")
+	case "":
+		if n.Role == "ToggleButton" {
+			a = append(a, "pressed=false")
+		}
 	}
 	switch p["expanded"] {
 	case "true":
@@ -680,25 +853,25 @@ func (b *builder) attrs(n *Node, role, ref string) string {
 	if p["focused"] == "true" && role != "document" {
 		a = append(a, "focused")
 	}
-	if valueRoles[role] {
+	if valueRoles[role] || pr.typ != "" {
 		v := n.Value
 		if vt := p["valuetext"]; vt != "" {
 			v = vt
 		}
 		if norm(v) != "" {
-			a = append(a, "value="+quote(v))
+			str("value", v)
 		}
 	}
 	if u := p["url"]; u != "" && role == "link" {
-		a = append(a, "href="+quote(shortHref(u, b.opt.Origin)))
+		str("href", shortHref(u, b.opt.Origin))
 	}
 	if v := p["current"]; v != "" && v != "false" {
 		a = append(a, "current")
 	}
 	if placeholderRoles[role] && norm(n.Description) != "" {
-		a = append(a, "placeholder="+quote(n.Description))
+		str("placeholder", n.Description)
 	}
-	return strings.Join(a, ", ")
+	return strings.Join(a, ", "), cut
 }
 
 // line is one rendered output line.

@@ -36,7 +36,8 @@ func TestBuild(t *testing.T) {
   text "in group"
   group "Named"
     text "x"
-  text "kept one child"
+  text "kept"
+  text "one child"
   paragraph
     text "two"
     link "kids" [ref=e1]
@@ -44,7 +45,7 @@ func TestBuild(t *testing.T) {
   main
     article
       text "a"
-      image "logo"`,
+      img "logo" [ref=e2]`,
 		},
 		{
 			name: "text dedupe and merge",
@@ -61,11 +62,12 @@ func TestBuild(t *testing.T) {
   button "Save" [ref=e1]
   link "Hello world" [ref=e2]
   link "Icon" [ref=e3]
-    image "Icon"
+    img "Icon"
   heading "Head"
     text "Head extra"
   textbox "Email" [ref=e4]
-  text "a b c"`,
+  text "a b"
+  text "c"`,
 		},
 		{
 			name: "attributes in order",
@@ -118,9 +120,9 @@ func TestBuild(t *testing.T) {
 			)),
 			want: `document "say \"hi\" back\\slash"
   textbox "multi line" [ref=e1, value="a b c"]
-  button "` + strings.Repeat("x", 200) + `…" [ref=e2]
+  button "` + strings.Repeat("x", 200) + `…" [ref=e2] [+50 chars: extract ref=e2 to read all]
   button "ctl\x00é😀" [ref=e3]
-  listitem: cell "raw" text`,
+  listitem "cell \"raw\"\x01 text" [ref=e4]`,
 		},
 		{
 			name: "refs: focusable, backend ids, clickable",
@@ -216,12 +218,12 @@ func TestBuild(t *testing.T) {
     Ann | 31
     Bob |  | button "Edit" [ref=e1] button "Del" [ref=e2]
     checkbox [ref=e3, checked] | link "Cy" [ref=e4, href="/cy"] | x
-    ok [selected]
+    img "ok" [ref=e5] [selected]
     row
   list
-    listitem: one
-    listitem: two parts
-    link "three" [ref=e5]`,
+    listitem "one" [ref=e6]
+    listitem "two parts" [ref=e7]
+    link "three" [ref=e8]`,
 		},
 	}
 	for _, tt := range tests {

@@ -22,6 +22,11 @@ type Node struct {
 
 	// BackendID is the node's backendDOMNodeId, 0 if it has none.
 	BackendID int64
+
+	// LabelledBy holds the backend ids of the nodes the "labelledby"
+	// property names: the <label> elements and aria-labelledby targets that
+	// gave the node its name.
+	LabelledBy []int64
 }
 
 // scalar decodes a CDP AXValue's "value": strings as themselves, booleans and
@@ -56,9 +61,19 @@ type axValue struct {
 	Value scalar `json:"value"`
 }
 
+// axPropValue is a property's AXValue, which may list related nodes.
+type axPropValue struct {
+	Value        scalar          `json:"value"`
+	RelatedNodes []axRelatedNode `json:"relatedNodes"`
+}
+
+type axRelatedNode struct {
+	BackendID int64 `json:"backendDOMNodeId"`
+}
+
 type axProperty struct {
-	Name  string  `json:"name"`
-	Value axValue `json:"value"`
+	Name  string      `json:"name"`
+	Value axPropValue `json:"value"`
 }
 
 type axNode struct {
@@ -110,6 +125,13 @@ func convert(raw []axNode) []Node {
 		n.Value, n.Description = a.Value.Value.s, a.Description.Value.s
 		n.BackendID = a.BackendID
 		for _, p := range a.Properties {
+			if p.Name == "labelledby" {
+				for _, r := range p.Value.RelatedNodes {
+					if r.BackendID != 0 {
+						n.LabelledBy = append(n.LabelledBy, r.BackendID)
+					}
+				}
+			}
 			if !p.Value.Value.ok || p.Name == "" {
 				continue
 			}

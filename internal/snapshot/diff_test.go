@@ -170,8 +170,8 @@ func TestDiffLarge(t *testing.T) {
 	got := Diff(a, b)
 	want := `  document "Users"
     table
--     500 | User 500 | user500@example.com | active | [ref=e500]
-+     500 | Renamed | user500@example.com | active | [ref=e500]`
+-     500 | User 500 | user500@example.com | active | button "Edit" [ref=e500]
++     500 | Renamed | user500@example.com | active | button "Edit" [ref=e500]`
 	if got != want {
 		t.Errorf("Diff = %q, want %q", got, want)
 	}

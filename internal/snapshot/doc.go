@@ -14,39 +14,55 @@
 //	  main
 //	    heading "Settings" [level=1]
 //	    textbox "Display name" [ref=e3, value="Hamed"]
+//	    textbox "Birthday" [ref=e4, type=date, value="1990-04-01"]
 //	    checkbox "Remember me" [ref=e5, checked]
 //	    list
-//	      listitem: Telegram: connected
+//	      listitem "Telegram: connected" [ref=e6]
 //	    table "Users"
-//	      columns: # | Name | Email | Status | Action (button "Edit")
-//	      17 | Alice Smith | alice17@example.com | active | [ref=e40]
+//	      columns: # | Name | Email | Status | Action
+//	      17 | Alice Smith | alice17@example.com | active | button "Edit" [ref=e40]
+//	    text "Terms of use: …" [+1834 chars: extract to read all]
 //
-// Chromium's RootWebArea prints as document, StaticText as text and Iframe as
-// iframe; LineBreak, InlineTextBox and ListMarker nodes are dropped; other
-// roles print as CDP reports them. Nameless wrappers (generic, none,
-// presentation, group, section, rowgroup, inline formatting, ignored nodes,
-// a paragraph with at most one child) are folded: their children take their
-// place. A text line that repeats its parent's name, or the name of an
-// adjacent element with a ref (a form label), is dropped; adjacent short text
-// lines are merged. A nameless node whose only child is text prints on one
-// line as "role: the text" (for example "listitem: Telegram: connected").
+// Roles print as ARIA roles. Chromium's own role names, which getFullAXTree
+// reports where no ARIA role fits, print as the role they stand for (one
+// table, chromeRoles): RootWebArea as document, StaticText as text, Iframe as
+// iframe, the date, time and datetime-local (also month and week) inputs
+// Chromium calls Date, InputTime and DateTime as textbox with type=date,
+// type=time, type=datetime-local, ColorWell as button with type=color,
+// PopUpButton as combobox, ToggleButton as button with its pressed state,
+// MenuListOption as option, DisclosureTriangle (<summary>) as button,
+// LabelText (<label>) as label, and image (ARIA 1.3's synonym) as img; an
+// internal role the table does not know prints lower-cased. LineBreak,
+// InlineTextBox and ListMarker nodes are dropped. Nameless wrappers (generic, none, presentation, group, section,
+// rowgroup, legend, inline formatting, ignored nodes, a paragraph with at
+// most one child) are folded: their children take their place. A text line
+// that repeats its parent's name, or the name of an adjacent element with a
+// ref (a form label), is dropped. Adjacent short text lines of one element
+// are merged (the text of inline formatting such as strong or emphasis
+// counts as its parent element's); text of different elements stays on
+// separate lines. A nameless node whose only child is text prints on one
+// line as "role: the text" (for example "paragraph: Saved."), or with the
+// text as its name if it has a ref.
+//
 // Names and values are collapsed to one line, cut at 200 characters with
-// "…", and quoted with Go escaping.
+// "…", and quoted with Go escaping. A line whose names, values or text were
+// cut ends with "[+N chars: extract ref=eN to read all]", N the number of
+// characters left out, or "[+N chars: extract to read all]" when the line
+// has no ref ("+N+" when N is a lower bound).
 //
-// Attributes come in this order when present: ref, level (headings),
-// checked/checked=mixed, selected, pressed, expanded/collapsed, disabled,
-// required, readonly, invalid, focused, value (text fields, comboboxes,
-// sliders, spin buttons), href (same-origin links shortened to their path),
-// current, placeholder.
+// Attributes come in this order when present: ref, type (inputs Chromium
+// gives an internal role), level (headings), checked/checked=mixed,
+// selected, pressed/pressed=mixed/pressed=false, expanded/collapsed,
+// disabled, required, readonly, invalid, focused, value (text fields,
+// comboboxes, sliders, spin buttons, typed inputs), href (same-origin links
+// shortened to their path), current, placeholder.
 //
 // A table row prints as one bare line, its cells joined with " | ". A cell
-// holding one simple control prints that control in place (button "Edit"
-// [ref=e40]); controls with controls inside follow on lines indented under
-// the row. The header row prints as "columns: ...". When every body row of a
-// table (three or more) holds the same lone control in a column, the header
-// names it once, "Action (button "Edit")", and the rows keep only its
-// attributes, "[ref=e40]". A list item holding only a control prints as
-// that control.
+// holding a simple control prints that control whole in place, role, name
+// and attributes (button "Edit" [ref=e40], checkbox [ref=e7, checked]);
+// controls with controls inside follow on lines indented under the row. The
+// header row prints as "columns: ...". A list item holding only a control
+// prints as that control.
 //
 // Child frames print under the iframe line of their owner element, with their
 // own document line. A frame whose owner is not found is appended at the end
@@ -57,12 +73,19 @@
 // Refs go to actionable nodes that have a DOM node: widgets (button, link,
 // textbox, checkbox, combobox, option, tab, slider, ...), focusable nodes with
 // a role, and elements the page made clickable without a role
-// (Frame.Clickable; a roleless one prints as "clickable"). A Clickable element
-// inside another element with a ref gets none (cursor:pointer is inherited).
-// Iframes and documents never get refs. A ref names a (frame, backend DOM node
-// id) pair through [Refs]: the same node keeps its ref across snapshots, a
-// node seen for the first time gets the next number in document order, and
-// a ref is never reused, even after [Refs.Forget] drops a replaced document.
+// (Frame.Clickable; a roleless one prints as "clickable"), even those
+// Chromium marks ignored (aria-hidden), which are named from their text, else
+// from Frame.ClickableText. A Clickable element inside another element with
+// a ref gets none (cursor:pointer is inherited). These get refs too, for
+// agents to click or hover them: list items that hold no control or list
+// item (the options of an autocomplete, even inside a clickable box), named
+// images (hover an avatar), and <label> elements tied to no control (one
+// that neither names a control, through labelledby or by its text, nor holds
+// one: a to-do item's text), images and labels only outside controls. Iframes and documents never get refs. A ref names a (frame, backend
+// DOM node id) pair through [Refs]: the same node keeps its ref across
+// snapshots, a node seen for the first time gets the next number in document
+// order, and a ref is never reused, even after [Refs.Forget] drops a replaced
+// document.
 //
 // # Limits
 //

@@ -12,6 +12,7 @@ type tn struct {
 	ignored                 bool
 	backend                 int64 // 0: auto (the node's index + 1); -1: none
 	props                   map[string]string
+	labels                  []int64 // backend ids of the labelledby property
 	kids                    []tn
 }
 
@@ -31,12 +32,13 @@ func (t tn) p(kv ...string) tn {
 	return t
 }
 
-func (t tn) be(id int64) tn          { t.backend = id; return t }
-func (t tn) val(v string) tn         { t.value = v; return t }
-func (t tn) descr(d string) tn       { t.desc = d; return t }
-func (t tn) ign() tn                 { t.ignored = true; return t }
-func (t tn) focusable() tn           { return t.p("focusable", "true") }
-func doc(name string, kids ...tn) tn { return n("RootWebArea", name, kids...).focusable() }
+func (t tn) be(id int64) tn             { t.backend = id; return t }
+func (t tn) val(v string) tn            { t.value = v; return t }
+func (t tn) descr(d string) tn          { t.desc = d; return t }
+func (t tn) ign() tn                    { t.ignored = true; return t }
+func (t tn) labelledBy(ids ...int64) tn { t.labels = ids; return t }
+func (t tn) focusable() tn              { return t.p("focusable", "true") }
+func doc(name string, kids ...tn) tn    { return n("RootWebArea", name, kids...).focusable() }
 
 // nodes flattens a test tree into CDP-ordered nodes (pre-order), ids "1"...
 func nodes(root tn) []Node {
@@ -47,7 +49,7 @@ func nodes(root tn) []Node {
 		out = append(out, Node{})
 		i := len(out) - 1
 		nd := Node{ID: id, ParentID: parent, Ignored: t.ignored, Role: t.role, Name: t.name,
-			Value: t.value, Description: t.desc, Props: t.props}
+			Value: t.value, Description: t.desc, Props: t.props, LabelledBy: t.labels}
 		switch {
 		case t.backend > 0:
 			nd.BackendID = t.backend
@@ -117,9 +119,14 @@ func tableTree(rows int, cellsOf func(int) [4]string) tn {
 // cdpJSON encodes nodes the way Accessibility.getFullAXTree returns them,
 // including fields Decode skips.
 func cdpJSON(ns []Node) []byte {
+	type related struct {
+		BackendDOMNodeID int64  `json:"backendDOMNodeId"`
+		Text             string `json:"text,omitempty"`
+	}
 	type val struct {
-		Type  string `json:"type"`
-		Value any    `json:"value,omitempty"`
+		Type         string    `json:"type"`
+		Value        any       `json:"value,omitempty"`
+		RelatedNodes []related `json:"relatedNodes,omitempty"`
 	}
 	type src struct {
 		Type      string `json:"type"`
@@ -186,6 +193,13 @@ func cdpJSON(ns []Node) []byte {
 				}
 			}
 			o.Properties = append(o.Properties, prop{Name: k, Value: val{Type: "booleanOrUndefined", Value: pv}})
+		}
+		if len(nd.LabelledBy) > 0 {
+			v := val{Type: "nodeList"}
+			for _, id := range nd.LabelledBy {
+				v.RelatedNodes = append(v.RelatedNodes, related{BackendDOMNodeID: id, Text: "label"})
+			}
+			o.Properties = append(o.Properties, prop{Name: "labelledby", Value: v})
 		}
 		out[i] = o
 	}

@@ -388,13 +388,24 @@ func slice[T any](r *reader, s *[]T, elem func(*T) error) error {
 
 var (
 	treeFields  = []string{"nodes"}
-	valueFields = []string{"value"}
+	valueFields = []string{"value", "relatedNodes"}
+	relFields   = []string{"backendDOMNodeId"}
 	propFields  = []string{"name", "value"}
 	nodeFields  = []string{"nodeId", "ignored", "role", "name", "description", "value",
 		"properties", "parentId", "childIds", "backendDOMNodeId"}
 )
 
 func (r *reader) axValue(v *axValue) error {
+	return r.valueObject(&v.Value, nil)
+}
+
+func (r *reader) propValue(v *axPropValue) error {
+	return r.valueObject(&v.Value, &v.RelatedNodes)
+}
+
+// valueObject reads an AXValue object: its value into v, its relatedNodes
+// into rel if rel is not nil.
+func (r *reader) valueObject(v *scalar, rel *[]axRelatedNode) error {
 	switch r.peek() {
 	case 'n':
 		return r.literal("null")
@@ -402,19 +413,45 @@ func (r *reader) axValue(v *axValue) error {
 	default:
 		return typeError("object", r)
 	}
+	fields := valueFields[:1]
+	if rel != nil {
+		fields = valueFields
+	}
 	return r.object(func(tok []byte, simple bool) error {
-		f, err := fieldIndex(tok, simple, valueFields)
+		f, err := fieldIndex(tok, simple, fields)
 		if err != nil || f < 0 {
 			if err == nil {
 				err = r.skip()
 			}
 			return err
 		}
+		if f == 1 {
+			return slice(r, rel, r.relatedNode)
+		}
 		start := r.i
 		if err := r.skip(); err != nil {
 			return err
 		}
-		return v.Value.UnmarshalJSON(r.b[start:r.i])
+		return v.UnmarshalJSON(r.b[start:r.i])
+	})
+}
+
+func (r *reader) relatedNode(n *axRelatedNode) error {
+	if null, err := r.null(); null || err != nil {
+		return err
+	}
+	if r.peek() != '{' {
+		return typeError("object", r)
+	}
+	return r.object(func(tok []byte, simple bool) error {
+		f, err := fieldIndex(tok, simple, relFields)
+		if err != nil {
+			return err
+		}
+		if f == 0 {
+			return r.int64(&n.BackendID)
+		}
+		return r.skip()
 	})
 }
 
@@ -433,7 +470,7 @@ func (r *reader) property(p *axProperty) error {
 		case f == 0:
 			return r.str(&p.Name)
 		case f == 1:
-			return r.axValue(&p.Value)
+			return r.propValue(&p.Value)
 		}
 		return r.skip()
 	})

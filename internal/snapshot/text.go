@@ -47,39 +47,60 @@ func norm(s string) string {
 	return b.String()
 }
 
-// cut shortens a normalized string to maxText characters plus "…".
-func cut(s string) string {
+// cut shortens a normalized string to maxText characters plus "…",
+// returning the number of characters left out.
+func cut(s string) (string, int) {
 	if len(s) <= maxText {
-		return s
+		return s, 0
 	}
 	n := 0
 	for i := range s {
 		if n == maxText {
-			return strings.TrimRight(s[:i], " ") + "…"
+			return strings.TrimRight(s[:i], " ") + "…", utf8.RuneCountInString(s[i:])
 		}
 		n++
 	}
-	return s
+	return s, 0
 }
 
-// quote renders a name or value: one line, cut, Go-quoted.
-func quote(s string) string {
-	return strconv.Quote(cut(norm(s)))
+// quote renders a name or value: one line, cut, Go-quoted. It returns the
+// number of characters cut.
+func quote(s string) (string, int) {
+	s, n := cut(norm(s))
+	return strconv.Quote(s), n
 }
 
 // plain renders unquoted text (row cells, "role: text" lines): one line, cut,
-// without control characters.
-func plain(s string) string {
-	s = cut(norm(s))
+// without control characters. It returns the number of characters cut.
+func plain(s string) (string, int) {
+	s, n := cut(norm(s))
 	if strings.IndexFunc(s, unicode.IsControl) < 0 {
-		return s
+		return s, n
 	}
 	return strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return -1
 		}
 		return r
-	}, s)
+	}, s), n
+}
+
+// truncNote is the note a line ends with when n characters of its names or
+// values were cut (more when atLeast): the extract action on the line's ref
+// reads them.
+func truncNote(n int, atLeast bool, ref string) string {
+	if n <= 0 {
+		return ""
+	}
+	more := ""
+	if atLeast {
+		more = "+"
+	}
+	target := "extract"
+	if ref != "" {
+		target = "extract ref=" + ref
+	}
+	return " [+" + strconv.Itoa(n) + more + " chars: " + target + " to read all]"
 }
 
 // joinText joins two pieces of text the way adjacent text nodes read.
