@@ -3,6 +3,8 @@ package browser
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -144,14 +146,50 @@ func (p *Page) axFrame(ctx context.Context, j frameJob) (snapshot.Frame, error) 
 			}
 		})
 	}
+	var anchors map[int64]int64
 	wg.Go(func() {
-		f.Clickable = p.clickable(ctx, j)
+		f.Clickable, f.ClickableText, anchors = p.clickable(ctx, j)
 	})
 	wg.Wait()
 	if axErr != nil {
 		return f, fmt.Errorf("reading the accessibility tree: %w", axErr)
 	}
+	placeHidden(&f, anchors)
 	return f, nil
+}
+
+// placeHidden puts clickable elements the accessibility tree leaves out
+// (inside aria-hidden) into it, as children of the node of the element
+// their hidden subtree hangs from, so the snapshot can give them refs.
+func placeHidden(f *snapshot.Frame, anchors map[int64]int64) {
+	if len(anchors) == 0 {
+		return
+	}
+	byBackend := make(map[int64]int, len(f.Nodes))
+	for i, n := range f.Nodes {
+		if n.BackendID != 0 {
+			byBackend[n.BackendID] = i
+		}
+	}
+	ids := make([]int64, 0, len(anchors))
+	for id := range anchors {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids) // backend ids grow in creation order: a stable, roughly document order
+	for _, id := range ids {
+		if _, ok := byBackend[id]; ok {
+			continue
+		}
+		pi, ok := byBackend[anchors[id]]
+		if !ok {
+			continue
+		}
+		n := snapshot.Node{ID: "browserd-hidden-" + strconv.FormatInt(id, 10), ParentID: f.Nodes[pi].ID,
+			Role: "generic", Name: f.ClickableText[id], BackendID: id}
+		f.Nodes[pi].ChildIDs = append(f.Nodes[pi].ChildIDs, n.ID)
+		f.Nodes = append(f.Nodes, n)
+		byBackend[id] = len(f.Nodes) - 1
+	}
 }
 
 // clickableJS finds elements that take clicks without saying so to
@@ -167,14 +205,19 @@ const clickableJS = `(() => {
       if (el.shadowRoot) walk(el.shadowRoot);
       const tag = el.tagName;
       if (tag === 'HTML' || tag === 'BODY' || tag === 'IFRAME') continue;
-      let hit = el.hasAttribute('onclick') || (tag === 'A' && !el.hasAttribute('href'));
+      let hit = el.hasAttribute('onclick') || (tag === 'A' && !el.hasAttribute('href')) ||
+        (el.closest('[aria-hidden="true"]') && el.matches('button,a[href],input,[role=button],[tabindex]') && el.getClientRects().length > 0);
       if (!hit) {
         if (getComputedStyle(el).cursor !== 'pointer') continue;
         const par = el.parentElement || (el.parentNode && el.parentNode.host);
         if (par && getComputedStyle(par).cursor === 'pointer') continue;
         hit = true;
       }
-      if (el.matches(skip) || el.closest('a[href],button')) continue;
+      // A control hidden from assistive technology (aria-hidden) is still
+      // clickable by hand: the accessibility tree ignores it, so it is
+      // reported here whatever its role.
+      const hidden = el.closest('[aria-hidden="true"]');
+      if (!hidden && (el.matches(skip) || el.closest('a[href],button'))) continue;
       out.push(el);
     }
   };
@@ -182,46 +225,107 @@ const clickableJS = `(() => {
   return out;
 })()`
 
-func (p *Page) clickable(ctx context.Context, j frameJob) map[int64]bool {
+// clickable returns the backend ids of the frame's elements that take
+// clicks without saying so (see clickableJS), with their text — the
+// accessibility tree names none of those it leaves out — and, for those
+// inside aria-hidden, the element their hidden subtree hangs from.
+func (p *Page) clickable(ctx context.Context, j frameJob) (map[int64]bool, map[int64]string, map[int64]int64) {
 	// A group per frame: frames of one process share the session, and one
 	// frame's release must not free another's objects.
 	group := "browserd-click-" + j.frameID
 	obj, err := p.objectInWorld(ctx, j.sess, j.frameID, clickableJS, group)
 	if err != nil || obj == "" {
-		return nil
+		return nil, nil, nil
 	}
 	defer func() {
 		_ = j.sess.Call(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group}, nil)
 	}()
+	var info []clickInfo
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		_ = callFunction(ctx, j.sess, obj, `function() { return this.map(el => ({
+		  t: (el.innerText || el.getAttribute('aria-label') || el.getAttribute('title') || el.getAttribute('alt') || '').trim().replace(/\s+/g, ' ').slice(0, 200),
+		  h: !!el.closest('[aria-hidden="true"]') })); }`, &info)
+	})
+	els, err := p.arrayItems(ctx, j.sess, obj)
+	wg.Wait()
+	if err != nil || len(els) == 0 {
+		return nil, nil, nil
+	}
+	var anchorEls []string
+	if slices.ContainsFunc(info, func(x clickInfo) bool { return x.Hidden }) {
+		var r struct {
+			Result remoteObject `json:"result"`
+		}
+		err := j.sess.Call(ctx, "Runtime.callFunctionOn", map[string]any{"objectId": obj, "objectGroup": group,
+			"functionDeclaration": `function() { return this.map(el => { if (!el.closest('[aria-hidden="true"]')) return null;
+			  let top = el; for (let a = el; a && a.nodeType === 1; a = a.parentElement) if (a.getAttribute('aria-hidden') === 'true') top = a;
+			  return top.parentElement; }); }`}, &r)
+		if err == nil && r.Result.ObjectID != "" {
+			anchorEls, _ = p.arrayItems(ctx, j.sess, r.Result.ObjectID)
+		}
+	}
+	ids := make([]int64, len(els))
+	anchorIDs := make([]int64, len(anchorEls))
+	for i, o := range els {
+		if o != "" {
+			wg.Go(func() { ids[i], _ = describe(ctx, j.sess, o) })
+		}
+	}
+	for i, o := range anchorEls {
+		if o != "" {
+			wg.Go(func() { anchorIDs[i], _ = describe(ctx, j.sess, o) })
+		}
+	}
+	wg.Wait()
+	out := make(map[int64]bool, len(ids))
+	text := make(map[int64]string, len(ids))
+	anchors := map[int64]int64{}
+	for i, id := range ids {
+		if id == 0 {
+			continue
+		}
+		out[id] = true
+		if i < len(info) && info[i].Text != "" {
+			text[id] = info[i].Text
+		}
+		if i < len(anchorIDs) && anchorIDs[i] != 0 {
+			anchors[id] = anchorIDs[i]
+		}
+	}
+	return out, text, anchors
+}
+
+// clickInfo is what clickable reads of one element.
+type clickInfo struct {
+	Text   string `json:"t"` // innerText or label, for a name
+	Hidden bool   `json:"h"` // inside aria-hidden: not in the accessibility tree
+}
+
+// arrayItems returns the object ids of a JavaScript array's items, by
+// index; "" where an item is not a node.
+func (p *Page) arrayItems(ctx context.Context, s *cdp.Session, array string) ([]string, error) {
 	var props struct {
 		Result []struct {
 			Name  string       `json:"name"`
 			Value remoteObject `json:"value"`
 		} `json:"result"`
 	}
-	if err := j.sess.Call(ctx, "Runtime.getProperties", map[string]any{"objectId": obj, "ownProperties": true}, &props); err != nil {
-		return nil
+	if err := s.Call(ctx, "Runtime.getProperties", map[string]any{"objectId": array, "ownProperties": true}, &props); err != nil {
+		return nil, err
 	}
-	var objs []string
+	var out []string
 	for _, pr := range props.Result {
-		if pr.Value.ObjectID != "" && pr.Name != "__proto__" && pr.Value.Subtype == "node" {
-			objs = append(objs, pr.Value.ObjectID)
+		i, err := strconv.Atoi(pr.Name)
+		if err != nil || i < 0 || i > 100000 {
+			continue
+		}
+		for len(out) <= i {
+			out = append(out, "")
+		}
+		if pr.Value.ObjectID != "" && pr.Value.Subtype == "node" {
+			out[i] = pr.Value.ObjectID
 		}
 	}
-	if len(objs) == 0 {
-		return nil
-	}
-	ids := make([]int64, len(objs))
-	var wg sync.WaitGroup
-	for i, o := range objs {
-		wg.Go(func() { ids[i], _ = describe(ctx, j.sess, o) })
-	}
-	wg.Wait()
-	out := make(map[int64]bool, len(ids))
-	for _, id := range ids {
-		if id != 0 {
-			out[id] = true
-		}
-	}
-	return out
+	return out, nil
 }

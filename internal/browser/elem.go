@@ -145,30 +145,57 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
+// checkJS makes the element ready for a pointer action and finds where to
+// point: it scrolls the element into view within every scrolling ancestor
+// and the window when any part of it is clipped, checks it is visible and
+// enabled, then tests points on each of its boxes (a wrapped link has one
+// per line; a rotated or half-covered element is hit away from its centre)
+// and returns the first one where the element itself, or something inside
+// it, is on top. A scroll takes any visible point: the wheel goes to what
+// is under the mouse either way.
 const checkJS = `function(action) {
   let el = this.nodeType === 1 ? this : this.parentElement;
   if (!el || !el.isConnected) return {reason: 'detached'};
-  { const r = el.getBoundingClientRect();
-    if (r.bottom <= 0 || r.right <= 0 || r.top >= innerHeight || r.left >= innerWidth || r.top < 0 && r.bottom > innerHeight)
-      el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); }
   const st = getComputedStyle(el);
   if (st.visibility === 'hidden' || st.display === 'none') return {reason: 'hidden'};
-  let r = el.getBoundingClientRect();
-  if (r.width === 0 || r.height === 0) {
-    if (el.tagName === 'OPTION' && el.closest('select')) { el = el.closest('select'); r = el.getBoundingClientRect(); }
-    else return {reason: 'hidden'};
-  }
-  if (action !== 'hover' && (el.disabled || el.closest('fieldset:disabled') || el.getAttribute('aria-disabled') === 'true')) return {reason: 'disabled'};
-  const l = Math.max(r.left, 0), t = Math.max(r.top, 0), ri = Math.min(r.right, innerWidth), b = Math.min(r.bottom, innerHeight);
-  if (ri <= l || b <= t) return {reason: 'offscreen'};
-  const cx = (l + ri) / 2, cy = (t + b) / 2;
-  let hit = document.elementFromPoint(cx, cy);
-  while (hit && hit.shadowRoot) { const h = hit.shadowRoot.elementFromPoint(cx, cy); if (!h || h === hit) break; hit = h; }
+  const boxes = () => [...el.getClientRects()].filter(r => r.width > 0 && r.height > 0);
+  if (el.tagName === 'OPTION' && el.closest('select') && !boxes().length) el = el.closest('select');
+  if (!boxes().length) return {reason: 'hidden'};
+  if (action !== 'hover' && action !== 'scroll' && (el.disabled || el.closest('fieldset:disabled') || el.getAttribute('aria-disabled') === 'true')) return {reason: 'disabled'};
+  // The part of the element not clipped by a scrolling ancestor or the window.
+  const visible = () => {
+    let r = el.getBoundingClientRect();
+    let l = r.left, t = r.top, ri = r.right, b = r.bottom;
+    for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      const s = getComputedStyle(a);
+      if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+      const c = a.getBoundingClientRect();
+      l = Math.max(l, c.left + a.clientLeft); t = Math.max(t, c.top + a.clientTop);
+      ri = Math.min(ri, c.left + a.clientLeft + a.clientWidth); b = Math.min(b, c.top + a.clientTop + a.clientHeight);
+    }
+    l = Math.max(l, 0); t = Math.max(t, 0); ri = Math.min(ri, innerWidth); b = Math.min(b, innerHeight);
+    return {l, t, ri, b, whole: ri - l >= Math.min(r.width, innerWidth) - 1 && b - t >= Math.min(r.height, innerHeight) - 1};
+  };
+  let v = visible();
+  if (!v.whole) { el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); v = visible(); }
+  if (v.ri <= v.l || v.b <= v.t) return {reason: 'offscreen'};
   const within = (a, n) => { for (; n; n = n.parentNode || n.host) if (n === a) return true; return false; };
-  if (hit && !within(el, hit) && !(el.tagName === 'INPUT' && el.labels && [...el.labels].some(lb => within(lb, hit)))) {
-    return {reason: 'covered', cx, cy};
+  const hitAt = (x, y) => { let hit = document.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) { const h = hit.shadowRoot.elementFromPoint(x, y); if (!h || h === hit) break; hit = h; }
+    return hit; };
+  const ours = hit => hit && (within(el, hit) || (el.labels && [...el.labels].some(lb => within(lb, hit))));
+  const pts = [];
+  for (const r of boxes()) {
+    const l = Math.max(r.left, v.l), t = Math.max(r.top, v.t), ri = Math.min(r.right, v.ri), b = Math.min(r.bottom, v.b);
+    if (ri <= l || b <= t) continue;
+    pts.push([(l + ri) / 2, (t + b) / 2]);
+    for (const fx of [0.25, 0.75, 0.5]) for (const fy of [0.5, 0.25, 0.75]) pts.push([l + (ri - l) * fx, t + (b - t) * fy]);
   }
-  return {ok: true, cx, cy, rl: r.left, rt: r.top};
+  if (!pts.length) return {reason: 'offscreen'};
+  for (const [x, y] of pts) if (ours(hitAt(x, y))) return {ok: true, cx: x, cy: y, rl: el.getBoundingClientRect().left, rt: el.getBoundingClientRect().top};
+  const [cx, cy] = pts[0];
+  if (action === 'scroll') return {ok: true, cx, cy, rl: el.getBoundingClientRect().left, rt: el.getBoundingClientRect().top};
+  return {reason: 'covered', cx, cy};
 }`
 
 const coverJS = `function(cx, cy) {

@@ -7,20 +7,39 @@ import (
 	"unicode/utf8"
 )
 
-// Click presses and releases the left button at the point, as a person's
-// mouse would: move, press, release.
+// ClickOptions says how to click: which button, how many times, with
+// which modifier keys held. The zero value is one left click.
+type ClickOptions struct {
+	Button    string   // left (default), right, middle
+	Count     int      // 1 (default) or 2 for a double click
+	Modifiers []string // Alt, Control, Meta, Shift
+}
+
+// Click presses and releases a mouse button at the point, as a person's
+// mouse would: move, then press and release (twice for a double click,
+// the second pair with clickCount 2 so the page gets dblclick).
 //
-// The three events are pipelined: each waits in Chromium for the renderer's
+// The events are pipelined: each waits in Chromium for the renderer's
 // acknowledgement, often a whole frame, so sending them one after another
-// would cost three frames instead of about one.
-func (p *Page) Click(ctx context.Context, x, y float64) error {
-	var waits []func(any) error
-	for _, t := range []string{"mouseMoved", "mousePressed", "mouseReleased"} {
-		params := map[string]any{"type": t, "x": x, "y": y}
-		if t != "mouseMoved" {
-			params["button"], params["clickCount"] = "left", 1
+// would cost a frame each instead of about one in all.
+func (p *Page) Click(ctx context.Context, x, y float64, o ClickOptions) error {
+	button := o.Button
+	if button == "" {
+		button = "left"
+	}
+	mods := 0
+	for _, m := range o.Modifiers {
+		mods |= modifierBits[strings.ToLower(m)]
+	}
+	events := []map[string]any{{"type": "mouseMoved", "x": x, "y": y, "modifiers": mods}}
+	for n := 1; n <= max(o.Count, 1) && n <= 3; n++ {
+		for _, t := range []string{"mousePressed", "mouseReleased"} {
+			events = append(events, map[string]any{"type": t, "x": x, "y": y, "button": button, "clickCount": n, "modifiers": mods})
 		}
-		waits = append(waits, p.sess.Send(ctx, "Input.dispatchMouseEvent", params))
+	}
+	var waits []func(any) error
+	for _, ev := range events {
+		waits = append(waits, p.sess.Send(ctx, "Input.dispatchMouseEvent", ev))
 	}
 	var first error
 	for _, w := range waits {

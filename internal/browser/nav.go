@@ -103,18 +103,61 @@ func (p *Page) WaitQuiet(ctx context.Context) error {
 }
 
 // Mark records the tab's navigation state before an input action.
-type Mark struct{ nav, load int }
+type Mark struct {
+	nav, load int
+	watching  bool          // a mutation watch runs in the page (see Mark)
+	first     time.Duration // how long to wait for a first DOM change
+}
 
-// Mark returns the current navigation state, for Settle.
-func (p *Page) Mark() Mark {
+// The page's delayed reaction to an action (a submenu opening 100–300 ms
+// after a click, a list filtered after a debounce) is waited for with a
+// MutationObserver in browserd's isolated world: after an action that
+// loads no new document, Settle waits until the DOM has been quiet for
+// DOMQuiet — or, when nothing changed at all, until the Mark's first wait
+// (DOMFirst for a click or hover, whose reactions come late) has passed
+// since the action — and never longer than DOMMax.
+var (
+	DOMQuiet = 100 * time.Millisecond
+	DOMFirst = 350 * time.Millisecond
+	DOMMax   = 1200 * time.Millisecond
+)
+
+const watchJS = `(() => { const w = globalThis.__browserdWatch;
+  if (w) w.obs.disconnect();
+  const m = {n: 0, start: performance.now(), last: performance.now()};
+  m.obs = new MutationObserver(recs => { m.n += recs.length; m.last = performance.now(); });
+  m.obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  globalThis.__browserdWatch = m; return true; })()`
+
+const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
+  if (!m) return res(false);
+  const t0 = performance.now();
+  const tick = () => { const now = performance.now();
+    const done = m.n === 0 ? now - m.start >= %d : now - m.last >= %d;
+    if (done || now - t0 >= %d) { m.obs.disconnect(); delete globalThis.__browserdWatch; return res(m.n > 0); }
+    setTimeout(tick, 20); };
+  tick(); })`
+
+// Mark returns the current navigation state, for Settle, and starts
+// watching the DOM for the action's reaction; Settle waits up to first for
+// the reaction to begin.
+func (p *Page) Mark(ctx context.Context, first time.Duration) Mark {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	return Mark{nav: p.navSeq, load: p.loadSeq}
+	m := Mark{nav: p.navSeq, load: p.loadSeq, first: max(first, DOMQuiet)}
+	p.mu.Unlock()
+	if p.Dialog() != nil {
+		return m // the page's scripts are blocked: nothing to watch
+	}
+	wctx, cancel := context.WithTimeout(ctx, time.Second)
+	m.watching = p.Run(wctx, watchJS, nil) == nil
+	cancel()
+	return m
 }
 
 // Settle waits briefly for what an input action started: if a navigation
 // began since m (or begins within a short grace period), wait for its load
-// event; then for network quiet.
+// event; then for network quiet; then, when the document stayed, for the
+// DOM to settle (see DOMQuiet).
 func (p *Page) Settle(ctx context.Context, m Mark) error {
 	started := func() bool { return p.navSeq > m.nav || p.loading }
 	// Everything Chromium said before now is handled first, however busy
@@ -147,9 +190,22 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 			if err := p.waitUntil(ctx, func() bool { return p.loadSeq > m.load || p.crashed }); err != nil {
 				return err
 			}
+			return p.WaitQuiet(ctx)
 		}
 	}
-	return p.WaitQuiet(ctx)
+	if err := p.WaitQuiet(ctx); err != nil {
+		return err
+	}
+	if m.watching && p.Dialog() == nil {
+		qctx, cancel := context.WithTimeout(ctx, DOMMax+time.Second)
+		// An error here is the page navigating or a dialog opening: both
+		// are reported by the caller from the tab's state.
+		_ = p.Run(qctx, fmt.Sprintf(quietJS, m.first.Milliseconds(), DOMQuiet.Milliseconds(), DOMMax.Milliseconds()), nil)
+		cancel()
+		// The reaction may have started requests of its own.
+		return p.WaitQuiet(ctx)
+	}
+	return nil
 }
 
 // Reload reloads the tab and waits like Navigate.
@@ -183,20 +239,39 @@ func (p *Page) History(ctx context.Context, delta int) error {
 		return ErrNoHistory
 	}
 	p.mu.Lock()
-	seq, nav := p.loadSeq, p.navSeq
+	seq, nav, same := p.loadSeq, p.navSeq, p.sameDocSeq
 	p.mu.Unlock()
 	if err := p.sess.Call(ctx, "Page.navigateToHistoryEntry", map[string]any{"entryId": h.Entries[i].ID}, nil); err != nil {
 		return err
 	}
-	// Same-document entries fire no load event; give them a moment.
-	grace, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	_ = p.waitUntil(grace, func() bool { return p.navSeq > nav || p.loading })
+	// The step shows what kind it is by what Chromium reports first: a
+	// same-document step (a hash route, pushState) by
+	// navigatedWithinDocument and no load event; a step to another
+	// document by its commit and then its load event — or, restored from
+	// the back/forward cache, by a commit that is its load (see handle).
+	// Never wait for an event the kind does not send.
+	committed := func() bool { return p.navSeq > nav || p.sameDocSeq > same || p.crashed }
+	first, cancel := context.WithTimeout(ctx, time.Second)
+	_ = p.waitUntil(first, func() bool { return committed() || p.loading })
 	cancel()
 	p.mu.Lock()
-	crossDoc := p.navSeq > nav || p.loading
+	loading := p.loading && !committed()
+	p.mu.Unlock()
+	if loading {
+		// A slow server: the request is out, the commit will come (or the
+		// load stops without one).
+		if err := p.waitUntil(ctx, func() bool { return committed() || !p.loading }); err != nil {
+			return err
+		}
+	}
+	p.mu.Lock()
+	crossDoc := p.navSeq > nav
+	if p.commitLoad > seq {
+		seq = p.commitLoad
+	}
 	p.mu.Unlock()
 	if !crossDoc {
-		return nil
+		return p.WaitQuiet(ctx)
 	}
 	return p.settle(ctx, seq)
 }

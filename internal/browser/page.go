@@ -28,6 +28,8 @@ type PageOptions struct {
 	Guard func(ctx context.Context, url string) error
 	// Emulation overrides what the page sees of its environment.
 	Emulation Emulation
+	// Credentials answer HTTP authentication challenges of their origins.
+	Credentials []Credential
 }
 
 // Emulation is what a session may override of the environment its pages
@@ -158,6 +160,7 @@ type Page struct {
 	loadSeq     int // main-frame load events seen
 	commitLoad  int // loadSeq when the current document committed
 	navSeq      int // main-frame cross-document navigations seen
+	sameDocSeq  int // main-frame same-document navigations seen (hash, pushState, history)
 	loading     bool
 	url         string
 	inflight    map[string]time.Time // request id -> start
@@ -172,8 +175,9 @@ type Page struct {
 	worlds      map[string]int64         // frame id -> browserd's isolated world (see world.go)
 	crashed     bool
 	windowOpens int
-	blocked     []string // refused by the Fetch guard, not yet reported
-	handled     int64    // events the loop has handled
+	blocked     []string        // refused by the Fetch guard, not yet reported
+	authTried   map[string]bool // requests already answered with a credential
+	handled     int64           // events the loop has handled
 	events      *cdp.Listener
 
 	loopDone chan struct{}
@@ -188,7 +192,7 @@ var pageEvents = []string{
 	"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed",
 	"Target.attachedToTarget", "Target.detachedFromTarget",
 	"Inspector.targetCrashed",
-	"Fetch.requestPaused",
+	"Fetch.requestPaused", "Fetch.authRequired",
 }
 
 func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session, o PageOptions) (*Page, error) {
@@ -226,8 +230,8 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 	if o.InitScript != "" {
 		steps = append(steps, step{"Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": o.InitScript}})
 	}
-	if o.Guard != nil {
-		steps = append(steps, step{"Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "*", "requestStage": "Request"}}}})
+	if setup := fetchSetup(o.Guard != nil, o.Credentials); setup != nil {
+		steps = append(steps, step{"Fetch.enable", setup})
 	}
 	steps = append(steps, step{"Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}})
 	waits := make([]func(any) error, len(steps))
@@ -358,6 +362,7 @@ func (p *Page) handle(ev cdp.Event) {
 				URL      string `json:"url"`
 				Fragment string `json:"urlFragment"`
 			} `json:"frame"`
+			Type string `json:"type"`
 		}
 		if ev.Decode(&e) == nil && e.Frame.ParentID == "" {
 			// Requests of the old document that never reported their end.
@@ -370,6 +375,12 @@ func (p *Page) handle(ev cdp.Event) {
 			p.commitLoad = p.loadSeq // loads counted before this commit are the old document's
 			p.recovered()            // a new document: the renderer is back
 			p.url = e.Frame.URL + e.Frame.Fragment
+			if e.Type == "BackForwardCacheRestore" {
+				// A page from the back/forward cache is loaded already and
+				// fires no load event: its restore is its load.
+				p.loadSeq++
+				p.loading = false
+			}
 		}
 	case "Page.navigatedWithinDocument":
 		var e struct {
@@ -378,6 +389,7 @@ func (p *Page) handle(ev cdp.Event) {
 		}
 		if ev.Decode(&e) == nil && e.FrameID == p.TargetID {
 			p.url = e.URL
+			p.sameDocSeq++
 		}
 	case "Page.javascriptDialogOpening":
 		var e struct {
@@ -522,10 +534,26 @@ func (p *Page) handle(ev cdp.Event) {
 				URL string `json:"url"`
 			} `json:"request"`
 		}
-		if ev.Decode(&e) == nil && p.opts.Guard != nil {
-			// The verdict may need a DNS lookup: answer off the loop. The
-			// goroutine ends with its answer, bounded by its timeout.
+		if ev.Decode(&e) != nil {
+			break
+		}
+		// The verdict may need a DNS lookup: answer off the loop. The
+		// goroutine ends with its answer, bounded by its timeout.
+		if p.opts.Guard != nil {
 			go p.vet(e.RequestID, e.Request.URL)
+		} else {
+			go p.vetOn(p.sess, e.RequestID, "") // paused for its credentials only
+		}
+	case "Fetch.authRequired":
+		var e struct {
+			RequestID     string `json:"requestId"`
+			AuthChallenge struct {
+				Source string `json:"source"`
+				Origin string `json:"origin"`
+			} `json:"authChallenge"`
+		}
+		if ev.Decode(&e) == nil {
+			go p.answerAuth(p.sess, e.RequestID, e.AuthChallenge.Origin, e.AuthChallenge.Source)
 		}
 	case "Inspector.targetCrashed":
 		p.crashed = true
@@ -570,6 +598,10 @@ func (p *Page) vet(id, url string) { p.vetOn(p.sess, id, url) }
 func (p *Page) vetOn(s *cdp.Session, id, url string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if url == "" {
+		_ = s.Call(ctx, "Fetch.continueRequest", map[string]any{"requestId": id}, nil)
+		return
+	}
 	if err := p.opts.Guard(ctx, url); err != nil {
 		p.mu.Lock()
 		if len(p.blocked) < 256 {

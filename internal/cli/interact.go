@@ -3,14 +3,22 @@ package cli
 import "github.com/browserd/browserd/internal/tool"
 
 type clickCmd struct {
-	Ref    string      `arg:"" optional:"" help:"Element ref from the last snapshot, e.g. e12."`
-	Target targetFlags `embed:""`
-	Page   pageFlags   `embed:""`
+	Ref      string      `arg:"" optional:"" help:"Element ref from the last snapshot, e.g. e12."`
+	Double   bool        `help:"Double-click."`
+	Button   string      `help:"Mouse button: left (default), right or middle." enum:"left,right,middle" default:"left"`
+	Modifier []string    `help:"Key held during the click: Shift, Control, Alt or Meta (repeat for several)." placeholder:"KEY"`
+	Target   targetFlags `embed:""`
+	Page     pageFlags   `embed:""`
 }
 
 func (c *clickCmd) input() (tool.Input, error) {
 	in := c.Page.input("click")
 	c.Target.apply(&in, c.Ref)
+	in.Double = c.Double
+	if c.Button != "left" {
+		in.Button = c.Button
+	}
+	in.Modifiers = c.Modifier
 	return in, nil
 }
 
@@ -59,19 +67,27 @@ func (c *typeCmd) input() (tool.Input, error) {
 }
 
 type selectCmd struct {
-	Args   []string    `arg:"" name:"ref-and-value" help:"Element ref (optional when --selector or --role is given), then the option's value or label."`
+	Args   []string    `arg:"" name:"ref-and-values" help:"Element ref (optional when --selector or --role is given), then the option's value or label; several for a multi-select."`
 	Target targetFlags `embed:""`
 	Page   pageFlags   `embed:""`
 }
 
 func (c *selectCmd) input() (tool.Input, error) {
-	ref, value, err := refAndValue("select", c.Args)
-	if err != nil {
-		return tool.Input{}, err
-	}
+	args := c.Args
 	in := c.Page.input("select")
+	ref := ""
+	if c.Target.Selector == "" && c.Target.Role == "" && len(args) > 1 {
+		ref, args = args[0], args[1:]
+	}
+	if len(args) == 0 {
+		return tool.Input{}, usagef("select takes [REF] VALUE [VALUE...]")
+	}
 	c.Target.apply(&in, ref)
-	in.Value = value
+	if len(args) == 1 {
+		in.Value = args[0]
+	} else {
+		in.Values = args
+	}
 	return in, nil
 }
 

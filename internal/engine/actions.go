@@ -243,6 +243,11 @@ func (c *call) run(ctx context.Context) error {
 			sess.width, sess.height = in.Width, in.Height
 			e.mu.Unlock()
 		}
+		if len(in.HTTPCredentials) > 0 {
+			if err := c.setCredentials(ctx, sess); err != nil {
+				return err
+			}
+		}
 		c.slot = sl
 		if err := c.injectState(ctx, sess); err != nil {
 			return err
@@ -451,16 +456,16 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 		if err != nil {
 			return err
 		}
-		m := pg.Mark()
 		x, y, err := pg.Point(ctx, el, in.Action)
 		if err != nil {
 			return err
 		}
+		m := pg.Mark(ctx, browser.DOMFirst)
 		if in.Action == "hover" {
 			if err := pg.Hover(ctx, x, y); err != nil {
 				return err
 			}
-		} else if err := pg.Click(ctx, x, y); err != nil {
+		} else if err := pg.Click(ctx, x, y, browser.ClickOptions{Button: in.Button, Modifiers: in.Modifiers, Count: map[bool]int{true: 2}[in.Double]}); err != nil {
 			return err
 		}
 		return pg.Settle(ctx, m)
@@ -469,7 +474,7 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 	case "select":
 		return c.selectOption(ctx)
 	case "press":
-		m := pg.Mark()
+		m := pg.Mark(ctx, 0)
 		if c.in.Ref != "" || c.in.Selector != "" || c.in.Role != "" {
 			el, err := c.target(ctx)
 			if err != nil {
@@ -544,7 +549,7 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 			return fail("no dialog is open on tab %s", c.tab.id)
 		}
 		accept := in.Accept == nil || *in.Accept
-		m := pg.Mark()
+		m := pg.Mark(ctx, 0)
 		if err := pg.HandleDialog(ctx, accept, in.Text); err != nil {
 			return err
 		}
@@ -841,6 +846,9 @@ func (c *call) explain(err error) string {
 	}
 	var ne *browser.NavError
 	if errors.As(err, &ne) {
+		if strings.Contains(ne.Text, "ERR_INVALID_AUTH_CREDENTIALS") {
+			return fmt.Sprintf("%s: the site asks for a user name and password (HTTP authentication) and has none, or refused the one given; give one with launch httpCredentials [{origin, username, password}]", ne.Error())
+		}
 		return fmt.Sprintf("%s; check the URL, or that the site is up", ne.Error())
 	}
 	switch {

@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -90,6 +91,9 @@ type session struct {
 	// emu is what the session's pages see of their environment (user
 	// agent, timezone, position), set at creation; captured and restored.
 	emu browser.Emulation
+	// creds answer HTTP authentication challenges, each of its origin
+	// only; set by launch, captured (sealed) and restored.
+	creds []browser.Credential
 	// closing is set while DELETE /api/sessions/{id} closes the session:
 	// new calls wait for it to end, queued ones give up.
 	closing bool
@@ -377,7 +381,7 @@ func (e *Engine) newTab(ctx context.Context, sl *slot, t *task) (*tab, error) {
 		return nil, err
 	}
 	e.mu.Lock()
-	opts := browser.PageOptions{Width: cmp.Or(t.sess.width, e.cfg.Width), Height: cmp.Or(t.sess.height, e.cfg.Height), InitScript: t.sess.initScript, Emulation: t.sess.emu}
+	opts := browser.PageOptions{Width: cmp.Or(t.sess.width, e.cfg.Width), Height: cmp.Or(t.sess.height, e.cfg.Height), InitScript: t.sess.initScript, Emulation: t.sess.emu, Credentials: t.sess.creds}
 	e.mu.Unlock()
 	if opts.Emulation.Geolocation != nil {
 		// Granted again for every tab: a relaunched browser or a new
@@ -569,7 +573,7 @@ func (e *Engine) onPopup(opener string, info browser.TargetInfo) {
 	e.mu.Lock()
 	// The popup sees what its opener's session overrides (from its next
 	// document on: its first one may have loaded before browserd attached).
-	opts := browser.PageOptions{Emulation: parent.task.sess.emu}
+	opts := browser.PageOptions{Emulation: parent.task.sess.emu, Credentials: parent.task.sess.creds}
 	e.mu.Unlock()
 	if br.Attached() && parent.task.sess.ctxID == "" {
 		opts.Guard = e.fetchGuard(parent.task.sess)
@@ -776,31 +780,69 @@ func (e *Engine) ownerFolder(owner, folder string) string {
 	return e.cfg.Path("owners", owner, folder)
 }
 
-// uploadFile resolves a file the agent names inside the upload folder.
+// uploadFile resolves a file the agent names inside the upload folder:
+// relative to it, or by an absolute path inside it (as the folder is
+// spelled, or its real path when it is reached through symbolic links).
 // Another owner than admin uploads from its own folder, owners/NAME/uploads.
+//
+// Refused, each with what to do instead: a ".." path element, an absolute
+// path outside the folder (refused before the file system is looked at, so
+// that the answer does not tell whether a file exists outside), a file
+// that is missing or not a regular file, and a symbolic link that leads
+// out of the folder.
 func (e *Engine) uploadFile(owner, name string) (string, error) {
 	dir := e.cfg.UploadDir
-	if owner != "" && owner != auth.Admin {
+	admin := owner == "" || owner == auth.Admin
+	if !admin {
 		dir = e.ownerFolder(owner, "uploads")
 	}
-	if filepath.IsAbs(name) || strings.Contains(name, "..") {
-		return "", fmt.Errorf("upload file %q: name a file inside %s, relative to it, without '..'", name, dir)
+	// How to get a file into reach: the operator can move the folder for
+	// admin; another owner's folder is fixed.
+	putItThere := fmt.Sprintf("copy the file into %s (or start browserd with --upload-dir set to its folder)", dir)
+	if !admin {
+		putItThere = fmt.Sprintf("copy the file into %s", dir)
+	}
+	if name == "" {
+		return "", fmt.Errorf("upload file name is empty: name a file inside %s, relative to it or by its absolute path", dir)
+	}
+	if slices.Contains(strings.Split(filepath.ToSlash(name), "/"), "..") {
+		return "", fmt.Errorf("upload file %q: name a file inside %s, relative to it or by its absolute path, without '..'", name, dir)
 	}
 	realDir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return "", fmt.Errorf("upload folder %s is missing: create it and put the files there (or start browserd with --upload-dir)", dir)
 	}
-	p, err := filepath.EvalSymlinks(filepath.Join(dir, name))
-	if err != nil {
-		return "", fmt.Errorf("upload file %q not found in %s", name, dir)
+	rel := name
+	if filepath.IsAbs(name) {
+		var ok bool
+		if rel, ok = inside(dir, name); !ok {
+			if rel, ok = inside(realDir, name); !ok {
+				return "", fmt.Errorf("upload file %q is outside the upload folder %s: %s, then name it relative to that folder or by its absolute path inside it", name, dir, putItThere)
+			}
+		}
 	}
-	if rel, err := filepath.Rel(realDir, p); err != nil || strings.HasPrefix(rel, "..") {
-		return "", fmt.Errorf("upload file %q leads outside %s; refusing", name, dir)
+	p, err := filepath.EvalSymlinks(filepath.Join(realDir, rel))
+	if err != nil {
+		return "", fmt.Errorf("upload file %q not found in %s: check the name (relative to that folder, or an absolute path inside it), or %s", name, dir, putItThere)
+	}
+	if _, ok := inside(realDir, p); !ok {
+		return "", fmt.Errorf("upload file %q is a symbolic link that leads outside %s; refusing: %s", name, dir, strings.Replace(putItThere, "copy the file", "copy the file itself", 1))
 	}
 	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("upload file %q is not a regular file", name)
+		return "", fmt.Errorf("upload file %q is not a regular file: name a file inside %s, not a folder or a device", name, dir)
 	}
 	return p, nil
+}
+
+// inside returns path relative to dir, both absolute, when it is inside
+// dir as written (without following symbolic links); dir itself is not
+// inside.
+func inside(dir, path string) (string, bool) {
+	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(path))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
 }
 
 // tabsOf lists a task's tabs.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -229,4 +230,40 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 		out.Dropped = append(out.Dropped, d.Path+": "+d.Msg)
 	}
 	return out, nil
+}
+
+// setCredentials gives the session the launch call's HTTP logins, for its
+// tabs to come and those it has. A login replaces the one of its origin.
+func (c *call) setCredentials(ctx context.Context, s *session) error {
+	e := c.e
+	e.mu.Lock()
+	creds := slices.Clone(s.creds)
+	e.mu.Unlock()
+	var origins []string
+	for i, hc := range c.in.HTTPCredentials {
+		origin, err := browser.CanonicalOrigin(hc.Origin)
+		if err != nil {
+			return fail("httpCredentials[%d]: %v", i, err)
+		}
+		creds = slices.DeleteFunc(creds, func(cr browser.Credential) bool { return cr.Origin == origin })
+		creds = append(creds, browser.Credential{Origin: origin, Username: hc.Username, Password: hc.Password})
+		origins = append(origins, origin)
+	}
+	e.mu.Lock()
+	s.creds = creds
+	var pages []*browser.Page
+	for _, t := range s.tasks {
+		for _, tb := range t.tabs {
+			pages = append(pages, tb.page)
+		}
+	}
+	e.mu.Unlock()
+	for _, pg := range pages {
+		if err := pg.SetCredentials(ctx, creds); err != nil && !pg.Closed() {
+			return fmt.Errorf("giving a tab the HTTP logins: %w", err)
+		}
+	}
+	e.markDirty(s)
+	c.res.Notes = append(c.res.Notes, "HTTP logins set for "+strings.Join(origins, ", "))
+	return nil
 }

@@ -5,35 +5,58 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/browserd/browserd/internal/browser"
 )
 
-// typeText focuses the target with a real click (so focus handlers run),
-// optionally clears it, inserts the text and optionally presses Enter.
+// valueTypes are the input types a person fills through a picker, not
+// keystrokes: typing sets their value the way the picker would, in the
+// format the input takes.
+var valueTypes = map[string]string{
+	"date": "YYYY-MM-DD", "time": "HH:MM or HH:MM:SS", "datetime-local": "YYYY-MM-DDTHH:MM",
+	"month": "YYYY-MM", "week": "YYYY-Www", "color": "#rrggbb", "range": "a number within the slider's range",
+}
+
+// typeText types into a field as a person would: it focuses the field
+// without clicking inside it (a click at the centre of a narrow number
+// input lands on its spin arrows), optionally clears it, inserts the text
+// and optionally presses Enter. Inputs filled through a picker (date,
+// time, color, range, …) get their value set with input and change
+// events. The field's value is read back afterwards; a value that is not
+// what was typed is reported.
 func (c *call) typeText(ctx context.Context) error {
 	pg := c.tab.page
 	el, err := c.target(ctx)
 	if err != nil {
 		return err
 	}
-	m := pg.Mark()
 	var kind struct {
 		Editable bool   `json:"editable"`
 		Tag      string `json:"tag"`
 		Type     string `json:"type"`
-		Focused  bool   `json:"focused"`
+		Value    string `json:"value"`
+		Suggests bool   `json:"suggests"`
 	}
 	err = pg.CallOn(ctx, el, `function() {
 	  const el = this.nodeType === 1 ? this : this.parentElement;
 	  const tag = el.tagName.toLowerCase();
 	  const editable = el.isContentEditable || (tag === 'textarea') ||
-	    (tag === 'input' && !['checkbox','radio','button','submit','reset','file','image','range','color','hidden'].includes(el.type));
-	  return {editable, tag, type: el.type || '', focused: document.activeElement === el || el.contains(document.activeElement)};
+	    (tag === 'input' && !['checkbox','radio','button','submit','reset','file','image','hidden'].includes(el.type));
+	  const suggests = el.getAttribute('role') === 'combobox' || el.hasAttribute('aria-autocomplete') || el.hasAttribute('list') ||
+	    el.hasAttribute('aria-controls') || el.hasAttribute('aria-owns');
+	  return {editable, tag, type: tag === 'input' ? el.type : '', value: 'value' in el && tag !== 'button' ? String(el.value) : el.innerText, suggests};
 	}`, &kind)
 	if err != nil {
 		return err
 	}
+	// A field that offers suggestions shows them after a debounce: wait
+	// for that as for a click's delayed reaction.
+	first := time.Duration(0)
+	if kind.Suggests {
+		first = browser.DOMFirst
+	}
+	m := pg.Mark(ctx, first)
 	if !kind.Editable {
 		what := safeWord(kind.Tag)
 		if kind.Type != "" {
@@ -41,14 +64,33 @@ func (c *call) typeText(ctx context.Context) error {
 		}
 		return fail("cannot type into a <%s>: pick a textbox, searchbox or editable element (use click for checkboxes and buttons, select for dropdowns, upload for file inputs)", what)
 	}
-	x, y, err := pg.Point(ctx, el, "type")
-	if err != nil {
+	if _, _, err := pg.Point(ctx, el, "type"); err != nil {
 		return err
 	}
-	if !kind.Focused {
-		if err := pg.Click(ctx, x, y); err != nil {
+	if format, ok := valueTypes[kind.Type]; ok {
+		var got string
+		err := pg.CallOn(ctx, el, `function(v) {
+		  this.focus();
+		  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(this, v);
+		  this.dispatchEvent(new Event('input', {bubbles: true}));
+		  this.dispatchEvent(new Event('change', {bubbles: true}));
+		  return this.value;
+		}`, &got, c.in.Text)
+		if err != nil {
 			return err
 		}
+		if got != c.in.Text && c.in.Text != "" {
+			if got == "" || kind.Type != "range" && kind.Type != "color" {
+				return fail("the %s input did not take %q: type it as %s", kind.Type, c.in.Text, format)
+			}
+			c.res.Notes = append(c.res.Notes, fmt.Sprintf("the %s input holds %s, not what was typed (its bounds or format changed it)", kind.Type, jsString(got)))
+		}
+		if c.in.Submit {
+			if err := pg.Press(ctx, "Enter"); err != nil {
+				return err
+			}
+		}
+		return pg.Settle(ctx, m)
 	}
 	if err := pg.Focus(ctx, el); err != nil {
 		return err
@@ -70,11 +112,25 @@ func (c *call) typeText(ctx context.Context) error {
 		_ = pg.CallOn(ctx, el, `function() {
 		  const el = this.nodeType === 1 ? this : this.parentElement;
 		  try { if (typeof el.setSelectionRange === 'function') { const n = el.value.length; el.setSelectionRange(n, n); } } catch (e) {}
+		  if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); r.collapse(false); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
 		}`, nil)
 	}
 	if c.in.Text != "" {
 		if err := pg.InsertText(ctx, c.in.Text); err != nil {
 			return err
+		}
+	}
+	// What the field holds now, before Enter can submit and clear it.
+	var now string
+	if pg.CallOn(ctx, el, `function() { const el = this.nodeType === 1 ? this : this.parentElement;
+	  return 'value' in el && el.tagName !== 'BUTTON' ? String(el.value) : el.innerText; }`, &now) == nil {
+		want := c.in.Text
+		if !c.in.Clear {
+			want = kind.Value + c.in.Text
+		}
+		if strings.TrimRight(now, "\n") != strings.TrimRight(want, "\n") {
+			c.res.Notes = append(c.res.Notes, "the field's value is not what was typed (the page or the input type changed it); its value is in the details")
+			c.res.Details = append(c.res.Details, "value now: "+jsString(truncate(now, 200)))
 		}
 	}
 	if c.in.Submit {
@@ -85,8 +141,20 @@ func (c *call) typeText(ctx context.Context) error {
 	return pg.Settle(ctx, m)
 }
 
-// selectOption picks an option of a <select> by value or by label, the way
-// a person's choice does: selected, then input and change events.
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// selectOption picks options of a <select> by value or by label, the way
+// a person's choice does: selected, then input and change events. values
+// picks several of a multi-select (and only those).
 func (c *call) selectOption(ctx context.Context) error {
 	pg := c.tab.page
 	el, err := c.target(ctx)
@@ -96,10 +164,16 @@ func (c *call) selectOption(ctx context.Context) error {
 	if _, _, err := pg.Point(ctx, el, "select"); err != nil {
 		return err
 	}
+	want := c.in.Values
+	if len(want) == 0 {
+		want = []string{c.in.Value}
+	}
+	m := pg.Mark(ctx, 0)
 	var r struct {
 		OK      bool     `json:"ok"`
 		Err     string   `json:"err"`
-		Picked  string   `json:"picked"`
+		Which   string   `json:"which"`
+		Picked  []string `json:"picked"`
 		Options []string `json:"options"`
 	}
 	err = pg.CallOn(ctx, el, `function(want) {
@@ -107,16 +181,23 @@ func (c *call) selectOption(ctx context.Context) error {
 	  if (el.tagName === 'OPTION') el = el.closest('select');
 	  if (!el || el.tagName !== 'SELECT') return {err: 'not a select'};
 	  const opts = [...el.options];
-	  const o = opts.find(o => o.value === want) || opts.find(o => o.label === want || o.text.trim() === want) ||
-	            opts.find(o => o.label.toLowerCase() === want.toLowerCase());
-	  if (!o) return {err: 'no option', options: opts.map(o => o.label + (o.value !== o.label ? ' (' + o.value + ')' : ''))};
-	  if (o.disabled) return {err: 'disabled option'};
+	  const list = () => opts.map(o => o.label + (o.value !== o.label ? ' (' + o.value + ')' : ''));
+	  if (want.length > 1 && !el.multiple) return {err: 'not multiple'};
+	  const picked = [];
+	  for (const w of want) {
+	    const o = opts.find(o => o.value === w) || opts.find(o => o.label === w || o.text.trim() === w) ||
+	              opts.find(o => o.label.toLowerCase() === w.toLowerCase());
+	    if (!o) return {err: 'no option', which: w, options: list()};
+	    if (o.disabled) return {err: 'disabled option', which: w};
+	    picked.push(o);
+	  }
 	  el.focus();
-	  o.selected = true;
+	  if (el.multiple) for (const o of opts) o.selected = picked.includes(o);
+	  else picked[0].selected = true;
 	  el.dispatchEvent(new Event('input', {bubbles: true}));
 	  el.dispatchEvent(new Event('change', {bubbles: true}));
-	  return {ok: true, picked: o.label};
-	}`, &r, c.in.Value)
+	  return {ok: true, picked: picked.map(o => o.label)};
+	}`, &r, want)
 	if err != nil {
 		return err
 	}
@@ -124,14 +205,16 @@ func (c *call) selectOption(ctx context.Context) error {
 	case "":
 	case "not a select":
 		return fail("the target is not a dropdown (<select>); for custom dropdowns click the option instead")
+	case "not multiple":
+		return fail("this select takes one option: pass value, not values")
 	case "no option":
 		c.res.Details = append(c.res.Details, "options: "+strings.Join(r.Options, ", "))
-		return fail("no option %q; the select's options are listed in the result's details", c.in.Value)
+		return fail("no option %s; the select's options are listed in the result's details", jsString(r.Which))
 	case "disabled option":
-		return fail("option %q is disabled", c.in.Value)
+		return fail("option %s is disabled", jsString(r.Which))
 	}
-	c.res.Details = append(c.res.Details, "selected: "+r.Picked)
-	return nil
+	c.res.Details = append(c.res.Details, "selected: "+strings.Join(r.Picked, ", "))
+	return pg.Settle(ctx, m)
 }
 
 // scroll scrolls the page, or the element the input names, with the mouse
@@ -150,7 +233,7 @@ func (c *call) scroll(ctx context.Context) error {
 			return err
 		}
 		el = &e
-		if x, y, err = pg.Point(ctx, e, "hover"); err != nil {
+		if x, y, err = pg.Point(ctx, e, "scroll"); err != nil {
 			return err
 		}
 	}
@@ -180,22 +263,43 @@ func (c *call) scroll(ctx context.Context) error {
 	case "left":
 		dx = -amount
 	}
-	var before, after [2]float64
-	_ = pg.Run(ctx, "[scrollX, scrollY]", &before)
+	// Where the page and the element stand: the wheel's effect shows there.
+	const posJS = `function() { const el = this && this.nodeType ? (this.nodeType === 1 ? this : this.parentElement) : null;
+	  let n = 0; for (let a = el; a; a = a.parentElement) n += a.scrollTop + a.scrollLeft;
+	  return [scrollX, scrollY, n]; }`
+	pos := func(out *[3]float64) error {
+		if el != nil {
+			return pg.CallOn(ctx, *el, posJS, out)
+		}
+		return pg.Run(ctx, "("+posJS+").call(null)", out)
+	}
+	var before, after [3]float64
+	_ = pos(&before)
 	if err := pg.Wheel(ctx, x, y, dx, dy); err != nil {
 		return err
 	}
 	// The wheel scrolls asynchronously; let it land.
-	deadline := time.Now().Add(300 * time.Millisecond)
-	for time.Now().Before(deadline) {
+	moved := false
+	for deadline := time.Now().Add(300 * time.Millisecond); time.Now().Before(deadline) && !moved; {
 		time.Sleep(30 * time.Millisecond)
-		if pg.Run(ctx, "[scrollX, scrollY]", &after) == nil && after != before || el != nil {
-			break
+		moved = pos(&after) == nil && after != before
+	}
+	if !moved && el != nil {
+		// Nothing under the mouse scrolled (the point is covered, or the
+		// page cancels wheel events): scroll the element's own box, or its
+		// nearest scrollable ancestor.
+		err := pg.CallOn(ctx, *el, `function(dx, dy) {
+		  let a = this.nodeType === 1 ? this : this.parentElement;
+		  for (; a; a = a.parentElement) { const s = getComputedStyle(a);
+		    if ((a.scrollHeight > a.clientHeight && /auto|scroll/.test(s.overflowY)) || (a.scrollWidth > a.clientWidth && /auto|scroll/.test(s.overflowX))) break; }
+		  (a || document.scrollingElement).scrollBy(dx, dy); }`, nil, dx, dy)
+		if err != nil {
+			return err
 		}
 	}
-	var pos []float64
-	if pg.Run(ctx, "[scrollX, scrollY, document.documentElement.scrollHeight - innerHeight]", &pos) == nil && len(pos) == 3 {
-		c.res.Notes = append(c.res.Notes, fmt.Sprintf("page scroll x %d, y %d of %d", int(pos[0]), int(pos[1]), int(pos[2])))
+	var page []float64
+	if pg.Run(ctx, "[scrollX, scrollY, document.documentElement.scrollHeight - innerHeight]", &page) == nil && len(page) == 3 {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("page scroll x %d, y %d of %d", int(page[0]), int(page[1]), int(page[2])))
 	}
 	return nil
 }
@@ -206,7 +310,10 @@ func (c *call) extract(ctx context.Context) error {
 	const fn = `function(max) {
 	  const root = this && this.nodeType ? (this.nodeType === 1 ? this : this.parentElement) : document.body;
 	  if (!root) return {text: '', links: []};
-	  let text = (root.innerText || root.textContent || '').replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+	  // A field's text is its value, which innerText does not show.
+	  const field = ['INPUT', 'TEXTAREA', 'SELECT'].includes(root.tagName);
+	  let text = field ? (root.tagName === 'SELECT' ? [...root.selectedOptions].map(o => o.label).join('\n') : String(root.value)) :
+	    (root.innerText || root.textContent || '').replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
 	  const links = [];
 	  for (const a of root.querySelectorAll('a[href]')) {
 	    if (links.length >= 200) break;

@@ -390,8 +390,13 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture) (re
 		return rep, err
 	}
 	emu := browser.Emulation{UserAgent: c.UserAgent, Timezone: c.Timezone, Geolocation: (*browser.Geolocation)(c.Geolocation)}
+	creds := make([]browser.Credential, len(c.Credentials))
+	for i, cr := range c.Credentials {
+		creds[i] = browser.Credential(cr)
+	}
 	e.mu.Lock()
 	s.emu = emu
+	s.creds = creds
 	e.mu.Unlock()
 	if emu.Geolocation != nil {
 		if err := grantGeolocation(ctx, sl.br, ctxID); err != nil {
@@ -440,7 +445,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture) (re
 		// The capture's storage first: it is the tab's own; the profile's
 		// saved storage then fills in what the capture did not hold.
 		opts := browser.PageOptions{Width: cmp.Or(ct.Width, e.cfg.Width), Height: cmp.Or(ct.Height, e.cfg.Height),
-			InitScript: combineScripts(storageScriptMarked(st.Origins, "__browserd_resumed"), s.initScript), Emulation: emu}
+			InitScript: combineScripts(storageScriptMarked(st.Origins, "__browserd_resumed"), s.initScript), Emulation: emu, Credentials: creds}
 		e.mu.Unlock()
 		if sl.br.Attached() && ctxID == "" {
 			opts.Guard = e.fetchGuard(s)

@@ -151,7 +151,9 @@ func TestRecoveryTools(t *testing.T) {
 }
 
 // TestToolsListSize keeps what a model pays for the tools (the browser
-// tool and source 002's two recovery tools) under 5 KB.
+// tool and source 002's two recovery tools) under 6 KB — Playwright MCP's
+// is 20 KB. It grew from 5 KB with click's button, modifiers and double,
+// select's values and launch's httpCredentials.
 func TestToolsListSize(t *testing.T) {
 	cs := connect(t, &fakeHandler{})
 	list, err := cs.ListTools(context.Background(), nil)
@@ -163,8 +165,8 @@ func TestToolsListSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("tools/list result: %d bytes", len(b))
-	if len(b) > 5120 {
-		t.Errorf("tools/list result is %d bytes, want at most 5120: shorten the description or the schema", len(b))
+	if len(b) > 6144 {
+		t.Errorf("tools/list result is %d bytes, want at most 6144: shorten the description or the schema", len(b))
 	}
 }
 

@@ -25,6 +25,7 @@ type payload struct {
 	UserAgent string                `json:"userAgent,omitempty"`
 	Timezone  string                `json:"timezone,omitempty"`
 	Geo       *Geolocation          `json:"geolocation,omitempty"`
+	Creds     []Credential          `json:"httpCredentials,omitempty"`
 }
 
 type payloadTab struct {
@@ -44,7 +45,7 @@ type payloadTab struct {
 // capture DecodeCapture would not read back (a negative viewport, an
 // expiry that is not a finite number).
 func EncodeCapture(c Capture) ([]byte, error) {
-	p := payload{V: payloadVersion, Tabs: make([]payloadTab, len(c.Tabs)), Cookies: c.Cookies, Origins: c.Origins, UserAgent: c.UserAgent, Timezone: c.Timezone, Geo: c.Geolocation}
+	p := payload{V: payloadVersion, Tabs: make([]payloadTab, len(c.Tabs)), Cookies: c.Cookies, Origins: c.Origins, UserAgent: c.UserAgent, Timezone: c.Timezone, Geo: c.Geolocation, Creds: c.Credentials}
 	for i, t := range c.Tabs {
 		p.Tabs[i] = payloadTab(t)
 	}
@@ -76,7 +77,7 @@ func DecodeCapture(data []byte) (Capture, error) {
 	if err := p.check(); err != nil {
 		return Capture{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	c := Capture{Cookies: p.Cookies, Origins: p.Origins, UserAgent: p.UserAgent, Timezone: p.Timezone, Geolocation: p.Geo}
+	c := Capture{Cookies: p.Cookies, Origins: p.Origins, UserAgent: p.UserAgent, Timezone: p.Timezone, Geolocation: p.Geo, Credentials: p.Creds}
 	if len(p.Tabs) > 0 {
 		c.Tabs = make([]Tab, len(p.Tabs))
 		for i, t := range p.Tabs {

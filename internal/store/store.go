@@ -142,6 +142,17 @@ type Capture struct {
 	Timezone  string                // when overridden, else ""
 	// Geolocation is the overridden position, or nil.
 	Geolocation *Geolocation
+	// Credentials answer HTTP authentication of their origins; secrets,
+	// sealed with the rest.
+	Credentials []Credential
+}
+
+// Credential is a session's login for HTTP basic or digest authentication
+// of one origin.
+type Credential struct {
+	Origin   string `json:"origin"`
+	Username string `json:"username"`
+	Password string `json:"password"`
 }
 
 // Geolocation is a position in degrees, Accuracy in metres.

@@ -176,6 +176,7 @@ func (s *Site) handler() http.Handler {
 	mux.HandleFunc("GET /frames", func(w http.ResponseWriter, r *http.Request) {
 		render(w, "frames.html", map[string]string{"Cross": s.OtherURL("/frame-inner")})
 	})
+	mux.HandleFunc("GET /auth/basic", basicAuth)
 	mux.HandleFunc("GET /c/{$}", conformanceIndex)
 	mux.HandleFunc("GET /c/{name}", conformancePage)
 	mux.HandleFunc("POST /upload", s.postUpload)
@@ -199,7 +200,11 @@ func (s *Site) handler() http.Handler {
 // noStore marks every response as not cacheable.
 func noStore(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
+		// The back/forward cache pages must be cacheable: no-store keeps a
+		// page out of Chromium's back/forward cache.
+		if !strings.HasPrefix(r.URL.Path, "/c/bfcache") {
+			w.Header().Set("Cache-Control", "no-store")
+		}
 		h.ServeHTTP(w, r)
 	})
 }
@@ -401,4 +406,24 @@ func bigHTML(w http.ResponseWriter, r *http.Request) {
 		sections = append(sections, sec)
 	}
 	render(w, "big-html.html", map[string]any{"Nav": nav, "Sections": sections})
+}
+
+// BasicUser and BasicPassword open /auth/basic, which asks for HTTP basic
+// authentication.
+const (
+	BasicUser     = "ann"
+	BasicPassword = "s3cret pass"
+)
+
+func basicAuth(w http.ResponseWriter, r *http.Request) {
+	u, p, ok := r.BasicAuth()
+	if !ok || u != BasicUser || p != BasicPassword {
+		w.Header().Set("WWW-Authenticate", `Basic realm="members"`)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, "<!doctype html><title>Unauthorized</title><h1>401: sign in needed</h1>")
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = io.WriteString(w, "<!doctype html><title>Members</title><h1>Welcome, "+u+"</h1>")
 }

@@ -42,6 +42,7 @@ type Input struct {
 	Name       string          `json:"name,omitempty" jsonschema:"accessible name of the target (with role)"`
 	Text       string          `json:"text,omitempty" jsonschema:"text to type, wait for, or answer a prompt with"`
 	Value      string          `json:"value,omitempty" jsonschema:"select: option value or label"`
+	Values     []string        `json:"values,omitempty" jsonschema:"select: options of a multi-select"`
 	Key        string          `json:"key,omitempty" jsonschema:"press: key or chord, e.g. Enter, Control+a"`
 	Expression string          `json:"expression,omitempty" jsonschema:"evaluate: JavaScript expression"`
 	Tab        string          `json:"tab,omitempty" jsonschema:"tab id, e.g. t2"`
@@ -50,19 +51,24 @@ type Input struct {
 	State      json.RawMessage `json:"state,omitempty" jsonschema:"state_load, launch: storageState JSON"`
 	Filter     string          `json:"filter,omitempty" jsonschema:"list_sessions: state"`
 
-	Timeout   int    `json:"timeout,omitempty" jsonschema:"ms before giving up"`
-	Time      int    `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
-	TextGone  string `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
-	FullPage  bool   `json:"fullPage,omitempty" jsonschema:"screenshot: whole page"`
-	Clear     bool   `json:"clear,omitempty" jsonschema:"type: clear the field first"`
-	Submit    bool   `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
-	Accept    *bool  `json:"accept,omitempty" jsonschema:"dialog: accept (default true) or dismiss"`
-	Direction string `json:"direction,omitempty" jsonschema:"scroll direction"`
-	Amount    int    `json:"amount,omitempty" jsonschema:"scroll: pixels (default: one screen)"`
+	Timeout   int      `json:"timeout,omitempty" jsonschema:"ms before giving up"`
+	Time      int      `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
+	TextGone  string   `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
+	FullPage  bool     `json:"fullPage,omitempty" jsonschema:"screenshot: whole page"`
+	Clear     bool     `json:"clear,omitempty" jsonschema:"type: clear the field first"`
+	Submit    bool     `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
+	Accept    *bool    `json:"accept,omitempty" jsonschema:"dialog: accept (default true) or dismiss"`
+	Double    bool     `json:"double,omitempty" jsonschema:"click: double-click"`
+	Button    string   `json:"button,omitempty" jsonschema:"click: left, right, middle"`
+	Modifiers []string `json:"modifiers,omitempty" jsonschema:"click: held keys, e.g. Shift"`
+	Direction string   `json:"direction,omitempty" jsonschema:"scroll direction"`
+	Amount    int      `json:"amount,omitempty" jsonschema:"scroll: pixels (default: one screen)"`
 
 	StoredSession string `json:"storedSession,omitempty" jsonschema:"launch: stored session id to log in with"`
 	Width         int    `json:"width,omitempty" jsonschema:"launch: viewport width"`
 	Height        int    `json:"height,omitempty" jsonschema:"launch: viewport height"`
+
+	HTTPCredentials []HTTPCredential `json:"httpCredentials,omitempty" jsonschema:"launch: HTTP auth logins"`
 
 	AllowHosts []string `json:"allowHosts,omitempty" jsonschema:"launch: hosts this session may reach"`
 	BlockHosts []string `json:"blockHosts,omitempty" jsonschema:"launch: hosts this session may not reach"`
@@ -73,6 +79,14 @@ type Input struct {
 	Depth       int   `json:"depth,omitempty" jsonschema:"snapshot: maximum tree depth"`
 	MaxChars    int   `json:"maxChars,omitempty" jsonschema:"snapshot: character budget"`
 	Diff        bool  `json:"diff,omitempty" jsonschema:"snapshot: only changes since the last one"`
+}
+
+// HTTPCredential is a login for HTTP basic or digest authentication, given
+// only to the origin it names. The password is never echoed.
+type HTTPCredential struct {
+	Origin   string `json:"origin"`
+	Username string `json:"username"`
+	Password string `json:"password"`
 }
 
 // Result is what every action returns: source 001's BrowserToolResult plus
@@ -182,15 +196,40 @@ func (in *Input) Validate() error {
 		if len(in.State) > 0 && in.StoredSession != "" {
 			return fmt.Errorf("launch takes state (an inline storageState) or storedSession (a stored one's id), not both")
 		}
+		if len(in.HTTPCredentials) > 16 {
+			return fmt.Errorf("launch: at most 16 httpCredentials")
+		}
+		for i, c := range in.HTTPCredentials {
+			if c.Origin == "" || c.Username == "" || len(c.Username)+len(c.Password) > 4096 {
+				return fmt.Errorf("launch: httpCredentials[%d] needs origin (scheme://host[:port]) and username, at most 4096 bytes with the password", i)
+			}
+		}
 		if (in.Width != 0 || in.Height != 0) && (in.Width < 100 || in.Height < 100 || in.Width > 8192 || in.Height > 8192) {
 			return fmt.Errorf("launch: width and height must both be set, 100 to 8192 pixels, not %dx%d", in.Width, in.Height)
 		}
 	case "navigate":
+		if len(in.HTTPCredentials) > 0 {
+			return fmt.Errorf("httpCredentials are set with launch, before navigating")
+		}
 		if in.URL == "" {
 			return fmt.Errorf("navigate needs url, e.g. {\"action\":\"navigate\",\"url\":\"https://example.com\"}")
 		}
 	case "click", "hover":
-		return needTarget()
+		if err := needTarget(); err != nil {
+			return err
+		}
+		switch in.Button {
+		case "", "left", "right", "middle":
+		default:
+			return fmt.Errorf("click button %q: use left, right or middle", in.Button)
+		}
+		for _, m := range in.Modifiers {
+			switch strings.ToLower(m) {
+			case "alt", "control", "ctrl", "meta", "shift":
+			default:
+				return fmt.Errorf("click modifier %q: use Alt, Control, Meta or Shift", m)
+			}
+		}
 	case "type":
 		if err := needTarget(); err != nil {
 			return err
@@ -199,8 +238,11 @@ func (in *Input) Validate() error {
 		if err := needTarget(); err != nil {
 			return err
 		}
-		if in.Value == "" {
-			return fmt.Errorf("select needs value: the option's value or its label")
+		if in.Value == "" && len(in.Values) == 0 {
+			return fmt.Errorf("select needs value (the option's value or its label) or, for a multi-select, values")
+		}
+		if in.Value != "" && len(in.Values) > 0 {
+			return fmt.Errorf("select takes value or values, not both")
 		}
 	case "evaluate":
 		if in.Expression == "" {

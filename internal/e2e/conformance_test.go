@@ -1,0 +1,651 @@
+package e2e
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browserd/browserd/internal/testsite"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// The conformance corpus (internal/testsite/conformance, served at /c/)
+// holds pages modelled on the widget patterns and hard cases agents meet:
+// pickers, spin buttons, to-do apps with double-click editing and hash
+// routes, context menus, modifier clicks, multi-selects, delayed menus,
+// scroll boxes, rotated and wrapped links, half-covered fields, the
+// back/forward cache, autocompletes, form tables, quizzes, long values,
+// hover reveals and a page that rewrites built-ins. An agent scripted in Go
+// drives each page through the MCP client, acting only on refs it read in
+// the answers it got; the test then reads the page's final state with
+// evaluate, as the agent could not.
+
+// confTool is a browser server as the scripted agent sees it: browserd's
+// browser tool here, Playwright MCP in conformance_playwright_test.go.
+// Every method returns the answer's text, which is all the agent reads.
+type confTool interface {
+	name() string
+	navigate(url string) (string, error)
+	click(ref string, o clickOpts) (string, error)
+	typeText(ref, text string, clear, submit bool) (string, error)
+	selectValues(ref string, values []string) (string, error)
+	hover(ref string) (string, error)
+	press(ref, key string) (string, error)
+	scroll(ref, dir string, amount int) (string, error)
+	back() (string, error)
+	extract(ref string) (string, error)
+	upload(ref string, files []string) (string, error)
+	// login gives the session an HTTP basic-auth login for origin.
+	login(origin, user, password string) (string, error)
+	// eval is the test's own reading of the page, not the agent's.
+	eval(js string) (string, error)
+	uploadDir() string
+}
+
+type clickOpts struct {
+	double    bool
+	button    string
+	modifiers []string
+}
+
+// errUnsupported marks a step the tool has no way to take.
+var errUnsupported = errors.New("the tool has no way to do this")
+
+// browserdTool drives browserd's browser tool through a driver.
+type browserdTool struct {
+	t    *testing.T
+	d    driver
+	task string
+}
+
+func (b *browserdTool) name() string { return "browserd" }
+
+func (b *browserdTool) do(in tool.Input) (string, error) {
+	in.Task = b.task
+	r := b.d.do(b.t, in)
+	if !r.Success {
+		return r.Content, fmt.Errorf("%s %s: %s", in.Action, brief(in), r.Error)
+	}
+	return r.Content, nil
+}
+
+func (b *browserdTool) navigate(url string) (string, error) {
+	return b.do(tool.Input{Action: "navigate", URL: url})
+}
+func (b *browserdTool) click(ref string, o clickOpts) (string, error) {
+	return b.do(tool.Input{Action: "click", Ref: ref, Double: o.double, Button: o.button, Modifiers: o.modifiers})
+}
+func (b *browserdTool) typeText(ref, text string, clear, submit bool) (string, error) {
+	return b.do(tool.Input{Action: "type", Ref: ref, Text: text, Clear: clear, Submit: submit})
+}
+func (b *browserdTool) selectValues(ref string, values []string) (string, error) {
+	if len(values) == 1 {
+		return b.do(tool.Input{Action: "select", Ref: ref, Value: values[0]})
+	}
+	return b.do(tool.Input{Action: "select", Ref: ref, Values: values})
+}
+func (b *browserdTool) hover(ref string) (string, error) {
+	return b.do(tool.Input{Action: "hover", Ref: ref})
+}
+func (b *browserdTool) press(ref, key string) (string, error) {
+	return b.do(tool.Input{Action: "press", Ref: ref, Key: key})
+}
+func (b *browserdTool) scroll(ref, dir string, amount int) (string, error) {
+	return b.do(tool.Input{Action: "scroll", Ref: ref, Direction: dir, Amount: amount})
+}
+func (b *browserdTool) back() (string, error) { return b.do(tool.Input{Action: "back", Timeout: 5000}) }
+func (b *browserdTool) extract(ref string) (string, error) {
+	return b.do(tool.Input{Action: "extract", Ref: ref})
+}
+func (b *browserdTool) upload(ref string, files []string) (string, error) {
+	return b.do(tool.Input{Action: "upload", Ref: ref, Files: files})
+}
+func (b *browserdTool) login(origin, user, password string) (string, error) {
+	return b.do(tool.Input{Action: "launch", HTTPCredentials: []tool.HTTPCredential{{Origin: origin, Username: user, Password: password}}})
+}
+func (b *browserdTool) eval(js string) (string, error) {
+	return b.do(tool.Input{Action: "evaluate", Expression: js})
+}
+func (b *browserdTool) uploadDir() string { return filepath.Join(b.d.dataDir(), "uploads") }
+
+// agent acts like a model that only knows what the tool answered.
+type agent struct {
+	tool confTool
+	last string // the last answer that showed refs
+}
+
+// saw keeps an answer the agent will pick refs from.
+func (a *agent) saw(text string, err error) (string, error) {
+	if err == nil && strings.Contains(text, "ref=") {
+		a.last = text
+	}
+	return text, err
+}
+
+func (a *agent) open(page string) error {
+	_, err := a.saw(a.tool.navigate(site.URL("/c/" + page)))
+	return err
+}
+
+var quotedRef = regexp.MustCompile(`ref=(e\d+)`)
+
+// find returns the ref of the first element named name (and of the role,
+// when role is not empty) in the last answer: a line `role "name" … [ref=eN]`
+// or, as for list items whose name is their text, `role [ref=eN]: name`.
+func (a *agent) find(role, name string) (string, error) {
+	q := `"` + name + `"`
+	for _, line := range strings.Split(a.last, "\n") {
+		for rest := line; ; {
+			i := strings.Index(rest, q)
+			if i < 0 {
+				break
+			}
+			before := strings.TrimRight(rest[:i], " ")
+			gotRole := before[strings.LastIndexAny(before, " |-:")+1:]
+			after := rest[i+len(q):]
+			if j := strings.Index(after, `"`); j >= 0 {
+				after = after[:j]
+			}
+			if m := quotedRef.FindStringSubmatch(after); m != nil && (role == "" || gotRole == role) {
+				return m[1], nil
+			}
+			rest = rest[i+len(q):]
+		}
+		if head, text, ok := strings.Cut(line, "]: "); ok && strings.TrimSpace(text) == name {
+			if m := quotedRef.FindStringSubmatch(head); m != nil {
+				f := strings.Fields(strings.TrimLeft(head, " -"))
+				if role == "" || len(f) > 0 && f[0] == role {
+					return m[1], nil
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("no %s %q with a ref in the last answer:\n%s", cmpOr(role, "element"), name, a.last)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func (a *agent) click(role, name string, o clickOpts) (string, error) {
+	ref, err := a.find(role, name)
+	if err != nil {
+		return "", err
+	}
+	return a.saw(a.tool.click(ref, o))
+}
+
+func (a *agent) typeInto(role, name, text string, clear, submit bool) (string, error) {
+	ref, err := a.find(role, name)
+	if err != nil {
+		return "", err
+	}
+	return a.saw(a.tool.typeText(ref, text, clear, submit))
+}
+
+func (a *agent) pick(role, name string, values ...string) (string, error) {
+	ref, err := a.find(role, name)
+	if err != nil {
+		return "", err
+	}
+	return a.saw(a.tool.selectValues(ref, values))
+}
+
+func (a *agent) hover(role, name string) (string, error) {
+	ref, err := a.find(role, name)
+	if err != nil {
+		return "", err
+	}
+	return a.saw(a.tool.hover(ref))
+}
+
+func (a *agent) press(role, name, key string) (string, error) {
+	ref, err := a.find(role, name)
+	if err != nil {
+		return "", err
+	}
+	return a.saw(a.tool.press(ref, key))
+}
+
+func (a *agent) scroll(role, name, dir string, amount int) (string, error) {
+	ref := ""
+	if name != "" {
+		var err error
+		if ref, err = a.find(role, name); err != nil {
+			return "", err
+		}
+	}
+	return a.saw(a.tool.scroll(ref, dir, amount))
+}
+
+type confCase struct {
+	page  string
+	what  string               // the classes of failure it covers
+	run   func(a *agent) error // the agent's way through
+	check string               // JavaScript that yields true when the task is done
+}
+
+// steps runs the agent's steps until one fails.
+func steps(fs ...func() error) error {
+	for _, f := range fs {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// want fails unless the answer shows text.
+func want(text string, err error, what string) error {
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(text, what) {
+		return fmt.Errorf("the answer does not show %q:\n%s", what, text)
+	}
+	return nil
+}
+
+func e(_ string, err error) error { return err }
+
+var none clickOpts
+
+var confCases = []confCase{
+	{"inputs-datetime", "date, time, month, week, colour and range inputs take typed values", func(a *agent) error {
+		if err := a.open("inputs-datetime"); err != nil {
+			return err
+		}
+		for _, f := range [][2]string{{"Day", "2025-03-14"}, {"Start", "09:30"}, {"Meeting", "2025-03-14T09:30"},
+			{"Month", "2025-03"}, {"Week", "2025-W11"}, {"Colour", "#ff8800"}, {"Volume", "7"}} {
+			if _, err := a.typeInto("", f[0], f[1], false, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, `['day','start','meet','month','week','colour','vol'].map(id => document.getElementById(id).value).join('|') === '2025-03-14|09:30|2025-03-14T09:30|2025-03|2025-W11|#ff8800|7'`},
+	{"spinbutton", "typing into a narrow number input; aria-hidden arrow buttons have refs", func(a *agent) error {
+		return steps(func() error { return a.open("spinbutton") },
+			func() error { return e(a.typeInto("", "Guests", "4", false, false)) },
+			func() error { return e(a.click("", "▲", none)) })
+	}, `document.getElementById('guests').value === '5'`},
+	{"todo", "double-click to edit, hash routes, back on a same-document entry", func(a *agent) error {
+		return steps(func() error { return a.open("todo") },
+			func() error { return e(a.click("", "Buy milk", clickOpts{double: true})) },
+			func() error { return e(a.typeInto("textbox", "Edit Buy milk", "Buy oat milk", true, true)) },
+			func() error { return e(a.click("link", "Active", none)) },
+			func() error { return e(a.click("link", "Completed", none)) },
+			func() error { txt, err := a.saw(a.tool.back()); return want(txt, err, "Showing active") })
+	}, `location.hash === '#/active' && document.getElementById('list').textContent.includes('Buy oat milk')`},
+	{"contextmenu", "right-click opens a custom context menu", func(a *agent) error {
+		return steps(func() error { return a.open("contextmenu") },
+			func() error { return e(a.click("button", "report.pdf", clickOpts{button: "right"})) },
+			func() error { return e(a.click("menuitem", "Delete", none)) })
+	}, `document.getElementById('out').textContent === 'deleted report.pdf'`},
+	{"modifier-click", "shift-click selects a range", func(a *agent) error {
+		return steps(func() error { return a.open("modifier-click") },
+			func() error { return e(a.click("option", "Alpha", none)) },
+			func() error { return e(a.click("option", "Gamma", clickOpts{modifiers: []string{"Shift"}})) })
+	}, `document.getElementById('out').textContent === 'selected: Alpha,Beta,Gamma'`},
+	{"multiselect", "select takes several values", func(a *agent) error {
+		return steps(func() error { return a.open("multiselect") },
+			func() error { return e(a.pick("listbox", "Toppings", "Olives", "Basil")) })
+	}, `document.getElementById('out').textContent === 'chosen: olive,basil'`},
+	{"menu-delayed", "a submenu that opens 250 ms after the click is in the click's answer", func(a *agent) error {
+		return steps(func() error { return a.open("menu-delayed") },
+			func() error { return e(a.click("menuitem", "File", none)) },
+			func() error { return e(a.click("menuitem", "Save", none)) })
+	}, `document.getElementById('out').textContent === 'saved'`},
+	{"delayed-content", "content that appears 300 ms after a click is in the click's answer", func(a *agent) error {
+		return steps(func() error { return a.open("delayed-content") },
+			func() error { return e(a.click("button", "Show results", none)) },
+			func() error { return e(a.click("button", "Open first result", none)) })
+	}, `document.getElementById('res').textContent === 'first result opened'`},
+	{"scrollbox", "a button at the bottom of a scroll box is scrolled into view and clicked", func(a *agent) error {
+		return steps(func() error { return a.open("scrollbox") },
+			func() error { return e(a.click("button", "I agree", none)) })
+	}, `document.getElementById('out').textContent === 'agreed'`},
+	{"rotated-link", "rotated and wrapped links are clicked on themselves, not reported covered", func(a *agent) error {
+		return steps(func() error { return a.open("rotated-link") },
+			func() error { return e(a.click("link", "Rotated link text here", none)) },
+			func() error { return e(a.click("link", "a link that wraps over two lines", none)) })
+	}, `location.hash === '#wrapped' && history.length >= 3`},
+	{"half-covered", "a half-covered field takes typing; a half-covered box scrolls", func(a *agent) error {
+		return steps(func() error { return a.open("half-covered") },
+			func() error { return e(a.typeInto("textbox", "Email", "a@b.c", false, false)) },
+			func() error { return e(a.scroll("", "Log", "down", 100)) })
+	}, `document.getElementById('email').value === 'a@b.c' && document.getElementById('log').scrollTop > 0`},
+	{"bfcache-a", "back to a page from the back/forward cache answers at once", func(a *agent) error {
+		return steps(func() error { return a.open("bfcache-a") },
+			func() error { return e(a.click("link", "Go to B", none)) },
+			func() error {
+				return func() error { txt, err := a.saw(a.tool.back()); return want(txt, err, "Page A") }()
+			})
+	}, `location.pathname === '/c/bfcache-a'`},
+	{"autocomplete", "suggestions without a role or a pointer cursor have refs", func(a *agent) error {
+		return steps(func() error { return a.open("autocomplete") },
+			func() error { return e(a.typeInto("textbox", "City", "Pa", false, false)) },
+			func() error { return e(a.click("", "Parma", none)) })
+	}, `document.getElementById('out').textContent === 'city: Parma'`},
+	{"table-form", "controls in a compact table row keep their role and name", func(a *agent) error {
+		return steps(func() error { return a.open("table-form") },
+			func() error { return e(a.typeInto("textbox", "Genre", "Jazz", false, false)) },
+			func() error { return e(a.click("checkbox", "Newsletter", none)) },
+			func() error { return e(a.typeInto("spinbutton", "Rating", "4", false, false)) })
+	}, `document.getElementById('genre').value === 'Jazz' && document.getElementById('news').checked && document.getElementById('rating').value === '4'`},
+	{"quiz", "the question's text is its own line, not merged with its neighbour's", func(a *agent) error {
+		if err := a.open("quiz"); err != nil {
+			return err
+		}
+		for _, line := range strings.Split(a.last, "\n") {
+			if strings.Contains(line, "when done.") && strings.Contains(line, "3 x 9") {
+				return fmt.Errorf("the instructions and the question share a line: %q", line)
+			}
+		}
+		if !strings.Contains(a.last, "3 x 9 =") {
+			return errors.New("the question is not in the snapshot")
+		}
+		return steps(func() error { return e(a.typeInto("textbox", "Answer", "27", false, false)) },
+			func() error { return e(a.click("button", "Check", none)) })
+	}, `document.getElementById('out').textContent === 'correct'`},
+	{"long-value", "a cut value says so, and extract on its ref reads it whole", func(a *agent) error {
+		if err := a.open("long-value"); err != nil {
+			return err
+		}
+		if strings.Contains(a.last, "SECRET-CODE-4711") {
+			return nil // printed whole
+		}
+		if !strings.Contains(a.last, "extract") {
+			return errors.New("the cut value does not say how to read the rest")
+		}
+		ref, err := a.find("textbox", "Licence text")
+		if err != nil {
+			return err
+		}
+		return func() error { txt, err := a.tool.extract(ref); return want(txt, err, "SECRET-CODE-4711") }()
+	}, `true`},
+	{"hover-avatar", "an image has a ref; hovering it reveals its caption", func(a *agent) error {
+		return steps(func() error { return a.open("hover-avatar") },
+			func() error {
+				return func() error { txt, err := a.hover("img", "Ada Lovelace"); return want(txt, err, "first programmer") }()
+			})
+	}, `getComputedStyle(document.getElementById('cap')).visibility === 'visible'`},
+	{"basic-auth", "HTTP basic authentication with per-session credentials", func(a *agent) error {
+		return steps(func() error {
+			return e(a.tool.login(strings.TrimSuffix(site.URL("/"), "/"), testsite.BasicUser, testsite.BasicPassword))
+		},
+			func() error { return a.open("basic-auth") },
+			func() error {
+				return func() error {
+					txt, err := a.click("link", "Open the members area", none)
+					return want(txt, err, "Welcome, ann")
+				}()
+			})
+	}, `document.querySelector('h1').textContent === 'Welcome, ann'`},
+	{"hostile", "a page that rewrites built-ins cannot bend browserd's helpers", func(a *agent) error {
+		return steps(func() error { return a.open("hostile") },
+			func() error { return e(a.typeInto("textbox", "Name", "Ann", false, false)) },
+			func() error { return e(a.pick("combobox", "Color", "Green")) },
+			func() error { return e(a.click("button", "Go", none)) })
+	}, `document.getElementById('out').textContent === 'clicked Ann' && document.getElementById('color').value === 'g'`},
+	{"apg-menubutton", "menu button", func(a *agent) error {
+		return steps(func() error { return a.open("apg-menubutton") },
+			func() error { return e(a.click("button", "Actions", none)) },
+			func() error { return e(a.click("menuitem", "Duplicate", none)) })
+	}, `document.getElementById('out').textContent === 'did Duplicate'`},
+	{"apg-tree", "tree: expand a branch, pick a leaf", func(a *agent) error {
+		return steps(func() error { return a.open("apg-tree") },
+			func() error { return e(a.click("treeitem", "Fruits", none)) },
+			func() error { return e(a.click("treeitem", "Banana", none)) })
+	}, `document.getElementById('out').textContent === 'picked Banana'`},
+	{"apg-combobox", "ARIA combobox with a debounced listbox", func(a *agent) error {
+		return steps(func() error { return a.open("apg-combobox") },
+			func() error { return e(a.typeInto("combobox", "Fruit", "ap", false, false)) },
+			func() error { return e(a.click("option", "Apricot", none)) })
+	}, `document.getElementById('out').textContent === 'fruit: Apricot'`},
+	{"apg-listbox", "single-select listbox", func(a *agent) error {
+		return steps(func() error { return a.open("apg-listbox") },
+			func() error { return e(a.click("option", "Blue", none)) })
+	}, `document.querySelector('[aria-selected=true]').textContent === 'Blue'`},
+	{"apg-slider", "slider moved with the keyboard", func(a *agent) error {
+		return steps(func() error { return a.open("apg-slider") },
+			func() error { return e(a.press("slider", "Temperature", "ArrowRight")) },
+			func() error { return e(a.press("slider", "Temperature", "ArrowRight")) },
+			func() error { return e(a.press("slider", "Temperature", "ArrowRight")) })
+	}, `document.querySelector('[role=slider]').getAttribute('aria-valuenow') === '3'`},
+	{"apg-tabs", "tabs: a control in a hidden panel appears after its tab is chosen", func(a *agent) error {
+		return steps(func() error { return a.open("apg-tabs") },
+			func() error { return e(a.click("tab", "Shipping", none)) },
+			func() error { return e(a.click("radio", "Express", none)) })
+	}, `document.querySelector('input[value=express]').checked`},
+	{"apg-dialog", "modal dialog", func(a *agent) error {
+		return steps(func() error { return a.open("apg-dialog") },
+			func() error { return e(a.click("button", "Open settings", none)) },
+			func() error { return e(a.typeInto("textbox", "Nickname", "Zed", false, false)) },
+			func() error { return e(a.click("button", "Save", none)) })
+	}, `document.getElementById('out').textContent === 'nickname Zed'`},
+	{"apg-disclosure", "disclosure", func(a *agent) error {
+		return steps(func() error { return a.open("apg-disclosure") },
+			func() error { return e(a.click("button", "Show details", none)) },
+			func() error { return e(a.click("link", "Read the manual", none)) })
+	}, `location.hash === '#manual'`},
+	{"apg-accordion", "accordion", func(a *agent) error {
+		return steps(func() error { return a.open("apg-accordion") },
+			func() error { return e(a.click("button", "Notifications", none)) },
+			func() error { return e(a.click("checkbox", "Email me", none)) })
+	}, `document.getElementById('mail').checked`},
+	{"apg-grid", "grid: a cell takes a click", func(a *agent) error {
+		return steps(func() error { return a.open("apg-grid") },
+			func() error { return e(a.click("gridcell", "11", none)) })
+	}, `document.getElementById('out').textContent === 'day 11'`},
+	{"table-no-headers", "a table without headers: the button of one row", func(a *agent) error {
+		if err := a.open("table-no-headers"); err != nil {
+			return err
+		}
+		// Three buttons share the name: the agent takes the one on Gadget's line.
+		for _, line := range strings.Split(a.last, "\n") {
+			if strings.Contains(line, "Gadget") {
+				if m := quotedRef.FindStringSubmatch(line); m != nil {
+					return e(a.saw(a.tool.click(m[1], none)))
+				}
+			}
+		}
+		return fmt.Errorf("no line holds Gadget and its button:\n%s", a.last)
+	}, `document.getElementById('out').textContent === 'bought Gadget'`},
+	{"apg-feed", "feed: scroll loads more stories", func(a *agent) error {
+		if err := a.open("apg-feed"); err != nil {
+			return err
+		}
+		for i := 0; i < 8 && !strings.Contains(a.last, "Read story 12"); i++ {
+			if _, err := a.scroll("", "", "down", 600); err != nil {
+				return err
+			}
+		}
+		return e(a.click("link", "Read story 12", none))
+	}, `location.hash === '#story12'`},
+	{"apg-checkbox-mixed", "tri-state checkbox", func(a *agent) error {
+		return steps(func() error { return a.open("apg-checkbox-mixed") },
+			func() error { return e(a.click("checkbox", "All condiments", none)) })
+	}, `[...document.querySelectorAll('.c')].every(c => c.checked)`},
+	{"apg-radiogroup", "ARIA radio group", func(a *agent) error {
+		return steps(func() error { return a.open("apg-radiogroup") },
+			func() error { return e(a.click("radio", "Large", none)) })
+	}, `document.querySelector('[role=radio][aria-checked=true]').textContent === 'Large'`},
+	{"apg-switch", "switch", func(a *agent) error {
+		return steps(func() error { return a.open("apg-switch") },
+			func() error { return e(a.click("switch", "Dark mode", none)) })
+	}, `document.getElementById('sw').getAttribute('aria-checked') === 'true'`},
+	{"apg-toolbar", "toolbar toggle button; contenteditable text", func(a *agent) error {
+		return steps(func() error { return a.open("apg-toolbar") },
+			func() error { return e(a.click("button", "Bold", none)) },
+			func() error { return e(a.typeInto("textbox", "Text", " world", false, false)) })
+	}, `document.getElementById('bold').getAttribute('aria-pressed') === 'true' && document.getElementById('ed').textContent === 'Hello world'`},
+	{"apg-alertdialog", "alert dialog that opens after a delay", func(a *agent) error {
+		return steps(func() error { return a.open("apg-alertdialog") },
+			func() error { return e(a.click("button", "Delete account", none)) },
+			func() error { return e(a.click("button", "Delete", none)) })
+	}, `document.getElementById('out').textContent === 'account deleted'`},
+	{"inputs-text", "email, password, search, tel, url, number and textarea", func(a *agent) error {
+		if err := a.open("inputs-text"); err != nil {
+			return err
+		}
+		for _, f := range [][2]string{{"Email", "a@b.c"}, {"Password", "hunter2"}, {"Search", "shoes"}, {"Phone", "+1 555 0100"},
+			{"Website", "https://example.com"}, {"Age", "42"}, {"Message", "Hi there"}} {
+			if _, err := a.typeInto("", f[0], f[1], false, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, `['email','pw','q','tel','url','age','msg'].map(id => document.getElementById(id).value).join('|') === 'a@b.c|hunter2|shoes|+1 555 0100|https://example.com|42|Hi there'`},
+	{"inputs-choice", "checkbox, radio and select", func(a *agent) error {
+		return steps(func() error { return a.open("inputs-choice") },
+			func() error { return e(a.click("checkbox", "I accept the terms", none)) },
+			func() error { return e(a.click("radio", "Team", none)) },
+			func() error { return e(a.pick("combobox", "Country", "Portugal")) })
+	}, `document.getElementById('terms').checked && document.querySelector('input[value=team]').checked && document.getElementById('country').value === 'pt'`},
+	{"inputs-file", "file input", func(a *agent) error {
+		if err := os.MkdirAll(a.tool.uploadDir(), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(a.tool.uploadDir(), "cv.txt"), []byte("cv"), 0o600); err != nil {
+			return err
+		}
+		if err := a.open("inputs-file"); err != nil {
+			return err
+		}
+		ref, err := a.find("", "Attachment")
+		if err != nil {
+			return err
+		}
+		_, err = a.saw(a.tool.upload(ref, []string{"cv.txt"}))
+		return err
+	}, `document.getElementById('out').textContent === 'attached cv.txt'`},
+	{"apg-tooltip", "a tooltip shown on hover after a delay", func(a *agent) error {
+		return steps(func() error { return a.open("apg-tooltip") },
+			func() error {
+				return func() error { txt, err := a.hover("button", "Why?"); return want(txt, err, "Because the sky is blue") }()
+			})
+	}, `getComputedStyle(document.getElementById('tip')).display === 'block'`},
+	{"apg-carousel", "carousel: the link on the third slide", func(a *agent) error {
+		return steps(func() error { return a.open("apg-carousel") },
+			func() error { return e(a.click("button", "Next slide", none)) },
+			func() error { return e(a.click("button", "Next slide", none)) },
+			func() error { return e(a.click("link", "Winter sale", none)) })
+	}, `location.hash === '#winter'`},
+	{"shop-checkout", "a shop checkout: cart, form, shipping, terms, order", func(a *agent) error {
+		return steps(func() error { return a.open("shop-checkout") },
+			func() error { return e(a.click("button", "Add Tea to cart", none)) },
+			func() error { return e(a.click("button", "Checkout (1)", none)) },
+			func() error { return e(a.typeInto("textbox", "Full name", "Ann Lee", false, false)) },
+			func() error { return e(a.typeInto("textbox", "Address", "1 Main St", false, false)) },
+			func() error { return e(a.pick("combobox", "Shipping", "Express")) },
+			func() error { return e(a.click("checkbox", "I agree to the terms", none)) },
+			func() error {
+				return func() error {
+					txt, err := a.click("button", "Place order", none)
+					return want(txt, err, "Order confirmed")
+				}()
+			})
+	}, `!!window.orderDone && orderDone.cart === 'Tea' && orderDone.name === 'Ann Lee' && orderDone.ship === 'exp'`},
+}
+
+// confResult is one page's outcome for one tool.
+type confResult struct {
+	pass bool
+	err  error
+	ms   int64
+}
+
+// runConformance drives every case with the tools newTool makes (one per
+// case, so tasks do not share tabs) and returns the outcomes by page.
+func runConformance(t *testing.T, newTool func(i int) confTool) map[string]confResult {
+	out := map[string]confResult{}
+	for i, c := range confCases {
+		tl := newTool(i)
+		a := &agent{tool: tl}
+		start := time.Now()
+		err := c.run(a)
+		if errors.Is(err, errUnsupported) {
+			out[c.page] = confResult{err: err}
+			continue
+		}
+		if err == nil {
+			got, eerr := tl.eval("!!(" + c.check + ")")
+			if eerr != nil || !strings.Contains(got, "true") {
+				err = fmt.Errorf("the page's final state is not the task's goal (%s): %v %s", c.check, eerr, got)
+			}
+		}
+		out[c.page] = confResult{pass: err == nil, err: err, ms: time.Since(start).Milliseconds()}
+	}
+	return out
+}
+
+// TestConformance drives every page of the corpus through MCP; browserd
+// must finish every task. With BROWSERD_CONFORMANCE_OUT set it writes the
+// results as JSON for docs/conformance.md.
+func TestConformance(t *testing.T) {
+	d := newMCPDriver(t)
+	covered := map[string]bool{"bfcache-b": true}
+	for _, c := range confCases {
+		covered[c.page] = true
+	}
+	for _, p := range testsite.ConformancePages() {
+		if !covered[p] {
+			t.Errorf("corpus page %s has no case", p)
+		}
+	}
+	res := runConformance(t, func(i int) confTool { return &browserdTool{t: t, d: d, task: fmt.Sprintf("conf%d", i)} })
+	passed := 0
+	for _, c := range confCases {
+		r := res[c.page]
+		if r.pass {
+			passed++
+		} else {
+			t.Errorf("%s (%s): %v", c.page, c.what, r.err)
+		}
+	}
+	t.Logf("browserd finished %d of %d conformance tasks", passed, len(confCases))
+	writeConformance(t, "browserd", res)
+}
+
+// writeConformance appends one tool's results to the JSON file named by
+// BROWSERD_CONFORMANCE_OUT, if set.
+func writeConformance(t *testing.T, tool string, res map[string]confResult) {
+	out := os.Getenv("BROWSERD_CONFORMANCE_OUT")
+	if out == "" {
+		return
+	}
+	type row struct {
+		Tool, Page, What, Error string
+		Pass                    bool
+		Ms                      int64
+	}
+	var rows []row
+	for _, c := range confCases {
+		r := res[c.page]
+		msg := ""
+		if r.err != nil {
+			msg = r.err.Error()
+			if len(msg) > 300 {
+				msg = msg[:300]
+			}
+		}
+		rows = append(rows, row{tool, c.page, c.what, msg, r.pass, r.ms})
+	}
+	b, _ := json.MarshalIndent(rows, "", " ")
+	f, err := os.OpenFile(out, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Errorf("writing %s: %v", out, err)
+		return
+	}
+	defer f.Close()
+	_, _ = f.Write(append(b, '\n'))
+}
