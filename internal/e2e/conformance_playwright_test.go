@@ -114,8 +114,20 @@ func (p *playwrightTool) call(name string, args map[string]any) (string, error) 
 	return b.String(), nil
 }
 
+// act calls an action tool; an answer without the page (Playwright MCP
+// answers some actions with the code it ran only) is followed by a
+// snapshot, as an agent would take one.
+func (p *playwrightTool) act(name string, args map[string]any) (string, error) {
+	text, err := p.call(name, args)
+	if err != nil || strings.Contains(text, "[ref=") {
+		return text, err
+	}
+	snap, err := p.call("browser_snapshot", map[string]any{})
+	return text + "\n" + snap, err
+}
+
 func (p *playwrightTool) navigate(url string) (string, error) {
-	return p.call("browser_navigate", map[string]any{"url": url})
+	return p.act("browser_navigate", map[string]any{"url": url})
 }
 func (p *playwrightTool) click(ref string, o clickOpts) (string, error) {
 	args := map[string]any{"target": ref, "element": ref}
@@ -128,17 +140,17 @@ func (p *playwrightTool) click(ref string, o clickOpts) (string, error) {
 	if len(o.modifiers) > 0 {
 		args["modifiers"] = o.modifiers
 	}
-	return p.call("browser_click", args)
+	return p.act("browser_click", args)
 }
 func (p *playwrightTool) typeText(ref, text string, clear, submit bool) (string, error) {
 	// browser_type fills: it always replaces the value, as clear does.
-	return p.call("browser_type", map[string]any{"target": ref, "element": ref, "text": text, "submit": submit})
+	return p.act("browser_type", map[string]any{"target": ref, "element": ref, "text": text, "submit": submit})
 }
 func (p *playwrightTool) selectValues(ref string, values []string) (string, error) {
-	return p.call("browser_select_option", map[string]any{"target": ref, "element": ref, "values": values})
+	return p.act("browser_select_option", map[string]any{"target": ref, "element": ref, "values": values})
 }
 func (p *playwrightTool) hover(ref string) (string, error) {
-	return p.call("browser_hover", map[string]any{"target": ref, "element": ref})
+	return p.act("browser_hover", map[string]any{"target": ref, "element": ref})
 }
 func (p *playwrightTool) press(ref, key string) (string, error) {
 	if ref != "" {
@@ -146,7 +158,7 @@ func (p *playwrightTool) press(ref, key string) (string, error) {
 			return "", err
 		}
 	}
-	return p.call("browser_press_key", map[string]any{"key": key})
+	return p.act("browser_press_key", map[string]any{"key": key})
 }
 func (p *playwrightTool) scroll(ref, dir string, amount int) (string, error) {
 	// No scroll tool by default: an agent presses PageDown on the page.
@@ -163,20 +175,21 @@ func (p *playwrightTool) scroll(ref, dir string, amount int) (string, error) {
 	return p.call("browser_snapshot", map[string]any{})
 }
 func (p *playwrightTool) back() (string, error) {
-	return p.call("browser_navigate_back", map[string]any{})
+	return p.act("browser_navigate_back", map[string]any{})
 }
 func (p *playwrightTool) extract(ref string) (string, error) {
 	return "", errUnsupported // no text extraction tool; the snapshot is all
 }
 func (p *playwrightTool) upload(ref string, files []string) (string, error) {
-	if _, err := p.click(ref, clickOpts{}); err != nil {
+	// The click opens a file chooser, answered by browser_file_upload.
+	if _, err := p.call("browser_click", map[string]any{"target": ref, "element": ref}); err != nil {
 		return "", err
 	}
 	paths := make([]string, len(files))
 	for i, f := range files {
 		paths[i] = filepath.Join(p.up, f)
 	}
-	return p.call("browser_file_upload", map[string]any{"paths": paths})
+	return p.act("browser_file_upload", map[string]any{"paths": paths})
 }
 func (p *playwrightTool) login(origin, user, password string) (string, error) {
 	return "", errUnsupported // only a launch-time config option

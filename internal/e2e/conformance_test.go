@@ -274,7 +274,7 @@ var confCases = []confCase{
 	}, `['day','start','meet','month','week','colour','vol'].map(id => document.getElementById(id).value).join('|') === '2025-03-14|09:30|2025-03-14T09:30|2025-03|2025-W11|#ff8800|7'`},
 	{"spinbutton", "typing into a narrow number input; aria-hidden arrow buttons have refs", func(a *agent) error {
 		return steps(func() error { return a.open("spinbutton") },
-			func() error { return e(a.typeInto("", "Guests", "4", false, false)) },
+			func() error { return e(a.typeInto("spinbutton", "Guests", "4", false, false)) },
 			func() error { return e(a.click("", "▲", none)) })
 	}, `document.getElementById('guests').value === '5'`},
 	{"todo", "double-click to edit, hash routes, back on a same-document entry", func(a *agent) error {
@@ -450,15 +450,20 @@ var confCases = []confCase{
 		if err := a.open("table-no-headers"); err != nil {
 			return err
 		}
-		// Three buttons share the name: the agent takes the one on Gadget's line.
-		for _, line := range strings.Split(a.last, "\n") {
-			if strings.Contains(line, "Gadget") {
-				if m := quotedRef.FindStringSubmatch(line); m != nil {
+		// Three buttons share the name: the agent takes the first one at or
+		// after the line that names Gadget.
+		lines := strings.Split(a.last, "\n")
+		for i, line := range lines {
+			if !strings.Contains(line, "Gadget") {
+				continue
+			}
+			for _, l := range lines[i:] {
+				if m := quotedRef.FindStringSubmatch(l); m != nil && strings.Contains(l, `button "Buy"`) {
 					return e(a.saw(a.tool.click(m[1], none)))
 				}
 			}
 		}
-		return fmt.Errorf("no line holds Gadget and its button:\n%s", a.last)
+		return fmt.Errorf("no Buy button at or after Gadget's line:\n%s", a.last)
 	}, `document.getElementById('out').textContent === 'bought Gadget'`},
 	{"apg-feed", "feed: scroll loads more stories", func(a *agent) error {
 		if err := a.open("apg-feed"); err != nil {
