@@ -22,9 +22,11 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 # Every test: unit tests with the race detector, then the end-to-end suites
-# against real headless Chromium.
+# against real headless Chromium, the conformance corpus included — also run
+# against Playwright MCP (installed with npm; skipped, saying so, without npm).
 test: chromium vet
 	$(GO) test -race -count=1 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e)
+	BROWSERD_CONFORMANCE_PEERS=1 $(GO) test -count=1 -timeout 12m -v -run 'TestConformancePlaywright' ./internal/e2e/
 	$(GO) test -count=1 -timeout 12m ./internal/e2e/
 
 bench: chromium

@@ -313,12 +313,12 @@ func (b *Browser) Targets(ctx context.Context) ([]TargetInfo, error) {
 
 // NewPage opens a tab in the context ("" = the default context) and attaches.
 func (b *Browser) NewPage(ctx context.Context, contextID string, o PageOptions) (*Page, error) {
-	// A window per tab: every tab is in the foreground, so pages of
-	// concurrent tasks are never throttled as background tabs.
-	p := map[string]any{"url": "about:blank", "newWindow": true}
-	if o.Width > 0 && o.Height > 0 {
-		p["width"], p["height"] = o.Width, o.Height
-	}
+	// A tab, not a window: a window costs Chromium a compositor and a
+	// second of work on this machine. Background tabs stay fully live —
+	// Chromium runs with timer throttling and renderer backgrounding off
+	// (launch.go) and every tab emulates focus (newPage) — and the viewport
+	// is the tab's device metrics override, not a window size.
+	p := map[string]any{"url": "about:blank"}
 	if contextID != "" {
 		p["browserContextId"] = contextID
 	}

@@ -85,6 +85,12 @@ func (o LaunchOptions) Args() []string {
 		"--use-mock-keychain",
 		"--mute-audio",
 		"--hide-scrollbars",
+		// Tabs of concurrent tasks share windows: none may be slowed for
+		// being in the background.
+		"--disable-background-timer-throttling",
+		"--disable-backgrounding-occluded-windows",
+		"--disable-renderer-backgrounding",
+		"--disable-ipc-flooding-protection",
 		// WebRTC's UDP never passes through an HTTP proxy: forbid it, so
 		// no page reaches an internal address around the egress guard.
 		"--force-webrtc-ip-handling-policy=disable_non_proxied_udp",

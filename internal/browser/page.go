@@ -218,7 +218,10 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 		method string
 		params any
 	}
-	steps := []step{{"Page.enable", nil}, {"Runtime.enable", nil}, {"Network.enable", nil}, {"Inspector.enable", nil}}
+	steps := []step{{"Page.enable", nil}, {"Runtime.enable", nil}, {"Network.enable", nil}, {"Inspector.enable", nil},
+		// A background tab acts as the focused one: focus events, :focus,
+		// document.hasFocus() as for a person's foreground tab.
+		{"Emulation.setFocusEmulationEnabled", map[string]any{"enabled": true}}}
 	if o.Width > 0 && o.Height > 0 {
 		steps = append(steps, step{"Emulation.setDeviceMetricsOverride", map[string]any{
 			"width": o.Width, "height": o.Height, "deviceScaleFactor": 1, "mobile": false,

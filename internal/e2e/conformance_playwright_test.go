@@ -42,6 +42,9 @@ func TestConformancePlaywright(t *testing.T) {
 		}
 		cli = filepath.Join(dir, "node_modules", "@playwright", "mcp", "cli.js")
 	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("Playwright MCP comparison skipped: node is not installed")
+	}
 	chrome, err := browser.FindChromium("")
 	if err != nil {
 		t.Skip(err)
@@ -67,7 +70,7 @@ func TestConformancePlaywright(t *testing.T) {
 		cmd := exec.Command("node", cli, "--config", cfgPath, "--output-dir", up)
 		s, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 		if err != nil {
-			t.Fatalf("starting Playwright MCP: %v", err)
+			t.Skipf("Playwright MCP comparison skipped: Playwright MCP did not start: %v", err)
 		}
 		if len(sessions) > 0 {
 			sessions[len(sessions)-1].Close() // the previous case's
@@ -80,7 +83,11 @@ func TestConformancePlaywright(t *testing.T) {
 		if res[cc.page].pass {
 			passed++
 		} else {
-			t.Logf("playwright: %s: %v", cc.page, res[cc.page].err)
+			msg := fmt.Sprint(res[cc.page].err)
+			if len(msg) > 200 {
+				msg = msg[:200] + "…"
+			}
+			t.Logf("playwright: %s: %s", cc.page, strings.ReplaceAll(msg, "\n", " "))
 		}
 	}
 	t.Logf("Playwright MCP finished %d of %d conformance tasks", passed, len(confCases))

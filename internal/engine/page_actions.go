@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -164,9 +165,11 @@ func (c *call) selectOption(ctx context.Context) error {
 	if _, _, err := pg.Point(ctx, el, "select"); err != nil {
 		return err
 	}
-	want := c.in.Values
-	if len(want) == 0 {
-		want = []string{c.in.Value}
+	// value and values together name the options of both (clients that
+	// fill every field they know send the same option twice).
+	want := slices.Clone(c.in.Values)
+	if c.in.Value != "" && !slices.Contains(want, c.in.Value) {
+		want = append(want, c.in.Value)
 	}
 	m := pg.Mark(ctx, 0)
 	var r struct {

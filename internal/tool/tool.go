@@ -241,9 +241,6 @@ func (in *Input) Validate() error {
 		if in.Value == "" && len(in.Values) == 0 {
 			return fmt.Errorf("select needs value (the option's value or its label) or, for a multi-select, values")
 		}
-		if in.Value != "" && len(in.Values) > 0 {
-			return fmt.Errorf("select takes value or values, not both")
-		}
 	case "evaluate":
 		if in.Expression == "" {
 			return fmt.Errorf("evaluate needs expression, e.g. \"document.title\"")

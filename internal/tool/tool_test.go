@@ -17,7 +17,7 @@ func TestValidate(t *testing.T) {
 		{Input{Action: "click", Ref: "e1", Modifiers: []string{"Hyper"}}, "use Alt, Control, Meta or Shift"},
 		{Input{Action: "select", Ref: "e1", Values: []string{"a", "b"}}, ""},
 		{Input{Action: "select", Ref: "e1"}, "select needs value"},
-		{Input{Action: "select", Ref: "e1", Value: "a", Values: []string{"b"}}, "not both"},
+		{Input{Action: "select", Ref: "e1", Value: "a", Values: []string{"a"}}, ""},
 		{Input{Action: "launch", HTTPCredentials: []HTTPCredential{{Origin: "https://a.example", Username: "u", Password: "p"}}}, ""},
 		{Input{Action: "launch", HTTPCredentials: []HTTPCredential{{Origin: "https://a.example"}}}, "needs origin"},
 		{Input{Action: "navigate", URL: "https://a.example", HTTPCredentials: []HTTPCredential{{Origin: "x", Username: "u"}}}, "set with launch"},
