@@ -118,22 +118,7 @@ func callFunction(ctx context.Context, s *cdp.Session, obj, fn string, out any, 
 		}
 		return err
 	}
-	if r.Exception != nil {
-		return &ScriptError{Msg: firstNonEmpty(r.Exception.Exception.Description, r.Exception.Text)}
-	}
-	if out == nil {
-		return nil
-	}
-	var v struct {
-		Value json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(r.Result, &v); err != nil {
-		return err
-	}
-	if len(v.Value) == 0 {
-		return nil
-	}
-	return json.Unmarshal(v.Value, out)
+	return r.decode(out)
 }
 
 func firstNonEmpty(s ...string) string {

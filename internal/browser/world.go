@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/browserd/browserd/internal/cdp"
@@ -131,6 +130,23 @@ func (p *Page) Run(ctx context.Context, expr string, out any) error {
 	if err != nil {
 		return err
 	}
+	return r.decode(out)
+}
+
+// evalResult is the part of Runtime.evaluate's and callFunctionOn's answer
+// browserd reads.
+type evalResult struct {
+	Result    json.RawMessage `json:"result"`
+	Exception *struct {
+		Text      string       `json:"text"`
+		Exception remoteObject `json:"exception"`
+	} `json:"exceptionDetails"`
+}
+
+// decode turns the script's exception into a ScriptError, or decodes its
+// JSON value into out (may be nil); a script that returned nothing leaves
+// out alone.
+func (r *evalResult) decode(out any) error {
 	if r.Exception != nil {
 		return &ScriptError{Msg: firstNonEmpty(r.Exception.Exception.Description, r.Exception.Text)}
 	}
@@ -144,19 +160,9 @@ func (p *Page) Run(ctx context.Context, expr string, out any) error {
 		return err
 	}
 	if len(v.Value) == 0 {
-		return errors.New("the script returned no value")
+		return nil
 	}
 	return json.Unmarshal(v.Value, out)
-}
-
-// evalResult is the part of Runtime.evaluate's and callFunctionOn's answer
-// browserd reads.
-type evalResult struct {
-	Result    json.RawMessage `json:"result"`
-	Exception *struct {
-		Text      string       `json:"text"`
-		Exception remoteObject `json:"exception"`
-	} `json:"exceptionDetails"`
 }
 
 // objectInWorld evaluates expr in the frame's isolated world and returns

@@ -460,7 +460,14 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 		if err != nil {
 			return err
 		}
-		m := pg.Mark(ctx, browser.DOMFirst)
+		// A page's delayed reaction (a menu, a tooltip) is waited for;
+		// a native checkbox or radio reacts at once, as a rule.
+		first := browser.DOMFirst
+		var native bool
+		if in.Action == "click" && pg.CallOn(ctx, el, `function() { return this.tagName === 'INPUT' && (this.type === 'checkbox' || this.type === 'radio'); }`, &native) == nil && native {
+			first = 0
+		}
+		m := pg.Mark(ctx, first)
 		if in.Action == "hover" {
 			if err := pg.Hover(ctx, x, y); err != nil {
 				return err

@@ -124,12 +124,7 @@ func (c *call) emulate(ctx context.Context, s *session) error {
 	}
 	e.mu.Lock()
 	s.emu = emu
-	var pages []*browser.Page
-	for _, t := range s.tasks {
-		for _, tb := range t.tabs {
-			pages = append(pages, tb.page)
-		}
-	}
+	pages := s.pages()
 	e.mu.Unlock()
 	for _, pg := range pages {
 		if err := pg.Emulate(ctx, emu); err != nil {
@@ -251,12 +246,7 @@ func (c *call) setCredentials(ctx context.Context, s *session) error {
 	}
 	e.mu.Lock()
 	s.creds = creds
-	var pages []*browser.Page
-	for _, t := range s.tasks {
-		for _, tb := range t.tabs {
-			pages = append(pages, tb.page)
-		}
-	}
+	pages := s.pages()
 	e.mu.Unlock()
 	for _, pg := range pages {
 		if err := pg.SetCredentials(ctx, creds); err != nil && !pg.Closed() {
@@ -266,4 +256,15 @@ func (c *call) setCredentials(ctx context.Context, s *session) error {
 	e.markDirty(s)
 	c.res.Notes = append(c.res.Notes, "HTTP logins set for "+strings.Join(origins, ", "))
 	return nil
+}
+
+// pages are the session's tabs. Call with Engine.mu held.
+func (s *session) pages() []*browser.Page {
+	var pages []*browser.Page
+	for _, t := range s.tasks {
+		for _, tb := range t.tabs {
+			pages = append(pages, tb.page)
+		}
+	}
+	return pages
 }
