@@ -25,11 +25,12 @@ type timeoutFlag struct {
 type pageFlags struct {
 	Timeout    int  `help:"Milliseconds to wait before giving up (default: the daemon's)." placeholder:"MS"`
 	NoSnapshot bool `name:"no-snapshot" help:"Do not print the page snapshot after the action."`
+	Full       bool `help:"Print the whole page after the action, not only what changed."`
 }
 
 // input starts the input of a page-changing action.
 func (p pageFlags) input(action string) tool.Input {
-	in := tool.Input{Action: action, Timeout: p.Timeout}
+	in := tool.Input{Action: action, Timeout: p.Timeout, Full: p.Full}
 	if p.NoSnapshot {
 		no := false
 		in.Snapshot = &no

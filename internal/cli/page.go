@@ -71,11 +71,12 @@ type waitCmd struct {
 	URL      string `name:"url" help:"Wait until the URL contains this." placeholder:"URL"`
 	Time     int    `help:"Sleep this many milliseconds." placeholder:"MS"`
 	Timeout  int    `help:"Give up after this many milliseconds (default: the daemon's)." placeholder:"MS"`
+	Full     bool   `help:"Print the whole page after waiting, not only what changed."`
 }
 
 func (c *waitCmd) input() (tool.Input, error) {
 	return tool.Input{Action: "wait", Selector: c.Selector, Text: c.Text, TextGone: c.TextGone, URL: c.URL,
-		Time: c.Time, Timeout: c.Timeout}, nil
+		Time: c.Time, Timeout: c.Timeout, Full: c.Full}, nil
 }
 
 type consoleCmd struct {

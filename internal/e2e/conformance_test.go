@@ -114,16 +114,20 @@ func (b *browserdTool) eval(js string) (string, error) {
 }
 func (b *browserdTool) uploadDir() string { return filepath.Join(b.d.dataDir(), "uploads") }
 
-// agent acts like a model that only knows what the tool answered.
+// agent acts like a model that only knows what the tool answered: it
+// keeps every answer (an answer may carry only what changed) and looks for
+// an element in the newest first.
 type agent struct {
 	tool confTool
-	last string // the last answer that showed refs
+	last string   // the last answer that showed refs
+	seen []string // every such answer, oldest first
 }
 
 // saw keeps an answer the agent will pick refs from.
 func (a *agent) saw(text string, err error) (string, error) {
 	if err == nil && strings.Contains(text, "ref=") {
 		a.last = text
+		a.seen = append(a.seen, text)
 	}
 	return text, err
 }
@@ -139,34 +143,48 @@ var quotedRef = regexp.MustCompile(`ref=(e\d+)`)
 // when role is not empty) in the last answer: a line `role "name" … [ref=eN]`
 // or, as for list items whose name is their text, `role [ref=eN]: name`.
 func (a *agent) find(role, name string) (string, error) {
+	for i := len(a.seen) - 1; i >= 0; i-- {
+		if ref, ok := findIn(a.seen[i], role, name); ok {
+			return ref, nil
+		}
+	}
+	return "", fmt.Errorf("no %s %q with a ref in the answers:\n%s", cmpOr(role, "element"), name, a.last)
+}
+
+// findIn looks for the element in one answer; lines a diff marks removed
+// ("- ") do not count.
+func findIn(answer, role, name string) (string, bool) {
 	q := `"` + name + `"`
-	for _, line := range strings.Split(a.last, "\n") {
+	for _, line := range strings.Split(answer, "\n") {
+		if strings.HasPrefix(line, "- ") {
+			continue
+		}
 		for rest := line; ; {
 			i := strings.Index(rest, q)
 			if i < 0 {
 				break
 			}
 			before := strings.TrimRight(rest[:i], " ")
-			gotRole := before[strings.LastIndexAny(before, " |-:")+1:]
+			gotRole := before[strings.LastIndexAny(before, " |-:+")+1:]
 			after := rest[i+len(q):]
 			if j := strings.Index(after, `"`); j >= 0 {
 				after = after[:j]
 			}
 			if m := quotedRef.FindStringSubmatch(after); m != nil && (role == "" || gotRole == role) {
-				return m[1], nil
+				return m[1], true
 			}
 			rest = rest[i+len(q):]
 		}
 		if head, text, ok := strings.Cut(line, "]: "); ok && strings.TrimSpace(text) == name {
 			if m := quotedRef.FindStringSubmatch(head); m != nil {
-				f := strings.Fields(strings.TrimLeft(head, " -"))
+				f := strings.Fields(strings.TrimLeft(head, " -+"))
 				if role == "" || len(f) > 0 && f[0] == role {
-					return m[1], nil
+					return m[1], true
 				}
 			}
 		}
 	}
-	return "", fmt.Errorf("no %s %q with a ref in the last answer:\n%s", cmpOr(role, "element"), name, a.last)
+	return "", false
 }
 
 func cmpOr(a, b string) string {

@@ -277,6 +277,7 @@ func cliArgs(in tool.Input) ([]string, error) {
 	}
 	page := func() {
 		add(in.Snapshot != nil && !*in.Snapshot, "--no-snapshot")
+		add(in.Full, "--full")
 		add(in.Timeout > 0, "--timeout", strconv.Itoa(in.Timeout))
 	}
 	switch in.Action {
@@ -334,6 +335,7 @@ func cliArgs(in tool.Input) ([]string, error) {
 		add(in.URL != "", "--url", in.URL)
 		add(in.Time > 0, "--time", strconv.Itoa(in.Time))
 		add(in.Timeout > 0, "--timeout", strconv.Itoa(in.Timeout))
+		add(in.Full, "--full")
 	case "screenshot":
 		a = append(a, "screenshot")
 		add(in.Ref != "", in.Ref)

@@ -330,7 +330,7 @@ func (c *call) run(ctx context.Context) error {
 	if changesPage[in.Action] && in.WantsSnapshot() && !c.snapped {
 		sctx, cancel := context.WithTimeout(ctx, e.cfg.ActionTime)
 		defer cancel()
-		text, err := c.snapshot(sctx, snapshot.Options{})
+		text, err := c.answerSnapshot(sctx)
 		if err != nil {
 			c.res.Notes = append(c.res.Notes, "no snapshot: "+c.explain(err))
 		} else {
@@ -338,6 +338,41 @@ func (c *call) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// newDocument are the actions whose answer is the whole page: they show
+// the agent a document (or a tab) it has not seen.
+var newDocument = map[string]bool{
+	"navigate": true, "back": true, "forward": true, "reload": true, "tab_new": true, "tab_switch": true,
+}
+
+// DiffHeader opens an answer that carries only what an action changed.
+const DiffHeader = "changes since your last snapshot of this tab (+ added, - removed, the lines without a sign place them; the rest is as it was — pass full: true for the whole page):"
+
+// answerSnapshot is the page part of an action's answer: the whole
+// snapshot after a new document (or when the agent asks with full, or has
+// seen none of this document), else what changed since the snapshot the
+// agent last saw — one line when nothing did. A change that rewrote most
+// of the page is sent whole: it reads better than its diff.
+func (c *call) answerSnapshot(ctx context.Context) (string, error) {
+	tb := c.tab
+	prev := tb.lastSnap
+	sameDoc := c.tab.page.NavSeq() == tb.navSeq
+	text, err := c.snapshot(ctx, snapshot.Options{})
+	if err != nil {
+		return "", err
+	}
+	if c.in.Full || newDocument[c.in.Action] || !sameDoc || prev == "" {
+		return text, nil
+	}
+	d := snapshot.Diff(prev, text)
+	if d == snapshot.NoChanges {
+		return "no changes on the page since your last snapshot of this tab", nil
+	}
+	if len(d) > len(text)*2/3 {
+		return text, nil
+	}
+	return DiffHeader + "\n" + d, nil
 }
 
 func joinContent(a, b string) string {

@@ -147,6 +147,7 @@ var indexLinks = []pageLink{
 	{"/redirect?to=/form", "Redirect"},
 	{"/cookies", "Cookies"},
 	{"/big-html", "Big HTML"},
+	{"/ticker", "Ticker"},
 	{"/c/", "Conformance corpus"},
 }
 
@@ -161,7 +162,7 @@ func (s *Site) handler() http.Handler {
 	for _, name := range []string{
 		"form", "frame-inner", "shadow", "clickable", "dialogs", "upload",
 		"download", "popup", "popup-child", "console", "wait", "scroll",
-		"hover", "keys", "spa",
+		"hover", "keys", "spa", "ticker",
 	} {
 		mux.HandleFunc("GET /"+name, func(w http.ResponseWriter, r *http.Request) {
 			render(w, name+".html", nil)

@@ -1,0 +1,115 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browserd/browserd/internal/engine"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// TestAnswersCarryChanges: after an action that loads no new document the
+// answer is what changed since the snapshot the agent last saw — on the
+// 1,000-row table, the one row and the status line, not the table — or one
+// line when nothing changed; the diff agrees with the whole page taken
+// after it; refs stay stable; full: true gives the whole page.
+func TestAnswersCarryChanges(t *testing.T) {
+	cfg := testConfig(t)
+	e, _ := newEngine(t, cfg)
+	d := &engineDriver{e: e, data: cfg.Data}
+	const task = "diff"
+	r := nav(t, d, task, site.URL("/table"))
+	edits := refs(r.Content, "button", "Edit")
+	if len(edits) != 1000 {
+		t.Fatalf("%d Edit refs, want 1000", len(edits))
+	}
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: edits[999]})
+	body := text(r)
+	if !strings.HasPrefix(body, engine.DiffHeader) {
+		t.Fatalf("the click's answer is not a diff:\n%.2000s", body)
+	}
+	contains(t, body, "+ ")
+	contains(t, body, "1000 | User 1000 | user1000@example.com | editing")
+	contains(t, body, "Editing user 1000")
+	if strings.Contains(body, "User 500 ") || len(r.Content) > 2048 {
+		t.Fatalf("the answer holds more than the change (%d bytes):\n%.3000s", len(r.Content), body)
+	}
+	// The diff agrees with the whole page.
+	full := text(ok(t, d, tool.Input{Action: "snapshot", Task: task}))
+	lines := map[string]bool{}
+	for _, l := range strings.Split(full, "\n") {
+		lines[l] = true
+	}
+	for _, l := range strings.Split(body, "\n")[1:] {
+		switch {
+		case strings.HasPrefix(l, "+ ") && !lines[l[2:]]:
+			t.Errorf("added line %q is not in the whole page", l)
+		case strings.HasPrefix(l, "- ") && lines[l[2:]]:
+			t.Errorf("removed line %q is still in the whole page", l)
+		case strings.HasPrefix(l, "  ") && !lines[l[2:]]:
+			t.Errorf("context line %q is not in the whole page", l)
+		}
+	}
+	// The same ref again: it still names the button; nothing changes.
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: edits[999]})
+	contains(t, text(r), "no changes on the page")
+	// full: the whole page.
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: edits[0], Full: true})
+	if n := strings.Count(r.Content, `button "Edit"`); n != 1000 {
+		t.Fatalf("full answer has %d Edit buttons, want 1000", n)
+	}
+	// snapshot: false: nothing; the next answer is the change since the
+	// last snapshot the agent saw.
+	no := false
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: edits[1], Snapshot: &no})
+	if strings.Contains(r.Content, "ref=") {
+		t.Fatalf("snapshot: false still answered with the page:\n%.500s", r.Content)
+	}
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: edits[2]})
+	contains(t, text(r), "2 | User 2 | user2@example.com | editing")
+	contains(t, text(r), "3 | User 3 | user3@example.com | editing")
+}
+
+// TestBackgroundTabsLive: ten tabs of one task keep running their timers
+// and animation frames while another tab is the active one.
+func TestBackgroundTabsLive(t *testing.T) {
+	cfg := testConfig(t)
+	e, _ := newEngine(t, cfg)
+	d := &engineDriver{e: e, data: cfg.Data}
+	const task = "tabs"
+	var tabs []string
+	for range 10 {
+		r := ok(t, d, tool.Input{Action: "tab_new", Task: task, URL: site.URL("/ticker"), Snapshot: new(bool)})
+		tabs = append(tabs, r.Tab)
+	}
+	ids := map[string]bool{}
+	for _, id := range tabs {
+		if id == "" || ids[id] {
+			t.Fatalf("tab ids not distinct: %v", tabs)
+		}
+		ids[id] = true
+	}
+	ok(t, d, tool.Input{Action: "tab_switch", Task: task, Tab: tabs[0], Snapshot: new(bool)})
+	read := func() [][2]float64 {
+		out := make([][2]float64, len(tabs))
+		for i, id := range tabs {
+			r := ok(t, d, tool.Input{Action: "evaluate", Task: task, Tab: id, Expression: "[window.frames_, window.ticks]"})
+			var a, b float64
+			if _, err := fmt.Sscanf(text(r), "[%g,%g]", &a, &b); err != nil {
+				t.Fatalf("tab %s: %q: %v", id, text(r), err)
+			}
+			out[i] = [2]float64{a, b}
+		}
+		return out
+	}
+	before := read()
+	time.Sleep(1500 * time.Millisecond)
+	after := read()
+	for i, id := range tabs {
+		if df, dt := after[i][0]-before[i][0], after[i][1]-before[i][1]; df < 5 || dt < 5 {
+			t.Errorf("tab %s (active: %v) ran %g animation frames and %g interval runs in 1.5 s", id, i == 0, df, dt)
+		}
+	}
+}
