@@ -117,7 +117,7 @@ type Mark struct {
 // (DOMFirst for a click or hover, whose reactions come late) has passed
 // since the action — and never longer than DOMMax.
 var (
-	DOMQuiet = 100 * time.Millisecond
+	DOMQuiet = 60 * time.Millisecond
 	DOMFirst = 350 * time.Millisecond
 	DOMMax   = 1200 * time.Millisecond
 )

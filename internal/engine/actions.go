@@ -352,8 +352,8 @@ const DiffHeader = "changes since your last snapshot of this tab (+ added, - rem
 // answerSnapshot is the page part of an action's answer: the whole
 // snapshot after a new document (or when the agent asks with full, or has
 // seen none of this document), else what changed since the snapshot the
-// agent last saw — one line when nothing did. A change that rewrote most
-// of the page is sent whole: it reads better than its diff.
+// agent last saw — one line when nothing did. A change whose diff would be
+// longer than the page itself is sent whole.
 func (c *call) answerSnapshot(ctx context.Context) (string, error) {
 	tb := c.tab
 	prev := tb.lastSnap
@@ -369,7 +369,7 @@ func (c *call) answerSnapshot(ctx context.Context) (string, error) {
 	if d == snapshot.NoChanges {
 		return "no changes on the page since your last snapshot of this tab", nil
 	}
-	if len(d) > len(text)*2/3 {
+	if len(d) >= len(text) {
 		return text, nil
 	}
 	return DiffHeader + "\n" + d, nil
