@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
@@ -56,7 +59,10 @@ func (c *call) stateLoad(ctx context.Context) error {
 		if name != filepath.Base(name) || name == ".." || name == "." {
 			return fail("path %q must be a file name inside %s", name, e.ownerFolder(c.owner, "states"))
 		}
-		b, err := os.ReadFile(filepath.Join(e.ownerFolder(c.owner, "states"), name))
+		b, err := readNoFollow(filepath.Join(e.ownerFolder(c.owner, "states"), name), storagestate.MaxBytes)
+		if errors.Is(err, errLink) {
+			return fail("state file %q is a symbolic link; state_load reads only regular files inside %s (copy the file there)", name, e.ownerFolder(c.owner, "states"))
+		}
 		if err != nil {
 			return fail("no state file %q in %s", name, e.ownerFolder(c.owner, "states"))
 		}
@@ -123,4 +129,28 @@ func combineScripts(a, b string) string {
 		return b
 	}
 	return a + ";\n" + b
+}
+
+// errLink is readNoFollow's answer for a symbolic link.
+var errLink = errors.New("a symbolic link")
+
+// readNoFollow reads a regular file, refusing a symbolic link (O_NOFOLLOW:
+// no window between a check and the open) and a file over max bytes.
+func readNoFollow(path string, max int) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, errLink
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(path))
+	}
+	return io.ReadAll(io.LimitReader(f, int64(max)+1))
 }

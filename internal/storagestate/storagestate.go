@@ -8,7 +8,9 @@ package storagestate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/url"
 	"strings"
@@ -91,7 +93,7 @@ func Parse(data []byte) (*State, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("storageState is not valid JSON of the form {\"cookies\":[…],\"origins\":[…]}: %w", err)
+		return nil, fmt.Errorf("storageState is not valid JSON of the form {\"cookies\":[…],\"origins\":[…]}: %s", jsonProblem(err))
 	}
 	if len(raw.Cookies) > MaxCookies || len(raw.Origins) > MaxOrigins {
 		return nil, fmt.Errorf("storageState has %d cookies and %d origins; the limits are %d and %d", len(raw.Cookies), len(raw.Origins), MaxCookies, MaxOrigins)
@@ -293,4 +295,23 @@ func (s *State) MergeOrigins(o []Origin) {
 			s.Origins = append(s.Origins, x)
 		}
 	}
+}
+
+// jsonProblem says where JSON went wrong without quoting it: the input may
+// be a file whose content is nobody's business (a secret's first byte).
+func jsonProblem(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("syntax error at byte %d", se.Offset)
+	case errors.As(err, &te):
+		if te.Field != "" {
+			return fmt.Sprintf("%s is a JSON %s, want %s", te.Field, te.Value, te.Type)
+		}
+		return fmt.Sprintf("a JSON %s where an object belongs", te.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "it ends early"
+	}
+	return "unreadable"
 }

@@ -143,3 +143,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseErrorQuotesNothing: a file that is not JSON is refused without
+// quoting its content (state_load reads files an agent names).
+func TestParseErrorQuotesNothing(t *testing.T) {
+	for _, in := range []string{"S3CRET-not-json", `{"cookies": "Xsecret"}`, `{"cookies": [`, `[1,2]`} {
+		_, err := Parse([]byte(in))
+		if err == nil {
+			t.Fatalf("%q parsed", in)
+		}
+		for _, leak := range []string{"'S'", "S3CRET", "Xsecret", "'X'"} {
+			if strings.Contains(err.Error(), leak) {
+				t.Errorf("%q: error %q quotes the input", in, err)
+			}
+		}
+	}
+}

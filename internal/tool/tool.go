@@ -287,8 +287,19 @@ func (in *Input) Validate() error {
 	if in.Timeout < 0 || in.Time < 0 || in.Depth < 0 || in.MaxChars < 0 || in.Amount < 0 {
 		return fmt.Errorf("timeout, time, depth, maxChars and amount must not be negative")
 	}
+	// Bounds for every number from outside: a time near 2^63 ms would
+	// overflow a duration and end a wait at once.
+	if in.Timeout > MaxMillis || in.Time > MaxMillis {
+		return fmt.Errorf("timeout and time are milliseconds, at most %d (an hour)", MaxMillis)
+	}
+	if in.Depth > 10_000 || in.MaxChars > 100_000_000 || in.Amount > 1_000_000 {
+		return fmt.Errorf("depth is at most 10000, maxChars 100000000 and amount 1000000 pixels")
+	}
 	return nil
 }
+
+// MaxMillis bounds the timeout and time of a call: an hour.
+const MaxMillis = 3_600_000
 
 // WantsSnapshot reports whether a page-changing action should append the new
 // page snapshot to its result.

@@ -20,6 +20,11 @@ func TestValidate(t *testing.T) {
 		{Input{Action: "select", Ref: "e1", Value: "a", Values: []string{"a"}}, ""},
 		{Input{Action: "launch", HTTPCredentials: []HTTPCredential{{Origin: "https://a.example", Username: "u", Password: "p"}}}, ""},
 		{Input{Action: "launch", HTTPCredentials: []HTTPCredential{{Origin: "https://a.example"}}}, "needs origin"},
+		{Input{Action: "wait", Time: 1 << 62}, "at most 3600000"},
+		{Input{Action: "wait", Text: "x", Timeout: 9223372036854775807}, "at most 3600000"},
+		{Input{Action: "wait", Text: "x", Timeout: MaxMillis}, ""},
+		{Input{Action: "scroll", Amount: 1 << 40}, "amount 1000000"},
+		{Input{Action: "snapshot", Depth: 1 << 40}, "depth is at most"},
 		{Input{Action: "navigate", URL: "https://a.example", HTTPCredentials: []HTTPCredential{{Origin: "x", Username: "u"}}}, "set with launch"},
 	} {
 		err := c.in.Validate()
