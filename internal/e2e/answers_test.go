@@ -54,7 +54,7 @@ func TestAnswersCarryChanges(t *testing.T) {
 	}
 	// The same ref again: it still names the button; nothing changes.
 	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: edits[999]})
-	contains(t, text(r), "no changes on the page")
+	contains(t, text(r), "no changes since your last snapshot")
 	// full: the whole page.
 	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: edits[0], Full: true})
 	if n := strings.Count(r.Content, `button "Edit"`); n != 1000 {

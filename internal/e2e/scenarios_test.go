@@ -244,7 +244,7 @@ func testShadow(t *testing.T, d driver, task string) {
 	// Clicked again: the page says the same, and the answer says so;
 	// full shows the whole page.
 	r = ok(t, d, tool.Input{Action: "click", Task: task, Selector: "#shadow-button"})
-	contains(t, r.Content, "no changes on the page")
+	contains(t, r.Content, "no changes since your last snapshot")
 	r = ok(t, d, tool.Input{Action: "click", Task: task, Selector: "#shadow-button", Full: true})
 	contains(t, r.Content, "shadow clicked")
 }

@@ -346,8 +346,11 @@ var newDocument = map[string]bool{
 	"navigate": true, "back": true, "forward": true, "reload": true, "tab_new": true, "tab_switch": true,
 }
 
+// NoChanges is the answer's page part when an action changed nothing.
+const NoChanges = "no changes since your last snapshot"
+
 // DiffHeader opens an answer that carries only what an action changed.
-const DiffHeader = "changes since your last snapshot of this tab (+ added, - removed, the lines without a sign place them; the rest is as it was — pass full: true for the whole page):"
+const DiffHeader = "changed since your last snapshot (+ added, - removed; full: true shows the whole page):"
 
 // answerSnapshot is the page part of an action's answer: the whole
 // snapshot after a new document (or when the agent asks with full, or has
@@ -367,7 +370,7 @@ func (c *call) answerSnapshot(ctx context.Context) (string, error) {
 	}
 	d := snapshot.Diff(prev, text)
 	if d == snapshot.NoChanges {
-		return "no changes on the page since your last snapshot of this tab", nil
+		return NoChanges, nil
 	}
 	if len(d) >= len(text) {
 		return text, nil
