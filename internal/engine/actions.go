@@ -340,44 +340,6 @@ func (c *call) run(ctx context.Context) error {
 	return nil
 }
 
-// newDocument are the actions whose answer is the whole page: they show
-// the agent a document (or a tab) it has not seen.
-var newDocument = map[string]bool{
-	"navigate": true, "back": true, "forward": true, "reload": true, "tab_new": true, "tab_switch": true,
-}
-
-// NoChanges is the answer's page part when an action changed nothing.
-const NoChanges = "no changes since your last snapshot"
-
-// DiffHeader opens an answer that carries only what an action changed.
-const DiffHeader = "changed since your last snapshot (+ added, - removed; full: true shows the whole page):"
-
-// answerSnapshot is the page part of an action's answer: the whole
-// snapshot after a new document (or when the agent asks with full, or has
-// seen none of this document), else what changed since the snapshot the
-// agent last saw — one line when nothing did. A change whose diff would be
-// longer than the page itself is sent whole.
-func (c *call) answerSnapshot(ctx context.Context) (string, error) {
-	tb := c.tab
-	prev := tb.lastSnap
-	sameDoc := c.tab.page.NavSeq() == tb.navSeq
-	text, err := c.snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		return "", err
-	}
-	if c.in.Full || newDocument[c.in.Action] || !sameDoc || prev == "" {
-		return text, nil
-	}
-	d := snapshot.Diff(prev, text)
-	if d == snapshot.NoChanges {
-		return NoChanges, nil
-	}
-	if len(d) >= len(text) {
-		return text, nil
-	}
-	return DiffHeader + "\n" + d, nil
-}
-
 func joinContent(a, b string) string {
 	if a == "" {
 		return b
@@ -754,50 +716,6 @@ func pending(ds []browser.Download) bool {
 		}
 	}
 	return false
-}
-
-// snapshot builds the tab's page snapshot (or its diff against the last).
-func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, error) {
-	tb, pg := c.tab, c.tab.page
-	refs := c.task.sess.refs
-	if nav := pg.NavSeq(); nav != tb.navSeq {
-		refs.ForgetOwner(tb.id)
-		tb.navSeq = nav
-		tb.lastSnap = ""
-	}
-	if c.in.Selector != "" && c.in.Action == "snapshot" {
-		el, err := pg.Query(ctx, c.in.Selector)
-		if err != nil {
-			return "", &userError{err.Error()}
-		}
-		k := pg.KeyOf(el)
-		opt.Root = &k
-	}
-	frames, err := pg.AXFrames(ctx)
-	if err != nil {
-		return "", err
-	}
-	opt.Owner = tb.id
-	if u, err := url.Parse(pg.URL()); err == nil && u.Host != "" {
-		opt.Origin = u.Scheme + "://" + u.Host
-	}
-	r := snapshot.Build(frames, refs, opt)
-	pg.Release(context.WithoutCancel(ctx))
-	full := opt.Root == nil && !opt.Interactive && opt.Depth == 0 && opt.MaxChars == 0
-	if c.in.Diff && c.in.Action == "snapshot" {
-		prev := tb.lastSnap
-		if full {
-			tb.lastSnap = r.Text
-		}
-		if prev == "" {
-			return r.Text, nil
-		}
-		return snapshot.Diff(prev, r.Text), nil
-	}
-	if full {
-		tb.lastSnap = r.Text
-	}
-	return r.Text, nil
 }
 
 // target resolves the element the input names: a ref, role+name, or a
