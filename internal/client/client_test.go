@@ -108,15 +108,7 @@ func TestUnreachable(t *testing.T) {
 // process: it must connect, not spawn.
 func TestEnsureInProcess(t *testing.T) {
 	cfg := testConfig(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- daemon.Run(ctx, cfg, fakeEngine{}, nil) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("daemon: %v", err)
-		}
-	}()
+	ctx := runDaemon(t, cfg)
 	waitFor(t, func() bool { _, running, _ := client.DaemonPID(cfg.Data); return running })
 	waitFor(t, func() bool { c := client.New(cfg.SocketPath()); defer c.Close(); return c.Health(ctx) == nil })
 
@@ -199,15 +191,7 @@ func TestEnsureReportsEarlyExit(t *testing.T) {
 func TestSettingsWarning(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.AllowHosts = []string{"10.0.0.5"}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- daemon.Run(ctx, cfg, fakeEngine{}, nil) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("daemon: %v", err)
-		}
-	}()
+	ctx := runDaemon(t, cfg)
 	c := client.New(cfg.SocketPath())
 	defer c.Close()
 	waitFor(t, func() bool { return c.Health(ctx) == nil })
@@ -306,4 +290,20 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// runDaemon runs a daemon of cfg with a fake engine in this process until
+// the test ends, and returns a context that lasts as long.
+func runDaemon(t *testing.T, cfg config.Config) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- daemon.Run(ctx, cfg, fakeEngine{}, nil) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("daemon: %v", err)
+		}
+	})
+	return ctx
 }

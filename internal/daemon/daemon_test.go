@@ -221,19 +221,14 @@ func TestHTTPListener(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Listen = freePort(t)
 	start(t, cfg, &fakeEngine{})
-	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := hc.Get("http://" + cfg.Listen + "/api/health")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body := getHealth(t, cfg.Listen)
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `"ok":true`) {
 		t.Errorf("GET /api/health: %d %s", resp.StatusCode, body)
 	}
 	// Without a token store nothing but health is served over TCP.
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	for _, path := range []string{"/mcp", "/api/sessions"} {
-		resp, err = hc.Get("http://" + cfg.Listen + path)
+		resp, err := hc.Get("http://" + cfg.Listen + path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -419,14 +414,21 @@ func TestHealthReportsSettings(t *testing.T) {
 		t.Errorf("settings over the socket = %+v, want %+v", h.Settings, want)
 	}
 
+	resp, body := getHealth(t, cfg.Listen)
+	if resp.StatusCode != 200 || strings.Contains(string(body), "settings") || strings.Contains(string(body), "10.0.0.5") {
+		t.Errorf("GET /api/health over TCP: %d %s; want ok without the settings", resp.StatusCode, body)
+	}
+}
+
+// getHealth is GET /api/health over TCP at addr: the response and its body.
+func getHealth(t *testing.T, addr string) (*http.Response, []byte) {
+	t.Helper()
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := hc.Get("http://" + cfg.Listen + "/api/health")
+	resp, err := hc.Get("http://" + addr + "/api/health")
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || strings.Contains(string(body), "settings") || strings.Contains(string(body), "10.0.0.5") {
-		t.Errorf("GET /api/health over TCP: %d %s; want ok without the settings", resp.StatusCode, body)
-	}
+	return resp, body
 }
