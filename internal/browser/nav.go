@@ -118,7 +118,7 @@ type Mark struct {
 // since the action — and never longer than DOMMax.
 var (
 	DOMQuiet = 60 * time.Millisecond
-	DOMFirst = 350 * time.Millisecond
+	DOMFirst = 500 * time.Millisecond
 	DOMMax   = 1200 * time.Millisecond
 )
 
