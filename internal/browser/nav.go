@@ -174,23 +174,8 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	nav := started()
 	p.mu.Unlock()
 	if nav {
-		// Wait for the new document's load. A request that never commits
-		// (a download, a 204) may leave no trace but the request itself:
-		// give up on it after a second without a commit.
-		uncommitted, cancel := context.WithTimeout(ctx, time.Second)
-		err := p.waitUntil(uncommitted, func() bool { return p.navSeq > m.nav || !p.loading || p.crashed })
-		cancel()
-		if err != nil && ctx.Err() != nil {
+		if done, err := p.settleNav(ctx, m); done || err != nil {
 			return err
-		}
-		p.mu.Lock()
-		committed := p.navSeq > m.nav
-		p.mu.Unlock()
-		if committed {
-			if err := p.waitUntil(ctx, func() bool { return p.loadSeq > m.load || p.crashed }); err != nil {
-				return err
-			}
-			return p.WaitQuiet(ctx)
 		}
 	}
 	if err := p.WaitQuiet(ctx); err != nil {
@@ -202,10 +187,44 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 		// are reported by the caller from the tab's state.
 		_ = p.Run(qctx, fmt.Sprintf(quietJS, m.first.Milliseconds(), DOMQuiet.Milliseconds(), DOMMax.Milliseconds()), nil)
 		cancel()
+		// The reaction may have been a navigation (a script that submits
+		// after a request, a redirect after a delay): wait for its load, so
+		// the answer shows the new document, not a half-loaded one.
+		p.mu.Lock()
+		late := started()
+		p.mu.Unlock()
+		if late {
+			if done, err := p.settleNav(ctx, m); done || err != nil {
+				return err
+			}
+		}
 		// The reaction may have started requests of its own.
 		return p.WaitQuiet(ctx)
 	}
 	return nil
+}
+
+// settleNav waits for a navigation that began since m: for the new
+// document's load and network quiet (done), or — a request that never
+// commits (a download, a 204) may leave no trace but the request itself —
+// gives up on it after a second without a commit (not done).
+func (p *Page) settleNav(ctx context.Context, m Mark) (done bool, err error) {
+	uncommitted, cancel := context.WithTimeout(ctx, time.Second)
+	err = p.waitUntil(uncommitted, func() bool { return p.navSeq > m.nav || !p.loading || p.crashed })
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return true, err
+	}
+	p.mu.Lock()
+	committed := p.navSeq > m.nav
+	p.mu.Unlock()
+	if !committed {
+		return false, nil
+	}
+	if err := p.waitUntil(ctx, func() bool { return p.loadSeq > m.load || p.crashed }); err != nil {
+		return true, err
+	}
+	return true, p.WaitQuiet(ctx)
 }
 
 // Reload reloads the tab and waits like Navigate.

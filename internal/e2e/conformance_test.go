@@ -348,6 +348,14 @@ var confCases = []confCase{
 				return func() error { txt, err := a.saw(a.tool.back()); return want(txt, err, "Page A") }()
 			})
 	}, `location.pathname === '/c/bfcache-a'`},
+	{"delayed-nav", "a click that saves (a 200 ms request) then navigates answers with the new page, loaded", func(a *agent) error {
+		return steps(func() error { return a.open("delayed-nav") },
+			func() error {
+				txt, err := a.click("button", "Continue", none)
+				return want(txt, err, "Page B")
+			},
+			func() error { return e(a.click("link", "Go to A", none)) })
+	}, `location.pathname === '/c/bfcache-a'`},
 	{"autocomplete", "suggestions without a role or a pointer cursor have refs", func(a *agent) error {
 		return steps(func() error { return a.open("autocomplete") },
 			func() error { return e(a.typeInto("textbox", "City", "Pa", false, false)) },
