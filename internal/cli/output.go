@@ -10,7 +10,8 @@ import (
 )
 
 // print writes a result: as JSON with --json, else as text: a screenshot's
-// path, or a title/url line, notes, and the content. A failed action prints
+// path, or a title/url line (unless the content's envelope holds them),
+// notes, and the content. A failed action prints
 // its error to stderr and returns errReported.
 func (e *env) print(res tool.Result) error {
 	if e.g.JSON {
@@ -35,7 +36,11 @@ func (e *env) print(res tool.Result) error {
 		return err
 	}
 	w := &errWriter{w: e.stdout}
+	// A wrapped result carries the page's title and URL inside the
+	// untrusted-content envelope: printed before it, a title could forge
+	// the envelope's end. Only --no-wrap results print them here.
 	switch {
+	case res.Wrapped:
 	case res.Title != "" && res.URL != "":
 		w.println(res.Title + " — " + res.URL)
 	case res.Title != "":
