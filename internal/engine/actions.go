@@ -21,8 +21,11 @@ import (
 	"github.com/browserd/browserd/internal/urlpolicy"
 )
 
-// changesPage lists the actions after which the result carries the new
-// page snapshot (unless the input says snapshot: false).
+// WaitTime is how long wait waits when the call names no timeout.
+const WaitTime = 30 * time.Second
+
+// changesPage lists the actions after which the result carries the page
+// (whole, or what changed; unless the input says snapshot: false).
 var changesPage = map[string]bool{
 	"navigate": true, "click": true, "type": true, "select": true, "scroll": true, "wait": true,
 	"tab_new": true, "tab_switch": true, "dialog": true, "upload": true, "back": true,
@@ -276,7 +279,13 @@ func (c *call) run(ctx context.Context) error {
 		timeout = time.Duration(in.Timeout) * time.Millisecond
 	}
 	if in.Action == "wait" {
-		timeout = max(timeout, time.Duration(in.Timeout)*time.Millisecond, time.Duration(in.Time)*time.Millisecond+time.Second)
+		// The agent's timeout, else source 001's 30 s; never shorter than
+		// the time it asked to sleep.
+		timeout = WaitTime
+		if in.Timeout > 0 {
+			timeout = time.Duration(in.Timeout) * time.Millisecond
+		}
+		timeout = max(timeout, time.Duration(in.Time)*time.Millisecond+time.Second)
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
