@@ -74,27 +74,27 @@ func (p *Page) SetCredentials(ctx context.Context, creds []Credential) error {
 // challenging origin, once per request (a second challenge means it was
 // refused: cancel rather than loop); Chromium's default for any other.
 func (p *Page) answerAuth(s *cdp.Session, id, origin, source string) {
+	var cred Credential
+	found := false
 	p.mu.Lock()
-	var cred *Credential
-	for i, c := range p.opts.Credentials {
-		if c.Origin == origin && source == "Server" {
-			cred = &p.opts.Credentials[i]
+	if source == "Server" {
+		for _, c := range p.opts.Credentials {
+			if c.Origin == origin {
+				cred, found = c, true
+			}
 		}
 	}
-	tried := p.authTried[id]
-	if p.authTried == nil {
+	if p.authTried == nil || len(p.authTried) > 1000 {
 		p.authTried = map[string]bool{}
 	}
-	if len(p.authTried) > 1000 {
-		clear(p.authTried)
-	}
+	tried := p.authTried[id]
 	p.authTried[id] = true
 	p.mu.Unlock()
 	resp := map[string]any{"response": "Default"}
 	switch {
-	case cred != nil && !tried:
+	case found && !tried:
 		resp = map[string]any{"response": "ProvideCredentials", "username": cred.Username, "password": cred.Password}
-	case cred != nil:
+	case found:
 		resp = map[string]any{"response": "CancelAuth"}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -205,18 +205,18 @@ const clickableJS = `(() => {
       if (el.shadowRoot) walk(el.shadowRoot);
       const tag = el.tagName;
       if (tag === 'HTML' || tag === 'BODY' || tag === 'IFRAME') continue;
+      // A control hidden from assistive technology (aria-hidden) is still
+      // clickable by hand: the accessibility tree ignores it, so it is
+      // reported here whatever its role.
+      const hidden = el.closest('[aria-hidden="true"]');
       let hit = el.hasAttribute('onclick') || (tag === 'A' && !el.hasAttribute('href')) ||
-        (el.closest('[aria-hidden="true"]') && el.matches('button,a[href],input,[role=button],[tabindex]') && el.getClientRects().length > 0);
+        (hidden && el.matches('button,a[href],input,[role=button],[tabindex]') && el.getClientRects().length > 0);
       if (!hit) {
         if (getComputedStyle(el).cursor !== 'pointer') continue;
         const par = el.parentElement || (el.parentNode && el.parentNode.host);
         if (par && getComputedStyle(par).cursor === 'pointer') continue;
         hit = true;
       }
-      // A control hidden from assistive technology (aria-hidden) is still
-      // clickable by hand: the accessibility tree ignores it, so it is
-      // reported here whatever its role.
-      const hidden = el.closest('[aria-hidden="true"]');
       if (!hidden && (el.matches(skip) || el.closest('a[href],button'))) continue;
       out.push(el);
     }

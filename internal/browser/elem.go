@@ -177,9 +177,11 @@ const checkJS = `function(action) {
     for (const fx of [0.25, 0.75, 0.5]) for (const fy of [0.5, 0.25, 0.75]) pts.push([l + (ri - l) * fx, t + (b - t) * fy]);
   }
   if (!pts.length) return {reason: 'offscreen'};
-  for (const [x, y] of pts) if (ours(hitAt(x, y))) return {ok: true, cx: x, cy: y, rl: el.getBoundingClientRect().left, rt: el.getBoundingClientRect().top};
+  const box = el.getBoundingClientRect();
+  const toggle = el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
+  for (const [x, y] of pts) if (ours(hitAt(x, y))) return {ok: true, cx: x, cy: y, rl: box.left, rt: box.top, toggle};
   const [cx, cy] = pts[0];
-  if (action === 'scroll') return {ok: true, cx, cy, rl: el.getBoundingClientRect().left, rt: el.getBoundingClientRect().top};
+  if (action === 'scroll') return {ok: true, cx, cy, rl: box.left, rt: box.top, toggle};
   return {reason: 'covered', cx, cy};
 }`
 
@@ -193,13 +195,28 @@ const coverJS = `function(cx, cy) {
   return n && n.nodeType === 1 ? n : hit;
 }`
 
+// Aim is where a pointer action lands on an element, in the tab's
+// viewport coordinates, and what the element is.
+type Aim struct {
+	X, Y float64
+	// Toggle: a native checkbox or radio button, whose reaction to a click
+	// is immediate.
+	Toggle bool
+}
+
 // Point scrolls the element into view, checks it can take the action (is
-// visible, enabled, not covered) and returns its center in the tab's
-// viewport coordinates, ready for Input events.
+// visible, enabled, not covered) and returns where to point at it, ready
+// for Input events.
 func (p *Page) Point(ctx context.Context, e Elem, action string) (x, y float64, err error) {
+	a, err := p.Aim(ctx, e, action)
+	return a.X, a.Y, err
+}
+
+// Aim is Point, telling also what the element is.
+func (p *Page) Aim(ctx context.Context, e Elem, action string) (Aim, error) {
 	s, obj, err := p.Resolve(ctx, e)
 	if err != nil {
-		return 0, 0, err
+		return Aim{}, err
 	}
 	var c struct {
 		OK     bool    `json:"ok"`
@@ -208,22 +225,23 @@ func (p *Page) Point(ctx context.Context, e Elem, action string) (x, y float64, 
 		CY     float64 `json:"cy"`
 		RL     float64 `json:"rl"`
 		RT     float64 `json:"rt"`
+		Toggle bool    `json:"toggle"`
 	}
 	if err := callFunction(ctx, s, obj, checkJS, &c, action); err != nil {
-		return 0, 0, err
+		return Aim{}, err
 	}
 	if !c.OK {
 		if c.Reason == "detached" {
-			return 0, 0, ErrStale
+			return Aim{}, ErrStale
 		}
 		nae := &NotActionableError{Reason: c.Reason}
 		if c.Reason == "covered" {
 			nae.Cover, nae.CoverDesc = p.coverOf(ctx, s, obj, e.Frame, c.CX, c.CY)
 		}
-		return 0, 0, nae
+		return Aim{}, nae
 	}
 	if s == p.sess && (e.Frame == p.TargetID || e.Frame == "") && e.Frame != "" {
-		return c.CX, c.CY, nil // the main frame: no translation
+		return Aim{c.CX, c.CY, c.Toggle}, nil // the main frame: no translation
 	}
 	// The element's content quad is in the coordinates of its process's
 	// root frame; the JS rect is frame-local. Their difference is the
@@ -241,9 +259,9 @@ func (p *Page) Point(ctx context.Context, e Elem, action string) (x, y float64, 
 	}
 	fx, fy, err := p.frameOffset(ctx, s)
 	if err != nil {
-		return 0, 0, err
+		return Aim{}, err
 	}
-	return c.CX + ox + fx, c.CY + oy + fy, nil
+	return Aim{c.CX + ox + fx, c.CY + oy + fy, c.Toggle}, nil
 }
 
 // coverOf describes the element on top of the point, and names its node so

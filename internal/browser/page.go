@@ -545,7 +545,7 @@ func (p *Page) handle(ev cdp.Event) {
 		if p.opts.Guard != nil {
 			go p.vet(e.RequestID, e.Request.URL)
 		} else {
-			go p.vetOn(p.sess, e.RequestID, "") // paused for its credentials only
+			go continueRequest(p.sess, e.RequestID) // paused for its credentials only
 		}
 	case "Fetch.authRequired":
 		var e struct {
@@ -601,10 +601,6 @@ func (p *Page) vet(id, url string) { p.vetOn(p.sess, id, url) }
 func (p *Page) vetOn(s *cdp.Session, id, url string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if url == "" {
-		_ = s.Call(ctx, "Fetch.continueRequest", map[string]any{"requestId": id}, nil)
-		return
-	}
 	if err := p.opts.Guard(ctx, url); err != nil {
 		p.mu.Lock()
 		if len(p.blocked) < 256 {
@@ -614,6 +610,13 @@ func (p *Page) vetOn(s *cdp.Session, id, url string) {
 		_ = s.Call(ctx, "Fetch.failRequest", map[string]any{"requestId": id, "errorReason": "BlockedByClient"}, nil)
 		return
 	}
+	continueRequest(s, id)
+}
+
+// continueRequest lets a paused request go on unchanged.
+func continueRequest(s *cdp.Session, id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	_ = s.Call(ctx, "Fetch.continueRequest", map[string]any{"requestId": id}, nil)
 }
 

@@ -465,24 +465,29 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 		if err != nil {
 			return err
 		}
-		x, y, err := pg.Point(ctx, el, in.Action)
+		aim, err := pg.Aim(ctx, el, in.Action)
 		if err != nil {
 			return err
 		}
 		// A page's delayed reaction (a menu, a tooltip) is waited for;
 		// a native checkbox or radio reacts at once, as a rule.
 		first := browser.DOMFirst
-		var native bool
-		if in.Action == "click" && pg.CallOn(ctx, el, `function() { return this.tagName === 'INPUT' && (this.type === 'checkbox' || this.type === 'radio'); }`, &native) == nil && native {
+		if in.Action == "click" && aim.Toggle {
 			first = 0
 		}
 		m := pg.Mark(ctx, first)
 		if in.Action == "hover" {
-			if err := pg.Hover(ctx, x, y); err != nil {
+			if err := pg.Hover(ctx, aim.X, aim.Y); err != nil {
 				return err
 			}
-		} else if err := pg.Click(ctx, x, y, browser.ClickOptions{Button: in.Button, Modifiers: in.Modifiers, Count: map[bool]int{true: 2}[in.Double]}); err != nil {
-			return err
+		} else {
+			o := browser.ClickOptions{Button: in.Button, Modifiers: in.Modifiers}
+			if in.Double {
+				o.Count = 2
+			}
+			if err := pg.Click(ctx, aim.X, aim.Y, o); err != nil {
+				return err
+			}
 		}
 		return pg.Settle(ctx, m)
 	case "type":
@@ -490,7 +495,6 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 	case "select":
 		return c.selectOption(ctx)
 	case "press":
-		m := pg.Mark(ctx, 0)
 		if c.in.Ref != "" || c.in.Selector != "" || c.in.Role != "" {
 			el, err := c.target(ctx)
 			if err != nil {
@@ -500,6 +504,7 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 				return err
 			}
 		}
+		m := pg.Mark(ctx, 0)
 		if err := pg.Press(ctx, in.Key); err != nil {
 			return &userError{err.Error()}
 		}

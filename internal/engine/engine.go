@@ -61,7 +61,6 @@ type Engine struct {
 	repairs  map[string]string // profile -> the last repair, for status
 	sessions map[string]*session
 	tabs     map[string]*tab // by tab id
-	spares   []string        // the launched browser's first tabs, not yet used
 	nextTab  int
 	closed   bool
 	// lastRenew is when the capturer last renewed the sessions' leases.

@@ -57,7 +57,6 @@ func (c *call) typeText(ctx context.Context) error {
 	if kind.Suggests {
 		first = browser.DOMFirst
 	}
-	m := pg.Mark(ctx, first)
 	if !kind.Editable {
 		what := safeWord(kind.Tag)
 		if kind.Type != "" {
@@ -68,6 +67,7 @@ func (c *call) typeText(ctx context.Context) error {
 	if _, _, err := pg.Point(ctx, el, "type"); err != nil {
 		return err
 	}
+	m := pg.Mark(ctx, first)
 	if format, ok := valueTypes[kind.Type]; ok {
 		var got string
 		err := pg.CallOn(ctx, el, `function(v) {
