@@ -59,8 +59,10 @@ func socketDo(t *testing.T, data string) func(tool.Input) tool.Result {
 }
 
 // loginSession logs session in to the test site in three tabs over two
-// tasks and returns what each tab holds.
-func loginSession(t *testing.T, do func(tool.Input) tool.Result, session string) []tabState {
+// tasks and returns what each tab holds, and when its last change ended: a
+// capture taken after that holds it all (the reads after it change nothing,
+// though they may trigger a capture before they return).
+func loginSession(t *testing.T, do func(tool.Input) tool.Result, session string) ([]tabState, time.Time) {
 	t.Helper()
 	must := func(in tool.Input) tool.Result {
 		t.Helper()
@@ -79,6 +81,7 @@ func loginSession(t *testing.T, do func(tool.Input) tool.Result, session string)
 	must(tool.Input{Action: "click", Task: "a", Role: "button", Name: "Log in"})
 	must(tool.Input{Action: "tab_new", Task: "a", URL: site.URL("/account?second")})
 	r := must(tool.Input{Action: "navigate", Task: "b", URL: site.URL("/account?third")})
+	changed := time.Now()
 	var states []tabState
 	tabs := must(tool.Input{Action: "tabs", Task: "a"}).Tabs
 	tabs = append(tabs, must(tool.Input{Action: "tabs", Task: "b"}).Tabs...)
@@ -93,7 +96,7 @@ func loginSession(t *testing.T, do func(tool.Input) tool.Result, session string)
 		}
 		states = append(states, st)
 	}
-	return states
+	return states, changed
 }
 
 // waitCaptured waits until every session's last capture holds its three
@@ -133,8 +136,7 @@ func TestRecoveryAfterKill9(t *testing.T) {
 			before := map[string][]tabState{}
 			since := map[string]time.Time{}
 			for _, id := range ids {
-				before[id] = loginSession(t, do, id)
-				since[id] = time.Now()
+				before[id], since[id] = loginSession(t, do, id)
 			}
 			waitCaptured(t, do, since)
 
@@ -208,8 +210,8 @@ func TestCrashRecovery(t *testing.T) {
 	data := t.TempDir()
 	startDaemon(t, data, "--snapshot-interval", "200ms")
 	do := socketDo(t, data)
-	before := loginSession(t, do, "c1")
-	waitCaptured(t, do, map[string]time.Time{"c1": time.Now()})
+	before, changed := loginSession(t, do, "c1")
+	waitCaptured(t, do, map[string]time.Time{"c1": changed})
 
 	killBrowser(t, data, "chromium-shared.pid")
 	r := do(tool.Input{Action: "tabs", Session: "c1", Task: "a"})
