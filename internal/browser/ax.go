@@ -154,6 +154,7 @@ func (p *Page) axFrame(ctx context.Context, j frameJob) (snapshot.Frame, error) 
 	if axErr != nil {
 		return f, fmt.Errorf("reading the accessibility tree: %w", axErr)
 	}
+	f.Anchors = anchors
 	placeHidden(&f, anchors)
 	return f, nil
 }
@@ -184,7 +185,7 @@ func placeHidden(f *snapshot.Frame, anchors map[int64]int64) {
 		if !ok {
 			continue
 		}
-		n := snapshot.Node{ID: "browserd-hidden-" + strconv.FormatInt(id, 10), ParentID: f.Nodes[pi].ID,
+		n := snapshot.Node{ID: snapshot.HiddenPrefix + strconv.FormatInt(id, 10), ParentID: f.Nodes[pi].ID,
 			Role: "generic", Name: f.ClickableText[id], BackendID: id}
 		f.Nodes[pi].ChildIDs = append(f.Nodes[pi].ChildIDs, n.ID)
 		f.Nodes = append(f.Nodes, n)
@@ -196,44 +197,58 @@ func placeHidden(f *snapshot.Frame, anchors map[int64]int64) {
 // assistive technology: where cursor:pointer starts, onclick handlers, and
 // <a> without href — skipping elements that already have an interactive
 // role. Capped, so a page of pointer rows cannot stall a snapshot.
-const clickableJS = `(() => {
+const clickableJS = `((roots) => {
   const out = [];
   const skip = 'a[href],button,input,select,textarea,summary,option,label,[role],[tabindex],[contenteditable]';
+  const check = (el) => {
+    const tag = el.tagName;
+    if (tag === 'HTML' || tag === 'BODY' || tag === 'IFRAME') return;
+    // A control hidden from assistive technology (aria-hidden) is still
+    // clickable by hand: the accessibility tree ignores it, so it is
+    // reported here whatever its role.
+    const hidden = el.closest('[aria-hidden="true"]');
+    let hit = el.hasAttribute('onclick') || (tag === 'A' && !el.hasAttribute('href')) ||
+      (hidden && el.matches('button,a[href],input,[role=button],[tabindex]') && el.getClientRects().length > 0);
+    if (!hit) {
+      if (getComputedStyle(el).cursor !== 'pointer') return;
+      const par = el.parentElement || (el.parentNode && el.parentNode.host);
+      if (par && getComputedStyle(par).cursor === 'pointer') return;
+      hit = true;
+    }
+    if (!hidden && (el.matches(skip) || el.closest('a[href],button'))) return;
+    out.push(el);
+  };
   const walk = (root) => {
+    if (root.nodeType === 1) {
+      if (root.shadowRoot) walk(root.shadowRoot);
+      check(root);
+    }
     const it = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
     for (let el = it.nextNode(); el && out.length < 200; el = it.nextNode()) {
       if (el.shadowRoot) walk(el.shadowRoot);
-      const tag = el.tagName;
-      if (tag === 'HTML' || tag === 'BODY' || tag === 'IFRAME') continue;
-      // A control hidden from assistive technology (aria-hidden) is still
-      // clickable by hand: the accessibility tree ignores it, so it is
-      // reported here whatever its role.
-      const hidden = el.closest('[aria-hidden="true"]');
-      let hit = el.hasAttribute('onclick') || (tag === 'A' && !el.hasAttribute('href')) ||
-        (hidden && el.matches('button,a[href],input,[role=button],[tabindex]') && el.getClientRects().length > 0);
-      if (!hit) {
-        if (getComputedStyle(el).cursor !== 'pointer') continue;
-        const par = el.parentElement || (el.parentNode && el.parentNode.host);
-        if (par && getComputedStyle(par).cursor === 'pointer') continue;
-        hit = true;
-      }
-      if (!hidden && (el.matches(skip) || el.closest('a[href],button'))) continue;
-      out.push(el);
+      check(el);
     }
   };
-  walk(document.documentElement);
+  for (const r of roots) walk(r);
   return out;
-})()`
+})`
 
 // clickable returns the backend ids of the frame's elements that take
 // clicks without saying so (see clickableJS), with their text — the
 // accessibility tree names none of those it leaves out — and, for those
 // inside aria-hidden, the element their hidden subtree hangs from.
 func (p *Page) clickable(ctx context.Context, j frameJob) (map[int64]bool, map[int64]string, map[int64]int64) {
+	return p.clickableIn(ctx, j, "[document.documentElement]")
+}
+
+// clickableIn is clickable for the elements under (and including) the
+// roots, a JavaScript expression for an array of elements in the frame's
+// isolated world.
+func (p *Page) clickableIn(ctx context.Context, j frameJob, roots string) (map[int64]bool, map[int64]string, map[int64]int64) {
 	// A group per frame: frames of one process share the session, and one
 	// frame's release must not free another's objects.
 	group := "browserd-click-" + j.frameID
-	obj, err := p.objectInWorld(ctx, j.sess, j.frameID, clickableJS, group)
+	obj, err := p.objectInWorld(ctx, j.sess, j.frameID, clickableJS+"("+roots+")", group)
 	if err != nil || obj == "" {
 		return nil, nil, nil
 	}

@@ -125,17 +125,20 @@ var (
 const watchJS = `(() => { const w = globalThis.__browserdWatch;
   if (w) w.obs.disconnect();
   const m = {n: 0, start: performance.now(), last: performance.now()};
-  m.obs = new MutationObserver(recs => { m.n += recs.length; m.last = performance.now(); });
+  m.obs = new MutationObserver(recs => { m.n += recs.length; m.last = performance.now(); if (m.wake) m.wake(); });
   m.obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   globalThis.__browserdWatch = m; return true; })()`
 
 const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
   if (!m) return res(false);
+  const first = %d, quiet = %d, most = %d;
   const t0 = performance.now();
+  let timer = 0;
   const tick = () => { const now = performance.now();
-    const done = m.n === 0 ? now - m.start >= %d : now - m.last >= %d;
-    if (done || now - t0 >= %d) { m.obs.disconnect(); delete globalThis.__browserdWatch; return res(m.n > 0); }
-    setTimeout(tick, 20); };
+    const left = m.n === 0 ? first - (now - m.start) : quiet - (now - m.last);
+    if (left <= 0 || now - t0 >= most) { clearTimeout(timer); m.wake = null; m.obs.disconnect(); delete globalThis.__browserdWatch; return res(m.n > 0); }
+    clearTimeout(timer); timer = setTimeout(tick, Math.max(1, Math.min(left, most - (now - t0)))); };
+  m.wake = tick;
   tick(); })`
 
 // Mark returns the current navigation state, for Settle, and starts

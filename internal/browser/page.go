@@ -173,6 +173,7 @@ type Page struct {
 	dialogEnd   context.CancelCauseFunc
 	oopifs      map[string]*frameSession // frame id -> session
 	worlds      map[string]int64         // frame id -> browserd's isolated world (see world.go)
+	journalSeq  int64                    // the last journal started (see journal.go)
 	crashed     bool
 	windowOpens int
 	blocked     []string        // refused by the Fetch guard, not yet reported

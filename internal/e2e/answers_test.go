@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -111,5 +115,89 @@ func TestBackgroundTabsLive(t *testing.T) {
 		if df, dt := after[i][0]-before[i][0], after[i][1]-before[i][1]; df < 5 || dt < 5 {
 			t.Errorf("tab %s (active: %v) ran %g animation frames and %g interval runs in 1.5 s", id, i == 0, df, dt)
 		}
+	}
+}
+
+// lockedBuffer is a log sink several goroutines write to.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestPatchedAnswers: after an in-page action the answer is built from the
+// last read and the page's journal of changes, not a whole read of the
+// accessibility tree (#12 point 2) — and says what a whole read would say,
+// for every kind of change the journal must see: a label's or a
+// description's text, a checkbox, a field and a select set by script
+// without an event, a change inside a shadow root, nodes added and
+// removed, a panel shown by a sibling style rule, a hidden element shown,
+// a dialog added to <body>, a change after a timer, and none at all.
+// BROWSERD_VERIFY_PATCH makes every patched answer fail unless a whole
+// read gives the same page.
+func TestPatchedAnswers(t *testing.T) {
+	t.Setenv("BROWSERD_VERIFY_PATCH", "1")
+	cfg := testConfig(t)
+	var logs lockedBuffer
+	e, err := engine.New(cfg, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		e.Close(context.Background())
+		waitNoChromium(t, cfg.Data)
+	})
+	d := &engineDriver{e: e, data: cfg.Data}
+	const task = "patch"
+	page := text(nav(t, d, task, site.URL("/changes")))
+	steps := []struct{ button, want string }{
+		{"Relabel", `textbox "Your full name"`},
+		{"Describe", "must contain an @"},
+		{"Check by script", "checked]"},
+		{"Fill by script", "Ada Lovelace"},
+		{"Pick by script", "Large"},
+		{"Change the shadow", "Inner 2"},
+		{"Add to the list", "Plums"},
+		{"Remove from the list", "- "},
+		{"Open the panel", "More details"},
+		{"Show the hidden", "Hidden until shown"},
+		{"Open a modal", "Close notice"},
+		{"Change later", "Changed later"},
+		{"Nothing", `button "Nothing" [ref=`}, // focus moved to it
+		{"Nothing", engine.NoChanges},
+	}
+	for _, s := range steps {
+		ref := ref(t, page, "button", s.button)
+		r := d.do(t, tool.Input{Action: "click", Task: task, Ref: ref})
+		if !r.Success {
+			t.Fatalf("click %q: %s", s.button, r.Error)
+		}
+		body := text(r)
+		if !strings.Contains(body, s.want) {
+			t.Errorf("click %q: the answer lacks %q:\n%s", s.button, s.want, body)
+		}
+		if s.want != engine.NoChanges && !strings.HasPrefix(body, engine.DiffHeader) {
+			t.Errorf("click %q: the answer is not a diff:\n%.1500s", s.button, body)
+		}
+	}
+	var whole []string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "snapshot read whole") {
+			whole = append(whole, l)
+		}
+	}
+	if len(whole) > 0 {
+		t.Errorf("%d of %d answers read the whole tree:\n%s", len(whole), len(steps), strings.Join(whole, "\n"))
 	}
 }

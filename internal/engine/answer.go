@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"net/url"
 
 	"github.com/browserd/browserd/internal/snapshot"
@@ -32,11 +34,20 @@ func (c *call) answerSnapshot(ctx context.Context) (string, error) {
 	tb := c.tab
 	prev := tb.lastSnap
 	sameDoc := c.tab.page.NavSeq() == tb.navSeq
-	text, err := c.snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		return "", err
+	whole := c.in.Full || newDocument[c.in.Action] || !sameDoc || prev == ""
+	text, ok, err := "", false, error(nil)
+	if !whole {
+		text, ok, err = c.patched(ctx)
+		if err != nil {
+			return "", err
+		}
 	}
-	if c.in.Full || newDocument[c.in.Action] || !sameDoc || prev == "" {
+	if !ok {
+		if text, err = c.snapshot(ctx, snapshot.Options{}); err != nil {
+			return "", err
+		}
+	}
+	if whole {
 		return text, nil
 	}
 	d := snapshot.Diff(prev, text)
@@ -57,6 +68,7 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 		refs.ForgetOwner(tb.id)
 		tb.navSeq = nav
 		tb.lastSnap = ""
+		tb.lastFrames, tb.journal = nil, 0
 	}
 	if c.in.Selector != "" && c.in.Action == "snapshot" {
 		el, err := pg.Query(ctx, c.in.Selector)
@@ -66,15 +78,14 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 		k := pg.KeyOf(el)
 		opt.Root = &k
 	}
+	tb.journal = pg.StartJournal(ctx)
 	frames, err := pg.AXFrames(ctx)
 	if err != nil {
+		tb.lastFrames, tb.journal = nil, 0
 		return "", err
 	}
-	opt.Owner = tb.id
-	if u, err := url.Parse(pg.URL()); err == nil && u.Host != "" {
-		opt.Origin = u.Scheme + "://" + u.Host
-	}
-	r := snapshot.Build(frames, refs, opt)
+	tb.lastFrames = frames
+	r := snapshot.Build(frames, refs, c.buildOptions(opt))
 	pg.Release(context.WithoutCancel(ctx))
 	full := opt.Root == nil && !opt.Interactive && opt.Depth == 0 && opt.MaxChars == 0
 	if c.in.Diff && c.in.Action == "snapshot" {
@@ -91,4 +102,50 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 		tb.lastSnap = r.Text
 	}
 	return r.Text, nil
+}
+
+// buildOptions completes opt for a build of the tab's snapshot.
+func (c *call) buildOptions(opt snapshot.Options) snapshot.Options {
+	opt.Owner = c.tab.id
+	if u, err := url.Parse(c.tab.page.URL()); err == nil && u.Host != "" {
+		opt.Origin = u.Scheme + "://" + u.Host
+	}
+	return opt
+}
+
+// patched is the whole snapshot after an in-page action, built from the
+// tab's last read and what the page's journal says changed since (see
+// browser.Page.Patch) instead of a whole read; ok is false when the change
+// needs a whole read. The snapshot becomes the one the agent last saw.
+func (c *call) patched(ctx context.Context) (text string, ok bool, err error) {
+	tb, pg := c.tab, c.tab.page
+	if pg.NavSeq() != tb.navSeq || tb.lastFrames == nil {
+		return "", false, nil
+	}
+	frames, next, err := pg.Patch(ctx, tb.lastFrames, tb.journal)
+	tb.journal = next
+	if err != nil {
+		tb.lastFrames = nil
+		if ctx.Err() != nil {
+			return "", false, context.Cause(ctx)
+		}
+		c.e.log.Debug("snapshot read whole", slog.String("tab", tb.id), slog.String("action", c.in.Action), slog.Any("why", err))
+		return "", false, nil
+	}
+	tb.lastFrames = frames
+	r := snapshot.Build(frames, c.task.sess.refs, c.buildOptions(snapshot.Options{}))
+	pg.Release(context.WithoutCancel(ctx))
+	if c.e.verifyPatch {
+		whole, err := pg.AXFrames(ctx)
+		if err != nil {
+			return "", false, err
+		}
+		w := snapshot.Build(whole, c.task.sess.refs, c.buildOptions(snapshot.Options{}))
+		pg.Release(context.WithoutCancel(ctx))
+		if w.Text != r.Text {
+			return "", false, fmt.Errorf("patched snapshot differs from a whole read (BROWSERD_VERIFY_PATCH):\n%s", snapshot.Diff(w.Text, r.Text))
+		}
+	}
+	tb.lastSnap = r.Text
+	return r.Text, true, nil
 }

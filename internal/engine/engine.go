@@ -47,6 +47,9 @@ type Engine struct {
 	box      *secret.Box
 	store    store.Store
 	node     string // this daemon's name on leases (see nodeID)
+	// verifyPatch checks every patched snapshot against a whole read
+	// (BROWSERD_VERIFY_PATCH=1, for tests; see answer.go).
+	verifyPatch bool
 
 	// resumeMu serializes bringing sessions back (resume, rehydration
 	// after a crash) and creating them in the store.
@@ -129,6 +132,10 @@ type tab struct {
 	// guarded by task.run
 	lastSnap string
 	navSeq   int
+	// lastFrames is the tree of the tab's last read and journal the number
+	// of the page's journal of changes since it (see answer.go).
+	lastFrames []snapshot.Frame
+	journal    int64
 }
 
 // Option configures an engine.
@@ -150,7 +157,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{
-		cfg: cfg, log: log,
+		cfg: cfg, log: log, verifyPatch: os.Getenv("BROWSERD_VERIFY_PATCH") == "1",
 		guard: egress.Policy{
 			AllowHosts:   cfg.AllowHosts,
 			AllowPrivate: cfg.AllowPrivate,

@@ -27,6 +27,9 @@ type Frame struct {
 	// text for: Chromium reports the nodes of an aria-hidden subtree as
 	// ignored, without names.
 	ClickableText map[int64]string
+	// Anchors holds, for Clickable elements inside aria-hidden, the element
+	// their hidden subtree hangs from: where the snapshot shows them.
+	Anchors map[int64]int64
 }
 
 // Options controls Build.

@@ -27,6 +27,10 @@ type Node struct {
 	// property names: the <label> elements and aria-labelledby targets that
 	// gave the node its name.
 	LabelledBy []int64
+
+	// DescribedBy holds the backend ids of the aria-describedby targets that
+	// gave the node its description.
+	DescribedBy []int64
 }
 
 // scalar decodes a CDP AXValue's "value": strings as themselves, booleans and
@@ -125,10 +129,17 @@ func convert(raw []axNode) []Node {
 		n.Value, n.Description = a.Value.Value.s, a.Description.Value.s
 		n.BackendID = a.BackendID
 		for _, p := range a.Properties {
-			if p.Name == "labelledby" {
+			switch p.Name {
+			case "labelledby":
 				for _, r := range p.Value.RelatedNodes {
 					if r.BackendID != 0 {
 						n.LabelledBy = append(n.LabelledBy, r.BackendID)
+					}
+				}
+			case "describedby":
+				for _, r := range p.Value.RelatedNodes {
+					if r.BackendID != 0 {
+						n.DescribedBy = append(n.DescribedBy, r.BackendID)
 					}
 				}
 			}

@@ -148,6 +148,7 @@ var indexLinks = []pageLink{
 	{"/cookies", "Cookies"},
 	{"/big-html", "Big HTML"},
 	{"/ticker", "Ticker"},
+	{"/changes", "Changes"},
 	{"/c/", "Conformance corpus"},
 }
 
@@ -162,7 +163,7 @@ func (s *Site) handler() http.Handler {
 	for _, name := range []string{
 		"form", "frame-inner", "shadow", "clickable", "dialogs", "upload",
 		"download", "popup", "popup-child", "console", "wait", "scroll",
-		"hover", "keys", "spa", "ticker",
+		"hover", "keys", "spa", "ticker", "changes",
 	} {
 		mux.HandleFunc("GET /"+name, func(w http.ResponseWriter, r *http.Request) {
 			render(w, name+".html", nil)

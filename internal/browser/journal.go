@@ -1,0 +1,430 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/browserd/browserd/internal/cdp"
+	"github.com/browserd/browserd/internal/snapshot"
+)
+
+// After an action that loads no new document, the answer is what changed
+// since the snapshot the agent saw. Reading the whole accessibility tree
+// again for it costs as much as the first snapshot (≈ 300 ms on a
+// 1,000-row table, most of it Chromium serialising 7,000 nodes), for a
+// change that is usually one line. So from every read of the tree until the
+// next, a journal in browserd's isolated world records which elements
+// changed — DOM mutations (in open shadow roots too), the targets of input,
+// change, focus and toggle events, and form controls whose value or
+// checked state a script set without either — and the next read asks
+// Chromium only for the subtrees under those elements and for the single
+// nodes around them (their ancestors, whose name or children may follow
+// from them; the nodes they label or describe).
+//
+// The journal says "unknown" — and the tab's whole tree is read as before —
+// whenever a patch could miss something: too many changes, a change to
+// <html> or <body> themselves or to a style sheet, a frame inside a changed
+// subtree, or style rules that show or hide content on a state no mutation
+// reports (:hover, :focus-within, :checked, :has() … with display,
+// visibility or content). Sibling rules (`.open + .panel`) widen a changed
+// element to its parent. The patch itself refuses a result that does not
+// hang together (snapshot.Patch).
+
+// journalJS stops the journal numbered take (0: none) and returns what it
+// recorded — the changed elements in globalThis.__browserdChanged, and
+// {roots: n} or {unknown: why} — then starts journal number next. Both
+// happen in one turn of the page's event loop, so no change falls between.
+const journalJS = `((take, next) => {
+  const out = {};
+  const J = globalThis.__browserdJournal;
+  delete globalThis.__browserdChanged;
+  if (J) J.stop();
+  if (take) {
+    if (!J || J.seq !== take) out.unknown = 'the page was not watched since the last snapshot';
+    else out.roots = J.finish();
+    if (typeof out.roots === 'string') { out.unknown = out.roots; delete out.roots; }
+    else if (out.roots) { globalThis.__browserdChanged = out.roots; out.roots = out.roots.length; }
+  }
+  if (!next) return out;
+
+  const html = document.documentElement, body = document.body, head = document.head;
+  const touched = new Set();
+  let over = false, why = '';
+  const add = n => { if (!n) return; if (touched.size >= 300) { over = true; return; } touched.add(n); };
+  const css = cssFlags();
+  const onRecs = recs => {
+    for (const r of recs) {
+      const t = r.target;
+      if (head && (t === head || head.contains(t))) {
+        // A title is the document's name; scripts and metadata show nothing;
+        // a style sheet may change anything.
+        const nodes = [...r.addedNodes, ...r.removedNodes, t];
+        if (nodes.some(n => n.nodeName === 'STYLE' || n.nodeName === 'LINK')) why = why || 'a style sheet changed';
+        continue;
+      }
+      if (r.type === 'childList' && (t === document || t === html || t === body)) {
+        for (const a of r.addedNodes) add(a);
+        if (t !== body) why = why || 'the document element changed';
+        if ([...r.addedNodes, ...r.removedNodes].some(n => n.nodeName === 'STYLE' || n.nodeName === 'LINK')) why = why || 'a style sheet changed';
+        continue;
+      }
+      if (t === html || t === body) { why = why || 'the body changed'; continue; }
+      if (t.nodeName === 'STYLE' || (r.type === 'characterData' && t.parentNode && t.parentNode.nodeName === 'STYLE')) { why = why || 'a style sheet changed'; continue; }
+      if (r.type === 'childList' && [...r.addedNodes, ...r.removedNodes].some(n => n.nodeName === 'STYLE' || n.nodeName === 'LINK')) { why = why || 'a style sheet changed'; continue; }
+      const el = r.type === 'characterData' ? t.parentNode : t;
+      // Sibling rules style an element by its neighbours' attributes.
+      add(r.type === 'attributes' && css.sib && el.parentNode ? el.parentNode : el);
+    }
+  };
+  const obs = new MutationObserver(onRecs);
+  const opts = {subtree: true, childList: true, attributes: true, characterData: true};
+  obs.observe(document, opts);
+  const ev = e => { const p = e.composedPath(); add(p.length && p[0].nodeType === 1 ? p[0] : e.target); };
+  const types = ['input', 'change', 'focusin', 'focusout', 'toggle'];
+  const roots = [document];
+  const walk = root => {
+    const it = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    for (let el = it.nextNode(); el; el = it.nextNode()) if (el.shadowRoot) { roots.push(el.shadowRoot); walk(el.shadowRoot); }
+  };
+  walk(document);
+  const ctl = [];
+  for (const r of roots) {
+    if (r !== document) obs.observe(r, opts);
+    for (const t of types) r.addEventListener(t, ev, true);
+    for (const el of r.querySelectorAll('input,select,textarea')) {
+      if (ctl.length >= 3000) { over = true; break; }
+      ctl.push([el, el.value, el.checked, el.indeterminate, el.selectedIndex]);
+    }
+  }
+  const stop = () => { obs.disconnect(); for (const r of roots) for (const t of types) r.removeEventListener(t, ev, true); };
+  const finish = () => {
+    onRecs(obs.takeRecords());
+    if (css.dyn) return 'style rules show content on :hover, :focus or another state';
+    if (why) return why;
+    for (const [el, v, c, i, s] of ctl) if (el.value !== v || el.checked !== c || el.indeterminate !== i || el.selectedIndex !== s) add(el);
+    if (over) return 'too many changes';
+    const els = new Set();
+    for (let n of touched) {
+      if (n.nodeType === 11 && n.host) n = n.host;
+      if (n.nodeType !== 1) n = n.parentNode;
+      if (n && n.nodeType === 11 && n.host) n = n.host;
+      if (!n || n.nodeType !== 1 || !n.isConnected) continue;
+      if (n === html || n === body) return 'the body changed';
+      if (head && head.contains(n)) continue;
+      els.add(n);
+    }
+    const up = el => el.parentElement || (el.parentNode && el.parentNode.host) || null;
+    const out = [];
+    for (const el of els) {
+      let inner = false;
+      for (let a = up(el); a; a = up(a)) if (els.has(a)) { inner = true; break; }
+      if (inner) continue;
+      if (el.nodeName === 'IFRAME' || el.nodeName === 'FRAME' || el.querySelector('iframe,frame')) return 'a frame changed';
+      out.push(el);
+    }
+    if (out.length > 60) return 'too many changes';
+    return out;
+  };
+  globalThis.__browserdJournal = {seq: next, stop, finish};
+  return out;
+
+  // cssFlags tells whether the page's style rules show or hide content on
+  // a state no mutation reports (dyn), or by a sibling (sib). Cached per
+  // set of rules.
+  function cssFlags() {
+    const sheets = [...document.styleSheets, ...(document.adoptedStyleSheets || [])];
+    let key = sheets.length + ':';
+    for (const s of sheets) { try { key += s.cssRules.length + ','; } catch (e) { return {dyn: true, sib: true}; } }
+    const c = globalThis.__browserdCSS;
+    if (c && c.key === key && c.doc === document) return c.flags;
+    const flags = {dyn: false, sib: false};
+    const dynRe = /:(hover|focus|focus-within|focus-visible|active|checked|indeterminate|has|target|valid|invalid|user-valid|user-invalid|placeholder-shown|empty|open|popover-open|modal|autofill|default|disabled|enabled|read-only|read-write|required|optional|in-range|out-of-range|blank|playing|paused)\b/;
+    let n = 0;
+    const visit = rules => {
+      for (const r of rules) {
+        if (++n > 50000) { flags.dyn = flags.sib = true; return; }
+        if (r.cssRules && r.cssRules.length) visit(r.cssRules);
+        const sel = r.selectorText, st = r.style;
+        if (!sel || !st) continue;
+        if (!(st.display || st.visibility || st.content || st.contentVisibility)) continue;
+        if (dynRe.test(sel)) flags.dyn = true;
+        if (/[+~]/.test(sel.replace(/\([^)]*\)|\[[^\]]*\]/g, ''))) flags.sib = true;
+      }
+    };
+    for (const s of sheets) visit(s.cssRules);
+    globalThis.__browserdCSS = {key, doc: document, flags};
+    return flags;
+  }
+})(%d, %d)`
+
+// journalResult is what journalJS returns.
+type journalResult struct {
+	Roots   *int   `json:"roots"`
+	Unknown string `json:"unknown"`
+}
+
+// StartJournal starts recording the main frame's changes for the next
+// Patch, and returns the journal's number (0 when none could start: the
+// next read will be whole). Call it just before reading the tree.
+func (p *Page) StartJournal(ctx context.Context) int64 {
+	p.mu.Lock()
+	p.journalSeq++
+	seq := p.journalSeq
+	p.mu.Unlock()
+	var r journalResult
+	if err := p.Run(ctx, fmt.Sprintf(journalJS, 0, seq), &r); err != nil {
+		return 0
+	}
+	return seq
+}
+
+// ErrUnpatchable is wrapped by Patch's errors that ask for a whole read.
+var ErrUnpatchable = errors.New("the change needs a whole read")
+
+// Patch reads what changed in the tab since the read of prev (a snapshot's
+// frames; journal is the number StartJournal gave before that read) and
+// returns the frames as they are now, with the number of the journal that
+// now runs for the next read. An error wrapping ErrUnpatchable means: read
+// the whole tree (AXFrames). Only a tab with one frame is patched.
+func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) ([]snapshot.Frame, int64, error) {
+	if len(prev) != 1 || journal == 0 {
+		return nil, 0, fmt.Errorf("%w: frames", ErrUnpatchable)
+	}
+	p.mu.Lock()
+	p.journalSeq++
+	next := p.journalSeq
+	oopifs := len(p.oopifs)
+	p.mu.Unlock()
+	if oopifs > 0 {
+		return nil, 0, fmt.Errorf("%w: frames", ErrUnpatchable)
+	}
+	var jr journalResult
+	if err := p.Run(ctx, fmt.Sprintf(journalJS, journal, next), &jr); err != nil {
+		return nil, 0, fmt.Errorf("%w: %w", ErrUnpatchable, err)
+	}
+	if jr.Unknown != "" || jr.Roots == nil {
+		return nil, next, fmt.Errorf("%w: %s", ErrUnpatchable, jr.Unknown)
+	}
+	old := prev[0]
+	f := old
+	if *jr.Roots == 0 {
+		return []snapshot.Frame{f}, next, nil
+	}
+	const group = "browserd-patch"
+	defer func() {
+		_ = p.sess.Call(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group}, nil)
+	}()
+	arr, err := p.objectInWorld(ctx, p.sess, p.TargetID, "globalThis.__browserdChanged", group)
+	if err != nil || arr == "" {
+		return nil, next, fmt.Errorf("%w: the changed elements are gone", ErrUnpatchable)
+	}
+	objs, err := p.arrayItems(ctx, p.sess, arr)
+	if err != nil {
+		return nil, next, fmt.Errorf("%w: %w", ErrUnpatchable, err)
+	}
+	roots := make([]int64, len(objs))
+	var wg sync.WaitGroup
+	for i, o := range objs {
+		wg.Go(func() { roots[i], _ = describe(ctx, p.sess, o) })
+	}
+	// Clickable elements in the changed subtrees, meanwhile.
+	var clk map[int64]bool
+	var clkText map[int64]string
+	var anchors map[int64]int64
+	wg.Go(func() {
+		clk, clkText, anchors = p.clickableIn(ctx, frameJob{sess: p.sess, frameID: p.TargetID, isRoot: true}, "(globalThis.__browserdChanged || [])")
+	})
+	wg.Wait()
+
+	byBackend := make(map[int64]int, len(old.Nodes))
+	byID := make(map[string]int, len(old.Nodes))
+	for i, n := range old.Nodes {
+		byID[n.ID] = i
+		if n.BackendID != 0 {
+			byBackend[n.BackendID] = i
+		}
+	}
+	// The subtrees, and meanwhile the ancestors of every root the old tree
+	// knows: their names and children may follow from what changed.
+	ancestors := func(id string, into map[int64]bool) {
+		for i, ok := byID[id]; ok; i, ok = byID[old.Nodes[i].ParentID] {
+			if b := old.Nodes[i].BackendID; b != 0 {
+				into[b] = true
+			}
+		}
+	}
+	first := map[int64]bool{}
+	for _, b := range roots {
+		if b == 0 {
+			return nil, next, fmt.Errorf("%w: a changed element is gone", ErrUnpatchable)
+		}
+		if j, ok := byBackend[b]; ok {
+			ancestors(old.Nodes[j].ParentID, first)
+		}
+	}
+	subs := make([][]snapshot.Node, len(roots))
+	errs := make([]error, len(roots))
+	for i, b := range roots {
+		wg.Go(func() { subs[i], errs[i] = p.axSubtree(ctx, b) })
+	}
+	nodes, nerr := p.axNodes(ctx, first)
+	wg.Wait()
+	if err := errors.Join(append(errs, nerr)...); err != nil {
+		return nil, next, fmt.Errorf("%w: %w", ErrUnpatchable, err)
+	}
+	// Roots new to the tree hang from a node it knows; names and
+	// descriptions taken from the changed subtrees follow them.
+	changed := map[int64]bool{}
+	more := map[int64]bool{}
+	for i, sub := range subs {
+		if len(sub) > 0 {
+			if _, ok := byID[sub[0].ID]; !ok {
+				ancestors(sub[0].ParentID, more)
+			}
+		}
+		for _, n := range sub {
+			changed[n.BackendID] = true
+		}
+		if j, ok := byBackend[roots[i]]; ok {
+			for _, id := range subtreeIDs(old.Nodes, byID, old.Nodes[j].ID) {
+				changed[old.Nodes[byID[id]].BackendID] = true
+			}
+		}
+	}
+	delete(changed, 0)
+	for _, n := range old.Nodes {
+		if n.BackendID == 0 || changed[n.BackendID] {
+			continue
+		}
+		if slices.ContainsFunc(n.LabelledBy, func(b int64) bool { return changed[b] }) ||
+			slices.ContainsFunc(n.DescribedBy, func(b int64) bool { return changed[b] }) {
+			more[n.BackendID] = true
+		}
+	}
+	for b := range more {
+		if first[b] || changed[b] {
+			delete(more, b)
+		}
+	}
+	if len(more) > 0 {
+		extra, err := p.axNodes(ctx, more)
+		if err != nil {
+			return nil, next, fmt.Errorf("%w: %w", ErrUnpatchable, err)
+		}
+		nodes = append(nodes, extra...)
+	}
+	// A node read whole with a subtree is not read again alone.
+	nodes = slices.DeleteFunc(nodes, func(n snapshot.Node) bool { return changed[n.BackendID] })
+	for _, sub := range subs {
+		for _, n := range sub {
+			if n.Props["owns"] != "" {
+				return nil, next, fmt.Errorf("%w: aria-owns in a changed subtree", ErrUnpatchable)
+			}
+		}
+	}
+	f.Nodes, err = snapshot.Patch(old.Nodes, snapshot.Change{Subtrees: subs, Nodes: nodes})
+	if err != nil {
+		return nil, next, fmt.Errorf("%w: %w", ErrUnpatchable, err)
+	}
+	// Clickable elements: the old ones outside the changed subtrees, and
+	// those found in them now.
+	f.Clickable = make(map[int64]bool, len(old.Clickable)+len(clk))
+	f.ClickableText = make(map[int64]string, len(old.ClickableText)+len(clkText))
+	f.Anchors = make(map[int64]int64, len(old.Anchors)+len(anchors))
+	inside := func(b int64) bool {
+		if changed[b] {
+			return true
+		}
+		// Not in the accessibility tree: inside if its old anchor was.
+		a, ok := old.Anchors[b]
+		return ok && changed[a]
+	}
+	for b := range old.Clickable {
+		if !inside(b) {
+			f.Clickable[b] = true
+			if t, ok := old.ClickableText[b]; ok {
+				f.ClickableText[b] = t
+			}
+			if a, ok := old.Anchors[b]; ok {
+				f.Anchors[b] = a
+			}
+		}
+	}
+	maps.Copy(f.Clickable, clk)
+	maps.Copy(f.ClickableText, clkText)
+	maps.Copy(f.Anchors, anchors)
+	placeHidden(&f, f.Anchors)
+	return []snapshot.Frame{f}, next, nil
+}
+
+// subtreeIDs lists the ids of node id and everything under it in nodes.
+func subtreeIDs(nodes []snapshot.Node, byID map[string]int, id string) []string {
+	var out []string
+	stack := []string{id}
+	seen := map[string]bool{}
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		i, ok := byID[id]
+		if !ok || seen[id] {
+			continue
+		}
+		seen[id] = true
+		out = append(out, id)
+		stack = append(stack, nodes[i].ChildIDs...)
+	}
+	return out
+}
+
+// axSubtree reads the accessibility nodes under an element, the element's
+// own first; none when it has no node in the tree (not rendered).
+func (p *Page) axSubtree(ctx context.Context, backend int64) ([]snapshot.Node, error) {
+	var raw cdp.Raw
+	if err := p.sess.Call(ctx, "Accessibility.queryAXTree", map[string]any{"backendNodeId": backend}, &raw); err != nil {
+		return nil, err
+	}
+	nodes, err := snapshot.Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(nodes) > 0 && nodes[0].BackendID != backend {
+		// The element has no node of its own; its children hang from its
+		// parent's node, which a subtree read does not show.
+		return nil, fmt.Errorf("element %d has no accessibility node of its own", backend)
+	}
+	return nodes, nil
+}
+
+// axNodes reads the accessibility nodes of the elements, concurrently.
+func (p *Page) axNodes(ctx context.Context, backends map[int64]bool) ([]snapshot.Node, error) {
+	ids := slices.Sorted(maps.Keys(backends))
+	nodes := make([]snapshot.Node, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, b := range ids {
+		wg.Go(func() { nodes[i], errs[i] = p.axNode(ctx, b) })
+	}
+	wg.Wait()
+	return nodes, errors.Join(errs...)
+}
+
+// axNode reads one element's accessibility node, children ids included.
+func (p *Page) axNode(ctx context.Context, backend int64) (snapshot.Node, error) {
+	var raw cdp.Raw
+	if err := p.sess.Call(ctx, "Accessibility.getPartialAXTree", map[string]any{"backendNodeId": backend, "fetchRelatives": false}, &raw); err != nil {
+		return snapshot.Node{}, err
+	}
+	nodes, err := snapshot.Decode(raw)
+	if err != nil {
+		return snapshot.Node{}, err
+	}
+	if len(nodes) == 0 {
+		return snapshot.Node{}, fmt.Errorf("no accessibility node for element %s", strconv.FormatInt(backend, 10))
+	}
+	return nodes[0], nil
+}
