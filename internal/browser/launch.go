@@ -79,7 +79,19 @@ func (o LaunchOptions) Args() []string {
 		"--disable-popup-blocking",
 		"--disable-prompt-on-repost",
 		"--disable-dev-shm-usage",
-		"--disable-features=Translate,MediaRouter,OptimizationHints,AcceptCHFrame,DialMediaRouteProvider",
+		// Chromium calls home on its own (network time, autofill, hints);
+		// none of it is the agent's, and on a network that lets it through
+		// it carries the profile's Google cookies. The account listing
+		// (IdentityManager, every on-disk profile) and the component
+		// updater ignore every switch but their server's address: both
+		// point at an address nothing answers, and no request leaves
+		// (TestNoCallsHome).
+		"--disable-features=Translate,MediaRouter,OptimizationHints,AcceptCHFrame,DialMediaRouteProvider,NetworkTimeServiceQuerying,AutofillServerCommunication,OptimizationGuideModelDownloading,OptimizationHintsFetching,CertificateTransparencyComponentUpdater",
+		"--disable-component-extensions-with-background-pages",
+		"--disable-search-engine-choice-screen",
+		"--disable-field-trial-config",
+		"--gaia-url=http://0.0.0.0:9",
+		"--component-updater=url-source=http://0.0.0.0:9",
 		"--metrics-recording-only",
 		"--password-store=basic",
 		"--use-mock-keychain",

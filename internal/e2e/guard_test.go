@@ -304,3 +304,41 @@ func TestDenyActions(t *testing.T) {
 		t.Fatalf("daemon ran a denied action: %+v", r)
 	}
 }
+
+// everywhereDNS answers every name with one private address, so any
+// request to a name is refused by the guard — and logged — on an open
+// network as on a closed one.
+type everywhereDNS struct{}
+
+func (everywhereDNS) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr("10.9.9.9")}, nil
+}
+
+// TestNoCallsHome: Chromium, as browserd starts it, makes no request of its
+// own — no Google account listing, component update, network time or
+// autofill query (#12 point 4): with every name sent to a refused address,
+// a page that loads nothing from elsewhere leaves no refusal in the log,
+// in a fresh profile or one used before.
+func TestNoCallsHome(t *testing.T) {
+	cfg := testConfig(t)
+	var logs lockedBuffer
+	for run := range 2 {
+		e, err := engine.New(cfg, slog.New(slog.NewTextHandler(&logs, nil)), engine.WithResolver(everywhereDNS{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := e.Do(context.Background(), tool.Input{Action: "navigate", URL: site.URL("/form"), Profile: "home"})
+		if err != nil || !r.Success {
+			t.Fatalf("run %d: navigate: %v %s", run, err, r.Error)
+		}
+		// Chromium's own calls come within seconds of its start.
+		time.Sleep(4 * time.Second)
+		e.Close(context.Background())
+		waitNoChromium(t, cfg.Data)
+	}
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "egress: refused") {
+			t.Errorf("Chromium called out by itself: %s", l)
+		}
+	}
+}
