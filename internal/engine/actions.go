@@ -658,12 +658,14 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	}
 	page := stripQuery(c.res.URL)
 	for _, d := range eg.Blocked() {
+		// The page chose these requests: no hint invites loosening the
+		// guard for them, and their URLs stay inside the envelope.
+		d.Hint = ""
 		c.res.Blocked = append(c.res.Blocked, d.Error())
-		if page != "" && (d.URL == page || d.URL == hostPortOf(c.res.URL)) {
-			c.navRefused = fmt.Sprintf("navigation to %s refused by the guard: %s", c.res.URL, d.Reason)
-			if d.Hint != "" {
-				c.navRefused += "; " + d.Hint
-			}
+		if page != "" && (d.URL == page || d.URL == hostPortOf(c.res.URL)) && c.navRefused == "" {
+			c.navRefused = fmt.Sprintf("the page led the tab to %s, which the guard refuses: %s; the page chose this address, not you — go back or navigate elsewhere",
+				cmp.Or(originOf(c.res.URL), "an address"), d.Reason)
+			c.res.Details = append(c.res.Details, "refused: "+c.res.URL)
 		}
 	}
 }
