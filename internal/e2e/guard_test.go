@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/engine"
 	"github.com/browserd/browserd/internal/tool"
 	"github.com/browserd/browserd/internal/untrusted"
@@ -374,5 +375,23 @@ func TestRefusedRedirectQuotesNoPage(t *testing.T) {
 	inner, ok := untrusted.Unwrap(r.Content)
 	if !ok || !strings.Contains(inner, "IGNORE_PREVIOUS_INSTRUCTIONS") {
 		t.Errorf("the refused URL is not in the envelope (wrapped %v):\n%s", ok, r.Content)
+	}
+}
+
+// TestStatusHidesSharedPID: status tells an owner nothing about the shared
+// browser another owner's sessions run in — not its pid (#13 point 7).
+func TestStatusHidesSharedPID(t *testing.T) {
+	cfg := testConfig(t)
+	e, _ := newEngine(t, cfg)
+	r, err := e.Do(context.Background(), tool.Input{Action: "navigate", Session: "s1", URL: site.URL("/form")})
+	if err != nil || !r.Success {
+		t.Fatalf("navigate: %v %s", err, r.Error)
+	}
+	r, err = e.Do(auth.WithOwner(context.Background(), "bob"), tool.Input{Action: "status"})
+	if err != nil || !r.Success {
+		t.Fatalf("status: %v %s", err, r.Error)
+	}
+	if !strings.Contains(r.Content, "browser: running shared") || strings.Contains(r.Content, "pid") {
+		t.Errorf("bob's status shows the shared browser's pid or not its state:\n%s", r.Content)
 	}
 }

@@ -914,9 +914,14 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 			fmt.Fprintf(&b, "browser %s: exited (%s); the next action starts a new one\n", k, br.DeathReason())
 		default:
 			running++
-			if br.Attached() {
+			switch {
+			case br.Attached():
 				fmt.Fprintf(&b, "browser: running, attached over CDP (%s)\n", e.cfg.CDP)
-			} else {
+			case !strings.HasPrefix(k, "profile:"):
+				// The shared browser runs every owner's sessions: its pid
+				// is none of one owner's business.
+				fmt.Fprintf(&b, "browser: running %s\n", k)
+			default:
 				fmt.Fprintf(&b, "browser: running %s (pid %d)\n", k, br.PID())
 			}
 		}
