@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -183,17 +184,17 @@ func (p *Page) StartJournal(ctx context.Context) int64 {
 	return seq
 }
 
-// ErrUnpatchable is wrapped by Patch's errors that ask for a whole read.
-var ErrUnpatchable = errors.New("the change needs a whole read")
-
 // Patch reads what changed in the tab since the read of prev (a snapshot's
 // frames; journal is the number StartJournal gave before that read) and
 // returns the frames as they are now, with the number of the journal that
-// now runs for the next read. An error wrapping ErrUnpatchable means: read
-// the whole tree (AXFrames). Only a tab with one frame is patched.
+// now runs for the next read. An error says why the change needs a whole
+// read (AXFrames) instead. Only a tab with one frame is patched.
 func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) ([]snapshot.Frame, int64, error) {
-	if len(prev) != 1 || journal == 0 {
-		return nil, 0, fmt.Errorf("%w: frames", ErrUnpatchable)
+	if len(prev) != 1 {
+		return nil, 0, errors.New("the tab has frames besides its main one")
+	}
+	if journal == 0 {
+		return nil, 0, errors.New("the page was not watched since the last read")
 	}
 	p.mu.Lock()
 	p.journalSeq++
@@ -201,14 +202,14 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 	oopifs := len(p.oopifs)
 	p.mu.Unlock()
 	if oopifs > 0 {
-		return nil, 0, fmt.Errorf("%w: frames", ErrUnpatchable)
+		return nil, 0, errors.New("the tab has frames besides its main one")
 	}
 	var jr journalResult
 	if err := p.Run(ctx, fmt.Sprintf(journalJS, journal, next), &jr); err != nil {
-		return nil, 0, fmt.Errorf("%w: %w", ErrUnpatchable, err)
+		return nil, 0, err
 	}
 	if jr.Unknown != "" || jr.Roots == nil {
-		return nil, next, fmt.Errorf("%w: %s", ErrUnpatchable, jr.Unknown)
+		return nil, next, errors.New(cmp.Or(jr.Unknown, "the journal said nothing"))
 	}
 	old := prev[0]
 	f := old
@@ -221,11 +222,11 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 	}()
 	arr, err := p.objectInWorld(ctx, p.sess, p.TargetID, "globalThis.__browserdChanged", group)
 	if err != nil || arr == "" {
-		return nil, next, fmt.Errorf("%w: the changed elements are gone", ErrUnpatchable)
+		return nil, next, errors.New("the changed elements are gone")
 	}
 	objs, err := p.arrayItems(ctx, p.sess, arr)
 	if err != nil {
-		return nil, next, fmt.Errorf("%w: %w", ErrUnpatchable, err)
+		return nil, next, err
 	}
 	roots := make([]int64, len(objs))
 	var wg sync.WaitGroup
@@ -261,7 +262,7 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 	first := map[int64]bool{}
 	for _, b := range roots {
 		if b == 0 {
-			return nil, next, fmt.Errorf("%w: a changed element is gone", ErrUnpatchable)
+			return nil, next, errors.New("a changed element is gone")
 		}
 		if j, ok := byBackend[b]; ok {
 			ancestors(old.Nodes[j].ParentID, first)
@@ -275,7 +276,14 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 	nodes, nerr := p.axNodes(ctx, first)
 	wg.Wait()
 	if err := errors.Join(append(errs, nerr)...); err != nil {
-		return nil, next, fmt.Errorf("%w: %w", ErrUnpatchable, err)
+		return nil, next, err
+	}
+	// aria-owns moves nodes out of where their elements are: a subtree
+	// read cannot tell what left the old place.
+	for _, sub := range subs {
+		if slices.ContainsFunc(sub, func(n snapshot.Node) bool { return n.Props["owns"] != "" }) {
+			return nil, next, errors.New("aria-owns in a changed subtree")
+		}
 	}
 	// Roots new to the tree hang from a node it knows; names and
 	// descriptions taken from the changed subtrees follow them.
@@ -314,22 +322,15 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 	if len(more) > 0 {
 		extra, err := p.axNodes(ctx, more)
 		if err != nil {
-			return nil, next, fmt.Errorf("%w: %w", ErrUnpatchable, err)
+			return nil, next, err
 		}
 		nodes = append(nodes, extra...)
 	}
 	// A node read whole with a subtree is not read again alone.
 	nodes = slices.DeleteFunc(nodes, func(n snapshot.Node) bool { return changed[n.BackendID] })
-	for _, sub := range subs {
-		for _, n := range sub {
-			if n.Props["owns"] != "" {
-				return nil, next, fmt.Errorf("%w: aria-owns in a changed subtree", ErrUnpatchable)
-			}
-		}
-	}
 	f.Nodes, err = snapshot.Patch(old.Nodes, snapshot.Change{Subtrees: subs, Nodes: nodes})
 	if err != nil {
-		return nil, next, fmt.Errorf("%w: %w", ErrUnpatchable, err)
+		return nil, next, err
 	}
 	// Clickable elements: the old ones outside the changed subtrees, and
 	// those found in them now.

@@ -35,14 +35,16 @@ func (c *call) answerSnapshot(ctx context.Context) (string, error) {
 	prev := tb.lastSnap
 	sameDoc := c.tab.page.NavSeq() == tb.navSeq
 	whole := c.in.Full || newDocument[c.in.Action] || !sameDoc || prev == ""
-	text, ok, err := "", false, error(nil)
+	var text string
+	ok := false
 	if !whole {
-		text, ok, err = c.patched(ctx)
-		if err != nil {
+		var err error
+		if text, ok, err = c.patched(ctx); err != nil {
 			return "", err
 		}
 	}
 	if !ok {
+		var err error
 		if text, err = c.snapshot(ctx, snapshot.Options{}); err != nil {
 			return "", err
 		}
@@ -113,13 +115,14 @@ func (c *call) buildOptions(opt snapshot.Options) snapshot.Options {
 	return opt
 }
 
-// patched is the whole snapshot after an in-page action, built from the
-// tab's last read and what the page's journal says changed since (see
-// browser.Page.Patch) instead of a whole read; ok is false when the change
-// needs a whole read. The snapshot becomes the one the agent last saw.
+// patched is the whole snapshot after an in-page action (the document is
+// the one of the tab's last read), built from that read and what the page's
+// journal says changed since (see browser.Page.Patch) instead of a whole
+// read; ok is false when the change needs a whole read. The snapshot
+// becomes the one the agent last saw.
 func (c *call) patched(ctx context.Context) (text string, ok bool, err error) {
 	tb, pg := c.tab, c.tab.page
-	if pg.NavSeq() != tb.navSeq || tb.lastFrames == nil {
+	if tb.lastFrames == nil {
 		return "", false, nil
 	}
 	frames, next, err := pg.Patch(ctx, tb.lastFrames, tb.journal)
