@@ -12,12 +12,13 @@ type snapshotCmd struct {
 	MaxChars    int         `name:"max-chars" help:"Character budget of the snapshot." placeholder:"N"`
 	Diff        bool        `help:"Only what changed since the last snapshot."`
 	Selector    string      `help:"Snapshot only the part of the page under this CSS selector." placeholder:"CSS"`
+	Full        bool        `help:"Read the whole page afresh, not patched from the last read and what changed since."`
 	Timeout     timeoutFlag `embed:""`
 }
 
 func (c *snapshotCmd) input() (tool.Input, error) {
 	return tool.Input{Action: "snapshot", Interactive: c.Interactive, Depth: c.Depth, MaxChars: c.MaxChars,
-		Diff: c.Diff, Selector: c.Selector, Timeout: c.Timeout.Timeout}, nil
+		Diff: c.Diff, Selector: c.Selector, Full: c.Full, Timeout: c.Timeout.Timeout}, nil
 }
 
 type extractCmd struct {

@@ -191,6 +191,14 @@ func TestPatchedAnswers(t *testing.T) {
 			t.Errorf("click %q: the answer is not a diff:\n%.1500s", s.button, body)
 		}
 	}
+	// A snapshot of the same document is patched too (and verified); the
+	// "Change later" timer has fired by now without an action.
+	for range 2 {
+		r := d.do(t, tool.Input{Action: "snapshot", Task: task})
+		if !r.Success || !strings.Contains(text(r), "Changed later") {
+			t.Fatalf("snapshot: %s\n%.1500s", r.Error, text(r))
+		}
+	}
 	var whole []string
 	for _, l := range strings.Split(logs.String(), "\n") {
 		if strings.Contains(l, "snapshot read whole") {

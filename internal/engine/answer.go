@@ -35,19 +35,9 @@ func (c *call) answerSnapshot(ctx context.Context) (string, error) {
 	prev := tb.lastSnap
 	sameDoc := c.tab.page.NavSeq() == tb.navSeq
 	whole := c.in.Full || newDocument[c.in.Action] || !sameDoc || prev == ""
-	var text string
-	ok := false
-	if !whole {
-		var err error
-		if text, ok, err = c.patched(ctx); err != nil {
-			return "", err
-		}
-	}
-	if !ok {
-		var err error
-		if text, err = c.snapshot(ctx, snapshot.Options{}); err != nil {
-			return "", err
-		}
+	text, err := c.snapshot(ctx, snapshot.Options{})
+	if err != nil {
+		return "", err
 	}
 	if whole {
 		return text, nil
@@ -80,13 +70,10 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 		k := pg.KeyOf(el)
 		opt.Root = &k
 	}
-	tb.journal = pg.StartJournal(ctx)
-	frames, err := pg.AXFrames(ctx)
+	frames, err := c.read(ctx)
 	if err != nil {
-		tb.lastFrames, tb.journal = nil, 0
 		return "", err
 	}
-	tb.lastFrames = frames
 	r := snapshot.Build(frames, refs, c.buildOptions(opt))
 	pg.Release(context.WithoutCancel(ctx))
 	full := opt.Root == nil && !opt.Interactive && opt.Depth == 0 && opt.MaxChars == 0
@@ -115,40 +102,57 @@ func (c *call) buildOptions(opt snapshot.Options) snapshot.Options {
 	return opt
 }
 
-// patched is the whole snapshot after an in-page action (the document is
-// the one of the tab's last read), built from that read and what the page's
-// journal says changed since (see browser.Page.Patch) instead of a whole
-// read; ok is false when the change needs a whole read. The snapshot
-// becomes the one the agent last saw.
-func (c *call) patched(ctx context.Context) (text string, ok bool, err error) {
+// read is the tab's accessibility tree. When the tab holds a read of the
+// same document, it is that read patched with what the page's journal says
+// changed since (see browser.Page.Patch) — nothing to ask Chromium when
+// nothing changed; else, or when the change needs it, or when the agent
+// asks for a fresh snapshot with full, it is a whole read. Either way the
+// page's journal starts anew and the result is kept for the next patch.
+func (c *call) read(ctx context.Context) ([]snapshot.Frame, error) {
 	tb, pg := c.tab, c.tab.page
-	if tb.lastFrames == nil {
-		return "", false, nil
-	}
-	frames, next, err := pg.Patch(ctx, tb.lastFrames, tb.journal)
-	tb.journal = next
-	if err != nil {
+	if tb.lastFrames != nil && !(c.in.Full && c.in.Action == "snapshot") {
+		frames, next, err := pg.Patch(ctx, tb.lastFrames, tb.journal)
+		tb.journal = next
+		if err == nil {
+			if err := c.verifyPatch(ctx, frames); err != nil {
+				tb.lastFrames, tb.journal = nil, 0
+				return nil, err
+			}
+			tb.lastFrames = frames
+			return frames, nil
+		}
 		tb.lastFrames = nil
 		if ctx.Err() != nil {
-			return "", false, context.Cause(ctx)
+			return nil, context.Cause(ctx)
 		}
 		c.e.log.Debug("snapshot read whole", slog.String("tab", tb.id), slog.String("action", c.in.Action), slog.Any("why", err))
-		return "", false, nil
+	}
+	tb.journal = pg.StartJournal(ctx)
+	frames, err := pg.AXFrames(ctx)
+	if err != nil {
+		tb.lastFrames, tb.journal = nil, 0
+		return nil, err
 	}
 	tb.lastFrames = frames
-	r := snapshot.Build(frames, c.task.sess.refs, c.buildOptions(snapshot.Options{}))
-	pg.Release(context.WithoutCancel(ctx))
-	if c.e.verifyPatch {
-		whole, err := pg.AXFrames(ctx)
-		if err != nil {
-			return "", false, err
-		}
-		w := snapshot.Build(whole, c.task.sess.refs, c.buildOptions(snapshot.Options{}))
-		pg.Release(context.WithoutCancel(ctx))
-		if w.Text != r.Text {
-			return "", false, fmt.Errorf("patched snapshot differs from a whole read (BROWSERD_VERIFY_PATCH):\n%s", snapshot.Diff(w.Text, r.Text))
-		}
+	return frames, nil
+}
+
+// verifyPatch, under BROWSERD_VERIFY_PATCH=1 (the e2e suite), compares a
+// patched tree with a whole read of the page and fails on a difference.
+func (c *call) verifyPatch(ctx context.Context, patched []snapshot.Frame) error {
+	if !c.e.verifyPatch {
+		return nil
 	}
-	tb.lastSnap = r.Text
-	return r.Text, true, nil
+	pg, refs := c.tab.page, c.task.sess.refs
+	whole, err := pg.AXFrames(ctx)
+	if err != nil {
+		return err
+	}
+	w := snapshot.Build(whole, refs, c.buildOptions(snapshot.Options{}))
+	r := snapshot.Build(patched, refs, c.buildOptions(snapshot.Options{}))
+	pg.Release(context.WithoutCancel(ctx))
+	if w.Text != r.Text {
+		return fmt.Errorf("patched snapshot differs from a whole read (BROWSERD_VERIFY_PATCH):\n%s", snapshot.Diff(w.Text, r.Text))
+	}
+	return nil
 }

@@ -75,7 +75,7 @@ type Input struct {
 	OnlyHosts  []string `json:"onlyHosts,omitempty" jsonschema:"launch: the only hosts this session may reach"`
 
 	Snapshot    *bool `json:"snapshot,omitempty" jsonschema:"false: no snapshot in the result"`
-	Full        bool  `json:"full,omitempty" jsonschema:"whole page in the result, not only changes"`
+	Full        bool  `json:"full,omitempty" jsonschema:"whole page in the result, not only changes; with snapshot, read afresh"`
 	Interactive bool  `json:"interactive,omitempty" jsonschema:"snapshot: actionable elements only"`
 	Depth       int   `json:"depth,omitempty" jsonschema:"snapshot: maximum tree depth"`
 	MaxChars    int   `json:"maxChars,omitempty" jsonschema:"snapshot: character budget"`
