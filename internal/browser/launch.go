@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/chromedp/chromedp"
 
 	"github.com/browserd/browserd/internal/cdp"
 )
@@ -212,7 +211,7 @@ func Launch(ctx context.Context, o LaunchOptions) (*Process, *cdp.Conn, error) {
 		_ = os.MkdirAll(filepath.Dir(o.PIDFile), 0o700)
 		_ = os.WriteFile(o.PIDFile, []byte(strconv.Itoa(p.pid)+"\n"+o.UserDataDir+"\n"), 0o600)
 	}
-	conn := cdp.NewConn(chromedp.NewPipeConn(respR, cmdW))
+	conn := cdp.NewConn(cdp.NewPipe(respR, cmdW))
 
 	// The first answer proves the browser is up.
 	vctx, cancel := context.WithTimeout(ctx, 30*time.Second)

@@ -28,7 +28,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 )
 
-// Transport carries protocol messages. chromedp.PipeConn and
+// Transport carries protocol messages. Pipe and
 // remote.Conn implement it.
 type Transport interface {
 	Read(ctx context.Context, msg *cdproto.Message) error
