@@ -41,6 +41,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeCapture -fuzztime 30s ./internal/store/sqlite/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./internal/storagestate/
 	$(GO) test -run '^$$' -fuzz FuzzCreateSession -fuzztime 30s ./internal/httpapi/
+	$(GO) test -run '^$$' -fuzz FuzzSplitReply -fuzztime 30s ./internal/cdp/
 	$(GO) test -run '^$$' -fuzz FuzzCanonicalOrigin -fuzztime 30s ./internal/browser/
 
 clean:
