@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -105,7 +106,10 @@ func TestRecoveryStates(t *testing.T) {
 	st := openStore(t, cfg)
 	ctx := context.Background()
 	now := time.Now()
-	for _, id := range []string{"nocap", "old", "bad", "good", "elsewhere"} {
+	navCapture := loggedInCapture(t, "nav", "nina", now.Add(-time.Minute))
+	navCapture.Tabs[0].ID = "t17"
+	navCapture.Tabs = append(navCapture.Tabs, store.Tab{ID: "t18", Task: "x", URL: site.URL("/form"), Title: "Form", Width: 800, Height: 600})
+	for _, id := range []string{"nocap", "old", "bad", "good", "elsewhere", "nav"} {
 		if err := st.CreateSession(ctx, store.Session{ID: id, Owner: "admin", CreatedAt: now.Add(-time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
@@ -115,6 +119,7 @@ func TestRecoveryStates(t *testing.T) {
 		"bad":       loggedInCapture(t, "bad", "bert", now.Add(-time.Minute)),
 		"good":      loggedInCapture(t, "good", "alice", now.Add(-time.Minute)),
 		"elsewhere": loggedInCapture(t, "elsewhere", "eve", now.Add(-time.Minute)),
+		"nav":       navCapture,
 	} {
 		if err := st.SaveCapture(ctx, c, 10); err != nil {
 			t.Fatalf("%s: %v", id, err)
@@ -138,7 +143,7 @@ func TestRecoveryStates(t *testing.T) {
 	if r := got["bad"].Reason; !strings.Contains(r, "capture") {
 		t.Errorf("failed session's reason %q does not name the capture", r)
 	}
-	if r := do(tool.Input{Action: "list_sessions", Filter: "recoverable"}); len(r.Sessions) != 1 || r.Sessions[0].ID != "good" {
+	if r := do(tool.Input{Action: "list_sessions", Filter: "recoverable"}); len(r.Sessions) != 2 || !slices.ContainsFunc(r.Sessions, func(s tool.SessionInfo) bool { return s.ID == "good" }) {
 		t.Errorf("recoverable filter: %+v", r.Sessions)
 	}
 
@@ -171,6 +176,20 @@ func TestRecoveryStates(t *testing.T) {
 	}
 	if r := do(tool.Input{Action: "evaluate", Session: "good", Task: "x", Expression: "innerWidth + 'x' + innerHeight"}); text(r) != `"800x600"` && text(r) != "800x600" {
 		t.Errorf("viewport after resume = %s, want 800x600", text(r))
+	}
+	// A navigate that resumes its session does not first load the captured
+	// page of the tab it is about to take elsewhere (its history holds the
+	// blank page it opened on and the new page, not the captured one: 3);
+	// the task's other tab is back at its URL.
+	r = do(tool.Input{Action: "navigate", Session: "nav", Task: "x", URL: site.URL("/links")})
+	if !r.Success || r.Tab != "t17" || !strings.Contains(strings.Join(r.Notes, " "), "resumed") {
+		t.Fatalf("navigate resuming a session: tab %s, %v %v", r.Tab, r.Error, r.Notes)
+	}
+	if r := do(tool.Input{Action: "evaluate", Session: "nav", Task: "x", Expression: "history.length"}); text(r) != "2" {
+		t.Errorf("the resumed tab loaded its captured page before the navigate: history.length = %s", text(r))
+	}
+	if got := readTab(t, do, "nav", "x", "t18"); got.URL != site.URL("/form") {
+		t.Errorf("the other resumed tab: %+v", got)
 	}
 	// A stale id is free: an action starts a new session under it.
 	r = do(tool.Input{Action: "navigate", Session: "old", URL: site.URL("/account")})

@@ -179,7 +179,13 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 			_ = e.store.ReleaseLease(ctx, id, e.node)
 			return nil, errClosedStored
 		}
-		live, rep, err := e.resumeLocked(ctx, s, row)
+		var skip *tabRef
+		if c.in.Action == "navigate" {
+			// The call is about to load another page in its tab: loading
+			// the captured one first would be waste.
+			skip = &tabRef{task: cmp.Or(c.in.Task, "default"), tab: c.in.Tab}
+		}
+		live, rep, err := e.resumeLocked(ctx, s, row, skip)
 		if err != nil {
 			return nil, err
 		}
@@ -278,12 +284,27 @@ func (e *Engine) resume(ctx context.Context, id string, explicit bool) (*session
 		}
 		return nil, resumeReport{}, &userError{msg + "; start a new session under that name with any action"}
 	}
-	return e.resumeLocked(ctx, s, row)
+	return e.resumeLocked(ctx, s, row, nil)
+}
+
+// tabRef names a task's tab: tab, or the task's active tab when tab is "".
+type tabRef struct{ task, tab string }
+
+// is reports whether the captured tab ct is the one r names.
+func (r *tabRef) is(ct store.Tab) bool {
+	if r == nil || cmp.Or(ct.Task, "default") != r.task {
+		return false
+	}
+	if r.tab != "" {
+		return ct.ID == r.tab
+	}
+	return ct.Active
 }
 
 // resumeLocked brings the session of row back (into s when it is parked
-// here). Call with resumeMu held.
-func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session) (*session, resumeReport, error) {
+// here); the tab skip names is opened but not loaded. Call with resumeMu
+// held.
+func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session, skip *tabRef) (*session, resumeReport, error) {
 	id := row.ID
 	ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), leaseTTL)
 	if err != nil {
@@ -314,7 +335,7 @@ func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session
 	s.stored, s.parked = true, false
 	e.sessions[id] = s
 	e.mu.Unlock()
-	rep, err := e.rehydrate(ctx, s, capt)
+	rep, err := e.rehydrate(ctx, s, capt, skip)
 	if err != nil {
 		e.mu.Lock()
 		delete(e.sessions, id)
@@ -373,8 +394,9 @@ func (e *Engine) closeSessionTabs(ctx context.Context, s *session) {
 
 // rehydrate puts a capture into a session's (new) browser context: cookies
 // first, then each tab at its URL, with its id and viewport, its storage
-// put back by a script that runs before the page's own.
-func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture) (resumeReport, error) {
+// put back by a script that runs before the page's own. The tab skip names
+// (nil: none) opens blank: the action that resumes is about to load it.
+func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, skip *tabRef) (resumeReport, error) {
 	s.capMu.Lock()
 	defer s.capMu.Unlock()
 	rep := resumeReport{taken: c.Taken}
@@ -469,15 +491,19 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture) (re
 			rep.problems = append(rep.problems, fmt.Sprintf("tab %s: task %q: %v; it joins task default", ct.ID, ct.Task, err))
 		}
 		tbs[i] = e.addTabID(t, pages[i], ct.ID)
+	}
+	// Each task's tab in front is the captured one, whatever order the
+	// tabs came back in (adding a tab brings it to the front).
+	e.mu.Lock()
+	for i, ct := range tabs {
 		if ct.Active {
-			e.mu.Lock()
-			t.active = tbs[i]
-			e.mu.Unlock()
+			tbs[i].task.active = tbs[i]
 		}
 	}
+	e.mu.Unlock()
 	problems := make([]string, len(tabs))
 	for i, ct := range tabs {
-		if !strings.HasPrefix(ct.URL, "http://") && !strings.HasPrefix(ct.URL, "https://") {
+		if !strings.HasPrefix(ct.URL, "http://") && !strings.HasPrefix(ct.URL, "https://") || skip.is(ct) {
 			continue
 		}
 		wg.Go(func() {
@@ -565,7 +591,7 @@ func (e *Engine) recoverCrash(ctx context.Context, s *session) string {
 		}
 		return "this session's last capture could not be read (" + err.Error() + "), so its earlier tabs are gone"
 	}
-	rep, err := e.rehydrate(ctx, s, capt)
+	rep, err := e.rehydrate(ctx, s, capt, nil)
 	if err != nil {
 		e.mu.Lock()
 		s.rehydrate = false
