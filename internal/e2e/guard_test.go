@@ -387,11 +387,35 @@ func TestStatusHidesSharedPID(t *testing.T) {
 	if err != nil || !r.Success {
 		t.Fatalf("navigate: %v %s", err, r.Error)
 	}
-	r, err = e.Do(auth.WithOwner(context.Background(), "bob"), tool.Input{Action: "status"})
+	bob := auth.WithOwner(context.Background(), "bob")
+	r, err = e.Do(bob, tool.Input{Action: "status"})
 	if err != nil || !r.Success {
 		t.Fatalf("status: %v %s", err, r.Error)
 	}
 	if !strings.Contains(r.Content, "browser: running shared") || strings.Contains(r.Content, "pid") {
 		t.Errorf("bob's status shows the shared browser's pid or not its state:\n%s", r.Content)
+	}
+	// Tab ids count per session: bob's first tab is t1 however many tabs
+	// others opened, and another session's t1 is not bob's.
+	for range 3 {
+		if r, err := e.Do(context.Background(), tool.Input{Action: "tab_new", Session: "s1", URL: site.URL("/form")}); err != nil || !r.Success {
+			t.Fatalf("tab_new: %v %s", err, r.Error)
+		}
+	}
+	r, err = e.Do(bob, tool.Input{Action: "navigate", Session: "b1", URL: site.URL("/links")})
+	if err != nil || !r.Success || r.Tab != "t1" {
+		t.Fatalf("bob's first tab: %q (%v %s), want t1", r.Tab, err, r.Error)
+	}
+	r, err = e.Do(bob, tool.Input{Action: "tab_new", Session: "b1", URL: site.URL("/form")})
+	if err != nil || !r.Success || r.Tab != "t2" {
+		t.Fatalf("bob's second tab: %q (%v %s), want t2", r.Tab, err, r.Error)
+	}
+	r, err = e.Do(bob, tool.Input{Action: "snapshot", Session: "b1", Tab: "t1"})
+	if err != nil || !r.Success || !strings.Contains(r.Content, "/links") {
+		t.Errorf("bob's t1 is not his own page: %v %s\n%.300s", err, r.Error, r.Content)
+	}
+	r, err = e.Do(context.Background(), tool.Input{Action: "tabs", Session: "s1"})
+	if err != nil || !r.Success || len(r.Tabs) != 4 || r.Tabs[3].ID != "t4" {
+		t.Errorf("s1's tabs: %+v (%v %s)", r.Tabs, err, r.Error)
 	}
 }

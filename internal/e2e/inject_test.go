@@ -244,14 +244,16 @@ func TestInjection(t *testing.T) {
 	if status, acct := apiAccount(bob, "inl"); strings.Contains(status, "Logged in") || acct != "" {
 		t.Fatalf("bob's inl sees alice's login: %q %q", status, acct)
 	}
-	// The tool over /api/actions is scoped too: tabs of alice's task are not bob's.
+	// The tool over /api/actions is scoped too: tab ids count per session,
+	// and bob's t1 is his own tab, not alice's t1.
 	var res struct {
 		Success bool   `json:"success"`
 		Error   string `json:"error"`
+		Content string `json:"content"`
 	}
-	bob.expect(200, "POST", "/api/actions", map[string]any{"action": "tab_switch", "session": "inl", "tab": "t1"}, &res)
-	if res.Success {
-		t.Fatal("bob switched to tab t1 (alice's)")
+	bob.expect(200, "POST", "/api/actions", map[string]any{"action": "evaluate", "session": "inl", "tab": "t1", "expression": "document.body.innerText"}, &res)
+	if !res.Success || strings.Contains(res.Content, "Logged in") {
+		t.Fatalf("bob's tab t1 is not his own: %v %s\n%s", res.Success, res.Error, res.Content)
 	}
 	// Revoked: refused at once.
 	admin.expect(204, "DELETE", "/api/tokens/"+tokB.ID, nil, nil)

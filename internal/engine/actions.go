@@ -364,10 +364,7 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 	e.mu.Lock()
 	switch {
 	case in.Tab != "" && in.Action != "tab_new":
-		tb := e.tabs[in.Tab]
-		if tb != nil && tb.task.sess != t.sess {
-			tb = nil // another session's (maybe another owner's): not there
-		}
+		tb := e.tabs[tabKey{t.sess.id, in.Tab}]
 		if tb == nil || tb.task != t {
 			e.mu.Unlock()
 			if tb != nil {
@@ -378,7 +375,7 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 		want = tb
 	case in.Ref != "":
 		if _, owner, ok := t.sess.refs.Lookup(in.Ref); ok {
-			if tb := e.tabs[owner]; tb != nil && tb.task == t {
+			if tb := e.tabs[tabKey{t.sess.id, owner}]; tb != nil && tb.task == t {
 				want = tb
 			}
 		}
@@ -749,7 +746,7 @@ func (c *call) target(ctx context.Context) (browser.Elem, error) {
 		}
 		if owner != c.tab.id {
 			c.e.mu.Lock()
-			tb := c.e.tabs[owner]
+			tb := c.e.tabs[tabKey{c.task.sess.id, owner}]
 			c.e.mu.Unlock()
 			if tb == nil || tb.task != c.task {
 				return browser.Elem{}, fail("ref %s belongs to another task's tab, not to task %q; take a snapshot in this task and use its refs", in.Ref, c.task.name)

@@ -63,8 +63,7 @@ type Engine struct {
 	dirty    map[*session]bool // profile sessions to save soon
 	repairs  map[string]string // profile -> the last repair, for status
 	sessions map[string]*session
-	tabs     map[string]*tab // by tab id
-	nextTab  int
+	tabs     map[tabKey]*tab
 	closed   bool
 	// lastRenew is when the capturer last renewed the sessions' leases.
 	lastRenew time.Time
@@ -109,7 +108,17 @@ type session struct {
 	lastTabs    map[string]capturedTab
 	// capMu keeps captures and rehydration of the session apart.
 	capMu sync.Mutex
+	// nextTab is the number of the session's last new tab (guarded by
+	// Engine.mu): tab ids count per session, so that no owner learns how
+	// many tabs others open.
+	nextTab int
 }
+
+// tabKey finds a tab among all sessions': its id is its session's.
+type tabKey struct{ sess, tab string }
+
+// key is tb's key in Engine.tabs.
+func (tb *tab) key() tabKey { return tabKey{tb.task.sess.id, tb.id} }
 
 type task struct {
 	name string
@@ -168,7 +177,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		slots:    map[string]*slot{},
 		dirty:    map[*session]bool{},
 		repairs:  map[string]string{},
-		tabs:     map[string]*tab{},
+		tabs:     map[tabKey]*tab{},
 		stop:     make(chan struct{}),
 		capWake:  make(chan struct{}, 1),
 	}
@@ -432,18 +441,19 @@ func (e *Engine) spareTab(sl *slot, br *browser.Browser) string {
 func (e *Engine) addTab(t *task, pg *browser.Page) *tab { return e.addTabID(t, pg, "") }
 
 // addTabID adds a tab under id (a resumed tab keeps its id), or under a
-// new id when id is "" or taken.
+// new id of its session when id is "" or taken.
 func (e *Engine) addTabID(t *task, pg *browser.Page, id string) *tab {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if n := tabNum(id); n <= 0 || e.tabs[id] != nil || id != fmt.Sprintf("t%d", n) {
-		e.nextTab++
-		id = fmt.Sprintf("t%d", e.nextTab)
+	s := t.sess
+	if n := tabNum(id); n <= 0 || e.tabs[tabKey{s.id, id}] != nil || id != fmt.Sprintf("t%d", n) {
+		s.nextTab++
+		id = fmt.Sprintf("t%d", s.nextTab)
 	} else {
-		e.nextTab = max(e.nextTab, n)
+		s.nextTab = max(s.nextTab, n)
 	}
 	tb := &tab{id: id, task: t, page: pg}
-	e.tabs[tb.id] = tb
+	e.tabs[tb.key()] = tb
 	t.tabs = append(t.tabs, tb)
 	t.active = tb
 	return tb
@@ -544,7 +554,7 @@ func (e *Engine) setPolicy(s *session, in *tool.Input) error {
 func (e *Engine) removeTab(tb *tab) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	delete(e.tabs, tb.id)
+	delete(e.tabs, tb.key())
 	t := tb.task
 	for i, x := range t.tabs {
 		if x == tb {

@@ -88,7 +88,7 @@ func (e *Engine) startRecovery(ctx context.Context) ([]string, error) {
 	}
 	var ids []string
 	for _, s := range rec {
-		c, err := e.store.LatestCapture(ctx, s.ID)
+		_, err := e.store.LatestCapture(ctx, s.ID)
 		if err != nil {
 			reason := "its last capture cannot be read: " + err.Error()
 			if errors.Is(err, store.ErrNotFound) {
@@ -101,9 +101,6 @@ func (e *Engine) startRecovery(ctx context.Context) ([]string, error) {
 			counts[store.Recoverable]--
 			counts[store.Failed]++
 			continue
-		}
-		for _, t := range c.Tabs {
-			e.nextTab = max(e.nextTab, tabNum(t.ID))
 		}
 		if justNow[s.ID] {
 			ids = append(ids, s.ID) // left active by the last run, not parked
