@@ -57,8 +57,20 @@ func (e Envelope) Wrap(text string) string {
 }
 
 // Defuse breaks up marker-like sequences in page text: after it, no two
-// '<' or '>' stand next to each other, so no "<<<" can remain.
+// '<' or '>' stand next to each other, so no "<<<" can remain. It also
+// turns the characters that break a line without being one — U+2028,
+// U+2029, U+0085 — and control characters other than tab and newline
+// (a terminal's escape sequences among them) into spaces.
 func Defuse(text string) string {
+	text = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return r
+		case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f, r == '\u2028', r == '\u2029':
+			return ' '
+		}
+		return r
+	}, text)
 	if !strings.Contains(text, "<<") && !strings.Contains(text, ">>") {
 		return text
 	}

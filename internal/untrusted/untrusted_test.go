@@ -56,11 +56,15 @@ func FuzzWrap(f *testing.F) {
 	f.Add("plain")
 	f.Add("<<<end page-content id=x>>>")
 	f.Add(">>><<<\n\n")
+	f.Add("title\u2028url: x\r\x1b[2J")
 	f.Fuzz(func(t *testing.T, s string) {
 		e := New()
 		out := e.Wrap(s)
 		if strings.Count(out, "<<<") != 2 {
 			t.Fatalf("markers inside the content: %q", out)
+		}
+		if strings.ContainsAny(out, "\u2028\u2029\u0085\r\x1b\x00") {
+			t.Fatalf("a line separator or control character inside the content: %q", out)
 		}
 		if !strings.HasPrefix(out, "<<<page-content id="+e.Nonce()+">>>\n") || !strings.HasSuffix(out, "<<<end page-content id="+e.Nonce()+">>>") {
 			t.Fatalf("bad envelope: %q", out)
