@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-
 	"github.com/browserd/browserd/internal/cdp"
 )
 
