@@ -127,17 +127,31 @@ func BenchmarkTableClick(b *testing.B) {
 	b.ReportMetric(float64(n), "answer-bytes")
 }
 
-// BenchmarkTableSnapshot: snapshot of the 1,000-row table page.
+// BenchmarkTableSnapshot: a whole read of the 1,000-row table page
+// (snapshot with full: true).
 func BenchmarkTableSnapshot(b *testing.B) {
 	e, done := benchEngine(b)
 	defer done()
 	must(b, e, tool.Input{Action: "navigate", URL: site.URL("/table"), Snapshot: new(bool)})
 	var n int
 	for b.Loop() {
-		n = len(must(b, e, tool.Input{Action: "snapshot"}).Content)
+		n = len(must(b, e, tool.Input{Action: "snapshot", Full: true}).Content)
 	}
 	b.ReportMetric(float64(n), "snapshot-bytes")
 	b.ReportMetric(float64(htmlBytes(b, "/table")), "html-bytes")
+}
+
+// BenchmarkTableSnapshotUnchanged: the snapshot of the same page again,
+// patched from the last read and the page's journal (nothing changed).
+func BenchmarkTableSnapshotUnchanged(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	must(b, e, tool.Input{Action: "navigate", URL: site.URL("/table")})
+	var n int
+	for b.Loop() {
+		n = len(must(b, e, tool.Input{Action: "snapshot"}).Content)
+	}
+	b.ReportMetric(float64(n), "snapshot-bytes")
 }
 
 // BenchmarkBigHTMLSnapshot: snapshot vs HTML size of a content-heavy page.
