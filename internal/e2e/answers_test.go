@@ -34,7 +34,7 @@ func TestAnswersCarryChanges(t *testing.T) {
 	if !strings.HasPrefix(body, engine.DiffHeader) {
 		t.Fatalf("the click's answer is not a diff:\n%.2000s", body)
 	}
-	contains(t, body, "+ ")
+	contains(t, body, "~ ")
 	contains(t, body, "1000 | User 1000 | user1000@example.com | editing")
 	contains(t, body, "Editing user 1000")
 	if strings.Contains(body, "User 500 ") || len(r.Content) > 2048 {
@@ -50,6 +50,8 @@ func TestAnswersCarryChanges(t *testing.T) {
 		switch {
 		case strings.HasPrefix(l, "+ ") && !lines[l[2:]]:
 			t.Errorf("added line %q is not in the whole page", l)
+		case strings.HasPrefix(l, "~ ") && !lines[l[2:]]:
+			t.Errorf("changed line %q is not in the whole page", l)
 		case strings.HasPrefix(l, "- ") && lines[l[2:]]:
 			t.Errorf("removed line %q is still in the whole page", l)
 		case strings.HasPrefix(l, "  ") && !lines[l[2:]]:

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -453,6 +454,11 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 		if ci, ok := x.byID[id]; ok {
 			kids = append(kids, b.visit(fi, ci, inRef || control, false)...)
 		}
+	}
+	if valueRoles[pr.role] && norm(n.Value) != "" {
+		// A field's text is its value, already on its line.
+		v := norm(n.Value)
+		kids = slices.DeleteFunc(kids, func(k *item) bool { return k.text && norm(k.name) == v })
 	}
 	if pr.role == "iframe" && n.BackendID != 0 {
 		for _, ci := range b.children[frameOwner{f.Key, n.BackendID}] {

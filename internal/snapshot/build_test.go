@@ -111,6 +111,17 @@ func TestBuild(t *testing.T) {
   tab "Tab" [ref=e16, selected, current]`,
 		},
 		{
+			name: "a field's text is its value",
+			frames: frame(doc("F",
+				n("textbox", "Name", n("generic", "", txt("Ada Lovelace")).ign()).val("Ada Lovelace"),
+				n("textbox", "Note", txt("other text")).val("typed"),
+			)),
+			want: `document "F"
+  textbox "Name" [ref=e1, value="Ada Lovelace"]
+  textbox "Note" [ref=e2, value="typed"]
+    text "other text"`,
+		},
+		{
 			name: "escaping",
 			frames: frame(doc("say \"hi\"\n\tback\\slash",
 				n("textbox", "multi\nline").val("a\r\nb   c"),

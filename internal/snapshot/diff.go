@@ -23,16 +23,19 @@ type diffOp struct {
 }
 
 // Diff returns what changed from prev to cur, two snapshot texts, one line
-// per changed line: "+ " for added lines and "- " for removed ones, each
-// after its unchanged ancestor lines (by indentation) prefixed "  ", printed
-// once per run of changes under them. Lines keep their own indentation after
-// the prefix. Identical snapshots give "no changes".
+// per changed line: "+ " for added lines, "- " for removed ones and "~ "
+// for an element whose line changed (the same ref on a removed and an added
+// line: only its new line is shown), each after its unchanged ancestor
+// lines (by indentation) prefixed "  ", printed once per run of changes
+// under them. Lines keep their own indentation after the prefix. Identical
+// snapshots give "no changes".
 func Diff(prev, cur string) string {
 	if prev == cur {
 		return NoChanges
 	}
 	a, b := splitLines(prev), splitLines(cur)
 	ops := diffLines(a, b)
+	changedRef := pairByRef(a, b, ops)
 
 	parentA, parentB := parents(a), parents(b)
 	eqA := make([]int, len(a)) // prev line -> cur line, -1 if changed
@@ -51,7 +54,7 @@ func Diff(prev, cur string) string {
 	var path []int // context lines printed for the current run, in cur
 	changed := false
 	for _, op := range ops {
-		if op.kind == opEqual {
+		if op.kind == opEqual || op.kind == opDel && changedRef[refOf(a[op.ai])] {
 			continue
 		}
 		changed = true
@@ -84,7 +87,11 @@ func Diff(prev, cur string) string {
 		}
 		path = chain
 		if op.kind == opIns {
-			out.WriteString("+ ")
+			if changedRef[refOf(b[op.bi])] {
+				out.WriteString("~ ")
+			} else {
+				out.WriteString("+ ")
+			}
 			out.WriteString(b[op.bi])
 		} else {
 			out.WriteString("- ")
@@ -96,6 +103,46 @@ func Diff(prev, cur string) string {
 		return NoChanges
 	}
 	return strings.TrimSuffix(out.String(), "\n")
+}
+
+// pairByRef returns the refs that are on exactly one removed and one added
+// line of ops: elements whose line changed.
+func pairByRef(a, b []string, ops []diffOp) map[string]bool {
+	del, ins := map[string]int{}, map[string]int{}
+	for _, op := range ops {
+		switch op.kind {
+		case opDel:
+			if r := refOf(a[op.ai]); r != "" {
+				del[r]++
+			}
+		case opIns:
+			if r := refOf(b[op.bi]); r != "" {
+				ins[r]++
+			}
+		}
+	}
+	pairs := map[string]bool{}
+	for r, n := range del {
+		if n == 1 && ins[r] == 1 {
+			pairs[r] = true
+		}
+	}
+	return pairs
+}
+
+// refOf is the ref a snapshot line names ("e12" in `[ref=e12, …]`), or "".
+// A line naming more than one (a table row) gives "".
+func refOf(line string) string {
+	const key = "[ref="
+	i := strings.Index(line, key)
+	if i < 0 || strings.Contains(line[i+len(key):], key) {
+		return ""
+	}
+	rest := line[i+len(key):]
+	if j := strings.IndexAny(rest, ",]"); j > 0 {
+		return rest[:j]
+	}
+	return ""
 }
 
 func splitLines(s string) []string {

@@ -54,14 +54,12 @@ func TestDiff(t *testing.T) {
 			).Replace(diffBase),
 			want: `  document "T"
     navigation "Main"
--     link "Home" [ref=e1]
-+     link "Home" [ref=e1, focused]
+~     link "Home" [ref=e1, focused]
     main
       list
 -       listitem: one
 +       listitem: uno
--     button "Send" [ref=e2]
-+     button "Send" [ref=e2, disabled]`,
+~     button "Send" [ref=e2, disabled]`,
 		},
 		{
 			name: "new subtree",
@@ -170,18 +168,19 @@ func TestDiffLarge(t *testing.T) {
 	got := Diff(a, b)
 	want := `  document "Users"
     table
--     500 | User 500 | user500@example.com | active | button "Edit" [ref=e500]
-+     500 | Renamed | user500@example.com | active | button "Edit" [ref=e500]`
+~     500 | Renamed | user500@example.com | active | button "Edit" [ref=e500]`
 	if got != want {
 		t.Errorf("Diff = %q, want %q", got, want)
 	}
 	// Everything changed: past the edit limit, still a correct answer.
 	c := strings.ReplaceAll(a, " | ", " ¦ ")
 	got = Diff(a, c)
-	if n := strings.Count(got, "\n- "); n != 1001 {
-		t.Errorf("%d removed lines, want 1001", n)
+	// The rows keep their refs: each is one changed line; the header
+	// row has none, so it is removed and added.
+	if n := strings.Count(got, "\n~ "); n != 1000 {
+		t.Errorf("%d changed lines, want 1000", n)
 	}
-	if n := strings.Count(got, "\n+ "); n != 1001 {
-		t.Errorf("%d added lines, want 1001", n)
+	if n, m := strings.Count(got, "\n- "), strings.Count(got, "\n+ "); n != 1 || m != 1 {
+		t.Errorf("%d removed and %d added lines, want 1 and 1", n, m)
 	}
 }
