@@ -190,6 +190,26 @@ func TestInjection(t *testing.T) {
 	if status, acct := apiAccount(alice, "inl"); status != "Logged in as alice" || acct != "alice-ls" {
 		t.Fatalf("inline injection: status %q, localStorage %q", status, acct)
 	}
+	// A page the session visits sets a cookie for its own domain: the hint
+	// lists it apart, as data, and never as the login to navigate to.
+	other, _ := url.Parse(site.OtherURL("/"))
+	var nres struct {
+		Success bool   `json:"success"`
+		Error   string `json:"error"`
+	}
+	alice.expect(200, "POST", "/api/sessions/inl/actions", map[string]any{"action": "navigate", "url": site.OtherURL("/cookies/set?name=track&value=1&maxAge=3600"), "snapshot": false}, &nres)
+	if !nres.Success {
+		t.Fatalf("navigate to the other site: %s", nres.Error)
+	}
+	var lh struct {
+		PromptHint string `json:"promptHint"`
+	}
+	alice.expect(200, "GET", "/api/sessions/inl/hint", nil, &lh)
+	if !strings.Contains(lh.PromptHint, "- "+host.Hostname()+"\n") || strings.Contains(lh.PromptHint, "- "+other.Hostname()) ||
+		strings.Contains(lh.PromptHint, "https://"+other.Hostname()) || !strings.Contains(lh.PromptHint, "visited pages set (not stored logins; the pages chose these domains): "+other.Hostname()) {
+		t.Fatalf("the live hint names a page-set cookie domain as a login:\n%s", lh.PromptHint)
+	}
+	apiAccount(alice, "inl") // back on the logged-in site, whose storage the capture below keeps
 	// The same name again: taken.
 	alice.expect(409, "POST", "/api/sessions", map[string]any{"name": "inl"}, nil)
 

@@ -72,28 +72,38 @@ func (e *Engine) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, 
 // ExportState is the caller's session's storageState: read from its
 // browser when live here, else from its last capture.
 func (e *Engine) ExportState(ctx context.Context, id string) (*storagestate.State, error) {
+	st, _, err := e.exportState(ctx, id)
+	return st, err
+}
+
+// exportState is ExportState, with the domains of the states injected
+// into the session.
+func (e *Engine) exportState(ctx context.Context, id string) (*storagestate.State, []string, error) {
 	s, q, err := e.liveSession(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	row, err := e.store.GetSession(ctx, q)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if s != nil {
+		e.mu.Lock()
+		injected := slices.Clone(s.injected)
+		e.mu.Unlock()
 		if st, ok, err := e.liveState(ctx, s); ok || err != nil {
-			return st, err
+			return st, injected, err
 		}
 	}
 	if row.State != store.Active && row.State != store.Recoverable {
 		// A closed session's credentials are not handed out again.
-		return nil, fmt.Errorf("%w: session %q is %s; its state is no longer exported", store.ErrNotFound, id, row.State)
+		return nil, nil, fmt.Errorf("%w: session %q is %s; its state is no longer exported", store.ErrNotFound, id, row.State)
 	}
 	c, err := e.store.LatestCapture(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("session %q is not running and has no readable capture: %w", id, err)
+		return nil, nil, fmt.Errorf("session %q is not running and has no readable capture: %w", id, err)
 	}
-	return &storagestate.State{Cookies: c.Cookies, Origins: c.Origins}, nil
+	return &storagestate.State{Cookies: c.Cookies, Origins: c.Origins}, c.InjectedDomains, nil
 }
 
 // liveState reads a live session's state from its browser; ok is false
@@ -241,9 +251,9 @@ func (e *Engine) SessionHint(ctx context.Context, session, stored string) (strin
 	if session == "" {
 		session = "default"
 	}
-	st, err := e.ExportState(ctx, session)
+	st, injected, err := e.exportState(ctx, session)
 	if err != nil {
 		return "", err
 	}
-	return inject.Hint(session, inject.Domains(st)), nil
+	return inject.Hint(session, injected, inject.Domains(st)), nil
 }

@@ -78,13 +78,14 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 	}
 	e.mu.Lock()
 	emu := s.emu
+	injected := slices.Clone(s.injected)
 	creds := make([]store.Credential, len(s.creds))
 	for i, cr := range s.creds {
 		creds[i] = store.Credential(cr)
 	}
 	e.mu.Unlock()
 	c := store.Capture{SessionID: s.id, Taken: taken, Cookies: cookies,
-		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds}
+		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, InjectedDomains: injected}
 	var st storagestate.State
 	seen := map[string]capturedTab{}
 	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.id), tabNum(b.tb.id)) })

@@ -95,6 +95,9 @@ type session struct {
 	// creds answer HTTP authentication challenges, each of its origin
 	// only; set by launch, captured (sealed) and restored.
 	creds []browser.Credential
+	// injected are the domains of the states put into the session (see
+	// store.Capture.InjectedDomains); captured and restored.
+	injected []string
 	// closing is set while DELETE /api/sessions/{id} closes the session:
 	// new calls wait for it to end, queued ones give up.
 	closing bool

@@ -150,7 +150,7 @@ func (c *call) injectState(ctx context.Context, s *session) error {
 	if err != nil {
 		return fmt.Errorf("injecting the state: %w", err)
 	}
-	c.res.Content = inject.Hint(c.res.Session, inj.domains)
+	c.res.Content = inject.Hint(c.res.Session, inj.domains, nil)
 	if excluded > 0 {
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d cookies of excluded domains were left out (--exclude-cookie-domains)", excluded))
 	}
@@ -220,7 +220,7 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 	if out.AuthenticatedDomains == nil {
 		out.AuthenticatedDomains = []string{}
 	}
-	out.PromptHint = inject.Hint(req.Session, out.AuthenticatedDomains)
+	out.PromptHint = inject.Hint(req.Session, out.AuthenticatedDomains, nil)
 	for _, d := range inj.dropped {
 		out.Dropped = append(out.Dropped, d.Path+": "+d.Msg)
 	}

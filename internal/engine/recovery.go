@@ -416,6 +416,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 	e.mu.Lock()
 	s.emu = emu
 	s.creds = creds
+	s.injected = c.InjectedDomains
 	e.mu.Unlock()
 	if emu.Geolocation != nil {
 		if err := grantGeolocation(ctx, sl.br, ctxID); err != nil {

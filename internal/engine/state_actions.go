@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/storagestate"
 )
 
@@ -105,6 +107,9 @@ func (e *Engine) loadState(ctx context.Context, sl *slot, s *session, st *storag
 	}
 	script := storageScript(st.Origins)
 	e.mu.Lock()
+	// The state's domains are logins put in on purpose: the prompt hint
+	// names them, unlike the cookies pages set later.
+	s.injected = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(s.injected), inject.Domains(st)...))))
 	if script != "" {
 		s.initScript = combineScripts(s.initScript, script)
 	}

@@ -110,21 +110,34 @@ func Domains(st *storagestate.State) []string {
 }
 
 // Hint is source 003 FR-5's block for an agent's prompt: which domains the
-// session is logged in to and how to use it.
-func Hint(session string, domains []string) string {
+// session is logged in to and how to use it. Only injected — the domains
+// of the states put into the session on purpose — are named as logins and
+// used in the example; the session's other cookie domains (among held,
+// the domains of all its cookies) were set by the pages it visited, which
+// chose them: they are listed apart, as data, never in an instruction.
+func Hint(session string, injected, held []string) string {
 	var b strings.Builder
 	b.WriteString("## Browser Session\n\n")
-	if len(domains) == 0 {
+	var others []string
+	for _, d := range held {
+		if !slices.Contains(injected, d) {
+			others = append(others, d)
+		}
+	}
+	if len(injected) == 0 {
 		fmt.Fprintf(&b, "Browser session %q has no stored logins.\n", session)
-		return b.String()
+	} else {
+		b.WriteString("You have an authenticated browser session available for the following domains:\n")
+		for _, d := range injected {
+			fmt.Fprintf(&b, "- %s\n", d)
+		}
+		fmt.Fprintf(&b, "\nTo use this session, call the browser tool with session %q and navigate without logging in:\n\n", session)
+		fmt.Fprintf(&b, "    {\"action\": \"navigate\", \"session\": %q, \"url\": \"https://%s\"}\n\n", session, injected[0])
+		b.WriteString("You should already be logged in.\n")
 	}
-	b.WriteString("You have an authenticated browser session available for the following domains:\n")
-	for _, d := range domains {
-		fmt.Fprintf(&b, "- %s\n", d)
+	if len(others) > 0 {
+		fmt.Fprintf(&b, "\nThe session also holds cookies that visited pages set (not stored logins; the pages chose these domains): %s\n", strings.Join(others, ", "))
 	}
-	fmt.Fprintf(&b, "\nTo use this session, call the browser tool with session %q and navigate without logging in:\n\n", session)
-	fmt.Fprintf(&b, "    {\"action\": \"navigate\", \"session\": %q, \"url\": \"https://%s\"}\n\n", session, domains[0])
-	b.WriteString("You should already be logged in.\n")
 	return b.String()
 }
 

@@ -75,11 +75,25 @@ func TestDomainsAndHint(t *testing.T) {
 	if d := Domains(&storagestate.State{Origins: []storagestate.Origin{{Origin: "https://a.test"}}}); strings.Join(d, ",") != "a.test" {
 		t.Fatalf("Domains of origins only = %v", d)
 	}
-	h := Hint("work", d)
+	h := Hint("work", d, d)
 	for _, want := range []string{"## Browser Session", "- app.example.com\n", "- tracker.test\n", `"session": "work"`, "https://app.example.com"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("hint lacks %q:\n%s", want, h)
 		}
+	}
+	if strings.Contains(h, "visited pages") {
+		t.Errorf("hint marks injected domains as page-set:\n%s", h)
+	}
+	// A domain a page set a cookie for — sorted first, to be the example —
+	// is listed apart, as data: not a login, not in the instruction.
+	h = Hint("work", []string{"app.example.com"}, []string{"aaa-evil.test", "app.example.com"})
+	if strings.Contains(h, "- aaa-evil.test") || strings.Contains(h, "https://aaa-evil.test") || !strings.Contains(h, "https://app.example.com") ||
+		!strings.Contains(h, "visited pages set (not stored logins; the pages chose these domains): aaa-evil.test\n") {
+		t.Errorf("a page-set cookie domain in the hint:\n%s", h)
+	}
+	h = Hint("work", nil, []string{"aaa-evil.test"})
+	if strings.Contains(h, "navigate") || !strings.Contains(h, "no stored logins") {
+		t.Errorf("a hint with no injected login invites a navigation:\n%s", h)
 	}
 	if h := StoredHint("ss_1", d); !strings.Contains(h, `"storedSession": "ss_1"`) {
 		t.Errorf("stored hint: %s", h)

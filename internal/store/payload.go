@@ -26,6 +26,7 @@ type payload struct {
 	Timezone  string                `json:"timezone,omitempty"`
 	Geo       *Geolocation          `json:"geolocation,omitempty"`
 	Creds     []Credential          `json:"httpCredentials,omitempty"`
+	Injected  []string              `json:"injectedDomains,omitempty"`
 }
 
 type payloadTab struct {
@@ -45,7 +46,7 @@ type payloadTab struct {
 // capture DecodeCapture would not read back (a negative viewport, an
 // expiry that is not a finite number).
 func EncodeCapture(c Capture) ([]byte, error) {
-	p := payload{V: payloadVersion, Tabs: make([]payloadTab, len(c.Tabs)), Cookies: c.Cookies, Origins: c.Origins, UserAgent: c.UserAgent, Timezone: c.Timezone, Geo: c.Geolocation, Creds: c.Credentials}
+	p := payload{V: payloadVersion, Tabs: make([]payloadTab, len(c.Tabs)), Cookies: c.Cookies, Origins: c.Origins, UserAgent: c.UserAgent, Timezone: c.Timezone, Geo: c.Geolocation, Creds: c.Credentials, Injected: c.InjectedDomains}
 	for i, t := range c.Tabs {
 		p.Tabs[i] = payloadTab(t)
 	}
@@ -77,7 +78,7 @@ func DecodeCapture(data []byte) (Capture, error) {
 	if err := p.check(); err != nil {
 		return Capture{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	c := Capture{Cookies: p.Cookies, Origins: p.Origins, UserAgent: p.UserAgent, Timezone: p.Timezone, Geolocation: p.Geo, Credentials: p.Creds}
+	c := Capture{Cookies: p.Cookies, Origins: p.Origins, UserAgent: p.UserAgent, Timezone: p.Timezone, Geolocation: p.Geo, Credentials: p.Creds, InjectedDomains: p.Injected}
 	if len(p.Tabs) > 0 {
 		c.Tabs = make([]Tab, len(p.Tabs))
 		for i, t := range p.Tabs {

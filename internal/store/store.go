@@ -145,6 +145,10 @@ type Capture struct {
 	// Credentials answer HTTP authentication of their origins; secrets,
 	// sealed with the rest.
 	Credentials []Credential
+	// InjectedDomains are the domains of the storageStates put into the
+	// session (at creation or by state_load): the logins its prompt hint
+	// names, unlike the cookies pages set since.
+	InjectedDomains []string
 }
 
 // Credential is a session's login for HTTP basic or digest authentication

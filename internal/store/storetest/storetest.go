@@ -142,9 +142,10 @@ func Full(sessionID string, taken time.Time) store.Capture {
 				LocalStorage: []storagestate.NameValue{{Name: "キー", Value: "値 — 中文 — العربية"}},
 			},
 		},
-		UserAgent:   "Mozilla/5.0 (X11; Linux x86_64) browserd-test",
-		Timezone:    "Asia/Tokyo",
-		Geolocation: &store.Geolocation{Latitude: 35.68, Longitude: 139.76, Accuracy: 25},
+		UserAgent:       "Mozilla/5.0 (X11; Linux x86_64) browserd-test",
+		Timezone:        "Asia/Tokyo",
+		Geolocation:     &store.Geolocation{Latitude: 35.68, Longitude: 139.76, Accuracy: 25},
+		InjectedDomains: []string{"app.example.com", "xn--r8jz45g.jp"},
 	}
 }
 
