@@ -28,6 +28,7 @@ type Browser struct {
 
 	mu        sync.Mutex // protects downloads, dlDir
 	downloads map[string]*Download
+	claims    map[string]string // download GUID -> target id of the tab that claimed it
 	dlDir     string
 
 	loopDone chan struct{}
@@ -144,6 +145,11 @@ func (b *Browser) loop(l *cdp.Listener) {
 					b.downloads[e.GUID] = d
 				}
 				d.Size, d.State = int64(e.ReceivedBytes), e.State
+				if d.State == "completed" && d.Path == "" && d.Name != "" {
+					// Named at once, whether or not an action reports it:
+					// no file keeps its GUID for a name.
+					d.Path = b.finishDownload(d)
+				}
 				b.mu.Unlock()
 			}
 		}
@@ -154,13 +160,20 @@ func (b *Browser) loop(l *cdp.Listener) {
 // completed files their suggested names inside their folder.
 //
 // frames, when not nil, keeps only downloads started by those frames (a
-// tab's), so one session never sees another's.
+// tab's), so one session never sees another's. A download a tab claimed
+// (Page.downloadWillBegin) is that tab's, whatever frame the browser-wide
+// event named: when a navigation browserd asked for turns into a download,
+// that event names another tab's frame.
 func (b *Browser) Downloads(since time.Time, frames map[string]bool) []Download {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var out []Download
 	for _, d := range b.downloads {
-		if d.Started.Before(since) || (frames != nil && !frames[d.FrameID]) {
+		frame := d.FrameID
+		if tab := b.claims[d.GUID]; tab != "" {
+			frame = tab
+		}
+		if d.Started.Before(since) || (frames != nil && !frames[frame]) {
 			continue
 		}
 		if d.State == "completed" && d.Path == "" {
@@ -169,6 +182,17 @@ func (b *Browser) Downloads(since time.Time, frames map[string]bool) []Download 
 		out = append(out, *d)
 	}
 	return out
+}
+
+// claimDownload records that the tab with target id tab started the
+// download guid.
+func (b *Browser) claimDownload(guid, tab string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.claims == nil {
+		b.claims = map[string]string{}
+	}
+	b.claims[guid] = tab
 }
 
 // finishDownload renames a completed download (saved under its GUID) to its

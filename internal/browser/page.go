@@ -187,7 +187,7 @@ type Page struct {
 var pageEvents = []string{
 	"Page.loadEventFired", "Page.frameNavigated", "Page.frameStartedLoading", "Page.frameStoppedLoading",
 	"Page.navigatedWithinDocument", "Page.frameRequestedNavigation", "Page.windowOpen",
-	"Page.javascriptDialogOpening", "Page.javascriptDialogClosed",
+	"Page.javascriptDialogOpening", "Page.javascriptDialogClosed", "Page.downloadWillBegin",
 	"Runtime.consoleAPICalled", "Runtime.exceptionThrown",
 	"Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared",
 	"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed",
@@ -343,6 +343,16 @@ func (p *Page) handle(ev cdp.Event) {
 		p.loading = false
 	case "Page.windowOpen":
 		p.windowOpens++
+	case "Page.downloadWillBegin":
+		// The tab's own word that a download is its: the browser-wide
+		// event names another tab's frame when a navigation browserd
+		// asked for (Page.navigate) turns into a download.
+		var e struct {
+			GUID string `json:"guid"`
+		}
+		if ev.Decode(&e) == nil && e.GUID != "" && p.b != nil {
+			p.b.claimDownload(e.GUID, p.TargetID)
+		}
 	case "Page.frameRequestedNavigation":
 		var e struct {
 			FrameID     string `json:"frameId"`

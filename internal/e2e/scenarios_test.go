@@ -332,6 +332,22 @@ func testDownload(t *testing.T, d driver, task string) {
 	if err != nil || !bytes.Contains(b, []byte(",")) {
 		t.Fatalf("download content: %q %v", b, err)
 	}
+	// A tab whose first navigation is the file, and another task whose
+	// navigate is: each is a download under the file's own name, not an
+	// aborted navigation and a file named by its GUID.
+	for _, in := range []tool.Input{
+		{Action: "tab_new", Task: task, URL: site.URL("/files/report.csv")},
+		{Action: "navigate", Task: task + "-file", URL: site.URL("/files/report.csv")},
+	} {
+		r := d.do(t, in)
+		if !r.Success || len(r.Downloads) != 1 || !r.Downloads[0].Done {
+			t.Fatalf("%s to a file: success %v, error %q, downloads %+v", in.Action, r.Success, r.Error, r.Downloads)
+		}
+		p := r.Downloads[0].Path
+		if filepath.Dir(p) != filepath.Join(d.dataDir(), "downloads") || !strings.HasPrefix(filepath.Base(p), "report") || !strings.HasSuffix(p, ".csv") {
+			t.Fatalf("%s to a file: saved as %s", in.Action, p)
+		}
+	}
 }
 
 func testPopupTabs(t *testing.T, d driver, task string) {

@@ -317,9 +317,10 @@ func (c *call) run(ctx context.Context) error {
 		_ = pg.Sync(sctx)
 		cancel()
 	}
-	c.report(ctx, br, started, pg.WindowOpens()-opens)
 	var ne *browser.NavError
-	if errors.As(err, &ne) && strings.Contains(ne.Text, "ERR_ABORTED") && len(c.res.Downloads) > 0 {
+	aborted := errors.As(err, &ne) && strings.Contains(ne.Text, "ERR_ABORTED")
+	c.report(ctx, br, started, pg.WindowOpens()-opens, aborted)
+	if aborted && len(c.res.Downloads) > 0 {
 		err = nil // the URL was a file: it downloaded instead of loading
 		c.res.Notes = append(c.res.Notes, "the URL is a file: it was downloaded, the page did not change")
 	}
@@ -605,8 +606,10 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 }
 
 // report adds what happened during the action besides its own result:
-// popups the page opened and downloads it started.
-func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time, opened int) {
+// popups the page opened and downloads it started. aborted says the
+// action's navigation was aborted, as one that turns into a download is:
+// the download's events may come a moment after.
+func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time, opened int, aborted bool) {
 	e := c.e
 	// Windows the page opened are adopted by the browser's event goroutine;
 	// give them a moment to arrive so this result can name them.
@@ -623,9 +626,11 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 		frames = c.tab.page.Frames()
 	}
 	downloads := br.Downloads(since, frames)
-	// Give a download that started a moment to finish, within the action's time.
+	// Give a download that started a moment to finish, within the action's
+	// time, and one an aborted navigation may have become a moment to start.
 	deadline := time.Now().Add(min(e.cfg.ActionTime, 10*time.Second))
-	for pending(downloads) && time.Now().Before(deadline) && ctx.Err() == nil {
+	startBy := time.Now().Add(time.Second)
+	for (pending(downloads) || aborted && len(downloads) == 0 && time.Now().Before(startBy)) && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(50 * time.Millisecond)
 		downloads = br.Downloads(since, frames)
 	}
