@@ -3,9 +3,11 @@ package browser
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,6 +146,7 @@ func Launch(ctx context.Context, o LaunchOptions) (*Process, *cdp.Conn, error) {
 	if err := os.MkdirAll(o.UserDataDir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("creating profile folder: %w", err)
 	}
+	quietPrefs(o.UserDataDir)
 	// Pipes: Chromium reads commands on fd 3 and writes replies on fd 4.
 	cmdR, cmdW, err := os.Pipe()
 	if err != nil {
@@ -342,4 +345,39 @@ func (t *tailBuffer) Tail(n int) string {
 		b = b[len(b)-n:]
 	}
 	return strings.Join(strings.Fields(string(b)), " ")
+}
+
+// quietPrefs turns off, in the profile's Preferences, what no flag turns
+// off: the password manager and its leak check. After a login form is
+// sent, the leak check calls passwordsleakcheck-pa.googleapis.com and, for
+// a password on its lists, opens a dialog that — invisible when headless —
+// swallows every click and key sent to the tab from then on. A Preferences
+// file Chromium could not read is left for Chromium to replace.
+func quietPrefs(dir string) {
+	p := filepath.Join(dir, "Default", "Preferences")
+	prefs := map[string]any{}
+	if b, err := os.ReadFile(p); err == nil {
+		if json.Unmarshal(b, &prefs) != nil {
+			return
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	profile, _ := prefs["profile"].(map[string]any)
+	if profile == nil {
+		profile = map[string]any{}
+	}
+	if profile["password_manager_leak_detection"] == false && profile["password_manager_enabled"] == false && prefs["credentials_enable_service"] == false {
+		return
+	}
+	profile["password_manager_leak_detection"] = false
+	profile["password_manager_enabled"] = false
+	prefs["profile"] = profile
+	prefs["credentials_enable_service"] = false
+	b, err := json.Marshal(prefs)
+	if err != nil {
+		return
+	}
+	_ = os.MkdirAll(filepath.Dir(p), 0o700)
+	_ = os.WriteFile(p, b, 0o600)
 }

@@ -333,6 +333,22 @@ func TestNoCallsHome(t *testing.T) {
 		if err != nil || !r.Success {
 			t.Fatalf("run %d: navigate: %v %s", run, err, r.Error)
 		}
+		// A login form sent, in the profile and in an ephemeral session:
+		// Chromium's password manager would check the password against
+		// leak lists (passwordsleakcheck-pa.googleapis.com).
+		for _, who := range []tool.Input{{Profile: "home"}, {Session: "eph"}} {
+			for _, in := range []tool.Input{
+				{Action: "navigate", URL: site.URL("/login")},
+				{Action: "type", Selector: "#username", Text: "alice"},
+				{Action: "type", Selector: "#password", Text: "secret"},
+				{Action: "click", Role: "button", Name: "Log in"},
+			} {
+				in.Profile, in.Session = who.Profile, who.Session
+				if r, err := e.Do(context.Background(), in); err != nil || !r.Success {
+					t.Fatalf("run %d: %s: %v %s", run, in.Action, err, r.Error)
+				}
+			}
+		}
 		// Chromium's own calls come within seconds of its start.
 		time.Sleep(4 * time.Second)
 		e.Close(context.Background())

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -100,6 +101,28 @@ func TestLoginSurvivesRestart(t *testing.T) {
 			}
 			if strings.Contains(string(b), "sid") || strings.Contains(string(b), tabid) {
 				t.Fatal("the saved state is not encrypted")
+			}
+			if how == "stop" {
+				// So is what Chromium keeps in the profile folder: after a
+				// clean stop its cookie database and site storage are sealed.
+				dir := filepath.Join(data, "profiles", "admin", "default")
+				for _, gone := range []string{"Default/Cookies", "Default/Local Storage", "Default/Session Storage"} {
+					if _, err := os.Lstat(filepath.Join(dir, gone)); err == nil {
+						t.Errorf("%s is on disk in the clear after a clean stop", gone)
+					}
+				}
+				if _, err := os.Stat(filepath.Join(dir, "credentials.sealed")); err != nil {
+					t.Errorf("no sealed credentials in the profile: %v", err)
+				}
+				needle := []byte(strings.Trim(tabid, `"`))
+				filepath.WalkDir(dir, func(p string, de os.DirEntry, err error) error {
+					if err == nil && de.Type().IsRegular() {
+						if b, _ := os.ReadFile(p); bytes.Contains(b, needle) {
+							t.Errorf("%s holds the tab's sessionStorage value in the clear", p)
+						}
+					}
+					return nil
+				})
 			}
 
 			startDaemon(t, data)
@@ -239,16 +262,22 @@ func TestPlaywrightFixtureLoads(t *testing.T) {
 }
 
 // TestBrokenProfilesRecover: garbage Preferences, a truncated Cookies
-// database and a lock left by a dead process: each profile launches and
-// comes back logged in.
+// database, a garbage sealed archive of the profile's credentials and a
+// lock left by a dead process: each profile launches and comes back logged
+// in.
 func TestBrokenProfilesRecover(t *testing.T) {
 	host, _ := os.Hostname()
 	breakers := map[string]func(dir string) error{
 		"garbage preferences": func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, "Default", "Preferences"), []byte("{not json at all"), 0o600)
 		},
+		// A clean stop seals the cookie database; a crash leaves it plain,
+		// and newer than the seal: here, cut short.
 		"truncated cookies": func(dir string) error {
-			return os.Truncate(filepath.Join(dir, "Default", "Cookies"), 100)
+			return os.WriteFile(filepath.Join(dir, "Default", "Cookies"), []byte("SQLite format 3\x00"+strings.Repeat("\x00", 84)), 0o600)
+		},
+		"garbage sealed credentials": func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "credentials.sealed"), []byte("not sealed by browserd"), 0o600)
 		},
 		"stale lock": func(dir string) error {
 			_ = os.Remove(filepath.Join(dir, "SingletonLock"))

@@ -40,6 +40,9 @@ type Options struct {
 	// Dial connects to an upstream; nil means a net.Dialer. addr is always
 	// a checked IP:port, never a name. Tests use it to observe dials.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// PeerUID finds the user owning the other end of a connection to a
+	// listener; nil reads /proc/net/tcp. Tests use it to play another user.
+	PeerUID func(local, remote netip.AddrPort) (int, error)
 }
 
 // Proxy is the egress proxy: a set of listeners on 127.0.0.1, one per
@@ -50,6 +53,9 @@ type Proxy struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	def    *Session
+
+	// uidOf finds the user of a connection's other end (see peer.go).
+	uidOf func(local, remote netip.AddrPort) (int, error)
 
 	mu       sync.Mutex
 	closed   bool
@@ -77,7 +83,10 @@ func New(opts Options) (*Proxy, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Proxy{opts: opts, log: log, ctx: ctx, cancel: cancel, sessions: map[*Session]struct{}{}}
+	p := &Proxy{opts: opts, log: log, ctx: ctx, cancel: cancel, sessions: map[*Session]struct{}{}, uidOf: opts.PeerUID}
+	if p.uidOf == nil {
+		p.uidOf = procPeerUID
+	}
 	def, err := p.Session(opts.Policy)
 	if err != nil {
 		cancel()
@@ -122,10 +131,11 @@ func (p *Proxy) Session(pol Policy) (*Session, error) {
 	if err := pol.Validate(); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	tl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("egress: listen: %w", err)
 	}
+	ln := &peerListener{Listener: tl, log: p.log, uidOf: p.uidOf}
 	ctx, cancel := context.WithCancel(p.ctx)
 	s := &Session{
 		p:         p,

@@ -2,11 +2,13 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/browserd/browserd/internal/atrest"
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/snapshot"
 )
@@ -67,6 +69,26 @@ func (e *Engine) browserOf(s *session) *browser.Browser {
 func (e *Engine) profileDir(profile string) string {
 	owner, name := splitName(profile)
 	return e.cfg.Path("profiles", owner, name)
+}
+
+// sealLabel binds a profile's sealed credentials to the profile.
+func sealLabel(profile string) string { return "profile-credentials:" + profile }
+
+// closeBrowser closes the browser of slot key and, when it is a profile's,
+// seals the cookies and storage Chromium left in the profile folder
+// (internal/atrest): nothing of a login stays readable on disk while the
+// browser is not running.
+func (e *Engine) closeBrowser(ctx context.Context, key string, br *browser.Browser) error {
+	err := br.Close(ctx)
+	profile, ok := strings.CutPrefix(key, "profile:")
+	if !ok || br.Attached() {
+		return err
+	}
+	if serr := atrest.Seal(e.box, e.profileDir(profile), sealLabel(profile)); serr != nil {
+		e.log.Warn("sealing the profile's credentials failed", "profile", profile, "err", serr)
+		return errors.Join(err, serr)
+	}
+	return err
 }
 
 // ensureBrowser returns the live browser of the session, starting one when
@@ -240,6 +262,12 @@ func (e *Engine) startProfile(ctx context.Context, profile string, opts browser.
 	} else if cleared {
 		repaired = "cleared a stale lock left in the profile by a Chromium that is gone"
 		e.log.Warn("cleared a stale profile lock", "profile", profile)
+	}
+	// The profile's cookies and storage come out of their seal (see
+	// sealProfile).
+	if err := atrest.Open(e.box, opts.UserDataDir, sealLabel(profile)); err != nil {
+		e.log.Warn("profile credentials not restored", "profile", profile, "err", err)
+		repaired = joinNote(repaired, err.Error())
 	}
 	br, err := browser.Start(ctx, opts)
 	if err == nil {

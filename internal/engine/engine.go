@@ -279,10 +279,10 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 	e.mu.Lock()
 	e.closed = true
-	var brs []*browser.Browser
+	brs := map[string]*browser.Browser{}
 	for _, sl := range e.slots {
 		if sl.br != nil {
-			brs = append(brs, sl.br)
+			brs[sl.key] = sl.br
 			sl.br = nil
 		}
 	}
@@ -290,8 +290,8 @@ func (e *Engine) Close(ctx context.Context) error {
 	close(e.stop)
 	e.wg.Wait()
 	var errs []error
-	for _, br := range brs {
-		errs = append(errs, br.Close(ctx))
+	for key, br := range brs {
+		errs = append(errs, e.closeBrowser(ctx, key, br))
 	}
 	e.proxy.Close()
 	for _, s := range all {
@@ -743,7 +743,11 @@ func (e *Engine) reap(now time.Time) {
 			e.log.Warn("saving profile state failed", "profile", s.profile, "err", err)
 		}
 	}
-	var idleBrowsers []*browser.Browser
+	type idleBrowser struct {
+		key string
+		br  *browser.Browser
+	}
+	var idleBrowsers []idleBrowser
 	e.launchMu.Lock() // no action can start one of these browsers meanwhile
 	e.mu.Lock()
 	for _, sl := range idleSlots {
@@ -755,15 +759,15 @@ func (e *Engine) reap(now time.Time) {
 			}
 		}
 		if sl.br != nil && !used && sl.opening == 0 && time.Since(sl.used) >= e.cfg.IdleTimeout {
-			idleBrowsers = append(idleBrowsers, sl.br)
+			idleBrowsers = append(idleBrowsers, idleBrowser{sl.key, sl.br})
 			e.resetSlot(sl)
 		}
 	}
 	e.mu.Unlock()
 	e.launchMu.Unlock()
-	for _, br := range idleBrowsers {
-		_ = br.Close(ctx)
-		e.log.Info("closed idle browser")
+	for _, ib := range idleBrowsers {
+		_ = e.closeBrowser(ctx, ib.key, ib.br)
+		e.log.Info("closed idle browser", "browser", ib.key)
 	}
 }
 
