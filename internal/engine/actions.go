@@ -219,7 +219,13 @@ func (c *call) run(ctx context.Context) error {
 	}
 	e.mu.Lock()
 	t.ended = false
+	saveErr := sess.saveErr
 	e.mu.Unlock()
+	if saveErr != "" {
+		// Said on every action until a save works again: nothing is lost
+		// silently.
+		c.res.Notes = append(c.res.Notes, "browserd could not save this session's state lately ("+saveErr+"); its last good save is kept — free disk space (or fix the store) so the next save works")
+	}
 	if in.Action == "tabs" {
 		c.res.Tabs = e.tabsOf(ctx, t)
 		return nil

@@ -34,6 +34,18 @@ type tabRead struct {
 // capture takes a session's state and writes it to the store. A session
 // whose browser is gone, or that waits to be rehydrated, is not captured:
 // its last good capture must stay the newest.
+// noteSave records how a background save of s (capture or profile state)
+// went: the session's next actions say so while saves fail.
+func (e *Engine) noteSave(s *session, err error) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	e.mu.Lock()
+	s.saveErr = msg
+	e.mu.Unlock()
+}
+
 func (e *Engine) capture(ctx context.Context, s *session) error {
 	if e.cfg.NoCapture {
 		return nil
@@ -187,9 +199,11 @@ func (e *Engine) captureDue(now time.Time) {
 	e.mu.Unlock()
 	for _, s := range due {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		if err := e.capture(ctx, s); err != nil {
+		err := e.capture(ctx, s)
+		if err != nil {
 			e.log.Warn("capturing session state failed; the last good capture stays", "session", s.id, "err", err)
 		}
+		e.noteSave(s, err)
 		cancel()
 	}
 	if !renew {

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -24,6 +25,7 @@ import (
 
 	"cmp"
 
+	"github.com/browserd/browserd/internal/atrest"
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/config"
@@ -111,6 +113,9 @@ type session struct {
 	lastTabs    map[string]capturedTab
 	// capMu keeps captures and rehydration of the session apart.
 	capMu sync.Mutex
+	// saveErr is why the last background save (capture or profile state)
+	// failed, "" when it worked (guarded by Engine.mu).
+	saveErr string
 	// nextTab is the number of the session's last new tab (guarded by
 	// Engine.mu): tab ids count per session, so that no owner learns how
 	// many tabs others open.
@@ -191,6 +196,9 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	keyFile := cmp.Or(cfg.SecretKeyFile, cfg.Path("secret.key"))
+	if err := checkKeyPresent(keyFile, cfg); err != nil {
+		return nil, err
+	}
 	box, err := secret.Load(keyFile)
 	if err != nil {
 		return nil, err
@@ -887,4 +895,29 @@ func tabNum(id string) int {
 	var n int
 	fmt.Sscanf(id, "t%d", &n)
 	return n
+}
+
+// checkKeyPresent refuses to make a new secret key while anything sealed
+// with the old one is still in the data folder — captures and stored
+// sessions in the store, profiles' saved states and sealed credentials: a
+// new key would leave them unreadable and the next saves would replace
+// them. Nothing is lost silently: the person puts the key back, or moves
+// the folder aside to start afresh.
+func checkKeyPresent(keyFile string, cfg config.Config) error {
+	if _, err := os.Stat(keyFile); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var sealed []string
+	if n, err := sqlite.SealedRows(cmp.Or(cfg.DB, cfg.Path("browserd.db"))); err == nil && n > 0 {
+		sealed = append(sealed, fmt.Sprintf("%d captures and stored sessions in the store", n))
+	}
+	states, _ := filepath.Glob(cfg.Path("profiles", "*", "*.state"))
+	creds, _ := filepath.Glob(cfg.Path("profiles", "*", "*", atrest.SealedFile))
+	if n := len(states) + len(creds); n > 0 {
+		sealed = append(sealed, fmt.Sprintf("%d sealed files of profiles", n))
+	}
+	if len(sealed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the secret key %s is missing, but %s were sealed with it: put the key back (or point --secret-key-file at it); to start afresh without them, move the data folder %s aside — browserd makes no new key over them", keyFile, strings.Join(sealed, " and "), cfg.Data)
 }

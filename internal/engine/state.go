@@ -242,9 +242,11 @@ func (e *Engine) saver() {
 		e.mu.Unlock()
 		for _, s := range todo {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			if err := e.saveProfile(ctx, s); err != nil {
+			err := e.saveProfile(ctx, s)
+			if err != nil {
 				e.log.Warn("saving profile state failed", "profile", s.profile, "err", err)
 			}
+			e.noteSave(s, err)
 			cancel()
 		}
 	}

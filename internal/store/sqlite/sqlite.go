@@ -62,9 +62,40 @@ func Open(path string, box *secret.Box) (*Store, error) {
 	s := &Store{db: db, box: box, wmu: make(chan struct{}, 1)}
 	if err := s.migrate(context.Background()); err != nil {
 		db.Close()
+		if strings.Contains(err.Error(), "file is not a database") {
+			return nil, fmt.Errorf("sqlite store: %s is not a SQLite database (damaged, or another file): browserd left it as it is — move it aside to start with an empty store, or point --db at the right file: %w", path, err)
+		}
 		return nil, fmt.Errorf("sqlite store: %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// SealedRows counts the rows of the store at path that hold data sealed
+// with the secret key: captures and stored sessions. A missing file, or
+// one without those tables yet, has none. It opens the file read-only and
+// needs no key.
+func SealedRows(path string) (int, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	n := 0
+	for _, table := range []string{"session_snapshots", "stored_sessions"} {
+		var c int
+		err := db.QueryRow("SELECT count(*) FROM " + table).Scan(&c)
+		if err != nil && strings.Contains(err.Error(), "no such table") {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("reading %s: %w", path, err)
+		}
+		n += c
+	}
+	return n, nil
 }
 
 // dsn is the driver's name for the file at path, with the connection
