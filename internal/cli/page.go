@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/browserd/browserd/internal/tool"
@@ -34,15 +35,24 @@ func (c *extractCmd) input() (tool.Input, error) {
 }
 
 type screenshotCmd struct {
-	Ref      string      `arg:"" optional:"" help:"Element ref to capture (default: the viewport)."`
-	FullPage bool        `name:"full-page" help:"Capture the whole page, not only the viewport."`
+	Ref      string      `arg:"" optional:"" help:"Element ref to capture (default: the whole page)."`
+	FullPage bool        `name:"full-page" help:"Capture the whole page (the default)."`
+	Viewport bool        `help:"Capture only the viewport, not the whole page." xor:"extent"`
 	Path     string      `help:"File name inside the data directory (default: a new name)." placeholder:"NAME"`
 	Target   targetFlags `embed:""`
 	Timeout  timeoutFlag `embed:""`
 }
 
 func (c *screenshotCmd) input() (tool.Input, error) {
-	in := tool.Input{Action: "screenshot", FullPage: c.FullPage, Path: c.Path, Timeout: c.Timeout.Timeout}
+	in := tool.Input{Action: "screenshot", Path: c.Path, Timeout: c.Timeout.Timeout}
+	switch {
+	case c.Viewport && c.FullPage:
+		return in, fmt.Errorf("screenshot: --viewport and --full-page contradict each other; give one")
+	case c.Viewport:
+		in.FullPage = new(false)
+	case c.FullPage:
+		in.FullPage = new(true)
+	}
 	c.Target.apply(&in, c.Ref)
 	return in, nil
 }

@@ -340,7 +340,8 @@ func cliArgs(in tool.Input) ([]string, error) {
 		a = append(a, "screenshot")
 		add(in.Ref != "", in.Ref)
 		target()
-		add(in.FullPage, "--full-page")
+		add(in.FullPage != nil && *in.FullPage, "--full-page")
+		add(in.FullPage != nil && !*in.FullPage, "--viewport")
 		add(in.Path != "", "--path", in.Path)
 	case "pdf":
 		a = append(a, "pdf")

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -472,13 +473,21 @@ func testScreenshotPDF(t *testing.T, d driver, task string) {
 	nav(t, d, task, site.URL("/big-html"))
 	for _, in := range []tool.Input{
 		{Action: "screenshot", Task: task},
-		{Action: "screenshot", Task: task, FullPage: true, Path: "full-" + task + ".png"},
+		{Action: "screenshot", Task: task, FullPage: new(true), Path: "full-" + task + ".png"},
+		{Action: "screenshot", Task: task, FullPage: new(false), Path: "viewport-" + task + ".png"},
 		{Action: "screenshot", Task: task, Selector: "h1"},
 	} {
 		r := ok(t, d, in)
 		b, err := os.ReadFile(r.ScreenshotPath)
-		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) || len(b) < 24 {
 			t.Fatalf("screenshot %s: %v", r.ScreenshotPath, err)
+		}
+		// The whole page by default (001), the viewport when asked: the
+		// article is far taller than the 720 px viewport.
+		if h := binary.BigEndian.Uint32(b[20:24]); in.Selector == "" {
+			if viewport := in.FullPage != nil && !*in.FullPage; viewport != (h <= 720) {
+				t.Errorf("screenshot (fullPage %v) is %d px tall", in.FullPage != nil && *in.FullPage || in.FullPage == nil, h)
+			}
 		}
 		if filepath.Dir(r.ScreenshotPath) != filepath.Join(d.dataDir(), "screenshots") {
 			t.Fatalf("screenshot outside the folder: %s", r.ScreenshotPath)

@@ -989,7 +989,8 @@ func (c *call) screenshot(ctx context.Context) error {
 	if err != nil {
 		return &userError{err.Error()}
 	}
-	png, err := pg.Screenshot(ctx, c.in.FullPage, el)
+	// The whole page unless the agent asks for the viewport (001's default).
+	png, err := pg.Screenshot(ctx, c.in.FullPage == nil || *c.in.FullPage, el)
 	if err != nil {
 		return err
 	}

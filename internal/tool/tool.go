@@ -54,7 +54,7 @@ type Input struct {
 	Timeout   int      `json:"timeout,omitempty" jsonschema:"ms before giving up"`
 	Time      int      `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
 	TextGone  string   `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
-	FullPage  bool     `json:"fullPage,omitempty" jsonschema:"screenshot: whole page"`
+	FullPage  *bool    `json:"fullPage,omitempty" jsonschema:"screenshot: the whole page (default), false for the viewport only"`
 	Clear     bool     `json:"clear,omitempty" jsonschema:"type: clear the field first"`
 	Submit    bool     `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
 	Accept    *bool    `json:"accept,omitempty" jsonschema:"dialog: accept (default true) or dismiss"`
