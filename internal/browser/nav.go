@@ -26,6 +26,7 @@ func (e *NavError) Error() string { return fmt.Sprintf("navigation to %s failed:
 // network-quiet window. A dialog that opens meanwhile ends the wait (the
 // caller's ctx should come from ActionContext).
 func (p *Page) Navigate(ctx context.Context, url string) error {
+	p.unfreeze(ctx)
 	p.mu.Lock()
 	seq := p.loadSeq
 	nav := p.navSeq
@@ -54,6 +55,41 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	if p.commitLoad > seq {
 		seq = p.commitLoad
 	}
+	p.mu.Unlock()
+	return p.settle(ctx, seq)
+}
+
+// FreezeProbe is how long a page's main thread may take to answer before
+// unfreeze counts it as stuck in a script.
+var FreezeProbe = time.Second
+
+// unfreeze stops a script that keeps the page's main thread busy without
+// end (an endless loop), so that a new document can load: Chromium commits
+// a same-site navigation in the busy renderer, and would wait for the
+// script forever. A page that answers a trivial evaluation within
+// FreezeProbe is left alone; a blocked one (a dialog, a crash) is the
+// caller's to handle.
+func (p *Page) unfreeze(ctx context.Context) {
+	if p.Crashed() || p.Dialog() != nil {
+		return
+	}
+	pctx, cancel := context.WithTimeout(ctx, FreezeProbe)
+	err := p.sess.Call(pctx, "Runtime.evaluate", map[string]any{"expression": "0", "returnByValue": true}, nil)
+	cancel()
+	if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+		return
+	}
+	tctx, cancel := context.WithTimeout(ctx, FreezeProbe)
+	_ = p.sess.Call(tctx, "Runtime.terminateExecution", nil, nil)
+	cancel()
+}
+
+// WaitLoad waits for the tab's next page load — the one in progress, or
+// else the next navigation's, whoever starts it (a click, a script, a
+// redirect) — and then for network quiet.
+func (p *Page) WaitLoad(ctx context.Context) error {
+	p.mu.Lock()
+	seq := p.loadSeq
 	p.mu.Unlock()
 	return p.settle(ctx, seq)
 }

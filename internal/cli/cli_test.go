@@ -89,6 +89,7 @@ func TestCommandInputs(t *testing.T) {
 		{[]string{"eval", "document.title"}, tool.Input{Action: "evaluate", Expression: "document.title"}},
 		{[]string{"eval", "1", "+", "2"}, tool.Input{Action: "evaluate", Expression: "1 + 2"}},
 		{[]string{"wait", "--selector", ".done", "--timeout", "3000"}, tool.Input{Action: "wait", Selector: ".done", Timeout: 3000}},
+		{[]string{"wait", "--load"}, tool.Input{Action: "wait", Load: true}},
 		{[]string{"wait", "--text", "Welcome", "--text-gone", "Loading", "--url", "/home", "--time", "50"},
 			tool.Input{Action: "wait", Text: "Welcome", TextGone: "Loading", URL: "/home", Time: 50}},
 		{[]string{"tabs"}, tool.Input{Action: "tabs"}},

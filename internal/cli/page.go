@@ -81,13 +81,14 @@ type waitCmd struct {
 	TextGone string `name:"text-gone" help:"Wait until this text disappears." placeholder:"TEXT"`
 	URL      string `name:"url" help:"Wait until the URL contains this." placeholder:"URL"`
 	Time     int    `help:"Sleep this many milliseconds." placeholder:"MS"`
+	Load     bool   `help:"Wait for the tab's next page load (one in progress counts), e.g. after a click that navigates."`
 	Timeout  int    `help:"Give up after this many milliseconds (default: the daemon's)." placeholder:"MS"`
 	Full     bool   `help:"Print the whole page after waiting, not only what changed."`
 }
 
 func (c *waitCmd) input() (tool.Input, error) {
 	return tool.Input{Action: "wait", Selector: c.Selector, Text: c.Text, TextGone: c.TextGone, URL: c.URL,
-		Time: c.Time, Timeout: c.Timeout, Full: c.Full}, nil
+		Time: c.Time, Load: c.Load, Timeout: c.Timeout, Full: c.Full}, nil
 }
 
 type consoleCmd struct {

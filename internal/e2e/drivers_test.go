@@ -334,6 +334,7 @@ func cliArgs(in tool.Input) ([]string, error) {
 		add(in.TextGone != "", "--text-gone", in.TextGone)
 		add(in.URL != "", "--url", in.URL)
 		add(in.Time > 0, "--time", strconv.Itoa(in.Time))
+		add(in.Load, "--load")
 		add(in.Timeout > 0, "--timeout", strconv.Itoa(in.Timeout))
 		add(in.Full, "--full")
 	case "screenshot":

@@ -400,6 +400,11 @@ func testWait(t *testing.T, d driver, task string) {
 	ok(t, d, tool.Input{Action: "wait", Task: task, URL: "#done"})
 	ok(t, d, tool.Input{Action: "wait", Task: task, Time: 50})
 	bad(t, d, tool.Input{Action: "wait", Task: task, Text: "never there", Timeout: 300}, "timed out waiting for text \"never there\"")
+	// A click that navigates later: wait load returns with the new page.
+	ok(t, d, tool.Input{Action: "click", Task: task, Selector: "#later", Snapshot: new(bool)})
+	r := ok(t, d, tool.Input{Action: "wait", Task: task, Load: true})
+	contains(t, r.Content, `document "Sign up"`)
+	bad(t, d, tool.Input{Action: "wait", Task: task, Load: true, Timeout: 300}, "timed out waiting for the next page load")
 }
 
 func testScrollHoverKeys(t *testing.T, d driver, task string) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -377,6 +378,17 @@ func (c *call) wait(ctx context.Context) error {
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		case <-t.C:
+		}
+		if in.Selector == "" && in.Text == "" && in.TextGone == "" && in.URL == "" && !in.Load {
+			return nil
+		}
+	}
+	if in.Load {
+		if err := pg.WaitLoad(ctx); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+				return fail("timed out waiting for the next page load: none started, or it did not finish; raise timeout (ms), or check the page with snapshot")
+			}
+			return err
 		}
 		if in.Selector == "" && in.Text == "" && in.TextGone == "" && in.URL == "" {
 			return nil

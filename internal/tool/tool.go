@@ -54,6 +54,7 @@ type Input struct {
 	Timeout   int      `json:"timeout,omitempty" jsonschema:"ms before giving up"`
 	Time      int      `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
 	TextGone  string   `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
+	Load      bool     `json:"load,omitempty" jsonschema:"wait: for the tab's next page load (one in progress counts)"`
 	FullPage  *bool    `json:"fullPage,omitempty" jsonschema:"screenshot: the whole page (default), false for the viewport only"`
 	Clear     bool     `json:"clear,omitempty" jsonschema:"type: clear the field first"`
 	Submit    bool     `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
@@ -262,8 +263,8 @@ func (in *Input) Validate() error {
 			return err
 		}
 	case "wait":
-		if in.Selector == "" && in.Text == "" && in.TextGone == "" && in.URL == "" && in.Time == 0 {
-			return fmt.Errorf("wait needs one of selector, text, textGone, url or time")
+		if in.Selector == "" && in.Text == "" && in.TextGone == "" && in.URL == "" && in.Time == 0 && !in.Load {
+			return fmt.Errorf("wait needs one of selector, text, textGone, url, load or time")
 		}
 	case "state_load":
 		if len(in.State) == 0 && in.Path == "" {
