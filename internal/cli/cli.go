@@ -76,9 +76,10 @@ type CLI struct {
 	Upload uploadCmd `cmd:"" group:"Interaction" help:"Set the files of a file input: upload REF FILE..."`
 	Dialog dialogCmd `cmd:"" group:"Interaction" help:"Answer the open JavaScript dialog."`
 
-	State   stateCmd   `cmd:"" group:"Profiles" help:"Save or load cookies and storage (Playwright storageState)."`
-	Profile profileCmd `cmd:"" name:"profile" group:"Profiles" help:"Build a Chrome profile from a storageState."`
-	Token   tokenCmd   `cmd:"" group:"Daemon" help:"Create, list and revoke the API's bearer tokens."`
+	State     stateCmd     `cmd:"" group:"Profiles" help:"Save or load cookies and storage (Playwright storageState)."`
+	Profile   profileCmd   `cmd:"" name:"profile" group:"Profiles" help:"Build a Chrome profile from a storageState."`
+	Token     tokenCmd     `cmd:"" group:"Daemon" help:"Create, list and revoke the API's bearer tokens."`
+	Dashboard dashboardCmd `cmd:"" group:"Daemon" help:"Print a one-time URL to the dashboard: every session's tabs, watched live."`
 
 	Sessions sessionsCmd `cmd:"" group:"Recovery" help:"List sessions: active, recoverable after a restart or crash, stale, closed, failed."`
 	Resume   resumeCmd   `cmd:"" group:"Recovery" help:"Bring a recoverable session back: its tabs at their URLs, its cookies and storage."`

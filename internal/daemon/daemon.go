@@ -28,6 +28,7 @@ import (
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/httpapi"
+	"github.com/browserd/browserd/internal/live"
 	"github.com/browserd/browserd/internal/mcpserver"
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -157,6 +158,7 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 	}
 	defer removeFile(log, sock)
 	listeners := []net.Listener{unixLn}
+	dashBase := ""
 	if cfg.Listen != "" {
 		tcpLn, err := net.Listen("tcp", cfg.Listen)
 		if err != nil {
@@ -164,6 +166,13 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 			return fmt.Errorf("listen on %s: %w; choose another address with --listen HOST:PORT, or --listen '' for the Unix socket only", cfg.Listen, err)
 		}
 		listeners = append(listeners, tcpLn)
+		dashBase = "http://" + tcpLn.Addr().String()
+	}
+	// The dashboard and live view (internal/live), for engines that have
+	// tabs to show.
+	var dash *live.Server
+	if le, ok := eng.(live.Engine); ok {
+		dash = live.New(le, dashBase, log)
 	}
 
 	version := Version()
@@ -174,7 +183,7 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 	)
 	for _, ln := range listeners {
 		srv := &http.Server{
-			Handler:           newMux(eng, tokens, log, version, cfg),
+			Handler:           newMux(eng, tokens, log, version, cfg, dash),
 			BaseContext:       func(net.Listener) context.Context { return ctx },
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -205,6 +214,9 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 	}
 	cancel()
 	wg.Wait()
+	if dash != nil {
+		dash.Close()
+	}
 	closeEngine()
 	log.Info("browserd stopped")
 	return err
@@ -216,14 +228,21 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 // Over the Unix socket callers act as admin; over TCP every route but
 // /api/health needs a bearer token (package auth). Without a token store
 // (test engines) TCP callers are refused.
-func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg config.Config) http.Handler {
+func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg config.Config, dash *live.Server) http.Handler {
 	deny := cfg.DenyActions
 	api := httpapi.New(eng, httpapi.Options{Version: version, Log: log, TempDir: cfg.Path("run"), Settings: cfg.Settings()})
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/health", api)
 	mux.Handle("/api/", auth.Require(tokens, api))
 	mux.Handle("/mcp", httpapi.Guard(auth.Require(tokens, mcpserver.HTTPHandler(eng, version, deny...))))
-	mux.Handle("/", http.NotFoundHandler())
+	if dash != nil {
+		// The dashboard signs people in with a cookie of its own; the URL
+		// that does it comes from the API, as the caller's owner.
+		mux.Handle("POST /api/dashboard", auth.Require(tokens, dash.SigninURL()))
+		mux.Handle("/", dash.Handler())
+	} else {
+		mux.Handle("/", http.NotFoundHandler())
+	}
 	return mux
 }
 

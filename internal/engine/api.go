@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/browserd/browserd/internal/browser"
 	"slices"
 	"strings"
 	"time"
@@ -256,4 +257,24 @@ func (e *Engine) SessionHint(ctx context.Context, session, stored string) (strin
 		return "", err
 	}
 	return inject.Hint(session, injected, inject.Domains(st)), nil
+}
+
+// TabPage is tab of the caller's live session, for a person to watch
+// (internal/live); store.ErrNotFound when the session is not live here or
+// has no such tab — another owner's tab is not found either.
+func (e *Engine) TabPage(ctx context.Context, session, tab string) (*browser.Page, error) {
+	s, q, err := e.liveSession(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, fmt.Errorf("%w: session %q is not running here", store.ErrNotFound, session)
+	}
+	e.mu.Lock()
+	tb := e.tabs[tabKey{q, tab}]
+	e.mu.Unlock()
+	if tb == nil || tb.page.Closed() {
+		return nil, fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
+	}
+	return tb.page, nil
 }

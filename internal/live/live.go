@@ -1,0 +1,247 @@
+// Package live serves people, not agents: a dashboard of an owner's
+// sessions and tabs at / on the daemon's HTTP listener, and a live view of
+// any of those tabs (Page.startScreencast frames over a WebSocket).
+//
+// Signing in: `browserd dashboard` asks the daemon (POST /api/dashboard,
+// as the caller's owner) for a one-time URL; opening it sets an HttpOnly,
+// SameSite=Strict cookie and the code is spent. Another owner's session or
+// tab is not found, as in the API. Pages are embedded, with a strict
+// content security policy; a WebSocket must come from the dashboard's own
+// origin.
+package live
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/coder/websocket"
+
+	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Engine is what the dashboard needs of the engine; ctx carries the owner
+// (auth.WithOwner).
+type Engine interface {
+	Do(ctx context.Context, in tool.Input) (tool.Result, error)
+	SessionInfo(ctx context.Context, id string) (tool.SessionInfo, []tool.Tab, error)
+	TabPage(ctx context.Context, session, tab string) (*browser.Page, error)
+}
+
+// Server is the dashboard and the live view. Close stops its screencasts.
+type Server struct {
+	eng     Engine
+	log     *slog.Logger
+	base    string // the dashboard's URL, e.g. http://127.0.0.1:8765
+	signins *signins
+	casts   casts
+}
+
+// New returns the dashboard of eng, reachable at base ("" when the daemon
+// has no HTTP listener: sign-in URLs are refused then).
+func New(eng Engine, base string, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{eng: eng, base: strings.TrimSuffix(base, "/"), log: log, signins: newSignins()}
+}
+
+// Close stops every live view.
+func (s *Server) Close() { s.casts.close() }
+
+// SigninURL is POST /api/dashboard: a one-time URL that signs the caller's
+// owner in to the dashboard. Mount it behind auth.Require.
+func (s *Server) SigninURL() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.base == "" {
+			writeJSON(w, http.StatusConflict, map[string]string{"error": "the daemon has no HTTP listener for the dashboard: start it with --listen HOST:PORT"})
+			return
+		}
+		code := s.signins.code(auth.Owner(r.Context()))
+		writeJSON(w, http.StatusOK, map[string]string{"url": s.base + "/dashboard/signin?code=" + code, "expiresIn": codeTTL.String()})
+	})
+}
+
+// Handler serves the dashboard: / and /dashboard/….
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(assets, "assets")
+	mux.HandleFunc("GET /dashboard/signin", s.signin)
+	mux.Handle("GET /dashboard/static/", http.StripPrefix("/dashboard/static/", http.FileServerFS(static)))
+	mux.HandleFunc("GET /{$}", s.page("dashboard.html"))
+	mux.HandleFunc("GET /dashboard/live", s.page("live.html"))
+	mux.HandleFunc("GET /dashboard/api/sessions", s.signedIn(s.sessions))
+	mux.HandleFunc("GET /dashboard/ws", s.signedIn(s.watch))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "not found", http.StatusNotFound)
+	})
+	return headers(mux)
+}
+
+// headers adds the security headers every dashboard answer carries.
+func headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// signin spends a one-time code and sets the dashboard cookie.
+func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
+	id, owner, ok := s.signins.exchange(r.URL.Query().Get("code"))
+	if !ok {
+		http.Error(w, "this sign-in link is used, expired or wrong: run `browserd dashboard` for a new one", http.StatusForbidden)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: id, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: r.TLS != nil, MaxAge: int(cookieTTL.Seconds())})
+	s.log.Info("dashboard sign-in", "owner", owner)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// ownerOf is the owner a request's cookie signs in, if any.
+func (s *Server) ownerOf(r *http.Request) (string, bool) {
+	c, err := r.Cookie(CookieName)
+	if err != nil {
+		return "", false
+	}
+	return s.signins.owner(c.Value)
+}
+
+// page serves an embedded page to a signed-in person.
+func (s *Server) page(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := s.ownerOf(r); !ok {
+			http.Error(w, "not signed in: run `browserd dashboard` and open the URL it prints", http.StatusUnauthorized)
+			return
+		}
+		b, err := assets.ReadFile("assets/" + name)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write(b)
+	}
+}
+
+// signedIn runs h as the cookie's owner.
+func (s *Server) signedIn(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		owner, ok := s.ownerOf(r)
+		if !ok {
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "not signed in: run `browserd dashboard` and open the URL it prints"})
+			return
+		}
+		h(w, r.WithContext(auth.WithOwner(r.Context(), owner)))
+	}
+}
+
+// SessionView is one session in the dashboard's list.
+type SessionView struct {
+	tool.SessionInfo
+	Tabs []tool.Tab `json:"tabs"`
+}
+
+// sessions lists the owner's sessions, and the tabs of the live ones.
+func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
+	res, err := s.eng.Do(r.Context(), tool.Input{Action: "list_sessions", Filter: "all"})
+	if err != nil || !res.Success {
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": fmt.Sprint(err, res.Error)})
+		return
+	}
+	out := []SessionView{}
+	for _, si := range res.Sessions {
+		v := SessionView{SessionInfo: si, Tabs: []tool.Tab{}}
+		if si.State == "active" {
+			if _, tabs, err := s.eng.SessionInfo(r.Context(), si.ID); err == nil && tabs != nil {
+				v.Tabs = tabs
+			}
+		}
+		out = append(out, v)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": out})
+}
+
+// watch streams a tab's screencast over a WebSocket: a JSON text message
+// {"w","h"} (the viewport in CSS pixels) before each JPEG binary message;
+// the viewer answers "ack" when it has drawn a frame and gets the next.
+func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
+	session, tab := r.URL.Query().Get("session"), r.URL.Query().Get("tab")
+	pg, err := s.eng.TabPage(r.Context(), session, tab)
+	if err != nil {
+		status := http.StatusInternalServerError
+		if errors.Is(err, store.ErrNotFound) {
+			status = http.StatusNotFound
+		}
+		writeJSON(w, status, map[string]string{"error": err.Error()})
+		return
+	}
+	// The cookie is SameSite=Strict, and the upgrade must come from the
+	// dashboard's own origin (checked by Accept): no other site can open
+	// a viewer's socket.
+	conn, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return
+	}
+	defer conn.CloseNow()
+	key := auth.Owner(r.Context()) + "\x00" + session + "\x00" + tab
+	v := s.casts.join(key, pg)
+	defer s.casts.leave(v)
+	acks := make(chan struct{}, 1)
+	rctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	go func() {
+		defer cancel()
+		for {
+			typ, msg, err := conn.Read(rctx)
+			if err != nil {
+				return
+			}
+			if typ == websocket.MessageText && string(msg) == "ack" {
+				select {
+				case acks <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	for {
+		f, ok := v.next(rctx)
+		if !ok {
+			conn.Close(websocket.StatusNormalClosure, "the tab closed")
+			return
+		}
+		meta, _ := json.Marshal(map[string]float64{"w": f.Width, "h": f.Height})
+		if conn.Write(rctx, websocket.MessageText, meta) != nil || conn.Write(rctx, websocket.MessageBinary, f.JPEG) != nil {
+			return
+		}
+		select {
+		case <-acks:
+		case <-rctx.Done():
+			return
+		}
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
