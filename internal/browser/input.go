@@ -214,3 +214,27 @@ func (p *Page) AfterDialog(ctx context.Context) error {
 func (p *Page) AddInitScript(ctx context.Context, src string) error {
 	return p.sess.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": src}, nil)
 }
+
+// Mouse sends one mouse event as a person's mouse makes it: typ is
+// mousePressed, mouseReleased or mouseMoved, at (x, y) in CSS pixels;
+// button left, middle or right ("" for none); clicks counts a double click.
+func (p *Page) Mouse(ctx context.Context, typ string, x, y float64, button string, clicks, modifiers int) error {
+	ev := map[string]any{"type": typ, "x": x, "y": y, "modifiers": modifiers}
+	if button != "" {
+		ev["button"] = button
+		ev["clickCount"] = max(clicks, 1)
+	}
+	return p.sess.Call(ctx, "Input.dispatchMouseEvent", ev, nil)
+}
+
+// Key sends one key event as a person's keyboard makes it: typ is keyDown
+// or keyUp; key and code as the browser's KeyboardEvent names them; text
+// is what a keyDown types ("" for none).
+func (p *Page) Key(ctx context.Context, typ, key, code, text string, keyCode, modifiers int) error {
+	ev := map[string]any{"type": typ, "key": key, "code": code, "windowsVirtualKeyCode": keyCode, "modifiers": modifiers}
+	if typ == "keyDown" && text != "" {
+		ev["text"] = text
+		ev["unmodifiedText"] = text
+	}
+	return p.sess.Call(ctx, "Input.dispatchKeyEvent", ev, nil)
+}

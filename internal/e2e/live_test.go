@@ -24,6 +24,8 @@ func TestLiveView(t *testing.T) {
 	// A page that animates: every frame paints a new count.
 	anim := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Animated</title><h1 id="n">0</h1>
+<button id="b" style="position:absolute;left:100px;top:200px;width:200px;height:60px" onclick="window.clicks=(window.clicks||0)+1">Press me</button>
+<input id="f" style="position:absolute;left:100px;top:300px;width:300px;height:40px">
 <script>let n = 0; (function tick() { document.getElementById('n').textContent = ++n; requestAnimationFrame(tick); })();</script>`)
 	}))
 	defer anim.Close()
@@ -106,6 +108,70 @@ func TestLiveView(t *testing.T) {
 		t.Fatalf("the live view stopped: %d frames, then %d", a, b)
 	}
 	t.Logf("live view: first frame after %s, %.1f frames/s", first.Round(time.Millisecond), float64(b-a)/2)
+
+	// Take control: the agent's input on the tab fails at once meanwhile.
+	if _, err := pg.Eval(ctx, "document.getElementById('take').click()"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("holding the tab", "String(window.browserdHolding)", "true")
+	admin.expect(200, "POST", "/api/actions", map[string]any{"action": "click", "session": "watched", "tab": "t1", "selector": "#b"}, &res)
+	if res.Success || !strings.Contains(res.Error, "a person") || !strings.Contains(res.Error, "controls tab t1") {
+		t.Fatalf("the agent's click on a tab a person holds: %+v", res)
+	}
+	// The person clicks the page's button and types into its field,
+	// through the viewer: real mouse and key events on the canvas.
+	point := func(x, y float64) (float64, float64) {
+		t.Helper()
+		var r []float64
+		js := `(() => { const c = document.getElementById('screen').getBoundingClientRect(); const m = window.browserdMeta;
+		  return JSON.stringify([c.left + ` + fmt.Sprint(x) + ` / m.w * c.width, c.top + ` + fmt.Sprint(y) + ` / m.h * c.height]); })()`
+		s, err := pg.Eval(ctx, js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw string
+		if json.Unmarshal([]byte(s), &raw) != nil {
+			raw = s
+		}
+		if err := json.Unmarshal([]byte(raw), &r); err != nil || len(r) != 2 {
+			t.Fatalf("canvas point: %q %v", s, err)
+		}
+		return r[0], r[1]
+	}
+	bx, by := point(200, 230)
+	if err := pg.Click(ctx, bx, by, browser.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fx, fy := point(250, 320)
+	if err := pg.Click(ctx, fx, fy, browser.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"h", "i"} {
+		if err := pg.Press(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Hand back: the agent's next answer says a person acted, and the page
+	// holds what they did.
+	time.Sleep(300 * time.Millisecond)
+	if _, err := pg.Eval(ctx, "document.getElementById('release').click()"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("handing back", "String(window.browserdHolding)", "false")
+	var ev struct {
+		Success bool     `json:"success"`
+		Error   string   `json:"error"`
+		Content string   `json:"content"`
+		Notes   []string `json:"notes"`
+	}
+	admin.expect(200, "POST", "/api/actions", map[string]any{"action": "evaluate", "session": "watched", "tab": "t1",
+		"expression": "(window.clicks || 0) + '|' + document.getElementById('f').value"}, &ev)
+	if !ev.Success || !strings.Contains(ev.Content, `"1|hi"`) {
+		t.Fatalf("what the person did is not in the page: %+v", ev)
+	}
+	if !strings.Contains(strings.Join(ev.Notes, " "), "a person controlled tab t1") {
+		t.Fatalf("the agent was not told a person acted: %v", ev.Notes)
+	}
 
 	// Another owner: its own sign-in, and the admin's tab is not found.
 	var tok struct {

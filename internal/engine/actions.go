@@ -295,6 +295,9 @@ func (c *call) run(ctx context.Context) error {
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if err := c.personGate(tctx); err != nil {
+		return err
+	}
 	pg := c.tab.page
 	if d := pg.Dialog(); d != nil && in.Action != "dialog" && in.Action != "tab_new" && in.Action != "tab_close" && in.Action != "console" {
 		c.res.Dialog = &tool.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}

@@ -153,6 +153,11 @@ type tab struct {
 	// of the page's journal of changes since it (see answer.go).
 	lastFrames []snapshot.Frame
 	journal    int64
+
+	// A person's hold on the tab, and the hand-back the agent is yet to
+	// be told of (see takeover.go); guarded by Engine.mu.
+	held       *hold
+	handedBack *handback
 }
 
 // Option configures an engine.

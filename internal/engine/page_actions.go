@@ -394,6 +394,9 @@ func (c *call) wait(ctx context.Context) error {
 			return nil
 		}
 	}
+	if in.Selector == "" && in.Text == "" && in.TextGone == "" && in.URL == "" {
+		return nil // a time, a load or a person's hand-back (personGate) was all
+	}
 	var conds []string
 	var desc []string
 	if in.Selector != "" {

@@ -38,6 +38,9 @@ type Engine interface {
 	Do(ctx context.Context, in tool.Input) (tool.Result, error)
 	SessionInfo(ctx context.Context, id string) (tool.SessionInfo, []tool.Tab, error)
 	TabPage(ctx context.Context, session, tab string) (*browser.Page, error)
+	// Hold gives the tab to a person; Release hands it back to the agent.
+	Hold(ctx context.Context, session, tab, who string) (*browser.Page, error)
+	Release(ctx context.Context, session, tab string)
 }
 
 // Server is the dashboard and the live view. Close stops its screencasts.
@@ -179,9 +182,17 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"sessions": out})
 }
 
-// watch streams a tab's screencast over a WebSocket: a JSON text message
-// {"w","h"} (the viewport in CSS pixels) before each JPEG binary message;
-// the viewer answers "ack" when it has drawn a frame and gets the next.
+// watch streams a tab's screencast over a WebSocket and, once the person
+// takes control, carries their mouse and keyboard to the tab.
+//
+// Server to viewer: {"t":"frame","w","h"} (the viewport in CSS pixels)
+// before each JPEG binary message; {"t":"control","held":bool,"error"} after
+// take and release. Viewer to server: "ack" once a frame is drawn (the next
+// comes then); {"t":"take"}, {"t":"release"}; and, while holding the tab,
+// {"t":"mouse","e":"mousePressed|mouseReleased|mouseMoved","x","y","b","c","m"},
+// {"t":"wheel","x","y","dx","dy"}, {"t":"key","e":"keyDown|keyUp","key",
+// "code","text","kc","m"} and {"t":"text","text"} (paste, IME), with x and
+// y in the page's CSS pixels.
 func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 	session, tab := r.URL.Query().Get("session"), r.URL.Query().Get("tab")
 	pg, err := s.eng.TabPage(r.Context(), session, tab)
@@ -204,40 +215,142 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 	key := auth.Owner(r.Context()) + "\x00" + session + "\x00" + tab
 	v := s.casts.join(key, pg)
 	defer s.casts.leave(v)
-	acks := make(chan struct{}, 1)
-	rctx, cancel := context.WithCancel(r.Context())
+	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	p := &person{s: s, conn: conn, session: session, tab: tab}
+	acks := make(chan struct{}, 1)
+	readerDone := make(chan struct{})
+	defer func() {
+		// The reader owns p: once it has stopped, the tab goes back.
+		cancel()
+		conn.CloseNow()
+		<-readerDone
+		p.release(context.WithoutCancel(ctx))
+	}()
 	go func() {
+		defer close(readerDone)
 		defer cancel()
 		for {
-			typ, msg, err := conn.Read(rctx)
+			typ, msg, err := conn.Read(ctx)
 			if err != nil {
 				return
 			}
-			if typ == websocket.MessageText && string(msg) == "ack" {
+			if typ != websocket.MessageText {
+				continue
+			}
+			if string(msg) == "ack" {
 				select {
 				case acks <- struct{}{}:
 				default:
 				}
+				continue
 			}
+			p.handle(ctx, msg)
 		}
 	}()
 	for {
-		f, ok := v.next(rctx)
+		f, ok := v.next(ctx)
 		if !ok {
 			conn.Close(websocket.StatusNormalClosure, "the tab closed")
 			return
 		}
-		meta, _ := json.Marshal(map[string]float64{"w": f.Width, "h": f.Height})
-		if conn.Write(rctx, websocket.MessageText, meta) != nil || conn.Write(rctx, websocket.MessageBinary, f.JPEG) != nil {
+		meta, _ := json.Marshal(map[string]any{"t": "frame", "w": f.Width, "h": f.Height})
+		if conn.Write(ctx, websocket.MessageText, meta) != nil || conn.Write(ctx, websocket.MessageBinary, f.JPEG) != nil {
 			return
 		}
 		select {
 		case <-acks:
-		case <-rctx.Done():
+		case <-ctx.Done():
 			return
 		}
 	}
+}
+
+// person is the viewer at the other end of one socket, and the tab they
+// may hold.
+type person struct {
+	s            *Server
+	conn         *websocket.Conn
+	session, tab string
+	page         *browser.Page // set while they hold the tab
+}
+
+// input is one message of a viewer (see watch).
+type input struct {
+	T    string  `json:"t"`
+	E    string  `json:"e"`
+	X    float64 `json:"x"`
+	Y    float64 `json:"y"`
+	DX   float64 `json:"dx"`
+	DY   float64 `json:"dy"`
+	B    string  `json:"b"`
+	C    int     `json:"c"`
+	M    int     `json:"m"`
+	Key  string  `json:"key"`
+	Code string  `json:"code"`
+	Text string  `json:"text"`
+	KC   int     `json:"kc"`
+}
+
+func (p *person) handle(ctx context.Context, msg []byte) {
+	var in input
+	if json.Unmarshal(msg, &in) != nil {
+		return
+	}
+	switch in.T {
+	case "take":
+		pg, err := p.s.eng.Hold(ctx, p.session, p.tab, "a person at the dashboard")
+		reply := map[string]any{"t": "control", "held": err == nil}
+		if err != nil {
+			reply["error"] = err.Error()
+		} else {
+			p.page = pg
+			p.s.log.Info("a person took control of a tab", "session", p.session, "tab", p.tab)
+		}
+		b, _ := json.Marshal(reply)
+		_ = p.conn.Write(ctx, websocket.MessageText, b)
+		return
+	case "release":
+		p.release(ctx)
+		b, _ := json.Marshal(map[string]any{"t": "control", "held": false})
+		_ = p.conn.Write(ctx, websocket.MessageText, b)
+		return
+	}
+	if p.page == nil {
+		return // input only from the person who holds the tab
+	}
+	var err error
+	switch in.T {
+	case "mouse":
+		switch in.E {
+		case "mousePressed", "mouseReleased", "mouseMoved":
+			err = p.page.Mouse(ctx, in.E, in.X, in.Y, in.B, in.C, in.M)
+		}
+	case "wheel":
+		err = p.page.Wheel(ctx, in.X, in.Y, in.DX, in.DY)
+	case "key":
+		switch in.E {
+		case "keyDown", "keyUp":
+			err = p.page.Key(ctx, in.E, in.Key, in.Code, in.Text, in.KC, in.M)
+		}
+	case "text":
+		if in.Text != "" {
+			err = p.page.InsertText(ctx, in.Text)
+		}
+	}
+	if err != nil {
+		p.s.log.Debug("a person's input did not reach the tab", "err", err)
+	}
+}
+
+// release hands the tab back if this person holds it.
+func (p *person) release(ctx context.Context) {
+	if p.page == nil {
+		return
+	}
+	p.page = nil
+	p.s.eng.Release(ctx, p.session, p.tab)
+	p.s.log.Info("a person handed a tab back", "session", p.session, "tab", p.tab)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -55,6 +55,7 @@ type Input struct {
 	Time      int      `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
 	TextGone  string   `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
 	Load      bool     `json:"load,omitempty" jsonschema:"wait: for the tab's next page load (one in progress counts)"`
+	Human     bool     `json:"human,omitempty" jsonschema:"wait: until a person who took control of the tab hands it back"`
 	FullPage  *bool    `json:"fullPage,omitempty" jsonschema:"screenshot: the whole page (default), false for the viewport only"`
 	Clear     bool     `json:"clear,omitempty" jsonschema:"type: clear the field first"`
 	Submit    bool     `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
@@ -263,8 +264,8 @@ func (in *Input) Validate() error {
 			return err
 		}
 	case "wait":
-		if in.Selector == "" && in.Text == "" && in.TextGone == "" && in.URL == "" && in.Time == 0 && !in.Load {
-			return fmt.Errorf("wait needs one of selector, text, textGone, url, load or time")
+		if in.Selector == "" && in.Text == "" && in.TextGone == "" && in.URL == "" && in.Time == 0 && !in.Load && !in.Human {
+			return fmt.Errorf("wait needs one of selector, text, textGone, url, load, human or time")
 		}
 	case "state_load":
 		if len(in.State) == 0 && in.Path == "" {

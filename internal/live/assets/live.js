@@ -1,6 +1,7 @@
 // The live view of one tab: JPEG frames over a WebSocket, drawn on a
 // canvas; each drawn frame is acknowledged, so the stream goes as fast as
-// this viewer draws.
+// this viewer draws. "Take control" sends the mouse and keyboard to the
+// tab (the agent's input waits meanwhile); "Hand back" returns it.
 'use strict';
 
 const params = new URLSearchParams(location.search);
@@ -9,15 +10,29 @@ document.getElementById('what').textContent = 'session ' + session + ', tab ' + 
 const canvas = document.getElementById('screen');
 const ctx2d = canvas.getContext('2d');
 const status = document.getElementById('status');
+const takeBtn = document.getElementById('take'), releaseBtn = document.getElementById('release');
 window.browserdFrames = 0;
+window.browserdHolding = false;
 
 const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
 const ws = new WebSocket(scheme + '//' + location.host + '/dashboard/ws?session=' + encodeURIComponent(session) + '&tab=' + encodeURIComponent(tab));
 ws.binaryType = 'blob';
-let meta = null;
+let meta = {w: 1280, h: 720};
+const send = (m) => { if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(m)); };
+
 ws.onmessage = async (ev) => {
   if (typeof ev.data === 'string') {
-    meta = JSON.parse(ev.data);
+    const m = JSON.parse(ev.data);
+    if (m.t === 'frame') {
+      meta = m;
+      window.browserdMeta = m;
+    } else if (m.t === 'control') {
+      window.browserdHolding = m.held;
+      takeBtn.hidden = m.held;
+      releaseBtn.hidden = !m.held;
+      status.textContent = m.held ? 'you control this tab' : (m.error ? m.error : 'live');
+      if (m.held) canvas.focus();
+    }
     return;
   }
   const img = await createImageBitmap(ev.data);
@@ -28,8 +43,53 @@ ws.onmessage = async (ev) => {
   ctx2d.drawImage(img, 0, 0);
   img.close();
   window.browserdFrames++;
-  status.textContent = 'live';
+  if (!window.browserdHolding) status.textContent = 'live';
   ws.send('ack');
 };
 ws.onclose = (ev) => { status.textContent = 'closed' + (ev.reason ? ': ' + ev.reason : ''); };
 ws.onerror = () => { status.textContent = 'the live view could not connect'; };
+
+takeBtn.addEventListener('click', () => send({t: 'take'}));
+releaseBtn.addEventListener('click', () => send({t: 'release'}));
+
+// The page's CSS pixels under the pointer.
+function at(e) {
+  const r = canvas.getBoundingClientRect();
+  return {x: (e.clientX - r.left) / r.width * meta.w, y: (e.clientY - r.top) / r.height * meta.h};
+}
+const buttons = ['left', 'middle', 'right'];
+function mods(e) { return (e.altKey ? 1 : 0) | (e.ctrlKey ? 2 : 0) | (e.metaKey ? 4 : 0) | (e.shiftKey ? 8 : 0); }
+function mouse(type) {
+  return (e) => {
+    if (!window.browserdHolding) return;
+    e.preventDefault();
+    const p = at(e);
+    send({t: 'mouse', e: type, x: p.x, y: p.y, b: type === 'mouseMoved' ? '' : buttons[e.button] || 'left', c: e.detail || 1, m: mods(e)});
+  };
+}
+canvas.addEventListener('mousedown', (e) => { canvas.focus(); mouse('mousePressed')(e); });
+canvas.addEventListener('mouseup', mouse('mouseReleased'));
+canvas.addEventListener('mousemove', mouse('mouseMoved'));
+canvas.addEventListener('contextmenu', (e) => { if (window.browserdHolding) e.preventDefault(); });
+canvas.addEventListener('wheel', (e) => {
+  if (!window.browserdHolding) return;
+  e.preventDefault();
+  const p = at(e);
+  send({t: 'wheel', x: p.x, y: p.y, dx: e.deltaX, dy: e.deltaY});
+}, {passive: false});
+function key(type) {
+  return (e) => {
+    if (!window.browserdHolding || e.isComposing) return;
+    e.preventDefault();
+    const text = type === 'keyDown' && e.key.length === 1 && !e.ctrlKey && !e.metaKey ? e.key : (type === 'keyDown' && e.key === 'Enter' ? '\r' : '');
+    send({t: 'key', e: type, key: e.key, code: e.code, text: text, kc: e.keyCode, m: mods(e)});
+  };
+}
+canvas.addEventListener('keydown', key('keyDown'));
+canvas.addEventListener('keyup', key('keyUp'));
+canvas.addEventListener('paste', (e) => {
+  if (!window.browserdHolding) return;
+  e.preventDefault();
+  send({t: 'text', text: e.clipboardData.getData('text')});
+});
+canvas.addEventListener('compositionend', (e) => { if (window.browserdHolding && e.data) send({t: 'text', text: e.data}); });

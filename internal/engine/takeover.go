@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/store"
+)
+
+// A person can take a tab from the agent (internal/live's "Take
+// control"): while they hold it, the agent's actions that would touch the
+// page fail at once with a clear result, so the two never interleave; when
+// they hand it back, the agent's next action on the tab says a person
+// acted and answers with the whole page.
+
+// hold is a person's hold on a tab (guarded by Engine.mu).
+type hold struct {
+	who   string
+	since time.Time
+}
+
+// handback is what the agent is told after a person held its tab.
+type handback struct {
+	from, to time.Time
+}
+
+// readOnly are the actions a person's hold lets through: they read the
+// page and send it nothing.
+var readOnly = map[string]bool{
+	"snapshot": true, "screenshot": true, "extract": true, "console": true, "pdf": true,
+	"tabs": true, "status": true,
+}
+
+// Hold gives tab of the caller's session to a person (who names them in
+// what the agent is told). It fails when someone else holds it.
+func (e *Engine) Hold(ctx context.Context, session, tab, who string) (*browser.Page, error) {
+	pg, err := e.TabPage(ctx, session, tab)
+	if err != nil {
+		return nil, err
+	}
+	_, q, _ := e.liveSession(ctx, session)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	tb := e.tabs[tabKey{q, tab}]
+	if tb == nil {
+		return nil, fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
+	}
+	if tb.held != nil && tb.held.who != who {
+		return nil, fmt.Errorf("%s has controlled tab %s since %s", tb.held.who, tab, tb.held.since.Format("15:04:05"))
+	}
+	if tb.held == nil {
+		tb.held = &hold{who: who, since: time.Now()}
+	}
+	return pg, nil
+}
+
+// Release hands tab back to the agent; its next action is told.
+func (e *Engine) Release(ctx context.Context, session, tab string) {
+	_, q, err := e.liveSession(ctx, session)
+	if err != nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	tb := e.tabs[tabKey{q, tab}]
+	if tb == nil || tb.held == nil {
+		return
+	}
+	tb.handedBack = &handback{from: tb.held.since, to: time.Now()}
+	tb.held = nil
+}
+
+// heldBy says who holds tb and since when ("" when nobody does).
+func (e *Engine) heldBy(tb *tab) (string, time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if tb.held == nil {
+		return "", time.Time{}
+	}
+	return tb.held.who, tb.held.since
+}
+
+// personGate runs before an action on c.tab: an action that would touch a
+// page a person holds fails at once (wait with human: true waits for the
+// hand-back instead); after a hand-back, the action's answer says so and
+// shows the whole page.
+func (c *call) personGate(ctx context.Context) error {
+	e, tb := c.e, c.tab
+	if who, since := e.heldBy(tb); who != "" && !readOnly[c.in.Action] {
+		if c.in.Action != "wait" || !c.in.Human {
+			return fail("a person (%s) controls tab %s since %s — call wait with human: true to wait until they hand it back, or try later", who, tb.id, since.Format("15:04:05"))
+		}
+		if err := e.waitHandBack(ctx, tb); err != nil {
+			return err
+		}
+	}
+	e.mu.Lock()
+	hb := tb.handedBack
+	tb.handedBack = nil
+	e.mu.Unlock()
+	if hb != nil {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("a person controlled tab %s from %s to %s; this answer shows the whole page", tb.id, hb.from.Format("15:04:05"), hb.to.Format("15:04:05")))
+		tb.lastSnap, tb.lastFrames, tb.journal = "", nil, 0
+	}
+	return nil
+}
+
+// waitHandBack waits until nobody holds tb, or ctx ends.
+func (e *Engine) waitHandBack(ctx context.Context, tb *tab) error {
+	for {
+		if who, _ := e.heldBy(tb); who == "" {
+			return nil
+		}
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fail("the person still controls tab %s; wait again, or try later", tb.id)
+		case <-t.C:
+		}
+	}
+}
