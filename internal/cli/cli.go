@@ -67,14 +67,15 @@ type CLI struct {
 	Wait       waitCmd       `cmd:"" group:"Reading" help:"Wait for a selector, text, URL or time."`
 	Console    consoleCmd    `cmd:"" group:"Reading" help:"Print the page's console messages."`
 
-	Click  clickCmd  `cmd:"" group:"Interaction" help:"Click an element."`
-	Hover  hoverCmd  `cmd:"" group:"Interaction" help:"Move the mouse over an element."`
-	Type   typeCmd   `cmd:"" group:"Interaction" help:"Type text into an element: type [REF] TEXT."`
-	Select selectCmd `cmd:"" group:"Interaction" help:"Choose an option of a select element: select [REF] VALUE."`
-	Press  pressCmd  `cmd:"" group:"Interaction" help:"Press a key or chord, e.g. Enter, Control+a."`
-	Scroll scrollCmd `cmd:"" group:"Interaction" help:"Scroll the page (down, up, left, right, top, bottom)."`
-	Upload uploadCmd `cmd:"" group:"Interaction" help:"Set the files of a file input: upload REF FILE..."`
-	Dialog dialogCmd `cmd:"" group:"Interaction" help:"Answer the open JavaScript dialog."`
+	Click   clickCmd   `cmd:"" group:"Interaction" help:"Click an element."`
+	Hover   hoverCmd   `cmd:"" group:"Interaction" help:"Move the mouse over an element."`
+	Type    typeCmd    `cmd:"" group:"Interaction" help:"Type text into an element: type [REF] TEXT."`
+	Select  selectCmd  `cmd:"" group:"Interaction" help:"Choose an option of a select element: select [REF] VALUE."`
+	Press   pressCmd   `cmd:"" group:"Interaction" help:"Press a key or chord, e.g. Enter, Control+a."`
+	Scroll  scrollCmd  `cmd:"" group:"Interaction" help:"Scroll the page (down, up, left, right, top, bottom)."`
+	Upload  uploadCmd  `cmd:"" group:"Interaction" help:"Set the files of a file input: upload REF FILE..."`
+	Dialog  dialogCmd  `cmd:"" group:"Interaction" help:"Answer the open JavaScript dialog."`
+	Handoff handoffCmd `cmd:"" group:"Interaction" help:"Ask a person for help on the tab (a code, a CAPTCHA): wait until one takes control in the dashboard and hands it back."`
 
 	State     stateCmd     `cmd:"" group:"Profiles" help:"Save or load cookies and storage (Playwright storageState)."`
 	Profile   profileCmd   `cmd:"" name:"profile" group:"Profiles" help:"Build a Chrome profile from a storageState."`

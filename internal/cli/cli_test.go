@@ -140,7 +140,7 @@ func TestEveryActionHasACommand(t *testing.T) {
 		{"type", "e1", "x"}, {"select", "e1", "v"}, {"scroll"}, {"eval", "1"}, {"extract"}, {"wait", "--time", "1"},
 		{"tabs"}, {"tab", "new"}, {"tab", "close"}, {"tab", "switch", "t1"}, {"pdf"}, {"console"}, {"status"},
 		{"dialog", "accept"}, {"upload", "e1", "f"}, {"back"}, {"forward"}, {"reload"}, {"hover", "e1"}, {"press", "Enter"},
-		{"task-end"}, {"sessions"}, {"resume", "s1"},
+		{"task-end"}, {"sessions"}, {"resume", "s1"}, {"handoff", "enter the code"},
 	} {
 		d := &fakeDaemon{}
 		if code, _, stderr := runWith(t, d, args...); code != 0 {

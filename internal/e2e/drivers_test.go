@@ -327,6 +327,9 @@ func cliArgs(in tool.Input) ([]string, error) {
 		a = append(a, "extract")
 		add(in.Ref != "", in.Ref)
 		target()
+	case "handoff":
+		a = append(a, "handoff", in.Reason)
+		add(in.Timeout > 0, "--timeout", strconv.Itoa(in.Timeout))
 	case "wait":
 		a = append(a, "wait")
 		add(in.Selector != "", "--selector", in.Selector)

@@ -173,6 +173,61 @@ func TestLiveView(t *testing.T) {
 		t.Fatalf("the agent was not told a person acted: %v", ev.Notes)
 	}
 
+	// The agent asks for help: handoff blocks until a person takes the tab
+	// and hands it back; the dashboard shows the tab waiting, with the
+	// agent's reason.
+	type handoffResult struct {
+		Success bool     `json:"success"`
+		Error   string   `json:"error"`
+		Content string   `json:"content"`
+		Notes   []string `json:"notes"`
+	}
+	done := make(chan handoffResult, 1)
+	go func() {
+		var hr handoffResult
+		admin.expect(200, "POST", "/api/actions", map[string]any{"action": "handoff", "session": "watched", "tab": "t1", "reason": "enter the code sent by SMS"}, &hr)
+		done <- hr
+	}()
+	if err := pg.Navigate(ctx, "http://"+addr+"/"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the dashboard shows the tab waiting", "document.body.innerText", "waiting for a person: enter the code sent by SMS")
+	select {
+	case hr := <-done:
+		t.Fatalf("handoff returned before anyone took the tab: %+v", hr)
+	default:
+	}
+	if err := pg.Navigate(ctx, "http://"+addr+"/dashboard/live?session=watched&tab=t1"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the live view again", "String(window.browserdFrames > 0)", "true")
+	if _, err := pg.Eval(ctx, "document.getElementById('take').click()"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("holding the tab", "String(window.browserdHolding)", "true")
+	bx, by = point(200, 230)
+	if err := pg.Click(ctx, bx, by, browser.ClickOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := pg.Eval(ctx, "document.getElementById('release').click()"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case hr := <-done:
+		if !hr.Success || !strings.Contains(strings.Join(hr.Notes, " "), "handed it back") || !strings.Contains(hr.Content, `document "Animated"`) {
+			t.Fatalf("handoff's answer: %+v", hr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("handoff did not return after the hand-back")
+	}
+	// Nobody comes: a clear timeout.
+	var hr handoffResult
+	admin.expect(200, "POST", "/api/actions", map[string]any{"action": "handoff", "session": "watched", "tab": "t1", "reason": "nobody will", "timeout": 2000}, &hr)
+	if hr.Success || !strings.Contains(hr.Error, "nobody took tab t1") {
+		t.Fatalf("a handoff nobody answers: %+v", hr)
+	}
+
 	// Another owner: its own sign-in, and the admin's tab is not found.
 	var tok struct {
 		Token string `json:"token"`

@@ -29,7 +29,7 @@ const WaitTime = 30 * time.Second
 var changesPage = map[string]bool{
 	"navigate": true, "click": true, "type": true, "select": true, "scroll": true, "wait": true,
 	"tab_new": true, "tab_switch": true, "dialog": true, "upload": true, "back": true,
-	"forward": true, "reload": true, "hover": true, "press": true,
+	"forward": true, "reload": true, "hover": true, "press": true, "handoff": true,
 }
 
 // call is one action in flight: the input, its task and tab, and the
@@ -284,6 +284,12 @@ func (c *call) run(ctx context.Context) error {
 	if in.Timeout > 0 && in.Action != "wait" {
 		timeout = time.Duration(in.Timeout) * time.Millisecond
 	}
+	if in.Action == "handoff" {
+		timeout = HandoffTime
+		if in.Timeout > 0 {
+			timeout = time.Duration(in.Timeout) * time.Millisecond
+		}
+	}
 	if in.Action == "wait" {
 		// The agent's timeout, else source 001's 30 s; never shorter than
 		// the time it asked to sleep.
@@ -301,7 +307,7 @@ func (c *call) run(ctx context.Context) error {
 	pg := c.tab.page
 	if d := pg.Dialog(); d != nil && in.Action != "dialog" && in.Action != "tab_new" && in.Action != "tab_close" && in.Action != "console" {
 		c.res.Dialog = &tool.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
-		return fail("a %s dialog is open on tab %s and blocks the page; answer it with the dialog action first", d.Type, c.tab.id)
+		return fail("%s %s dialog is open on tab %s and blocks the page; answer it with the dialog action first", dialogArticle(d.Type), d.Type, c.tab.id)
 	}
 	// The dialog action itself must run while the dialog is open.
 	actx, stop := tctx, context.CancelFunc(func() {})
@@ -518,6 +524,8 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 		return pg.Settle(ctx, m)
 	case "scroll":
 		return c.scroll(ctx)
+	case "handoff":
+		return c.handoff(ctx)
 	case "evaluate":
 		out, err := pg.Eval(ctx, in.Expression)
 		if err != nil {
@@ -1038,4 +1046,13 @@ func isDone(ch <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// dialogArticle is "an" before a dialog type that starts with a vowel
+// (alert), else "a" (confirm, prompt, beforeunload).
+func dialogArticle(typ string) string {
+	if typ != "" && strings.ContainsRune("aeiou", rune(typ[0])) {
+		return "an"
+	}
+	return "a"
 }

@@ -158,6 +158,7 @@ type tab struct {
 	// be told of (see takeover.go); guarded by Engine.mu.
 	held       *hold
 	handedBack *handback
+	waiting    string // the agent's reason while it waits in handoff
 }
 
 // Option configures an engine.
@@ -890,7 +891,10 @@ func (e *Engine) tabsOf(ctx context.Context, t *task) []tool.Tab {
 	out := make([]tool.Tab, 0, len(tabs))
 	for _, tb := range tabs {
 		url, title, _ := tb.page.Info(ctx)
-		out = append(out, tool.Tab{ID: tb.id, Task: t.name, URL: url, Title: title, Active: tb == active})
+		e.mu.Lock()
+		waiting := tb.waiting
+		e.mu.Unlock()
+		out = append(out, tool.Tab{ID: tb.id, Task: t.name, URL: url, Title: title, Active: tb == active, Waiting: waiting})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return tabNum(out[i].ID) < tabNum(out[j].ID) })
 	return out

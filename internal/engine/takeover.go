@@ -88,6 +88,9 @@ func (e *Engine) heldBy(tb *tab) (string, time.Time) {
 // shows the whole page.
 func (c *call) personGate(ctx context.Context) error {
 	e, tb := c.e, c.tab
+	if c.in.Action == "handoff" {
+		return nil // it waits for the person itself
+	}
 	if who, since := e.heldBy(tb); who != "" && !readOnly[c.in.Action] {
 		if c.in.Action != "wait" || !c.in.Human {
 			return fail("a person (%s) controls tab %s since %s — call wait with human: true to wait until they hand it back, or try later", who, tb.id, since.Format("15:04:05"))
@@ -118,6 +121,46 @@ func (e *Engine) waitHandBack(ctx context.Context, tb *tab) error {
 		case <-ctx.Done():
 			t.Stop()
 			return fail("the person still controls tab %s; wait again, or try later", tb.id)
+		case <-t.C:
+		}
+	}
+}
+
+// HandoffTime is how long handoff waits for a person by default.
+const HandoffTime = 10 * time.Minute
+
+// handoff hands the tab to a person and waits until one takes control and
+// hands it back: the dashboard shows the tab as waiting, with the agent's
+// reason. The answer says what the person did and shows the whole page.
+func (c *call) handoff(ctx context.Context) error {
+	e, tb := c.e, c.tab
+	e.mu.Lock()
+	tb.waiting = c.in.Reason
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		tb.waiting = ""
+		e.mu.Unlock()
+	}()
+	e.log.Info("an agent asks a person for help", "tab", tb.id)
+	for {
+		e.mu.Lock()
+		hb := tb.handedBack
+		tb.handedBack = nil
+		e.mu.Unlock()
+		if hb != nil {
+			c.res.Notes = append(c.res.Notes, fmt.Sprintf("a person controlled tab %s from %s to %s and handed it back", tb.id, hb.from.Format("15:04:05"), hb.to.Format("15:04:05")))
+			tb.lastSnap, tb.lastFrames, tb.journal = "", nil, 0
+			return nil
+		}
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			if who, since := e.heldBy(tb); who != "" {
+				return fail("a person (%s) still controls tab %s since %s; call handoff or wait with human: true again to keep waiting", who, tb.id, since.Format("15:04:05"))
+			}
+			return fail("nobody took tab %s within the time given; the page is as it was — call handoff again to keep waiting, or go on without a person", tb.id)
 		case <-t.C:
 		}
 	}

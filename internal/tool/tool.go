@@ -21,6 +21,7 @@ var Actions = []string{
 	"tab_close", "tab_switch", "pdf", "console", "status",
 	"dialog", "upload", "back", "forward", "reload", "hover", "press",
 	"state_save", "state_load", "task_end", "list_sessions", "session_resume",
+	"handoff",
 }
 
 // SessionStates are the filters of list_sessions: a session state, or all.
@@ -54,9 +55,10 @@ type Input struct {
 	Timeout   int      `json:"timeout,omitempty" jsonschema:"ms before giving up"`
 	Time      int      `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
 	TextGone  string   `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
-	Load      bool     `json:"load,omitempty" jsonschema:"wait: for the tab's next page load (one in progress counts)"`
-	Human     bool     `json:"human,omitempty" jsonschema:"wait: until a person who took control of the tab hands it back"`
-	FullPage  *bool    `json:"fullPage,omitempty" jsonschema:"screenshot: the whole page (default), false for the viewport only"`
+	Load      bool     `json:"load,omitempty" jsonschema:"wait: next page load"`
+	Human     bool     `json:"human,omitempty" jsonschema:"wait: until a person hands the tab back"`
+	Reason    string   `json:"reason,omitempty" jsonschema:"handoff: what the person should do"`
+	FullPage  *bool    `json:"fullPage,omitempty" jsonschema:"screenshot: false for the viewport only"`
 	Clear     bool     `json:"clear,omitempty" jsonschema:"type: clear the field first"`
 	Submit    bool     `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
 	Accept    *bool    `json:"accept,omitempty" jsonschema:"dialog: accept (default true) or dismiss"`
@@ -74,10 +76,10 @@ type Input struct {
 
 	AllowHosts []string `json:"allowHosts,omitempty" jsonschema:"launch: hosts this session may reach"`
 	BlockHosts []string `json:"blockHosts,omitempty" jsonschema:"launch: hosts this session may not reach"`
-	OnlyHosts  []string `json:"onlyHosts,omitempty" jsonschema:"launch: the only hosts this session may reach"`
+	OnlyHosts  []string `json:"onlyHosts,omitempty" jsonschema:"launch: the only hosts to reach"`
 
 	Snapshot    *bool `json:"snapshot,omitempty" jsonschema:"false: no snapshot in the result"`
-	Full        bool  `json:"full,omitempty" jsonschema:"whole page in the result, not only changes; with snapshot, read afresh"`
+	Full        bool  `json:"full,omitempty" jsonschema:"whole page, not only changes; snapshot: read afresh"`
 	Interactive bool  `json:"interactive,omitempty" jsonschema:"snapshot: actionable elements only"`
 	Depth       int   `json:"depth,omitempty" jsonschema:"snapshot: maximum tree depth"`
 	MaxChars    int   `json:"maxChars,omitempty" jsonschema:"snapshot: character budget"`
@@ -139,6 +141,9 @@ type Tab struct {
 	URL    string `json:"url"`
 	Title  string `json:"title"`
 	Active bool   `json:"active,omitempty"`
+	// Waiting is the agent's reason when it handed the tab to a person
+	// (handoff) and waits for them.
+	Waiting string `json:"waiting,omitempty"`
 }
 
 // SessionInfo is one session as list_sessions shows it. URL is the first
@@ -266,6 +271,10 @@ func (in *Input) Validate() error {
 	case "wait":
 		if in.Selector == "" && in.Text == "" && in.TextGone == "" && in.URL == "" && in.Time == 0 && !in.Load && !in.Human {
 			return fmt.Errorf("wait needs one of selector, text, textGone, url, load, human or time")
+		}
+	case "handoff":
+		if strings.TrimSpace(in.Reason) == "" {
+			return fmt.Errorf("handoff needs reason: what the person should do (e.g. \"enter the one-time code sent by SMS\")")
 		}
 	case "state_load":
 		if len(in.State) == 0 && in.Path == "" {

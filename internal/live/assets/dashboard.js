@@ -29,6 +29,7 @@ function render(data) {
         const a = el('a', t.id + ' — ' + (t.title || t.url || 'about:blank'));
         a.href = '/dashboard/live?session=' + encodeURIComponent(s.id) + '&tab=' + encodeURIComponent(t.id);
         li.append(a, el('span', ' task ' + (t.task || 'default') + (t.active ? ' · in front' : ''), 'task'), el('div', t.url, 'url'));
+        if (t.waiting) li.append(el('div', 'waiting for a person: ' + t.waiting, 'waiting'));
         list.append(li);
       }
       box.append(list);
