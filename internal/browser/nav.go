@@ -22,9 +22,26 @@ type NavError struct {
 
 func (e *NavError) Error() string { return fmt.Sprintf("navigation to %s failed: %s", e.URL, e.Text) }
 
+// ErrNoAnswer is wrapped, with ctx's error, in the error of a navigation
+// whose new document had not arrived when ctx ended: the site (or the way
+// to it) has not answered. The navigation is stopped, so the tab keeps its
+// previous page and answers again (Chromium holds DevTools commands to a
+// page while a navigation away from it is pending).
+var ErrNoAnswer = errors.New("the site has not answered")
+
+// noAnswer stops the navigation that ran out of time, and wraps err in
+// ErrNoAnswer.
+func (p *Page) noAnswer(ctx context.Context, err error) error {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	_ = p.sess.Call(sctx, "Page.stopLoading", nil, nil)
+	return fmt.Errorf("%w: %w", ErrNoAnswer, err)
+}
+
 // Navigate loads url in the tab and waits for the load event and a short
 // network-quiet window. A dialog that opens meanwhile ends the wait (the
-// caller's ctx should come from ActionContext).
+// caller's ctx should come from ActionContext). A page stuck in a script is
+// stopped first (see unfreeze).
 func (p *Page) Navigate(ctx context.Context, url string) error {
 	p.unfreeze(ctx)
 	p.mu.Lock()
@@ -37,7 +54,12 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 		LoaderID  string `json:"loaderId"`
 		ErrorText string `json:"errorText"`
 	}
+	// Chromium answers Page.navigate once the server answered (or the
+	// request failed): a timeout here or before the commit is the site's.
 	if err := p.sess.Call(ctx, "Page.navigate", map[string]any{"url": url}, &r); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return p.noAnswer(ctx, err)
+		}
 		return err
 	}
 	if r.ErrorText != "" {
@@ -49,6 +71,9 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	// The load that counts is the new document's: one that fires after
 	// the new document committed, not a late load of the old one.
 	if err := p.waitUntil(ctx, func() bool { return p.navSeq > nav || p.crashed }); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return p.noAnswer(ctx, err)
+		}
 		return err
 	}
 	p.mu.Lock()
@@ -59,24 +84,37 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	return p.settle(ctx, seq)
 }
 
-// FreezeProbe is how long a page's main thread may take to answer before
-// unfreeze counts it as stuck in a script.
+// FreezeProbe is how long a page's main thread may take to answer a
+// trivial evaluation before Responsive counts it as stuck in a script.
 var FreezeProbe = time.Second
 
-// unfreeze stops a script that keeps the page's main thread busy without
-// end (an endless loop), so that a new document can load: Chromium commits
-// a same-site navigation in the busy renderer, and would wait for the
-// script forever. A page that answers a trivial evaluation within
-// FreezeProbe is left alone; a blocked one (a dialog, a crash) is the
-// caller's to handle.
-func (p *Page) unfreeze(ctx context.Context) {
-	if p.Crashed() || p.Dialog() != nil {
-		return
-	}
+// Responsive reports whether the page's main thread answers a trivial
+// evaluation within FreezeProbe; a page stuck in a script (an endless
+// loop) does not. A crashed tab, one blocked by a dialog, one whose next
+// document is still on its way (Chromium holds the probe until it
+// commits), and a probe that fails for any other reason than its time
+// count as responsive: what blocks them is not a script.
+func (p *Page) Responsive(ctx context.Context) bool {
 	pctx, cancel := context.WithTimeout(ctx, FreezeProbe)
+	defer cancel()
+	_ = p.Sync(pctx) // the tab's state as Chromium last reported it
+	p.mu.Lock()
+	blocked := p.crashed || p.dialog != nil || p.navPending
+	p.mu.Unlock()
+	if blocked || p.Closed() {
+		return true
+	}
 	err := p.sess.Call(pctx, "Runtime.evaluate", map[string]any{"expression": "0", "returnByValue": true}, nil)
-	cancel()
-	if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+	return err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded)
+}
+
+// unfreeze stops the script of a page that does not respond (see
+// Responsive), so that a new document can load: Chromium commits a
+// same-site navigation in the busy renderer, and would wait for the script
+// forever. Navigate, Reload and History call it first; the page is left
+// anyway, so nothing of it is lost that the navigation would have kept.
+func (p *Page) unfreeze(ctx context.Context) {
+	if p.Responsive(ctx) {
 		return
 	}
 	tctx, cancel := context.WithTimeout(ctx, FreezeProbe)
@@ -268,6 +306,7 @@ func (p *Page) settleNav(ctx context.Context, m Mark) (done bool, err error) {
 
 // Reload reloads the tab and waits like Navigate.
 func (p *Page) Reload(ctx context.Context) error {
+	p.unfreeze(ctx)
 	p.mu.Lock()
 	seq := p.loadSeq
 	p.mu.Unlock()
@@ -296,6 +335,7 @@ func (p *Page) History(ctx context.Context, delta int) error {
 	if i < 0 || i >= len(h.Entries) {
 		return ErrNoHistory
 	}
+	p.unfreeze(ctx)
 	p.mu.Lock()
 	seq, nav, same := p.loadSeq, p.navSeq, p.sameDocSeq
 	p.mu.Unlock()

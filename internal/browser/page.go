@@ -162,6 +162,7 @@ type Page struct {
 	navSeq      int // main-frame cross-document navigations seen
 	sameDocSeq  int // main-frame same-document navigations seen (hash, pushState, history)
 	loading     bool
+	navPending  bool // a main-frame navigation waits for its document; Chromium holds commands to the page meanwhile
 	url         string
 	inflight    map[string]time.Time // request id -> start
 	lastNet     time.Time
@@ -264,6 +265,14 @@ func (p *Page) Browser() *Browser { return p.b }
 // browser gone).
 func (p *Page) Done() <-chan struct{} { return p.loopDone }
 
+// NavPending reports whether a main-frame navigation waits for its new
+// document: until it commits, Chromium holds commands to the page.
+func (p *Page) NavPending() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.navPending
+}
+
 // Closed reports whether the tab is gone.
 func (p *Page) Closed() bool {
 	select {
@@ -360,6 +369,7 @@ func (p *Page) handle(ev cdp.Event) {
 		}
 		if ev.Decode(&e) == nil && e.FrameID == p.TargetID && e.Disposition == "currentTab" {
 			p.loading = true
+			p.navPending = true
 		}
 	case "Page.frameStartedLoading", "Page.frameStoppedLoading":
 		var e struct {
@@ -367,6 +377,7 @@ func (p *Page) handle(ev cdp.Event) {
 		}
 		if ev.Decode(&e) == nil && e.FrameID == p.TargetID {
 			p.loading = ev.Method == "Page.frameStartedLoading"
+			p.navPending = p.loading
 		}
 	case "Page.frameNavigated":
 		var e struct {
@@ -386,6 +397,7 @@ func (p *Page) handle(ev cdp.Event) {
 				}
 			}
 			p.navSeq++
+			p.navPending = false
 			p.commitLoad = p.loadSeq // loads counted before this commit are the old document's
 			p.recovered()            // a new document: the renderer is back
 			p.url = e.Frame.URL + e.Frame.Fragment

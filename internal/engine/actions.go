@@ -324,7 +324,7 @@ func (c *call) run(ctx context.Context) error {
 		err = nil // the action opened a dialog: report it, not an error
 	}
 	if err != nil && errors.Is(err, context.DeadlineExceeded) {
-		err = fail("%s timed out after %s; the page may still be busy — raise timeout (ms) or check it with snapshot", in.Action, timeout.Round(time.Millisecond))
+		err = c.timedOut(ctx, err, in.Action, timeout)
 	}
 	// What the action caused besides its own result.
 	if !pg.Closed() {
@@ -353,9 +353,17 @@ func (c *call) run(ctx context.Context) error {
 		return nil
 	}
 	if changesPage[in.Action] && in.WantsSnapshot() && !c.snapped {
-		sctx, cancel := context.WithTimeout(ctx, e.cfg.ActionTime)
+		// The answer's snapshot takes no longer than the action may.
+		limit := e.cfg.ActionTime
+		if in.Timeout > 0 {
+			limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
+		}
+		sctx, cancel := context.WithTimeout(ctx, limit)
 		defer cancel()
 		text, err := c.answerSnapshot(sctx)
+		if err != nil && errors.Is(err, context.DeadlineExceeded) {
+			err = c.timedOut(ctx, err, "reading the page", limit)
+		}
 		if err != nil {
 			c.res.Notes = append(c.res.Notes, "no snapshot: "+c.explain(err))
 		} else {
@@ -365,12 +373,33 @@ func (c *call) run(ctx context.Context) error {
 	return nil
 }
 
+// timedOut says why what (an action, or reading the page after it) ran
+// out of time, as far as browserd can tell, and what to do next: raising
+// the timeout helps a slow site or a busy page, never a page stuck in a
+// script (an endless loop), which only leaving it ends.
+func (c *call) timedOut(ctx context.Context, err error, what string, timeout time.Duration) error {
+	took := timeout.Round(time.Millisecond)
+	switch {
+	case errors.Is(err, browser.ErrNoAnswer):
+		return fail("%s timed out after %s: the site has not answered yet; the navigation was stopped and the tab shows its previous page — raise timeout (ms) if the site is slow, or check that it is up", what, took)
+	case !c.tab.page.Responsive(ctx):
+		return fail("%s timed out after %s: the page is not responding — a script in it keeps it busy; navigate to another page (browserd stops the script first) or close the tab", what, took)
+	}
+	return fail("%s timed out after %s; the page may still be busy — raise timeout (ms) or check it with snapshot", what, took)
+}
+
 func joinContent(a, b string) string {
 	if a == "" {
 		return b
 	}
 	return a + "\n\n" + b
 }
+
+// revivalPage is the empty document a crashed tab is brought back with when
+// its last page is not to be loaded again. Not about:blank: Chromium
+// commits about:blank in a crashed tab without a live renderer, and the
+// navigation after it never commits.
+const revivalPage = "data:text/html,"
 
 // pickTab chooses the tab the action works on: the tab named by the input,
 // the tab a ref belongs to, or the task's active tab (opened when missing).
@@ -418,13 +447,22 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 		want = tb
 	}
 	if want.page.Crashed() {
-		c.res.Notes = append(c.res.Notes, fmt.Sprintf("tab %s had crashed; it was reloaded", want.id))
-		// A crashed renderer keeps no document: load the last URL again.
-		rctx, cancel := context.WithTimeout(ctx, e.cfg.NavTime)
+		// A crashed renderer keeps no document: load the last URL again —
+		// unless the action loads another page anyway: then an empty
+		// document brings the renderer back without running again what
+		// may have crashed it (a memory hog would, taking the navigation
+		// down with it). The load takes no longer than the action may.
+		note := fmt.Sprintf("tab %s had crashed; it was reloaded", want.id)
 		u := want.page.URL()
-		if u == "" {
-			u = "about:blank"
+		if u == "" || in.Action == "navigate" {
+			u = revivalPage
+			note = fmt.Sprintf("tab %s had crashed; its renderer was started again", want.id)
 		}
+		limit := e.cfg.NavTime
+		if in.Timeout > 0 {
+			limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
+		}
+		rctx, cancel := context.WithTimeout(ctx, limit)
 		err := want.page.Navigate(rctx, u)
 		cancel()
 		if err != nil {
@@ -434,8 +472,10 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 			if err != nil {
 				return err
 			}
+			note = fmt.Sprintf("tab %s had crashed and did not come back; tab %s, a blank one, replaces it", want.id, tb.id)
 			want = tb
 		}
+		c.res.Notes = append(c.res.Notes, note)
 	}
 	c.tab = want
 	c.res.Tab = want.id
@@ -853,7 +893,7 @@ func (c *call) explain(err error) string {
 	case errors.Is(err, browser.ErrStale):
 		return fmt.Sprintf("%s is stale: it is no longer on the page; take a new snapshot and use its refs", what)
 	case errors.Is(err, browser.ErrCrashed):
-		return "the tab's renderer crashed; the next action reloads it"
+		return "the tab's renderer crashed (the page may have run out of memory); the next action reloads it — or navigate, which loads the new page without running this one again"
 	case errors.Is(err, browser.ErrClosedTab) && c.slot != nil && c.slot.br != nil && isDone(c.slot.br.Done()):
 		return fmt.Sprintf("the browser exited (%s); the next action starts a new one", c.slot.br.DeathReason())
 	case errors.Is(err, browser.ErrClosedTab):
