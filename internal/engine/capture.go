@@ -140,7 +140,11 @@ type capturedTab struct {
 // readTab reads a tab for a capture; false when it cannot be read now.
 func (e *Engine) readTab(ctx context.Context, pg *browser.Page) (capturedTab, bool) {
 	var t capturedTab
-	if pg.Closed() || pg.Crashed() || pg.Dialog() != nil {
+	// A tab whose next document is on its way cannot answer until it
+	// commits (Chromium holds commands to it): it keeps what the last
+	// capture knew, at once, rather than holding up every session's
+	// capture for the read's two seconds.
+	if pg.Closed() || pg.Crashed() || pg.Dialog() != nil || pg.NavPending() {
 		return t, false
 	}
 	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)

@@ -522,9 +522,30 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 	}
 	e.mu.Lock()
 	s.lastCapture = time.Now() // what the capture held is what runs now
+	s.lastTabs = resumedTabs(c, tabs, tbs)
 	s.rehydrate = false
 	e.mu.Unlock()
 	return rep, nil
+}
+
+// resumedTabs is what a capture knew of the tabs a rehydration reopened
+// (tabs[i] as tbs[i], under its id now), for the session's next capture:
+// a tab it cannot read — the tab a resuming navigate is loading, whose
+// blank document does not answer; one blocked by a dialog or slow — keeps
+// its captured URL and storage, as in a session that was never resumed,
+// rather than being captured blank and lost to the next resume.
+func resumedTabs(c store.Capture, tabs []store.Tab, tbs []*tab) map[string]capturedTab {
+	local := map[string][]storagestate.NameValue{}
+	for _, o := range c.Origins {
+		local[o.Origin] = o.LocalStorage
+	}
+	out := make(map[string]capturedTab, len(tabs))
+	for i, ct := range tabs {
+		ct.ID = tbs[i].id
+		o := originOf(ct.URL)
+		out[ct.ID] = capturedTab{Tab: ct, Origin: o, local: local[o]}
+	}
+	return out
 }
 
 // openPage opens a page in a context, using the browser's spare first tab
