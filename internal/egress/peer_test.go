@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 )
@@ -35,9 +36,9 @@ func TestPeerUIDIn(t *testing.T) {
 // user's is closed before the proxy reads a byte of it.
 func TestListenerRefusesOtherUsers(t *testing.T) {
 	up := startUpstream(t, "127.0.0.1", false)
-	var stranger bool
+	var stranger atomic.Bool // set by the test, read by the accepting goroutine
 	p := newProxy(t, Options{PeerUID: func(local, remote netip.AddrPort) (int, error) {
-		if stranger {
+		if stranger.Load() {
 			return ownUID + 1, nil
 		}
 		return procPeerUID(local, remote)
@@ -47,7 +48,7 @@ func TestListenerRefusesOtherUsers(t *testing.T) {
 	if resp, _ := get(t, c, "http://"+up.addr+"/"); resp.StatusCode != 200 {
 		t.Fatalf("browserd's own user: status %d", resp.StatusCode)
 	}
-	stranger = true
+	stranger.Store(true)
 	c = proxyClient(t, s.URL(), nil)
 	if resp, err := c.Get("http://" + up.addr + "/"); err == nil {
 		resp.Body.Close()
