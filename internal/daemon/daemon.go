@@ -230,7 +230,11 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 // (test engines) TCP callers are refused.
 func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg config.Config, dash *live.Server) http.Handler {
 	deny := cfg.DenyActions
-	api := httpapi.New(eng, httpapi.Options{Version: version, Log: log, TempDir: cfg.Path("run"), Settings: cfg.Settings()})
+	liveBase := ""
+	if dash != nil {
+		liveBase = dash.Base()
+	}
+	api := httpapi.New(eng, httpapi.Options{Version: version, Log: log, TempDir: cfg.Path("run"), Settings: cfg.Settings(), LiveBase: liveBase})
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/health", api)
 	mux.Handle("/api/", auth.Require(tokens, api))

@@ -91,10 +91,19 @@ func TestLiveView(t *testing.T) {
 		t.Fatalf("a reused sign-in URL: %v %v", resp.StatusCode, err)
 	}
 
-	// The live view: frames of the animated page keep coming.
-	if err := pg.Navigate(ctx, "http://"+addr+"/dashboard/live?session=watched&tab=t1"); err != nil {
+	// The live view: frames of the animated page keep coming. The API
+	// gives its URL (the session's front tab).
+	var detail struct {
+		LiveViewURL string `json:"liveViewUrl"`
+	}
+	admin.expect(200, "GET", "/api/sessions/watched", nil, &detail)
+	if detail.LiveViewURL != "http://"+addr+"/dashboard/live?session=watched" {
+		t.Fatalf("liveViewUrl %q", detail.LiveViewURL)
+	}
+	if err := pg.Navigate(ctx, detail.LiveViewURL); err != nil {
 		t.Fatal(err)
 	}
+	waitFor("the front tab is shown", "document.getElementById('what').textContent", "tab t1")
 	start := time.Now()
 	waitFor("the first frame", "String(window.browserdFrames)", "1")
 	first := time.Since(start)
@@ -302,8 +311,11 @@ func TestLiveView(t *testing.T) {
 		t.Fatalf("the viewer's own socket: %v", err)
 	}
 	defer c.CloseNow()
-	if typ, msg, err := c.Read(wctx); err != nil || typ != websocket.MessageText || !strings.Contains(string(msg), `"w"`) {
+	if typ, msg, err := c.Read(wctx); err != nil || typ != websocket.MessageText || string(msg) != `{"id":"t1","t":"tab"}` {
 		t.Fatalf("the first message: %v %q %v", typ, msg, err)
+	}
+	if typ, msg, err := c.Read(wctx); err != nil || typ != websocket.MessageText || !strings.Contains(string(msg), `"w"`) {
+		t.Fatalf("the frame's size: %v %q %v", typ, msg, err)
 	}
 	if typ, msg, err := c.Read(wctx); err != nil || typ != websocket.MessageBinary || len(msg) < 3 || msg[0] != 0xFF || msg[1] != 0xD8 {
 		t.Fatalf("the first frame is not a JPEG: %v %d bytes %v", typ, len(msg), err)

@@ -259,22 +259,46 @@ func (e *Engine) SessionHint(ctx context.Context, session, stored string) (strin
 	return inject.Hint(session, injected, inject.Domains(st)), nil
 }
 
-// TabPage is tab of the caller's live session, for a person to watch
-// (internal/live); store.ErrNotFound when the session is not live here or
-// has no such tab — another owner's tab is not found either.
-func (e *Engine) TabPage(ctx context.Context, session, tab string) (*browser.Page, error) {
+// TabPage is tab of the caller's live session (its front tab when tab is
+// ""), and the tab's id, for a person to watch (internal/live);
+// store.ErrNotFound when the session is not live here or has no such tab
+// — another owner's tab is not found either.
+func (e *Engine) TabPage(ctx context.Context, session, tab string) (*browser.Page, string, error) {
 	s, q, err := e.liveSession(ctx, session)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if s == nil {
-		return nil, fmt.Errorf("%w: session %q is not running here", store.ErrNotFound, session)
+		return nil, "", fmt.Errorf("%w: session %q is not running here", store.ErrNotFound, session)
 	}
 	e.mu.Lock()
 	tb := e.tabs[tabKey{q, tab}]
+	if tab == "" {
+		tb = frontTab(s)
+	}
 	e.mu.Unlock()
 	if tb == nil || tb.page.Closed() {
-		return nil, fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
+		return nil, "", fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
 	}
-	return tb.page, nil
+	return tb.page, tb.id, nil
+}
+
+// frontTab is the session's tab a person sees first: the default task's
+// in front, else the first task's (by name) in front. Call with Engine.mu
+// held.
+func frontTab(s *session) *tab {
+	if t := s.tasks["default"]; t != nil && t.active != nil {
+		return t.active
+	}
+	names := make([]string, 0, len(s.tasks))
+	for n := range s.tasks {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if t := s.tasks[n]; t.active != nil {
+			return t.active
+		}
+	}
+	return nil
 }

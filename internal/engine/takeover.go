@@ -36,7 +36,7 @@ var readOnly = map[string]bool{
 // Hold gives tab of the caller's session to a person (who names them in
 // what the agent is told). It fails when someone else holds it.
 func (e *Engine) Hold(ctx context.Context, session, tab, who string) (*browser.Page, error) {
-	pg, err := e.TabPage(ctx, session, tab)
+	pg, _, err := e.TabPage(ctx, session, tab)
 	if err != nil {
 		return nil, err
 	}

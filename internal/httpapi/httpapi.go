@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -40,6 +41,9 @@ type Options struct {
 	// that a client can tell when the daemon runs with other settings than
 	// it was given.
 	Settings []config.Setting
+	// LiveBase is the dashboard's URL (internal/live), for the liveViewUrl
+	// of sessions; "" when there is none.
+	LiveBase string
 }
 
 // Health is the body of GET /api/health.
@@ -53,7 +57,7 @@ type Health struct {
 
 // New returns the API handler for h, to be mounted at /api/.
 func New(h tool.Handler, opts Options) http.Handler {
-	a := &api{h: h, version: opts.Version, log: opts.Log, tmp: opts.TempDir, settings: opts.Settings}
+	a := &api{h: h, version: opts.Version, log: opts.Log, tmp: opts.TempDir, settings: opts.Settings, liveBase: opts.LiveBase}
 	a.s, _ = h.(Sessions)
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
@@ -94,6 +98,16 @@ type api struct {
 	log     *slog.Logger
 	// settings are the daemon's, for /api/health over the socket.
 	settings []config.Setting
+	liveBase string
+}
+
+// liveURL is the live view of a session's front tab on the dashboard, ""
+// without a dashboard. A person opens it after signing in there.
+func (a *api) liveURL(session string) string {
+	if a.liveBase == "" {
+		return ""
+	}
+	return a.liveBase + "/dashboard/live?session=" + url.QueryEscape(session)
 }
 
 func (a *api) health(w http.ResponseWriter, r *http.Request) {

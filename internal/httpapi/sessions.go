@@ -238,6 +238,7 @@ func (a *api) createSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.log.Info("session created", "session", out.ID, "owner", auth.Owner(r.Context()), "domains", len(out.AuthenticatedDomains), "ms", time.Since(start).Milliseconds())
+	out.LiveViewURL = a.liveURL(out.ID)
 	writeJSON(w, http.StatusCreated, out)
 }
 
@@ -245,6 +246,8 @@ func (a *api) createSession(w http.ResponseWriter, r *http.Request) {
 type SessionDetail struct {
 	tool.SessionInfo
 	Tabs []tool.Tab `json:"openTabs,omitempty"`
+	// LiveViewURL shows the session's front tab live on the dashboard.
+	LiveViewURL string `json:"liveViewUrl,omitempty"`
 }
 
 func (a *api) getSession(w http.ResponseWriter, r *http.Request) {
@@ -256,7 +259,7 @@ func (a *api) getSession(w http.ResponseWriter, r *http.Request) {
 		fail(w, err, "")
 		return
 	}
-	writeJSON(w, http.StatusOK, SessionDetail{SessionInfo: info, Tabs: tabs})
+	writeJSON(w, http.StatusOK, SessionDetail{SessionInfo: info, Tabs: tabs, LiveViewURL: a.liveURL(info.ID)})
 }
 
 func (a *api) deleteSession(w http.ResponseWriter, r *http.Request) {

@@ -172,6 +172,9 @@ type Session struct {
 	PromptHint           string   `json:"promptHint"`
 	// Dropped lists what domainPolicy filter left out.
 	Dropped []string `json:"dropped,omitempty"`
+	// LiveViewURL shows the session's front tab live on the dashboard
+	// (set by the HTTP API when the daemon has one).
+	LiveViewURL string `json:"liveViewUrl,omitempty"`
 	Notes   []string `json:"notes,omitempty"`
 }
 

@@ -37,7 +37,7 @@ var assets embed.FS
 type Engine interface {
 	Do(ctx context.Context, in tool.Input) (tool.Result, error)
 	SessionInfo(ctx context.Context, id string) (tool.SessionInfo, []tool.Tab, error)
-	TabPage(ctx context.Context, session, tab string) (*browser.Page, error)
+	TabPage(ctx context.Context, session, tab string) (*browser.Page, string, error)
 	// Hold gives the tab to a person; Release hands it back to the agent.
 	Hold(ctx context.Context, session, tab, who string) (*browser.Page, error)
 	Release(ctx context.Context, session, tab string)
@@ -60,6 +60,9 @@ func New(eng Engine, base string, log *slog.Logger) *Server {
 	}
 	return &Server{eng: eng, base: strings.TrimSuffix(base, "/"), log: log, signins: newSignins()}
 }
+
+// Base is the dashboard's URL, "" when the daemon has no HTTP listener.
+func (s *Server) Base() string { return s.base }
 
 // Close stops every live view.
 func (s *Server) Close() { s.casts.close() }
@@ -185,7 +188,8 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 // watch streams a tab's screencast over a WebSocket and, once the person
 // takes control, carries their mouse and keyboard to the tab.
 //
-// Server to viewer: {"t":"frame","w","h"} (the viewport in CSS pixels)
+// Server to viewer: {"t":"tab","id"} first (the tab shown: the front
+// one when the URL names none); {"t":"frame","w","h"} (the viewport in CSS pixels)
 // before each JPEG binary message; {"t":"control","held":bool,"error"} after
 // take and release. Viewer to server: "ack" once a frame is drawn (the next
 // comes then); {"t":"take"}, {"t":"release"}; and, while holding the tab,
@@ -195,7 +199,7 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 // y in the page's CSS pixels.
 func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 	session, tab := r.URL.Query().Get("session"), r.URL.Query().Get("tab")
-	pg, err := s.eng.TabPage(r.Context(), session, tab)
+	pg, tab, err := s.eng.TabPage(r.Context(), session, tab) // "" names the front tab
 	if err != nil {
 		status := http.StatusInternalServerError
 		if errors.Is(err, store.ErrNotFound) {
@@ -212,6 +216,10 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer conn.CloseNow()
+	hello, _ := json.Marshal(map[string]string{"t": "tab", "id": tab}) // the front tab, when none was named
+	if conn.Write(r.Context(), websocket.MessageText, hello) != nil {
+		return
+	}
 	key := auth.Owner(r.Context()) + "\x00" + session + "\x00" + tab
 	v := s.casts.join(key, pg)
 	defer s.casts.leave(v)

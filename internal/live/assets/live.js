@@ -23,7 +23,9 @@ const send = (m) => { if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringi
 ws.onmessage = async (ev) => {
   if (typeof ev.data === 'string') {
     const m = JSON.parse(ev.data);
-    if (m.t === 'frame') {
+    if (m.t === 'tab') {
+      document.getElementById('what').textContent = 'session ' + session + ', tab ' + m.id;
+    } else if (m.t === 'frame') {
       meta = m;
       window.browserdMeta = m;
     } else if (m.t === 'control') {
