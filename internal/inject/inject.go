@@ -174,8 +174,8 @@ type Session struct {
 	Dropped []string `json:"dropped,omitempty"`
 	// LiveViewURL shows the session's front tab live on the dashboard
 	// (set by the HTTP API when the daemon has one).
-	LiveViewURL string `json:"liveViewUrl,omitempty"`
-	Notes   []string `json:"notes,omitempty"`
+	LiveViewURL string   `json:"liveViewUrl,omitempty"`
+	Notes       []string `json:"notes,omitempty"`
 }
 
 // StoredHint is Hint for a stored session not yet in a browser: the agent
