@@ -5,6 +5,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,6 +52,8 @@ type Config struct {
 	AutoRehydrate       bool          `name:"auto-rehydrate" env:"BROWSERD_AUTO_REHYDRATE" help:"At start-up, bring back every recoverable session without waiting for session_resume."`
 	MaxSessionSnapshots int           `name:"max-session-snapshots" env:"BROWSERD_MAX_SESSION_SNAPSHOTS" default:"10" help:"Captures kept per session."`
 	NoCapture           bool          `name:"no-capture" env:"BROWSERD_NO_CAPTURE" help:"Take no state captures: sessions cannot be recovered after a restart or crash."`
+
+	NotifyURL string `name:"notify-url" env:"BROWSERD_NOTIFY_URL" help:"POST a JSON note here when an agent asks a person for help (handoff), with the tab's live-view URL." placeholder:"URL"`
 }
 
 // DefaultListen is the TCP address `browserd serve` listens on when no
@@ -77,6 +80,11 @@ func Default() Config {
 // Resolve fills the derived defaults (data dir, upload dir) and checks the
 // values, naming the flag to fix.
 func (c *Config) Resolve() error {
+	if c.NotifyURL != "" {
+		if u, err := url.Parse(c.NotifyURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("--notify-url %q: want an http:// or https:// URL", c.NotifyURL)
+		}
+	}
 	if c.Data == "" {
 		base := os.Getenv("XDG_DATA_HOME")
 		if base == "" {
@@ -181,6 +189,7 @@ func (c *Config) Settings() []Setting {
 	add(c.AutoRehydrate, "auto-rehydrate")
 	add(c.MaxSessionSnapshots != d.MaxSessionSnapshots, "max-session-snapshots", fmt.Sprint(c.MaxSessionSnapshots))
 	add(c.NoCapture, "no-capture")
+	add(c.NotifyURL != "", "notify-url", c.NotifyURL)
 	return out
 }
 

@@ -29,9 +29,17 @@ func TestLiveView(t *testing.T) {
 <script>let n = 0; (function tick() { document.getElementById('n').textContent = ++n; requestAnimationFrame(tick); })();</script>`)
 	}))
 	defer anim.Close()
+	// The operator's webhook, told when an agent asks for help.
+	notes := make(chan map[string]string, 4)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]string
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		notes <- m
+	}))
+	defer hook.Close()
 	data := t.TempDir()
 	addr := freePort(t)
-	startDaemon(t, data, "--listen", addr)
+	startDaemon(t, data, "--listen", addr, "--notify-url", hook.URL)
 	admin := socketAPI(t, data)
 	var res struct {
 		Success bool   `json:"success"`
@@ -201,6 +209,15 @@ func TestLiveView(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor("the dashboard shows the tab waiting", "document.body.innerText", "waiting for a person: enter the code sent by SMS")
+	select {
+	case m := <-notes:
+		if m["event"] != "handoff" || m["reason"] != "enter the code sent by SMS" || m["session"] != "watched" || m["tab"] != "t1" ||
+			m["liveViewUrl"] != "http://"+addr+"/dashboard/live?session=watched&tab=t1" {
+			t.Fatalf("the webhook's note: %v", m)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the webhook was not told")
+	}
 	select {
 	case hr := <-done:
 		t.Fatalf("handoff returned before anyone took the tab: %+v", hr)

@@ -1,8 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
@@ -143,6 +147,7 @@ func (c *call) handoff(ctx context.Context) error {
 		e.mu.Unlock()
 	}()
 	e.log.Info("an agent asks a person for help", "tab", tb.id)
+	c.notify(ctx)
 	for {
 		e.mu.Lock()
 		hb := tb.handedBack
@@ -163,5 +168,40 @@ func (c *call) handoff(ctx context.Context) error {
 			return fail("nobody took tab %s within the time given; the page is as it was — call handoff again to keep waiting, or go on without a person", tb.id)
 		case <-t.C:
 		}
+	}
+}
+
+// notify tells the operator's --notify-url that an agent asks for help:
+// a JSON POST with the session, task, tab, the agent's reason and the
+// tab's live-view URL. A failure is logged and noted on the answer, never
+// fatal: the dashboard shows the waiting tab anyway.
+func (c *call) notify(ctx context.Context) {
+	hook := c.e.cfg.NotifyURL
+	if hook == "" {
+		return
+	}
+	owner, session := splitName(c.task.sess.id)
+	live := ""
+	if c.e.cfg.Listen != "" {
+		live = "http://" + c.e.cfg.Listen + "/dashboard/live?session=" + url.QueryEscape(session) + "&tab=" + url.QueryEscape(c.tab.id)
+	}
+	body, _ := json.Marshal(map[string]string{"event": "handoff", "owner": owner, "session": session, "task": c.task.name,
+		"tab": c.tab.id, "reason": c.in.Reason, "liveViewUrl": live})
+	nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(nctx, http.MethodPost, hook, bytes.NewReader(body))
+	if err == nil {
+		req.Header.Set("Content-Type", "application/json")
+		var resp *http.Response
+		if resp, err = http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode >= 300 {
+				err = fmt.Errorf("it answered %s", resp.Status)
+			}
+		}
+	}
+	if err != nil {
+		c.e.log.Warn("the handoff notification failed", "err", err)
+		c.res.Notes = append(c.res.Notes, "the notification to --notify-url failed: "+err.Error()+"; the dashboard shows the tab waiting anyway")
 	}
 }
