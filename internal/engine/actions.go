@@ -219,7 +219,7 @@ func (c *call) run(ctx context.Context) error {
 	}
 	e.mu.Lock()
 	t.ended = false
-	saveErr := sess.saveErr
+	saveErr := sess.saveFailures()
 	e.mu.Unlock()
 	if saveErr != "" {
 		// Said on every action until a save works again: nothing is lost

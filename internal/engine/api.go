@@ -278,6 +278,9 @@ func (e *Engine) TabPage(ctx context.Context, session, tab string) (*browser.Pag
 	}
 	e.mu.Unlock()
 	if tb == nil || tb.page.Closed() {
+		if tab == "" {
+			return nil, "", fmt.Errorf("%w: session %q has no open tab", store.ErrNotFound, session)
+		}
 		return nil, "", fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
 	}
 	return tb.page, tb.id, nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
@@ -34,16 +35,39 @@ type tabRead struct {
 // capture takes a session's state and writes it to the store. A session
 // whose browser is gone, or that waits to be rehydrated, is not captured:
 // its last good capture must stay the newest.
-// noteSave records how a background save of s (capture or profile state)
-// went: the session's next actions say so while saves fail.
-func (e *Engine) noteSave(s *session, err error) {
-	msg := ""
-	if err != nil {
-		msg = err.Error()
-	}
+// saveKind is a kind of background save of a session.
+type saveKind int
+
+const (
+	saveCapture saveKind = iota // the session's capture, in the store
+	saveProfile                 // the profile's saved state, a file
+)
+
+// noteSave records how a background save of s went: the session's next
+// actions say so while a save of any kind fails.
+func (e *Engine) noteSave(s *session, kind saveKind, err error) {
 	e.mu.Lock()
-	s.saveErr = msg
-	e.mu.Unlock()
+	defer e.mu.Unlock()
+	if err == nil {
+		delete(s.saveErr, kind)
+		return
+	}
+	if s.saveErr == nil {
+		s.saveErr = map[saveKind]string{}
+	}
+	s.saveErr[kind] = err.Error()
+}
+
+// saveFailures is why s's background saves fail, "" when they work. Call
+// with Engine.mu held.
+func (s *session) saveFailures() string {
+	var out []string
+	for _, k := range []saveKind{saveCapture, saveProfile} {
+		if msg := s.saveErr[k]; msg != "" {
+			out = append(out, msg)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 func (e *Engine) capture(ctx context.Context, s *session) error {
@@ -207,7 +231,7 @@ func (e *Engine) captureDue(now time.Time) {
 		if err != nil {
 			e.log.Warn("capturing session state failed; the last good capture stays", "session", s.id, "err", err)
 		}
-		e.noteSave(s, err)
+		e.noteSave(s, saveCapture, err)
 		cancel()
 	}
 	if !renew {

@@ -113,9 +113,9 @@ type session struct {
 	lastTabs    map[string]capturedTab
 	// capMu keeps captures and rehydration of the session apart.
 	capMu sync.Mutex
-	// saveErr is why the last background save (capture or profile state)
-	// failed, "" when it worked (guarded by Engine.mu).
-	saveErr string
+	// saveErr is why the last background save of each kind (capture,
+	// profile state) failed; absent when it worked (guarded by Engine.mu).
+	saveErr map[saveKind]string
 	// nextTab is the number of the session's last new tab (guarded by
 	// Engine.mu): tab ids count per session, so that no owner learns how
 	// many tabs others open.

@@ -246,7 +246,7 @@ func (e *Engine) saver() {
 			if err != nil {
 				e.log.Warn("saving profile state failed", "profile", s.profile, "err", err)
 			}
-			e.noteSave(s, err)
+			e.noteSave(s, saveProfile, err)
 			cancel()
 		}
 	}

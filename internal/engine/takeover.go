@@ -34,7 +34,6 @@ type handback struct {
 // page and send it nothing.
 var readOnly = map[string]bool{
 	"snapshot": true, "screenshot": true, "extract": true, "console": true, "pdf": true,
-	"tabs": true, "status": true,
 }
 
 // Hold gives tab of the caller's session to a person (who names them in
@@ -99,35 +98,44 @@ func (c *call) personGate(ctx context.Context) error {
 		if c.in.Action != "wait" || !c.in.Human {
 			return fail("a person (%s) controls tab %s since %s — call wait with human: true to wait until they hand it back, or try later", who, tb.id, since.Format("15:04:05"))
 		}
-		if err := e.waitHandBack(ctx, tb); err != nil {
-			return err
+		if !poll(ctx, func() bool { who, _ := e.heldBy(tb); return who == "" }) {
+			return fail("the person still controls tab %s; wait again, or try later", tb.id)
 		}
 	}
+	c.tellHandBack("; this answer shows the whole page")
+	return nil
+}
+
+// tellHandBack notes on the answer a hand-back the agent is yet to be told
+// of, and makes the answer show the whole page; it reports whether there
+// was one.
+func (c *call) tellHandBack(tail string) bool {
+	e, tb := c.e, c.tab
 	e.mu.Lock()
 	hb := tb.handedBack
 	tb.handedBack = nil
 	e.mu.Unlock()
-	if hb != nil {
-		c.res.Notes = append(c.res.Notes, fmt.Sprintf("a person controlled tab %s from %s to %s; this answer shows the whole page", tb.id, hb.from.Format("15:04:05"), hb.to.Format("15:04:05")))
-		tb.lastSnap, tb.lastFrames, tb.journal = "", nil, 0
+	if hb == nil {
+		return false
 	}
-	return nil
+	c.res.Notes = append(c.res.Notes, fmt.Sprintf("a person controlled tab %s from %s to %s%s", tb.id, hb.from.Format("15:04:05"), hb.to.Format("15:04:05"), tail))
+	tb.lastSnap, tb.lastFrames, tb.journal = "", nil, 0
+	return true
 }
 
-// waitHandBack waits until nobody holds tb, or ctx ends.
-func (e *Engine) waitHandBack(ctx context.Context, tb *tab) error {
-	for {
-		if who, _ := e.heldBy(tb); who == "" {
-			return nil
-		}
-		t := time.NewTimer(100 * time.Millisecond)
+// poll calls done every 100 ms until it reports true (poll then reports
+// true) or ctx ends (false).
+func poll(ctx context.Context, done func() bool) bool {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for !done() {
 		select {
 		case <-ctx.Done():
-			t.Stop()
-			return fail("the person still controls tab %s; wait again, or try later", tb.id)
+			return false
 		case <-t.C:
 		}
 	}
+	return true
 }
 
 // HandoffTime is how long handoff waits for a person by default.
@@ -148,27 +156,13 @@ func (c *call) handoff(ctx context.Context) error {
 	}()
 	e.log.Info("an agent asks a person for help", "tab", tb.id)
 	c.notify(ctx)
-	for {
-		e.mu.Lock()
-		hb := tb.handedBack
-		tb.handedBack = nil
-		e.mu.Unlock()
-		if hb != nil {
-			c.res.Notes = append(c.res.Notes, fmt.Sprintf("a person controlled tab %s from %s to %s and handed it back", tb.id, hb.from.Format("15:04:05"), hb.to.Format("15:04:05")))
-			tb.lastSnap, tb.lastFrames, tb.journal = "", nil, 0
-			return nil
-		}
-		t := time.NewTimer(100 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			if who, since := e.heldBy(tb); who != "" {
-				return fail("a person (%s) still controls tab %s since %s; call handoff or wait with human: true again to keep waiting", who, tb.id, since.Format("15:04:05"))
-			}
-			return fail("nobody took tab %s within the time given; the page is as it was — call handoff again to keep waiting, or go on without a person", tb.id)
-		case <-t.C:
-		}
+	if poll(ctx, func() bool { return c.tellHandBack(" and handed it back") }) {
+		return nil
 	}
+	if who, since := e.heldBy(tb); who != "" {
+		return fail("a person (%s) still controls tab %s since %s; call handoff or wait with human: true again to keep waiting", who, tb.id, since.Format("15:04:05"))
+	}
+	return fail("nobody took tab %s within the time given; the page is as it was — call handoff again to keep waiting, or go on without a person", tb.id)
 }
 
 // notify tells the operator's --notify-url that an agent asks for help:

@@ -15,7 +15,6 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -168,8 +167,11 @@ type SessionView struct {
 // sessions lists the owner's sessions, and the tabs of the live ones.
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	res, err := s.eng.Do(r.Context(), tool.Input{Action: "list_sessions", Filter: "all"})
-	if err != nil || !res.Success {
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": fmt.Sprint(err, res.Error)})
+	if err == nil && !res.Success {
+		err = errors.New(res.Error)
+	}
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "listing the sessions failed: " + err.Error()})
 		return
 	}
 	out := []SessionView{}
