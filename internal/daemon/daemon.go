@@ -174,6 +174,9 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 	if le, ok := eng.(live.Engine); ok {
 		dash = live.New(le, dashBase, log)
 	}
+	if d, ok := eng.(interface{ SetDashboard(string) }); ok {
+		d.SetDashboard(dashBase)
+	}
 
 	version := Version()
 	var (
@@ -243,6 +246,9 @@ func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg
 		// The dashboard signs people in with a cookie of its own; the URL
 		// that does it comes from the API, as the caller's owner.
 		mux.Handle("POST /api/dashboard", auth.Require(tokens, dash.SigninURL()))
+		share := auth.Require(tokens, dash.ShareLinks())
+		mux.Handle("/api/sessions/{id}/live", share)
+		mux.Handle("DELETE /api/sessions/{id}/live/{link}", share)
 		mux.Handle("/", dash.Handler())
 	} else {
 		mux.Handle("/", http.NotFoundHandler())

@@ -1021,6 +1021,11 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 				ended = " (ended)"
 			}
 			fmt.Fprintf(&b, "  session %s (%s) task %s%s: tabs [%s], idle %s\n", s.id, kind, t.name, ended, strings.Join(tabs, " "), time.Since(t.lastUsed).Round(time.Second))
+			for _, tb := range t.tabs {
+				if u := e.liveURL(s.id, tb.id); u != "" {
+					fmt.Fprintf(&b, "    %s live view: %s\n", tb.id, u)
+				}
+			}
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -69,6 +69,9 @@ type Engine struct {
 	closed   bool
 	// lastRenew is when the capturer last renewed the sessions' leases.
 	lastRenew time.Time
+	// dashboard is the dashboard's URL (internal/live), "" without an
+	// HTTP listener; see SetDashboard.
+	dashboard string
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -892,9 +895,11 @@ func (e *Engine) tabsOf(ctx context.Context, t *task) []tool.Tab {
 	for _, tb := range tabs {
 		url, title, _ := tb.page.Info(ctx)
 		e.mu.Lock()
-		waiting := tb.waiting
+		waiting, review := tb.waiting, t.ended
+		live := e.liveURL(t.sess.id, tb.id)
 		e.mu.Unlock()
-		out = append(out, tool.Tab{ID: tb.id, Task: t.name, URL: url, Title: title, Active: tb == active, Waiting: waiting})
+		out = append(out, tool.Tab{ID: tb.id, Task: t.name, URL: url, Title: title, Active: tb == active, Waiting: waiting,
+			Review: review, LiveViewURL: live})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return tabNum(out[i].ID) < tabNum(out[j].ID) })
 	return out

@@ -7,7 +7,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
+
+	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/tool"
 
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/store"
@@ -73,6 +77,65 @@ func (e *Engine) Release(ctx context.Context, session, tab string) {
 	}
 	tb.handedBack = &handback{from: tb.held.since, to: time.Now()}
 	tb.held = nil
+}
+
+// SetDashboard tells the engine the dashboard's URL (internal/live), for
+// the live-view URLs of tabs in status, tabs and handoff notifications.
+func (e *Engine) SetDashboard(base string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.dashboard = strings.TrimSuffix(base, "/")
+}
+
+// liveURL is the live view of tab of session (qualified) on the
+// dashboard, "" without one. Call with Engine.mu held.
+func (e *Engine) liveURL(session, tab string) string {
+	if e.dashboard == "" {
+		return ""
+	}
+	_, name := splitName(session)
+	return e.dashboard + "/dashboard/live?session=" + url.QueryEscape(name) + "&tab=" + url.QueryEscape(tab)
+}
+
+// CloseTab closes a tab an ended task left for review (from the
+// dashboard); the agent's tabs of a running task are the agent's to
+// close. Closing a task's last tab closes the task, and the session when
+// no task of it has a tab left.
+func (e *Engine) CloseTab(ctx context.Context, session, tab string) error {
+	s, q, err := e.liveSession(ctx, session)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		return fmt.Errorf("%w: session %q is not running here", store.ErrNotFound, session)
+	}
+	e.mu.Lock()
+	tb := e.tabs[tabKey{q, tab}]
+	e.mu.Unlock()
+	if tb == nil {
+		return fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
+	}
+	t := tb.task
+	t.run.Lock() // never while the agent acts in the task
+	defer t.run.Unlock()
+	e.mu.Lock()
+	ended, last, gone := t.ended, len(t.tabs) == 1, e.tabs[tabKey{q, tab}] != tb
+	e.mu.Unlock()
+	switch {
+	case gone:
+		return fmt.Errorf("%w: tab %s of session %q is already closed", store.ErrNotFound, tab, session)
+	case !ended:
+		return fmt.Errorf("tab %s belongs to task %q, which is still running: only tabs a task left for review (task_end) close here — the agent closes its own tabs", tab, t.name)
+	case last:
+		c := &call{e: e, in: tool.Input{Action: "close"}, task: t, owner: auth.Owner(ctx)}
+		return c.closeTask(ctx)
+	}
+	if err := tb.page.Close(ctx); err != nil && !tb.page.Closed() {
+		return fmt.Errorf("close tab %s: %w", tab, err)
+	}
+	e.removeTab(tb)
+	e.markDirty(s)
+	return nil
 }
 
 // heldBy says who holds tb and since when ("" when nobody does).
@@ -175,10 +238,9 @@ func (c *call) notify(ctx context.Context) {
 		return
 	}
 	owner, session := splitName(c.task.sess.id)
-	live := ""
-	if c.e.cfg.Listen != "" {
-		live = "http://" + c.e.cfg.Listen + "/dashboard/live?session=" + url.QueryEscape(session) + "&tab=" + url.QueryEscape(c.tab.id)
-	}
+	c.e.mu.Lock()
+	live := c.e.liveURL(c.task.sess.id, c.tab.id)
+	c.e.mu.Unlock()
 	body, _ := json.Marshal(map[string]string{"event": "handoff", "owner": owner, "session": session, "task": c.task.name,
 		"tab": c.tab.id, "reason": c.in.Reason, "liveViewUrl": live})
 	nctx, cancel := context.WithTimeout(ctx, 5*time.Second)

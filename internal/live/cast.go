@@ -17,6 +17,7 @@ type caster struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	taken  chan struct{} // a viewer took a frame (buffered 1)
+	last   *browser.Frame // the newest frame, for a viewer who joins (guarded by casts.mu)
 }
 
 // viewer is one person watching: the newest frame not yet taken.
@@ -74,6 +75,11 @@ func (cs *casts) join(key string, pg *browser.Page) *viewer {
 		})
 	}
 	v := &viewer{frames: make(chan browser.Frame, 1), c: c}
+	if c.last != nil {
+		// A still page sends no frame until it paints again: the viewer
+		// who joins starts from the newest one.
+		v.frames <- *c.last
+	}
 	c.viewer[v] = struct{}{}
 	return v
 }
@@ -87,6 +93,7 @@ func (cs *casts) deliver(ctx context.Context, c *caster, f browser.Frame) {
 	default:
 	}
 	cs.mu.Lock()
+	c.last = &f
 	for v := range c.viewer {
 		select {
 		case <-v.frames:

@@ -7,11 +7,16 @@
 // SameSite=Strict cookie and the code is spent. Another owner's session or
 // tab is not found, as in the API. Pages are embedded, with a strict
 // content security policy; a WebSocket must come from the dashboard's own
-// origin.
+// origin, and a state-changing POST (closing a review tab) must carry the
+// dashboard session's CSRF token too.
+//
+// Read-only share links (share.go) show one session's tabs to whoever has
+// the link, without control.
 package live
 
 import (
 	"context"
+	"crypto/subtle"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -40,6 +45,8 @@ type Engine interface {
 	// Hold gives the tab to a person; Release hands it back to the agent.
 	Hold(ctx context.Context, session, tab, who string) (*browser.Page, error)
 	Release(ctx context.Context, session, tab string)
+	// CloseTab closes a tab an ended task left for review.
+	CloseTab(ctx context.Context, session, tab string) error
 }
 
 // Server is the dashboard and the live view. Close stops its screencasts.
@@ -48,6 +55,7 @@ type Server struct {
 	log     *slog.Logger
 	base    string // the dashboard's URL, e.g. http://127.0.0.1:8765
 	signins *signins
+	shares  *shares
 	casts   casts
 }
 
@@ -57,7 +65,7 @@ func New(eng Engine, base string, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{eng: eng, base: strings.TrimSuffix(base, "/"), log: log, signins: newSignins()}
+	return &Server{eng: eng, base: strings.TrimSuffix(base, "/"), log: log, signins: newSignins(), shares: newShares()}
 }
 
 // Base is the dashboard's URL, "" when the daemon has no HTTP listener.
@@ -89,6 +97,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /dashboard/live", s.page("live.html"))
 	mux.HandleFunc("GET /dashboard/api/sessions", s.signedIn(s.sessions))
 	mux.HandleFunc("GET /dashboard/ws", s.signedIn(s.watch))
+	mux.HandleFunc("POST /dashboard/api/close", s.signedIn(s.closeTab))
+	// Read-only share links: the link's secret is the only credential.
+	mux.HandleFunc("GET /dashboard/share/{secret}/{$}", s.shared(func(w http.ResponseWriter, r *http.Request, _ share) { s.serve(w, "live.html") }))
+	mux.HandleFunc("GET /dashboard/share/{secret}/tabs", s.shared(s.shareTabs))
+	mux.HandleFunc("GET /dashboard/share/{secret}/ws", s.shared(func(w http.ResponseWriter, r *http.Request, sh share) {
+		s.watchTab(w, r, sh.Session, r.URL.Query().Get("tab"), true)
+	}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not found", http.StatusNotFound)
 	})
@@ -136,14 +151,19 @@ func (s *Server) page(name string) http.HandlerFunc {
 			http.Error(w, "not signed in: run `browserd dashboard` and open the URL it prints", http.StatusUnauthorized)
 			return
 		}
-		b, err := assets.ReadFile("assets/" + name)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write(b)
+		s.serve(w, name)
 	}
+}
+
+// serve writes an embedded page.
+func (s *Server) serve(w http.ResponseWriter, name string) {
+	b, err := assets.ReadFile("assets/" + name)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(b)
 }
 
 // signedIn runs h as the cookie's owner.
@@ -184,7 +204,67 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, v)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"sessions": out})
+	// The page sends csrf back on state-changing requests; another site
+	// can send the cookie (were it not SameSite=Strict) but cannot read
+	// this answer.
+	g, _ := s.signins.session(cookieValue(r))
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": out, "csrf": g.csrf})
+}
+
+// CSRFHeader carries a dashboard session's CSRF token on its POSTs.
+const CSRFHeader = "X-Browserd-Csrf"
+
+func cookieValue(r *http.Request) string {
+	c, err := r.Cookie(CookieName)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// csrfOK checks a state-changing request: it must come from the
+// dashboard's own origin (when the browser says where from) and carry
+// the token of the cookie's dashboard session.
+func (s *Server) csrfOK(r *http.Request) bool {
+	if o := r.Header.Get("Origin"); o != "" {
+		scheme := "http://"
+		if r.TLS != nil {
+			scheme = "https://"
+		}
+		if o != scheme+r.Host {
+			return false
+		}
+	}
+	g, ok := s.signins.session(cookieValue(r))
+	tok := r.Header.Get(CSRFHeader)
+	return ok && tok != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(g.csrf)) == 1
+}
+
+// closeTab closes a tab an ended task left for review: POST
+// {"session","tab"} with the CSRF header.
+func (s *Server) closeTab(w http.ResponseWriter, r *http.Request) {
+	if !s.csrfOK(r) {
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": "refused: a state-changing request must come from the dashboard itself (its CSRF token is missing or wrong); reload the dashboard"})
+		return
+	}
+	var in struct {
+		Session string `json:"session"`
+		Tab     string `json:"tab"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&in); err != nil || in.Session == "" || in.Tab == "" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the body must be JSON like {\"session\": \"s1\", \"tab\": \"t1\"}"})
+		return
+	}
+	if err := s.eng.CloseTab(r.Context(), in.Session, in.Tab); err != nil {
+		status := http.StatusConflict
+		if errors.Is(err, store.ErrNotFound) {
+			status = http.StatusNotFound
+		}
+		writeJSON(w, status, map[string]string{"error": err.Error()})
+		return
+	}
+	s.log.Info("a person closed a review tab", "session", in.Session, "tab", in.Tab)
+	writeJSON(w, http.StatusOK, map[string]string{"closed": in.Tab})
 }
 
 // watch streams a tab's screencast over a WebSocket and, once the person
@@ -200,7 +280,12 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 // "code","text","kc","m"} and {"t":"text","text"} (paste, IME), with x and
 // y in the page's CSS pixels.
 func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
-	session, tab := r.URL.Query().Get("session"), r.URL.Query().Get("tab")
+	s.watchTab(w, r, r.URL.Query().Get("session"), r.URL.Query().Get("tab"), false)
+}
+
+// watchTab is watch; a read-only viewer (a share link's) cannot take
+// control, and its hello says so ("ro": true).
+func (s *Server) watchTab(w http.ResponseWriter, r *http.Request, session, tab string, readOnly bool) {
 	pg, tab, err := s.eng.TabPage(r.Context(), session, tab) // "" names the front tab
 	if err != nil {
 		status := http.StatusInternalServerError
@@ -218,7 +303,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer conn.CloseNow()
-	hello, _ := json.Marshal(map[string]string{"t": "tab", "id": tab}) // the front tab, when none was named
+	hello, _ := json.Marshal(map[string]any{"t": "tab", "id": tab, "ro": readOnly}) // the front tab, when none was named
 	if conn.Write(r.Context(), websocket.MessageText, hello) != nil {
 		return
 	}
@@ -255,7 +340,9 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request) {
 				}
 				continue
 			}
-			p.handle(ctx, msg)
+			if !readOnly {
+				p.handle(ctx, msg)
+			}
 		}
 	}()
 	for {

@@ -29,6 +29,7 @@ type signins struct {
 type grant struct {
 	owner   string
 	expires time.Time
+	csrf    string // a dashboard session's token for state-changing requests
 }
 
 func newSignins() *signins {
@@ -49,7 +50,7 @@ func (s *signins) code(owner string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.gc()
-	s.codes[c] = grant{owner, s.now().Add(codeTTL)}
+	s.codes[c] = grant{owner: owner, expires: s.now().Add(codeTTL)}
 	return c
 }
 
@@ -63,20 +64,26 @@ func (s *signins) exchange(code string) (id, owner string, ok bool) {
 		return "", "", false
 	}
 	id = randomID()
-	s.sessions[id] = grant{g.owner, s.now().Add(cookieTTL)}
+	s.sessions[id] = grant{owner: g.owner, expires: s.now().Add(cookieTTL), csrf: randomID()}
 	return id, g.owner, true
 }
 
 // owner is the owner of a dashboard session id, if it is valid.
 func (s *signins) owner(id string) (string, bool) {
+	g, ok := s.session(id)
+	return g.owner, ok
+}
+
+// session is the grant of a dashboard session id, if it is valid.
+func (s *signins) session(id string) (grant, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g, ok := s.sessions[id]
 	if !ok || s.now().After(g.expires) {
 		delete(s.sessions, id)
-		return "", false
+		return grant{}, false
 	}
-	return g.owner, true
+	return g, true
 }
 
 // gc forgets expired codes and sessions. Call with mu held.

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,7 +44,8 @@ func New(h tool.Handler, version string, deny ...string) *mcp.Server {
 		Name:        ToolName,
 		Description: description,
 		InputSchema: inputSchema(deny),
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in tool.Input) (*mcp.CallToolResult, any, error) {
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in tool.Input) (*mcp.CallToolResult, any, error) {
+		defer progress(ctx, req, in)()
 		return call(ctx, h, in), nil, nil
 	})
 	// Source 002's recovery tools, with its schemas; also browser actions.
@@ -123,6 +125,50 @@ func call(ctx context.Context, h tool.Handler, in tool.Input) *mcp.CallToolResul
 		return errorResult(err.Error())
 	}
 	return toolResult(res)
+}
+
+// ProgressEvery is how often a client that asked for progress hears from
+// a call that waits for a person.
+const ProgressEvery = 5 * time.Second
+
+// progress tells a client that gave a progress token, at once and then
+// every ProgressEvery, that the call waits for a person (handoff, or wait
+// with human: true) — so it neither times out nor looks hung. The
+// returned func stops it; it returns at once for every other call.
+func progress(ctx context.Context, req *mcp.CallToolRequest, in tool.Input) (stop func()) {
+	if in.Action != "handoff" && (in.Action != "wait" || !in.Human) || req == nil || req.Session == nil || req.Params == nil {
+		return func() {}
+	}
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return func() {}
+	}
+	msg := "waiting for a person to take the tab in the dashboard and hand it back"
+	if in.Reason != "" {
+		msg += ": " + in.Reason
+	}
+	total := 0.0
+	if in.Timeout > 0 {
+		total = float64(in.Timeout) / 1000
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start := time.Now()
+		t := time.NewTicker(ProgressEvery)
+		defer t.Stop()
+		for {
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
+				Message: msg, Progress: time.Since(start).Seconds(), Total: total})
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // HTTPHandler serves the MCP streamable HTTP transport for h in stateless
@@ -326,6 +372,12 @@ func TabList(tabs []tool.Tab) string {
 		fmt.Fprintf(&b, "%s %s %q <%s>", mark, t.ID, t.Title, t.URL)
 		if t.Task != "" {
 			fmt.Fprintf(&b, " task=%s", t.Task)
+		}
+		if t.Review {
+			b.WriteString(" (left for review)")
+		}
+		if t.LiveViewURL != "" {
+			fmt.Fprintf(&b, " live=%s", t.LiveViewURL)
 		}
 	}
 	return b.String()

@@ -144,6 +144,12 @@ type Tab struct {
 	// Waiting is the agent's reason when it handed the tab to a person
 	// (handoff) and waits for them.
 	Waiting string `json:"waiting,omitempty"`
+	// Review: the tab's task ended (task_end) and the tab stays for a
+	// person to look at.
+	Review bool `json:"review,omitempty"`
+	// LiveViewURL shows the tab live on the dashboard, for a person
+	// signed in there; "" when the daemon has no HTTP listener.
+	LiveViewURL string `json:"liveViewUrl,omitempty"`
 }
 
 // SessionInfo is one session as list_sessions shows it. URL is the first

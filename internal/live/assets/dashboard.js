@@ -30,12 +30,36 @@ function render(data) {
         a.href = '/dashboard/live?session=' + encodeURIComponent(s.id) + '&tab=' + encodeURIComponent(t.id);
         li.append(a, el('span', ' task ' + (t.task || 'default') + (t.active ? ' · in front' : ''), 'task'), el('div', t.url, 'url'));
         if (t.waiting) li.append(el('div', 'waiting for a person: ' + t.waiting, 'waiting'));
+        if (t.review) {
+          const close = el('button', 'Close');
+          close.type = 'button';
+          close.dataset.session = s.id;
+          close.dataset.tab = t.id;
+          close.addEventListener('click', () => closeTab(s.id, t.id));
+          li.append(el('div', 'left for review — the task ended', 'review'), close);
+        }
         list.append(li);
       }
       box.append(list);
     }
     root.append(box);
   }
+}
+
+// csrf is the dashboard session's token, sent back on every POST.
+let csrf = '';
+
+async function closeTab(session, tab) {
+  const r = await fetch('/dashboard/api/close', {
+    method: 'POST', credentials: 'same-origin',
+    headers: {'Content-Type': 'application/json', 'X-Browserd-Csrf': csrf},
+    body: JSON.stringify({session: session, tab: tab}),
+  });
+  const out = await r.json().catch(() => ({}));
+  document.getElementById('updated').textContent = r.ok ? 'closed ' + tab : (out.error || 'closing failed');
+  const data = await (await fetch('/dashboard/api/sessions', {credentials: 'same-origin'})).json();
+  csrf = data.csrf;
+  render(data);
 }
 
 async function refresh() {
@@ -45,7 +69,9 @@ async function refresh() {
       document.getElementById('sessions').replaceChildren(el('p', 'Signed out: run `browserd dashboard` for a new sign-in link.'));
       return;
     }
-    render(await r.json());
+    const data = await r.json();
+    csrf = data.csrf;
+    render(data);
     document.getElementById('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
   } catch (e) {
     document.getElementById('updated').textContent = 'the daemon does not answer';

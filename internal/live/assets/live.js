@@ -4,9 +4,13 @@
 // tab (the agent's input waits meanwhile); "Hand back" returns it.
 'use strict';
 
+// A read-only share link (/dashboard/share/SECRET/) shows one session's
+// tabs without control: its socket and tab list live under the link.
+const shared = location.pathname.startsWith('/dashboard/share/');
 const params = new URLSearchParams(location.search);
-const session = params.get('session') || '', tab = params.get('tab') || '';
-document.getElementById('what').textContent = 'session ' + session + ', tab ' + tab;
+let session = params.get('session') || '';
+const tab = params.get('tab') || '';
+document.getElementById('what').textContent = shared ? 'shared session, read-only' : 'session ' + session + ', tab ' + tab;
 const canvas = document.getElementById('screen');
 const ctx2d = canvas.getContext('2d');
 const status = document.getElementById('status');
@@ -15,7 +19,34 @@ window.browserdFrames = 0;
 window.browserdHolding = false;
 
 const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-const ws = new WebSocket(scheme + '//' + location.host + '/dashboard/ws?session=' + encodeURIComponent(session) + '&tab=' + encodeURIComponent(tab));
+const wsPath = shared ? location.pathname + 'ws?tab=' + encodeURIComponent(tab)
+  : '/dashboard/ws?session=' + encodeURIComponent(session) + '&tab=' + encodeURIComponent(tab);
+const opened = performance.now();
+const ws = new WebSocket(scheme + '//' + location.host + wsPath);
+if (shared) {
+  takeBtn.hidden = true;
+  document.getElementById('home').hidden = true;
+  showTabs();
+}
+
+// showTabs lists the shared session's tabs, each a link to its view.
+async function showTabs() {
+  const nav = document.getElementById('tabs');
+  try {
+    const r = await fetch(location.pathname + 'tabs');
+    if (!r.ok) return;
+    const data = await r.json();
+    session = data.session.id;
+    nav.replaceChildren();
+    for (const t of data.session.tabs) {
+      const a = document.createElement('a');
+      a.textContent = t.id + ' — ' + (t.title || t.url || 'about:blank');
+      a.href = '?tab=' + encodeURIComponent(t.id);
+      nav.append(a);
+    }
+    nav.hidden = false;
+  } catch (e) { /* the view works without the list */ }
+}
 ws.binaryType = 'blob';
 let meta = {w: 1280, h: 720};
 const send = (m) => { if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(m)); };
@@ -24,7 +55,8 @@ ws.onmessage = async (ev) => {
   if (typeof ev.data === 'string') {
     const m = JSON.parse(ev.data);
     if (m.t === 'tab') {
-      document.getElementById('what').textContent = 'session ' + session + ', tab ' + m.id;
+      document.getElementById('what').textContent = (shared ? 'read-only view, ' : 'session ' + session + ', ') + 'tab ' + m.id;
+      if (m.ro) takeBtn.hidden = true;
     } else if (m.t === 'frame') {
       meta = m;
       window.browserdMeta = m;
@@ -44,6 +76,7 @@ ws.onmessage = async (ev) => {
   }
   ctx2d.drawImage(img, 0, 0);
   img.close();
+  if (!window.browserdFrames) window.browserdFirstFrameMs = Math.round(performance.now() - opened);
   window.browserdFrames++;
   if (!window.browserdHolding) status.textContent = 'live';
   ws.send('ack');
