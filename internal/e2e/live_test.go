@@ -99,6 +99,7 @@ func TestLiveView(t *testing.T) {
 		return ""
 	}
 	waitFor("the dashboard lists the agent's tab", "document.body.innerText", "t1 — Animated")
+	waitFor("the dashboard says what goes on in the tab", "document.body.innerText", "in front · idle")
 	if u, _ := pg.Eval(ctx, "location.pathname"); !strings.Contains(u, "/") {
 		t.Fatalf("after sign-in the browser is at %s", u)
 	}

@@ -191,6 +191,14 @@ func (c *call) run(ctx context.Context) error {
 	t.run.Lock()
 	defer t.run.Unlock()
 	e.mu.Lock()
+	t.working = true
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		t.working = false
+		e.mu.Unlock()
+	}()
+	e.mu.Lock()
 	gone := sess.closing || !sess.stored || e.sessions[sess.id] != sess
 	e.mu.Unlock()
 	if gone {

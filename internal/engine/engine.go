@@ -142,6 +142,7 @@ type task struct {
 	lastUsed time.Time
 	popups   []*tab // opened by the page since the last result
 	ended    bool   // task_end was called; tabs stay for review
+	working  bool   // an agent's action runs in the task
 }
 
 type tab struct {
@@ -897,9 +898,20 @@ func (e *Engine) tabsOf(ctx context.Context, t *task) []tool.Tab {
 		e.mu.Lock()
 		waiting, review := tb.waiting, t.ended
 		live := e.liveURL(t.sess.id, tb.id)
+		state := "idle"
+		switch {
+		case tb.held != nil:
+			state = "person in control"
+		case waiting != "":
+			state = "waiting for a person"
+		case review:
+			state = "left for review"
+		case t.working:
+			state = "agent working"
+		}
 		e.mu.Unlock()
 		out = append(out, tool.Tab{ID: tb.id, Task: t.name, URL: url, Title: title, Active: tb == active, Waiting: waiting,
-			Review: review, LiveViewURL: live})
+			Review: review, LiveViewURL: live, State: state})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return tabNum(out[i].ID) < tabNum(out[j].ID) })
 	return out

@@ -147,6 +147,9 @@ type Tab struct {
 	// Review: the tab's task ended (task_end) and the tab stays for a
 	// person to look at.
 	Review bool `json:"review,omitempty"`
+	// State is what is going on in the tab, for a person: agent working,
+	// waiting for a person, person in control, left for review, or idle.
+	State string `json:"state,omitempty"`
 	// LiveViewURL shows the tab live on the dashboard, for a person
 	// signed in there; "" when the daemon has no HTTP listener.
 	LiveViewURL string `json:"liveViewUrl,omitempty"`

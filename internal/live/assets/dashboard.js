@@ -28,7 +28,7 @@ function render(data) {
         const li = el('li', undefined, 'tab');
         const a = el('a', t.id + ' — ' + (t.title || t.url || 'about:blank'));
         a.href = '/dashboard/live?session=' + encodeURIComponent(s.id) + '&tab=' + encodeURIComponent(t.id);
-        li.append(a, el('span', ' task ' + (t.task || 'default') + (t.active ? ' · in front' : ''), 'task'), el('div', t.url, 'url'));
+        li.append(a, el('span', ' task ' + (t.task || 'default') + (t.active ? ' · in front' : '') + (t.state ? ' · ' + t.state : ''), 'task'), el('div', t.url, 'url'));
         if (t.waiting) li.append(el('div', 'waiting for a person: ' + t.waiting, 'waiting'));
         if (t.review) {
           const close = el('button', 'Close');
