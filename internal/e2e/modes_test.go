@@ -182,6 +182,52 @@ func TestIdleTimeout(t *testing.T) {
 	}
 }
 
+// TestCloseEndsBrowser (issue #17 point 3): close ends what it started —
+// when the last session of a browser closes, the browser exits at once,
+// not after the idle timeout, and says so; while another session lives
+// in it, it stays.
+func TestCloseEndsBrowser(t *testing.T) {
+	data := t.TempDir()
+	startDaemon(t, data)
+	if r := cli(t, data, "open", site.URL("/form")); !r.Success {
+		t.Fatal(r.Error)
+	}
+	if r := cli(t, data, "close"); !r.Success || !strings.Contains(r.Content, "the browser exited") {
+		t.Fatalf("close of the profile's last session: %+v", r)
+	}
+	waitNoChromium(t, data)
+	if st := cli(t, data, "status"); !strings.Contains(st.Content, "not running") {
+		t.Fatalf("status after close:\n%s", st.Content)
+	}
+	// Two ephemeral sessions share a browser: it exits with the second.
+	api := socketAPI(t, data)
+	var res struct {
+		Success bool   `json:"success"`
+		Error   string `json:"error"`
+		Content string `json:"content"`
+	}
+	for _, s := range []string{"one", "two"} {
+		api.expect(200, "POST", "/api/actions", map[string]any{"action": "navigate", "session": s, "url": site.URL("/spa"), "snapshot": false}, &res)
+		if !res.Success {
+			t.Fatal(res.Error)
+		}
+	}
+	api.expect(200, "POST", "/api/actions", map[string]any{"action": "close", "session": "one"}, &res)
+	if !res.Success || strings.Contains(res.Content, "exited") {
+		t.Fatalf("closing one of two sessions: %+v", res)
+	}
+	api.expect(200, "POST", "/api/actions", map[string]any{"action": "snapshot", "session": "two"}, &res)
+	if !res.Success {
+		t.Fatalf("the other session after the first closed: %s", res.Error)
+	}
+	api.expect(204, "DELETE", "/api/sessions/two", nil, nil)
+	waitNoChromium(t, data)
+	// The next action starts a browser again.
+	if r := cli(t, data, "open", site.URL("/spa")); !r.Success {
+		t.Fatal(r.Error)
+	}
+}
+
 // TestConcurrentTasks: ten tasks of one profile in parallel, each driving
 // its own page (navigate, type, select, click, snapshot), never see each
 // other's tabs or refs; task_end leaves a task's tab open.

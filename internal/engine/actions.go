@@ -51,6 +51,8 @@ type call struct {
 	inj *injection
 	// slot is the browser the call's session lives in.
 	slot *slot
+	// started is when the call came in.
+	started time.Time
 }
 
 // userError is an action failure whose message is for the agent as is.
@@ -80,7 +82,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 		res.Error = err.Error()
 		return res
 	}
-	c := &call{e: e, in: in, res: res, owner: owner, inj: inj}
+	c := &call{e: e, in: in, res: res, owner: owner, inj: inj, started: time.Now()}
 	err = c.run(ctx)
 	c.res.Success = err == nil
 	if err != nil {
@@ -950,7 +952,15 @@ func (c *call) closeTask(ctx context.Context) error {
 			return err
 		}
 		_ = e.store.ReleaseLease(ctx, s.id, e.node)
-		c.res.Content += fmt.Sprintf("; session %q has no tab left and is closed", s.id)
+		c.res.Content += fmt.Sprintf("; session %q has no tab left and is closed", bareName(s.id))
+	}
+	// Close ends what it started (source 001): a browser no session uses
+	// any more exits now, not after the idle timeout.
+	e.mu.Lock()
+	key := e.slotKey(s)
+	e.mu.Unlock()
+	if closed := e.stopUnused(ctx, key, c.started); len(closed) > 0 {
+		c.res.Content += "; no session uses its browser any more, so the browser exited (state saved); the next action starts one"
 	}
 	return nil
 }

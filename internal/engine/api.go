@@ -178,6 +178,7 @@ func (e *Engine) Tokens() auth.Store {
 // closed (DELETE /api/sessions/{id}); a session only in the store (such
 // as a recoverable one) is closed there.
 func (e *Engine) CloseSession(ctx context.Context, id string) error {
+	started := time.Now()
 	s, q, err := e.liveSession(ctx, id)
 	if err != nil {
 		return err
@@ -236,7 +237,13 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 	if err := e.store.SetState(ctx, q, store.Closed, "closed over the API"); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	return e.store.ReleaseLease(context.WithoutCancel(ctx), q, e.node)
+	err = e.store.ReleaseLease(context.WithoutCancel(ctx), q, e.node)
+	// The browser exits with its last session, as on the close action.
+	e.mu.Lock()
+	key := e.slotKey(s)
+	e.mu.Unlock()
+	e.stopUnused(context.WithoutCancel(ctx), key, started)
+	return err
 }
 
 // SessionHint is source 003 FR-5's prompt block for the caller's session

@@ -735,14 +735,31 @@ func (e *Engine) reap(now time.Time) {
 		}
 	}
 	// A browser none of whose sessions has a tab left is closed.
+	e.stopUnused(ctx, "", now.Add(-e.cfg.IdleTimeout))
+}
+
+// stopUnused closes the browsers none of whose sessions has a tab left and
+// that nobody picked up after unusedSince (profile state saved first),
+// and returns their keys. only, when set, limits it to that browser and
+// also spares one any open session still lives in (a session with no tab
+// yet keeps its context, its injected login with it). An attached browser
+// (--cdp) is never closed.
+func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.Time) []string {
 	e.mu.Lock()
 	busy := map[string]bool{}
 	for _, tb := range e.tabs {
 		busy[e.slotKey(tb.task.sess)] = true
 	}
+	if only != "" {
+		for _, s := range e.sessions {
+			if s.stored && !s.parked && !s.closing {
+				busy[e.slotKey(s)] = true
+			}
+		}
+	}
 	var idleSlots []*slot
 	for key, sl := range e.slots {
-		if sl.br == nil || busy[key] || sl.opening > 0 || now.Sub(sl.used) < e.cfg.IdleTimeout {
+		if sl.br == nil || busy[key] || sl.opening > 0 || sl.used.After(unusedSince) || (only != "" && key != only) || sl.br.Attached() {
 			continue
 		}
 		idleSlots = append(idleSlots, sl)
@@ -776,17 +793,20 @@ func (e *Engine) reap(now time.Time) {
 				used = true
 			}
 		}
-		if sl.br != nil && !used && sl.opening == 0 && time.Since(sl.used) >= e.cfg.IdleTimeout {
+		if sl.br != nil && !used && sl.opening == 0 && !sl.used.After(unusedSince) {
 			idleBrowsers = append(idleBrowsers, idleBrowser{sl.key, sl.br})
 			e.resetSlot(sl)
 		}
 	}
 	e.mu.Unlock()
 	e.launchMu.Unlock()
+	var keys []string
 	for _, ib := range idleBrowsers {
 		_ = e.closeBrowser(ctx, ib.key, ib.br)
-		e.log.Info("closed idle browser", "browser", ib.key)
+		e.log.Info("closed a browser no session uses", "browser", ib.key)
+		keys = append(keys, ib.key)
 	}
+	return keys
 }
 
 // dataFile returns the path for a file the agent names inside a data

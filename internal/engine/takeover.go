@@ -127,7 +127,7 @@ func (e *Engine) CloseTab(ctx context.Context, session, tab string) error {
 	case !ended:
 		return fmt.Errorf("tab %s belongs to task %q, which is still running: only tabs a task left for review (task_end) close here — the agent closes its own tabs", tab, t.name)
 	case last:
-		c := &call{e: e, in: tool.Input{Action: "close"}, task: t, owner: auth.Owner(ctx)}
+		c := &call{e: e, in: tool.Input{Action: "close"}, task: t, owner: auth.Owner(ctx), started: time.Now()}
 		return c.closeTask(ctx)
 	}
 	if err := tb.page.Close(ctx); err != nil && !tb.page.Closed() {
