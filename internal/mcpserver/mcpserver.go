@@ -7,6 +7,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -52,18 +53,28 @@ func New(h tool.Handler, version string, deny ...string) *mcp.Server {
 	if !slices.Contains(deny, "list_sessions") {
 		mcp.AddTool(s, &mcp.Tool{
 			Name:        "list_sessions",
-			Description: "List browser sessions: active, recoverable (after a restart or crash; resume with session_resume), stale, closed, failed.",
+			Description: "List browser sessions: active, recoverable (after a restart or crash: session_resume), stale, closed, failed.",
 			InputSchema: listSessionsSchema(),
 		}, func(ctx context.Context, _ *mcp.CallToolRequest, in ListSessionsInput) (*mcp.CallToolResult, any, error) {
-			return call(ctx, h, tool.Input{Action: "list_sessions", Filter: in.State}), nil, nil
+			if in.State != "" && in.Filter != "" && in.State != in.Filter {
+				return errorResult("give state or filter (the browser tool's name for it), not both"), nil, nil
+			}
+			return call(ctx, h, tool.Input{Action: "list_sessions", Filter: cmp.Or(in.State, in.Filter)}), nil, nil
 		})
 	}
 	if !slices.Contains(deny, "session_resume") {
 		mcp.AddTool(s, &mcp.Tool{
 			Name:        "session_resume",
-			Description: "Resume a recoverable session from a previous server run: its tabs at their URLs, logged in.",
+			Description: "Resume a recoverable session: its tabs at their URLs, logged in.",
 		}, func(ctx context.Context, _ *mcp.CallToolRequest, in SessionResumeInput) (*mcp.CallToolResult, any, error) {
-			return call(ctx, h, tool.Input{Action: "session_resume", Session: in.SessionID}), nil, nil
+			if in.SessionID != "" && in.Session != "" && in.SessionID != in.Session {
+				return errorResult("give session_id or session (the browser tool's name for it), not both"), nil, nil
+			}
+			id := cmp.Or(in.SessionID, in.Session)
+			if id == "" {
+				return errorResult("session_resume needs session_id (or session): the id list_sessions shows"), nil, nil
+			}
+			return call(ctx, h, tool.Input{Action: "session_resume", Session: id}), nil, nil
 		})
 	}
 	if hn, ok := h.(Hinter); ok {
@@ -95,13 +106,17 @@ type Hinter interface {
 }
 
 // ListSessionsInput is the list_sessions tool's input (source 002).
+// Filter is the browser tool's name for State: either works.
 type ListSessionsInput struct {
-	State string `json:"state,omitempty" jsonschema:"Filter by state"`
+	State  string `json:"state,omitempty" jsonschema:"Filter by state"`
+	Filter string `json:"filter,omitempty"`
 }
 
 // SessionResumeInput is the session_resume tool's input (source 002).
+// Session is the browser tool's name for SessionID: either works.
 type SessionResumeInput struct {
-	SessionID string `json:"session_id" jsonschema:"Session ID to resume"`
+	SessionID string `json:"session_id,omitempty" jsonschema:"Session ID to resume"`
+	Session   string `json:"session,omitempty"`
 }
 
 func listSessionsSchema() *jsonschema.Schema {

@@ -287,3 +287,36 @@ func TestStreamableHTTPStateless(t *testing.T) {
 		t.Errorf("text = %q", got)
 	}
 }
+
+// TestRecoveryToolsVocabulary (issue #17 point 12): list_sessions and
+// session_resume take the browser tool's names too (filter, session),
+// besides source 002's (state, session_id).
+func TestRecoveryToolsVocabulary(t *testing.T) {
+	h := &fakeHandler{}
+	cs := connect(t, h)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want tool.Input
+	}{
+		{"list_sessions", map[string]any{"state": "recoverable"}, tool.Input{Action: "list_sessions", Filter: "recoverable"}},
+		{"list_sessions", map[string]any{"filter": "stale"}, tool.Input{Action: "list_sessions", Filter: "stale"}},
+		{"session_resume", map[string]any{"session_id": "work"}, tool.Input{Action: "session_resume", Session: "work"}},
+		{"session_resume", map[string]any{"session": "home"}, tool.Input{Action: "session_resume", Session: "home"}},
+	} {
+		h.inputs = nil
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s %v: %v %+v", c.tool, c.args, err, res)
+		}
+		if len(h.inputs) != 1 || h.inputs[0].Action != c.want.Action || h.inputs[0].Filter != c.want.Filter || h.inputs[0].Session != c.want.Session {
+			t.Errorf("%s %v: the engine got %+v, want %+v", c.tool, c.args, h.inputs, c.want)
+		}
+	}
+	for _, args := range []map[string]any{{}, {"session": "a", "session_id": "b"}} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "session_resume", Arguments: args})
+		if err != nil || !res.IsError {
+			t.Errorf("session_resume %v: want a clear error, got %v %+v", args, err, res)
+		}
+	}
+}
