@@ -152,8 +152,9 @@ func parseState(w http.ResponseWriter, raw json.RawMessage, path string) (*stora
 }
 
 // CreateSession is the body of POST /api/sessions (and /api/sandboxes):
-// source 003's request. Fields browserd does not use (flavor, enableVnc)
-// are accepted and ignored.
+// source 003's request. flavor is accepted and ignored; enableVnc asks
+// for a live view, which is the dashboard's (docs/live-view.md): the answer's
+// liveViewUrl, refused when the daemon has no dashboard.
 type CreateSession struct {
 	Name           string          `json:"name,omitempty"`
 	Profile        string          `json:"profile,omitempty"`
@@ -166,6 +167,9 @@ type CreateSession struct {
 	UserAgent   string               `json:"userAgent,omitempty"`
 	Timezone    string               `json:"timezone,omitempty"`
 	Geolocation *browser.Geolocation `json:"geolocation,omitempty"`
+	// EnableVnc (source 003) asks to watch the session: browserd's live
+	// view answers it.
+	EnableVnc bool `json:"enableVnc,omitempty"`
 }
 
 // BrowserSession is the state to inject: inline, or a stored session.
@@ -197,6 +201,11 @@ func (a *api) createSession(w http.ResponseWriter, r *http.Request) {
 	}
 	var body CreateSession
 	if !decodeBody(w, r, MaxStateBodyBytes, &body) {
+		return
+	}
+	if body.EnableVnc && a.liveBase == "" {
+		writeProblem(w, http.StatusBadRequest, "enableVnc needs the dashboard", storagestate.Errors{{Path: "enableVnc",
+			Msg: "browserd's live view (not VNC) answers it, on the dashboard of the daemon's HTTP listener: start the daemon with --listen HOST:PORT, or leave enableVnc out"}}, "")
 		return
 	}
 	req := inject.Request{Session: body.Name, Profile: body.Profile, AllowedDomains: body.AllowedDomains, Policy: inject.Policy(body.DomainPolicy),

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -70,7 +71,8 @@ func TestCreateSession(t *testing.T) {
 	}{
 		{"empty body", ``, 201, ""},
 		{"inline", `{"name":"w","browserSession":{"type":"inline","storageState":` + okState + `}}`, 201, ""},
-		{"sandbox fields ignored", `{"flavor":"agent-ready","enableVnc":true}`, 201, ""},
+		{"flavor ignored", `{"flavor":"agent-ready"}`, 201, ""},
+		{"enableVnc without a dashboard", `{"enableVnc":true}`, 400, "enableVnc"},
 		{"missing state", `{"browserSession":{"type":"inline"}}`, 400, "browserSession.storageState"},
 		{"bad cookie", `{"browserSession":{"type":"inline","storageState":{"cookies":[{"name":"a","value":"b","domain":"x","sameSite":"Sometimes"}]}}}`, 400, "browserSession.storageState.cookies[0].sameSite"},
 		{"bad type", `{"browserSession":{"type":"magic"}}`, 400, "browserSession.type"},
@@ -179,5 +181,15 @@ func TestOpenAPI(t *testing.T) {
 		if ops[strings.ToLower(method)] == nil {
 			t.Errorf("openapi.json does not describe %s", route)
 		}
+	}
+}
+
+// TestEnableVnc: source 003's enableVnc is answered with the live view
+// when the daemon has a dashboard.
+func TestEnableVnc(t *testing.T) {
+	h := httpapi.New(&fakeSessions{}, httpapi.Options{LiveBase: "http://127.0.0.1:8765"})
+	rec, m := do(t, h, "POST", "/api/sessions", `{"name":"w","enableVnc":true}`)
+	if rec.Code != http.StatusCreated || !strings.HasPrefix(fmt.Sprint(m["liveViewUrl"]), "http://127.0.0.1:8765/dashboard/live?session=") {
+		t.Fatalf("enableVnc with a dashboard: %d %s", rec.Code, rec.Body)
 	}
 }
