@@ -21,11 +21,17 @@ vet:
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-# Every test: unit tests with the race detector, then the end-to-end suites
-# against real headless Chromium, the conformance corpus included — also run
-# against Playwright MCP (installed with npm; skipped, saying so, without npm).
+# Every test: unit tests with the race detector — the PostgreSQL store's
+# against a throwaway cluster (scripts/ensure-postgres.sh, which installs
+# PostgreSQL when missing), stopped afterwards whatever the outcome — then
+# the end-to-end suites against real headless Chromium, the conformance
+# corpus included — also run against Playwright MCP (installed with npm;
+# skipped, saying so, without npm).
 test: chromium vet
-	$(GO) test -race -count=1 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e)
+	pgdir=$$(mktemp -d /tmp/browserd-pg.XXXXXX) && \
+	trap 'scripts/ensure-postgres.sh stop "$$pgdir"' EXIT && trap 'exit 130' INT TERM && \
+	url=$$(scripts/ensure-postgres.sh start "$$pgdir") && \
+	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -race -count=1 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e)
 	BROWSERD_CONFORMANCE_PEERS=1 $(GO) test -count=1 -timeout 12m -v -run 'TestConformancePlaywright' ./internal/e2e/
 	$(GO) test -count=1 -timeout 12m ./internal/e2e/
 

@@ -5,6 +5,7 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -38,6 +40,7 @@ type Config struct {
 	Headed      bool          `name:"headed" env:"BROWSERD_HEADED" help:"Show the browser window."`
 	CDP         string        `name:"cdp" env:"BROWSERD_CDP" help:"Attach to a running browser at this ws:// URL instead of launching one." placeholder:"WS_URL"`
 	IdleTimeout time.Duration `name:"idle-timeout" env:"BROWSERD_IDLE_TIMEOUT" default:"5m" help:"Close idle tasks' pages, and the browser when nothing is left, after this long."`
+	ReviewGrace time.Duration `name:"review-grace" env:"BROWSERD_REVIEW_GRACE" default:"1h" help:"Keep the tabs of a task that ended (task_end) open this long for a person to review; 0: until closed."`
 	ActionTime  time.Duration `name:"action-timeout" env:"BROWSERD_ACTION_TIMEOUT" default:"10s" help:"Default timeout of an action."`
 	NavTime     time.Duration `name:"nav-timeout" env:"BROWSERD_NAV_TIMEOUT" default:"30s" help:"Default timeout of a navigation."`
 	Width       int           `name:"viewport-width" env:"BROWSERD_VIEWPORT_WIDTH" default:"1280" help:"Viewport width."`
@@ -45,8 +48,8 @@ type Config struct {
 	UploadDir   string        `name:"upload-dir" env:"BROWSERD_UPLOAD_DIR" help:"Folder uploads are taken from (default <data>/uploads)." placeholder:"DIR"`
 	LogLevel    string        `name:"log-level" env:"BROWSERD_LOG_LEVEL" default:"info" enum:"debug,info,warn,error" help:"Log level."`
 
-	DB                  string        `name:"db" env:"BROWSERD_DB" help:"The store: a SQLite file (default <data>/browserd.db)." placeholder:"PATH"`
-	SecretKeyFile       string        `name:"secret-key-file" env:"BROWSERD_SECRET_KEY_FILE" help:"AES-256 key that encrypts captures and saved states (default <data>/secret.key, made on first start)." placeholder:"PATH"`
+	DB                  string        `name:"db" env:"BROWSERD_DB" help:"The store: a SQLite file (default <data>/browserd.db), or a postgres:// URL of a PostgreSQL database that several daemons share (give them all one --secret-key-file; the password is best in PGPASSWORD or ~/.pgpass)." placeholder:"PATH|URL"`
+	SecretKeyFile       string        `name:"secret-key-file" env:"BROWSERD_SECRET_KEY_FILE" help:"AES-256 key that encrypts captures and saved states (default <data>/secret.key, made on first start); every daemon sharing a store needs the same one." placeholder:"PATH"`
 	SnapshotInterval    time.Duration `name:"snapshot-interval" env:"BROWSERD_SNAPSHOT_INTERVAL" default:"30s" help:"Capture a session's state after state-changing actions, at most this often (0: after every one)."`
 	MaxSessionAge       time.Duration `name:"max-session-age" env:"BROWSERD_MAX_SESSION_AGE" default:"24h" help:"At start-up, a session left active whose last capture is older than this becomes stale instead of recoverable."`
 	AutoRehydrate       bool          `name:"auto-rehydrate" env:"BROWSERD_AUTO_REHYDRATE" help:"At start-up, bring back every recoverable session without waiting for session_resume."`
@@ -54,6 +57,10 @@ type Config struct {
 	NoCapture           bool          `name:"no-capture" env:"BROWSERD_NO_CAPTURE" help:"Take no state captures: sessions cannot be recovered after a restart or crash."`
 
 	NotifyURL string `name:"notify-url" env:"BROWSERD_NOTIFY_URL" help:"POST a JSON note here when an agent asks a person for help (handoff), with the tab's live-view URL." placeholder:"URL"`
+
+	// MetricsListen serves /metrics alone, without a token, for a
+	// Prometheus scraper; /metrics on Listen and the socket needs admin.
+	MetricsListen string `name:"metrics-listen" env:"BROWSERD_METRICS_LISTEN" help:"Also serve Prometheus metrics at /metrics on this HOST:PORT, without a token (for a scraper on a private network); /metrics on --listen needs admin's token." placeholder:"ADDR"`
 }
 
 // DefaultListen is the TCP address `browserd serve` listens on when no
@@ -65,6 +72,7 @@ func Default() Config {
 	return Config{
 		Listen:      DefaultListen,
 		IdleTimeout: 5 * time.Minute,
+		ReviewGrace: time.Hour,
 		ActionTime:  10 * time.Second,
 		NavTime:     30 * time.Second,
 		Width:       1280,
@@ -107,6 +115,11 @@ func (c *Config) Resolve() error {
 	if c.DB == "" {
 		c.DB = filepath.Join(c.Data, "browserd.db")
 	}
+	if store.IsPostgresURL(c.DB) {
+		if _, err := url.Parse(c.DB); err != nil {
+			return fmt.Errorf("--db: cannot read the PostgreSQL URL %s; want postgres://USER@HOST[:PORT]/DATABASE[?sslmode=…]", store.RedactURL(c.DB))
+		}
+	}
 	if c.SecretKeyFile == "" {
 		c.SecretKeyFile = filepath.Join(c.Data, "secret.key")
 	}
@@ -128,6 +141,14 @@ func (c *Config) Resolve() error {
 	for _, a := range c.DenyActions {
 		if !slices.Contains(tool.Actions, a) {
 			return fmt.Errorf("--deny-actions %q: not an action; actions are %s", a, strings.Join(tool.Actions, ", "))
+		}
+	}
+	if c.MetricsListen != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
+			return fmt.Errorf("--metrics-listen %q: want HOST:PORT, e.g. 10.0.0.5:9465 (an address only the scraper can reach: it needs no token)", c.MetricsListen)
+		}
+		if c.MetricsListen == c.Listen {
+			return fmt.Errorf("--metrics-listen %s is also --listen: give the metrics an address of their own, or drop --metrics-listen and scrape /metrics on --listen with admin's token", c.MetricsListen)
 		}
 	}
 	if c.CDP != "" && !strings.HasPrefix(c.CDP, "ws://") && !strings.HasPrefix(c.CDP, "wss://") {
@@ -155,9 +176,16 @@ type Setting struct {
 // Settings lists the settings that differ from the defaults, in a fixed
 // order, plus listen always: a daemon that a command starts does not listen
 // on TCP unless told to, so its listen address is never implied. The data
-// directory is not a setting here; DaemonArgs adds it.
-func (c *Config) Settings() []Setting {
+// directory is not a setting here; DaemonArgs adds it. A password in a
+// PostgreSQL --db URL is masked.
+func (c *Config) Settings() []Setting { return c.settings(true) }
+
+func (c *Config) settings(redact bool) []Setting {
 	d := Default()
+	db := c.DB
+	if redact && store.IsPostgresURL(db) {
+		db = store.RedactURL(db)
+	}
 	var out []Setting
 	add := func(cond bool, flag string, vals ...string) {
 		if cond {
@@ -173,16 +201,18 @@ func (c *Config) Settings() []Setting {
 	add(c.AllowPrivate, "allow-private")
 	add(c.NoWrap, "no-wrap")
 	add(true, "listen", c.Listen)
+	add(c.MetricsListen != "", "metrics-listen", c.MetricsListen)
 	add(c.Headed, "headed")
 	add(c.CDP != "", "cdp", c.CDP)
 	add(c.IdleTimeout != d.IdleTimeout, "idle-timeout", c.IdleTimeout.String())
+	add(c.ReviewGrace != d.ReviewGrace, "review-grace", c.ReviewGrace.String())
 	add(c.ActionTime != d.ActionTime, "action-timeout", c.ActionTime.String())
 	add(c.NavTime != d.NavTime, "nav-timeout", c.NavTime.String())
 	add(c.Width != d.Width, "viewport-width", fmt.Sprint(c.Width))
 	add(c.Height != d.Height, "viewport-height", fmt.Sprint(c.Height))
 	add(c.UploadDir != "" && c.UploadDir != c.Path("uploads"), "upload-dir", c.UploadDir)
 	add(c.LogLevel != "" && c.LogLevel != d.LogLevel, "log-level", c.LogLevel)
-	add(c.DB != "" && c.DB != c.Path("browserd.db"), "db", c.DB)
+	add(c.DB != "" && c.DB != c.Path("browserd.db"), "db", db)
 	add(c.SecretKeyFile != "" && c.SecretKeyFile != c.Path("secret.key"), "secret-key-file", c.SecretKeyFile)
 	add(c.SnapshotInterval != d.SnapshotInterval, "snapshot-interval", c.SnapshotInterval.String())
 	add(c.MaxSessionAge != d.MaxSessionAge, "max-session-age", c.MaxSessionAge.String())
@@ -199,7 +229,7 @@ func (c *Config) Settings() []Setting {
 // address, where `browserd serve` alone would listen on DefaultListen.
 func (c *Config) DaemonArgs() []string {
 	args := []string{"--data", c.Data}
-	for _, s := range c.Settings() {
+	for _, s := range c.settings(false) {
 		if len(s.Values) == 0 {
 			args = append(args, "--"+s.Flag)
 		}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,5 +93,55 @@ func TestMismatches(t *testing.T) {
 				t.Errorf("Mismatches (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A PostgreSQL --db is passed on to a daemon a command starts as given,
+// but reported by Settings with its password masked.
+func TestDBURL(t *testing.T) {
+	const db = "postgres://browserd:s3cret@db.example:5432/browserd?sslmode=require"
+	c := resolved(t, func(c *Config) { c.DB = db })
+	if args := c.DaemonArgs(); !slices.Contains(args, db) {
+		t.Errorf("DaemonArgs %q: the --db URL is not passed on as given", args)
+	}
+	for _, s := range c.Settings() {
+		if s.Flag == "db" && !slices.Equal(s.Values, []string{"postgres://browserd:xxxxx@db.example:5432/browserd?sslmode=require"}) {
+			t.Errorf("Settings' db = %q, want the password masked", s.Values)
+		}
+	}
+	// The same URL given to a command and the daemon is no mismatch.
+	if m := Mismatches(c.Settings(), c.Settings()); len(m) != 0 {
+		t.Errorf("Mismatches = %+v", m)
+	}
+	c = Default()
+	c.Data = t.TempDir()
+	c.DB = "postgres://u:pw@host:port/db"
+	if err := c.Resolve(); err == nil || strings.Contains(err.Error(), "pw") {
+		t.Errorf("Resolve with a URL that cannot be read = %v; want an error without the password", err)
+	}
+}
+
+// --metrics-listen is checked, reported and passed on to a daemon a
+// command starts.
+func TestMetricsListen(t *testing.T) {
+	c := resolved(t, func(c *Config) { c.Listen = ""; c.MetricsListen = "127.0.0.1:9465" })
+	if args := c.DaemonArgs(); !slices.Contains(args, "--metrics-listen") || !slices.Contains(args, "127.0.0.1:9465") {
+		t.Errorf("DaemonArgs %q lack --metrics-listen 127.0.0.1:9465", args)
+	}
+	if !slices.ContainsFunc(c.Settings(), func(s Setting) bool {
+		return s.Flag == "metrics-listen" && slices.Equal(s.Values, []string{"127.0.0.1:9465"})
+	}) {
+		t.Errorf("Settings %+v lack metrics-listen", c.Settings())
+	}
+	for _, tc := range []struct{ listen, metrics, want string }{
+		{"", "9465", "want HOST:PORT"},
+		{DefaultListen, DefaultListen, "is also --listen"},
+	} {
+		c := Default()
+		c.Data = t.TempDir()
+		c.Listen, c.MetricsListen = tc.listen, tc.metrics
+		if err := c.Resolve(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--listen %q --metrics-listen %q: %v, want an error saying %q", tc.listen, tc.metrics, err, tc.want)
+		}
 	}
 }

@@ -4,9 +4,17 @@
 //
 // Lifecycle of Run, in order: create <data> (0700) → lock <data>/browserd.lock
 // (one daemon per data directory) → write browserd.pid → listen on
-// browserd.sock (0600) and cfg.Listen → serve until ctx ends → shut HTTP down
-// (bounded by ShutdownTimeout) → close the engine → remove the socket and pid
-// file → release the lock. A step that fails undoes the ones before it.
+// browserd.sock (0600), cfg.Listen and cfg.MetricsListen → serve until ctx
+// ends → shut HTTP down (bounded by ShutdownTimeout) → close the engine →
+// remove the socket and pid file → release the lock. A step that fails
+// undoes the ones before it.
+//
+// Metrics (package metrics) are served at /metrics to admin — over the
+// socket, or over TCP with admin's token — and, when cfg.MetricsListen is
+// set, without a token on that address, which serves nothing else. They
+// are the engine's Set when it has one (Metrics() *metrics.Set), else a
+// Set of the daemon's own; an engine that is a metrics.Source gives the
+// gauges of sessions, tabs and Chromium.
 package daemon
 
 import (
@@ -30,6 +38,7 @@ import (
 	"github.com/browserd/browserd/internal/httpapi"
 	"github.com/browserd/browserd/internal/live"
 	"github.com/browserd/browserd/internal/mcpserver"
+	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -168,6 +177,16 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 		listeners = append(listeners, tcpLn)
 		dashBase = "http://" + tcpLn.Addr().String()
 	}
+	var metricsLn net.Listener
+	if cfg.MetricsListen != "" {
+		if metricsLn, err = net.Listen("tcp", cfg.MetricsListen); err != nil {
+			for _, ln := range listeners {
+				ln.Close()
+			}
+			return fmt.Errorf("listen on %s for metrics: %w; choose another address with --metrics-listen HOST:PORT, or leave it out and scrape /metrics on --listen with admin's token", cfg.MetricsListen, err)
+		}
+	}
+	set := metricsOf(eng)
 	// The dashboard and live view (internal/live), for engines that have
 	// tabs to show.
 	var dash *live.Server
@@ -184,9 +203,17 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 		servers []*http.Server
 		failed  = make(chan error, len(listeners))
 	)
-	for _, ln := range listeners {
+	handlers := make([]http.Handler, len(listeners))
+	for i := range listeners {
+		handlers[i] = newMux(eng, tokens, log, version, cfg, dash, set)
+	}
+	if metricsLn != nil {
+		listeners = append(listeners, metricsLn)
+		handlers = append(handlers, metricsMux(set))
+	}
+	for i, ln := range listeners {
 		srv := &http.Server{
-			Handler:           newMux(eng, tokens, log, version, cfg, dash),
+			Handler:           handlers[i],
 			BaseContext:       func(net.Listener) context.Context { return ctx },
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -199,7 +226,7 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 		})
 	}
 	log.Info("browserd started", "pid", os.Getpid(), "version", version, "data", cfg.Data,
-		"socket", sock, "listen", cfg.Listen, "admin_token_file", cfg.Path(tokenFile))
+		"socket", sock, "listen", cfg.Listen, "metrics_listen", cfg.MetricsListen, "admin_token_file", cfg.Path(tokenFile))
 
 	select {
 	case <-ctx.Done():
@@ -225,13 +252,14 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 	return err
 }
 
-// newMux routes one listener's requests: the JSON API under /api/ and MCP
-// streamable HTTP (stateless) at /mcp.
+// newMux routes one listener's requests: the JSON API under /api/, MCP
+// streamable HTTP (stateless) at /mcp and the metrics at /metrics (admin
+// only).
 //
 // Over the Unix socket callers act as admin; over TCP every route but
 // /api/health needs a bearer token (package auth). Without a token store
 // (test engines) TCP callers are refused.
-func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg config.Config, dash *live.Server) http.Handler {
+func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg config.Config, dash *live.Server, set *metrics.Set) http.Handler {
 	deny := cfg.DenyActions
 	liveBase := ""
 	if dash != nil {
@@ -242,6 +270,7 @@ func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg
 	mux.Handle("GET /api/health", api)
 	mux.Handle("/api/", auth.Require(tokens, api))
 	mux.Handle("/mcp", httpapi.Guard(auth.Require(tokens, mcpserver.HTTPHandler(eng, version, deny...))))
+	mux.Handle("GET /metrics", httpapi.Guard(auth.Require(tokens, adminOnly(set.Handler()))))
 	if dash != nil {
 		// The dashboard signs people in with a cookie of its own; the URL
 		// that does it comes from the API, as the caller's owner.
@@ -254,6 +283,46 @@ func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg
 		mux.Handle("/", http.NotFoundHandler())
 	}
 	return mux
+}
+
+// metricsMux serves the metrics alone, to anyone: the handler of
+// --metrics-listen, an address meant for a scraper on a private network.
+func metricsMux(set *metrics.Set) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", set.Handler())
+	mux.Handle("/", http.NotFoundHandler())
+	return mux
+}
+
+// adminOnly lets only admin's requests through (auth.Require has set the
+// owner); others get a 403 JSON error that says where metrics are served.
+func adminOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if auth.Owner(r.Context()) != auth.Admin {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprintf(w, "{\"error\":%q}\n", "only admin reads the metrics: use admin's token (<data>/token), or scrape the daemon's --metrics-listen address, which needs none")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// metricsOf is the engine's metrics, when it keeps them, else a Set of the
+// daemon's own (the Go runtime and the process, at least); an engine that
+// is a metrics.Source feeds its gauges.
+func metricsOf(eng Engine) *metrics.Set {
+	var set *metrics.Set
+	if m, ok := eng.(interface{ Metrics() *metrics.Set }); ok {
+		set = m.Metrics()
+	}
+	if set == nil {
+		set = metrics.New()
+	}
+	if src, ok := eng.(metrics.Source); ok {
+		set.SetSource(src)
+	}
+	return set
 }
 
 // tokensOf is the engine's token store, if it keeps one.

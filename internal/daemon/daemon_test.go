@@ -21,6 +21,7 @@ import (
 	"github.com/browserd/browserd/internal/client"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/daemon"
+	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -431,4 +432,161 @@ func getHealth(t *testing.T, addr string) (*http.Response, []byte) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	return resp, body
+}
+
+// metricsEngine is a tokenEngine with metrics of its own, and a
+// metrics.Source.
+type metricsEngine struct {
+	tokenEngine
+	set *metrics.Set
+}
+
+func (e *metricsEngine) Metrics() *metrics.Set { return e.set }
+
+func (e *metricsEngine) Stats(context.Context) metrics.Stats {
+	return metrics.Stats{SessionsByState: map[string]int{"active": 1}, Tasks: 2, Tabs: 3}
+}
+
+// /metrics is admin's on --listen and the socket, and anyone's on
+// --metrics-listen, which serves nothing else; both close with the daemon.
+func TestMetrics(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Listen = freePort(t)
+	cfg.MetricsListen = freePort(t)
+	eng := &metricsEngine{set: metrics.New()}
+	eng.set.Action("navigate", true, 40*time.Millisecond)
+	stop := start(t, cfg, eng)
+	b, _ := os.ReadFile(cfg.Path("token"))
+	admin := strings.TrimSpace(string(b))
+	bob, _, err := auth.New(t.Context(), &eng.tokens, "bob", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	get := func(url, token string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", url, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", url, err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	wantMetrics := func(where, body string) {
+		t.Helper()
+		for _, line := range []string{
+			`browserd_actions_total{action="navigate",outcome="ok"} 1`,
+			`browserd_sessions{state="active"} 1`,
+			`browserd_tabs 3`,
+		} {
+			if !strings.Contains(body, "\n"+line+"\n") {
+				t.Errorf("%s: the metrics lack %q", where, line)
+			}
+		}
+	}
+
+	for _, tc := range []struct {
+		token string
+		want  int
+	}{{"", 401}, {"bd_wrong", 401}, {bob, 403}, {admin, 200}} {
+		status, body := get("http://"+cfg.Listen+"/metrics", tc.token)
+		if status != tc.want {
+			t.Errorf("GET /metrics on --listen with token %.8q: %d %s, want %d", tc.token, status, body, tc.want)
+		}
+		if status == 403 && !strings.Contains(body, "--metrics-listen") {
+			t.Errorf("403 on /metrics does not say where else to scrape: %s", body)
+		}
+		if status == 200 {
+			wantMetrics("--listen with admin's token", body)
+		}
+	}
+
+	status, body := get("http://"+cfg.MetricsListen+"/metrics", "")
+	if status != 200 {
+		t.Fatalf("GET /metrics on --metrics-listen: %d %s", status, body)
+	}
+	wantMetrics("--metrics-listen", body)
+	for _, path := range []string{"/api/health", "/api/sessions", "/mcp", "/"} {
+		if status, _ := get("http://"+cfg.MetricsListen+path, admin); status != http.StatusNotFound {
+			t.Errorf("GET %s on --metrics-listen: %d, want 404", path, status)
+		}
+	}
+
+	// Over the socket callers are admin.
+	uc := &http.Client{Transport: &http.Transport{
+		DisableKeepAlives: true,
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", cfg.SocketPath())
+		},
+	}}
+	resp, err := uc.Get("http://browserd/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("GET /metrics over the socket: %d", resp.StatusCode)
+	}
+	wantMetrics("the socket", string(b))
+
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := net.Dial("tcp", cfg.MetricsListen); err == nil {
+		t.Error("--metrics-listen still listens after the daemon stopped")
+	}
+}
+
+// Without metrics of the engine's own the daemon still serves the Go
+// runtime's and the process's.
+func TestMetricsOfTheDaemon(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.MetricsListen = freePort(t)
+	start(t, cfg, &fakeEngine{})
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := hc.Get("http://" + cfg.MetricsListen + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), "\ngo_goroutines ") || !strings.Contains(string(b), "browserd_lease_takeovers_total 0") {
+		t.Errorf("GET /metrics: %d %.300s", resp.StatusCode, b)
+	}
+}
+
+// A busy --metrics-listen stops the start, naming the flag, and leaves
+// nothing behind.
+func TestMetricsListenBusy(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cfg := testConfig(t)
+	cfg.Listen = freePort(t)
+	cfg.MetricsListen = ln.Addr().String()
+	eng := &fakeEngine{}
+	err = daemon.Run(context.Background(), cfg, eng, nil)
+	if err == nil || !strings.Contains(err.Error(), "--metrics-listen") {
+		t.Errorf("Run with a busy --metrics-listen: %v, want an error naming --metrics-listen", err)
+	}
+	if eng.closeCount() != 1 {
+		t.Errorf("engine closed %d times, want 1", eng.closeCount())
+	}
+	if c, err := net.Dial("tcp", cfg.Listen); err == nil {
+		c.Close()
+		t.Error("--listen left open after a failed start")
+	}
+	for _, f := range []string{cfg.SocketPath(), cfg.Path("browserd.pid")} {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s left behind after a failed start", f)
+		}
+	}
 }

@@ -182,6 +182,64 @@ func TestIdleTimeout(t *testing.T) {
 	}
 }
 
+// TestReviewGrace (issue #17 point 11): an ended task's tabs are for a
+// person to review: the idle timer that ends an agent's tabs leaves them
+// (and their browser) be; status lists them with their age.
+func TestReviewGrace(t *testing.T) {
+	data := t.TempDir()
+	startDaemon(t, data, "--idle-timeout", "1s", "--review-grace", "0")
+	api := socketAPI(t, data)
+	var res struct {
+		Success bool   `json:"success"`
+		Error   string `json:"error"`
+		Content string `json:"content"`
+	}
+	for _, task := range []string{"review", "work"} {
+		api.expect(200, "POST", "/api/actions", map[string]any{"action": "navigate", "session": "s", "task": task, "url": site.URL("/form"), "snapshot": false}, &res)
+		if !res.Success {
+			t.Fatal(res.Error)
+		}
+	}
+	api.expect(200, "POST", "/api/actions", map[string]any{"action": "task_end", "session": "s", "task": "review"}, &res)
+	if !res.Success || !strings.Contains(res.Content, "until a person closes them") {
+		t.Fatalf("task_end: %+v", res)
+	}
+	// The working task goes idle and closes; the review tab stays.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		api.expect(200, "POST", "/api/actions", map[string]any{"action": "status"}, &res)
+		if !strings.Contains(res.Content, "task work") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the idle task is still open:\n%s", res.Content)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second) // several more reaper rounds
+	api.expect(200, "POST", "/api/actions", map[string]any{"action": "status"}, &res)
+	if !strings.Contains(res.Content, "task review (ended; left for review") || strings.Contains(res.Content, "not running") {
+		t.Fatalf("the review tab did not stay:\n%s", res.Content)
+	}
+	if len(chromiumPIDs(data)) == 0 {
+		t.Fatal("the browser closed under a review tab")
+	}
+	// After a restart the review tab comes back with the session, still
+	// for review.
+	stopDaemon(t, data)
+	waitNoChromium(t, data)
+	startDaemon(t, data, "--idle-timeout", "1s", "--review-grace", "0")
+	api = socketAPI(t, data)
+	api.expect(200, "POST", "/api/actions", map[string]any{"action": "session_resume", "session": "s"}, &res)
+	if !res.Success {
+		t.Fatalf("resume: %s", res.Error)
+	}
+	api.expect(200, "POST", "/api/actions", map[string]any{"action": "status"}, &res)
+	if !strings.Contains(res.Content, "task review (ended; left for review") {
+		t.Fatalf("the review tab did not come back for review:\n%s", res.Content)
+	}
+}
+
 // TestCloseEndsBrowser (issue #17 point 3): close ends what it started —
 // when the last session of a browser closes, the browser exits at once,
 // not after the idle timeout, and says so; while another session lives

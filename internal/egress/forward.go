@@ -33,8 +33,8 @@ func (s *Session) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 // decide checks a request against the session's policy, records and logs
 // the verdict.
-func (s *Session) decide(ctx context.Context, host, port, target string) Decision {
-	ctx, cancel := context.WithTimeout(ctx, s.p.opts.DialTimeout)
+func (s *Session) decide(reqCtx context.Context, host, port, target string) Decision {
+	ctx, cancel := context.WithTimeout(reqCtx, s.p.opts.DialTimeout)
 	defer cancel()
 	d := s.pol.Load().check(ctx, s.p.opts.Resolver, host, port)
 	d.URL = target
@@ -47,8 +47,13 @@ func (s *Session) decide(ctx context.Context, host, port, target string) Decisio
 		return d
 	}
 	s.p.log.Info("egress: refused", "session", s.addr, "target", d.URL, "rule", d.Rule, "addr", d.Addr)
-	if d.Rule != RuleNoResolve {
+	if d.Rule == RuleNoResolve {
+		if reqCtx.Err() == nil { // not abandoned by the browser
+			s.p.forwarded(false)
+		}
+	} else {
 		s.record(d)
+		s.p.refused(RefusalKind(d))
 	}
 	return d
 }
@@ -110,6 +115,7 @@ func (s *Session) forward(w http.ResponseWriter, r *http.Request) {
 	case scheme == "http":
 	case scheme == "ws" && upgrade:
 	default:
+		s.p.refused(RefusedScheme)
 		http.Error(w, fmt.Sprintf("browserd egress proxy: scheme %q is not proxied (use CONNECT for https)", scheme), http.StatusBadRequest)
 		return
 	}
@@ -142,11 +148,13 @@ func (s *Session) forward(w http.ResponseWriter, r *http.Request) {
 	resp, err := s.tr.RoundTrip(out)
 	if err != nil {
 		if ctx.Err() == nil {
+			s.p.forwarded(false)
 			s.p.log.Debug("egress: upstream failed", "target", d.URL, "err", err)
 			http.Error(w, "browserd egress proxy: "+d.URL+": "+err.Error(), http.StatusBadGateway)
 		}
 		return
 	}
+	s.p.forwarded(true)
 	defer resp.Body.Close()
 	copyResponse(w, resp)
 }
@@ -199,6 +207,9 @@ func copyResponse(w http.ResponseWriter, resp *http.Response) {
 func (s *Session) dialChecked(w http.ResponseWriter, r *http.Request, d Decision, what string) (net.Conn, bool) {
 	up, err := s.p.dialAddr(r.Context(), "tcp", netip.AddrPortFrom(d.Addr, parsePortNum(d.Port)).String())
 	if err != nil {
+		if r.Context().Err() == nil {
+			s.p.forwarded(false)
+		}
 		http.Error(w, "browserd egress proxy: "+what+": "+err.Error(), http.StatusBadGateway)
 		return nil, false
 	}
@@ -252,15 +263,18 @@ func (s *Session) upgrade(w http.ResponseWriter, r *http.Request, d Decision) {
 		err = bw.Flush()
 	}
 	if err != nil {
+		s.p.forwarded(false)
 		http.Error(w, "browserd egress proxy: "+d.URL+": "+err.Error(), http.StatusBadGateway)
 		return
 	}
 	br := bufio.NewReader(up)
 	resp, err := http.ReadResponse(br, out)
 	if err != nil {
+		s.p.forwarded(false)
 		http.Error(w, "browserd egress proxy: "+d.URL+": "+err.Error(), http.StatusBadGateway)
 		return
 	}
+	s.p.forwarded(true)
 	if resp.StatusCode != http.StatusSwitchingProtocols {
 		defer resp.Body.Close()
 		copyResponse(w, resp)
@@ -310,6 +324,7 @@ func (s *Session) connect(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	s.p.forwarded(true)
 	defer s.untrack(up)
 	conn, brw, ok := s.hijack(w)
 	if !ok {

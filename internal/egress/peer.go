@@ -33,6 +33,8 @@ type peerListener struct {
 	log *slog.Logger
 	// uidOf finds the user of a connection's other end; tests replace it.
 	uidOf func(local, remote netip.AddrPort) (int, error)
+	// refused, when set, reports a refused connection.
+	refused func()
 }
 
 func (l *peerListener) Accept() (net.Conn, error) {
@@ -56,6 +58,9 @@ func (l *peerListener) Accept() (net.Conn, error) {
 		case uid != ownUID:
 			l.log.Warn("egress: refused a connection from another user's process", "uid", uid, "from", remote.String())
 			c.Close()
+			if l.refused != nil {
+				l.refused()
+			}
 			continue
 		}
 		return c, nil

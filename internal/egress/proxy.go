@@ -43,6 +43,19 @@ type Options struct {
 	// PeerUID finds the user owning the other end of a connection to a
 	// listener; nil reads /proc/net/tcp. Tests use it to play another user.
 	PeerUID func(local, remote netip.AddrPort) (int, error)
+	// OnRefuse, when set, is called once for every request, tunnel or
+	// connection the proxy refuses, with the kind of rule that refused it
+	// (one of RefusalKinds; see RefusalKind). A host that does not resolve
+	// is not a refusal: OnForward reports it. It must be quick and safe for
+	// concurrent use; browserd counts refusals for its metrics with it.
+	OnRefuse func(kind string)
+	// OnForward, when set, is called once for every request or tunnel the
+	// policy allows: ok when the upstream answered (a response, a
+	// WebSocket handshake, an open tunnel), false when it could not be
+	// reached (its name did not resolve, the dial or the exchange failed).
+	// Requests the browser abandons first are not reported. It must be
+	// quick and safe for concurrent use.
+	OnForward func(ok bool)
 }
 
 // Proxy is the egress proxy: a set of listeners on 127.0.0.1, one per
@@ -135,7 +148,7 @@ func (p *Proxy) Session(pol Policy) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("egress: listen: %w", err)
 	}
-	ln := &peerListener{Listener: tl, log: p.log, uidOf: p.uidOf}
+	ln := &peerListener{Listener: tl, log: p.log, uidOf: p.uidOf, refused: func() { p.refused(RefusedOtherUser) }}
 	ctx, cancel := context.WithCancel(p.ctx)
 	s := &Session{
 		p:         p,

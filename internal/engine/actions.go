@@ -80,11 +80,13 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 	owner, err := e.forOwner(ctx, &in)
 	if err != nil {
 		res.Error = err.Error()
+		e.metrics.Action(in.Action, false, 0)
 		return res
 	}
 	c := &call{e: e, in: in, res: res, owner: owner, inj: inj, started: time.Now()}
 	err = c.run(ctx)
 	c.res.Success = err == nil
+	e.metrics.Action(in.Action, err == nil, time.Since(c.started))
 	if err != nil {
 		c.res.Error = c.explain(err)
 	}
@@ -220,11 +222,15 @@ func (c *call) run(ctx context.Context) error {
 		// The task's tabs stay open for a person to review, until closed
 		// or reaped by the idle policy.
 		e.mu.Lock()
-		t.ended = true
+		t.ended, t.endedAt = true, time.Now()
 		n := len(t.tabs)
 		e.mu.Unlock()
 		e.markDirty(sess)
-		c.res.Content = fmt.Sprintf("task %q ended; its %d tabs stay open for review until closed or idle for %s", t.name, n, e.cfg.IdleTimeout)
+		until := "until a person closes them"
+		if e.cfg.ReviewGrace > 0 {
+			until = fmt.Sprintf("until closed, for %s at most (--review-grace)", e.cfg.ReviewGrace)
+		}
+		c.res.Content = fmt.Sprintf("task %q ended; its %d tabs stay open for review %s", t.name, n, until)
 		return nil
 	}
 	e.mu.Lock()
@@ -1036,7 +1042,7 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 			}
 			ended := ""
 			if t.ended {
-				ended = " (ended)"
+				ended = fmt.Sprintf(" (ended; left for review %s ago)", time.Since(t.endedAt).Round(time.Second))
 			}
 			fmt.Fprintf(&b, "  session %s (%s) task %s%s: tabs [%s], idle %s\n", s.id, kind, t.name, ended, strings.Join(tabs, " "), time.Since(t.lastUsed).Round(time.Second))
 			for _, tb := range t.tabs {

@@ -80,6 +80,7 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 		task   string
 		tb     *tab
 		active bool
+		review bool
 	}
 	e.mu.Lock()
 	if !s.stored || s.parked || s.rehydrate {
@@ -89,7 +90,7 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 	var items []item
 	for _, t := range s.tasks {
 		for _, tb := range t.tabs {
-			items = append(items, item{t.name, tb, tb == t.active})
+			items = append(items, item{t.name, tb, tb == t.active, t.ended})
 		}
 	}
 	ctxID, prev := s.ctxID, s.lastTabs
@@ -108,6 +109,7 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 		return nil
 	}
 	taken := time.Now()
+	defer func() { e.metrics.Capture(ok, time.Since(taken)) }()
 	cookies, err := contextCookies(ctx, br, ctxID)
 	if err != nil {
 		return err
@@ -137,7 +139,7 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 		if t.Origin != "" {
 			st.MergeOrigins([]storagestate.Origin{{Origin: t.Origin, LocalStorage: t.local}})
 		}
-		t.Tab.ID, t.Tab.Task, t.Tab.Active = it.tb.id, it.task, it.active
+		t.Tab.ID, t.Tab.Task, t.Tab.Active, t.Tab.Review = it.tb.id, it.task, it.active, it.review
 		c.Tabs = append(c.Tabs, t.Tab)
 		seen[it.tb.id] = t
 	}

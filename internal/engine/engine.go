@@ -30,10 +30,11 @@ import (
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/egress"
+	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/store"
-	"github.com/browserd/browserd/internal/store/sqlite"
+	"github.com/browserd/browserd/internal/store/backend"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -52,6 +53,9 @@ type Engine struct {
 	// verifyPatch checks every patched snapshot against a whole read
 	// (BROWSERD_VERIFY_PATCH=1, for tests; see answer.go).
 	verifyPatch bool
+	// metrics counts actions, captures, resumes and guard refusals
+	// (internal/metrics); never nil after New.
+	metrics *metrics.Set
 
 	// resumeMu serializes bringing sessions back (resume, rehydration
 	// after a crash) and creating them in the store.
@@ -142,7 +146,8 @@ type task struct {
 	lastUsed time.Time
 	popups   []*tab // opened by the page since the last result
 	ended    bool   // task_end was called; tabs stay for review
-	working  bool   // an agent's action runs in the task
+	endedAt  time.Time
+	working  bool // an agent's action runs in the task
 }
 
 type tab struct {
@@ -202,6 +207,9 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	for _, o := range opts {
 		o(e)
 	}
+	if e.metrics == nil {
+		e.metrics = metrics.New()
+	}
 	if err := e.guard.Validate(); err != nil {
 		return nil, err
 	}
@@ -220,17 +228,17 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if e.node, err = nodeID(cfg.Path("node-id")); err != nil {
 		return nil, err
 	}
-	st, err := sqlite.Open(cmp.Or(cfg.DB, cfg.Path("browserd.db")), box)
+	st, err := backend.Open(context.Background(), cmp.Or(cfg.DB, cfg.Path("browserd.db")), box)
 	if err != nil {
 		return nil, err
 	}
-	e.store = st
+	e.store = e.metrics.WrapStore(st)
 	rehydrate, err := e.startRecovery(context.Background())
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("recovering the sessions of the last run: %w", err)
 	}
-	proxy, err := egress.New(egress.Options{Policy: e.guard, Resolver: e.resolver, Log: log})
+	proxy, err := egress.New(egress.Options{Policy: e.guard, Resolver: e.resolver, Log: log, OnRefuse: e.metrics.GuardRefused})
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("starting the egress guard: %w", err)
@@ -653,7 +661,7 @@ func (e *Engine) reap(now time.Time) {
 	e.mu.Lock()
 	for _, s := range e.sessions {
 		for _, t := range s.tasks {
-			if now.Sub(t.lastUsed) > e.cfg.IdleTimeout {
+			if e.expired(t, now) {
 				idle = append(idle, t)
 			}
 		}
@@ -668,7 +676,7 @@ func (e *Engine) reap(now time.Time) {
 		}
 		e.mu.Lock()
 		tabs := append([]*tab(nil), t.tabs...)
-		still := now.Sub(t.lastUsed) > e.cfg.IdleTimeout
+		still := e.expired(t, now)
 		e.mu.Unlock()
 		if still {
 			// Always captured before an idle close: the session can come
@@ -807,6 +815,16 @@ func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.T
 		keys = append(keys, ib.key)
 	}
 	return keys
+}
+
+// expired reports whether t's tabs are due to close: a working task's
+// after the idle timeout, an ended task's (left for review) after the
+// review grace (never when it is 0). Call with mu held.
+func (e *Engine) expired(t *task, now time.Time) bool {
+	if t.ended {
+		return e.cfg.ReviewGrace > 0 && now.Sub(t.endedAt) > e.cfg.ReviewGrace
+	}
+	return now.Sub(t.lastUsed) > e.cfg.IdleTimeout
 }
 
 // dataFile returns the path for a file the agent names inside a data
@@ -954,7 +972,7 @@ func checkKeyPresent(keyFile string, cfg config.Config) error {
 		return nil
 	}
 	var sealed []string
-	if n, err := sqlite.SealedRows(cmp.Or(cfg.DB, cfg.Path("browserd.db"))); err == nil && n > 0 {
+	if n, err := backend.SealedRows(cmp.Or(cfg.DB, cfg.Path("browserd.db"))); err == nil && n > 0 {
 		sealed = append(sealed, fmt.Sprintf("%d captures and stored sessions in the store", n))
 	}
 	states, _ := filepath.Glob(cfg.Path("profiles", "*", "*.state"))

@@ -301,7 +301,7 @@ func (r *tabRef) is(ct store.Tab) bool {
 // resumeLocked brings the session of row back (into s when it is parked
 // here); the tab skip names is opened but not loaded. Call with resumeMu
 // held.
-func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session, skip *tabRef) (*session, resumeReport, error) {
+func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session, skip *tabRef) (_ *session, _ resumeReport, err error) {
 	id := row.ID
 	ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), leaseTTL)
 	if err != nil {
@@ -309,6 +309,12 @@ func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session
 	}
 	if !ok {
 		return nil, resumeReport{}, fail("session %q is being resumed by another browserd on this store", id)
+	}
+	defer func() { e.metrics.Resume(err == nil) }()
+	if row.State == store.Active {
+		// Active in the store but not live here: its node died or left
+		// it, and this one takes it over.
+		e.metrics.LeaseTakeover()
 	}
 	failed := func(reason string) {
 		if err := e.store.SetState(context.WithoutCancel(ctx), id, store.Failed, reason); err != nil {
@@ -496,6 +502,11 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 	for i, ct := range tabs {
 		if ct.Active {
 			tbs[i].task.active = tbs[i]
+		}
+		if ct.Review && !tbs[i].task.ended {
+			// Left for review before the restart: still for a person, and
+			// its grace starts again.
+			tbs[i].task.ended, tbs[i].task.endedAt = true, time.Now()
 		}
 	}
 	e.mu.Unlock()

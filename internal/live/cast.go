@@ -16,7 +16,7 @@ type caster struct {
 	viewer map[*viewer]struct{}
 	cancel context.CancelFunc
 	done   chan struct{}
-	taken  chan struct{} // a viewer took a frame (buffered 1)
+	taken  chan struct{}  // a viewer took a frame (buffered 1)
 	last   *browser.Frame // the newest frame, for a viewer who joins (guarded by casts.mu)
 }
 

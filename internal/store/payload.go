@@ -37,6 +37,7 @@ type payloadTab struct {
 	Width  int    `json:"width"`
 	Height int    `json:"height"`
 	Active bool   `json:"active,omitempty"`
+	Review bool   `json:"review,omitempty"`
 
 	SessionStorage []storagestate.NameValue `json:"sessionStorage,omitempty"`
 }

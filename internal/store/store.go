@@ -57,13 +57,18 @@
 // replaces it (and drops its captures). An id in state active or
 // recoverable is taken ([ErrConflict]).
 //
-// Backends live in subpackages (sqlite now, PostgreSQL later) and all pass
-// the contract suite in package storetest.
+// Backends live in subpackages — sqlite (one file, the default) and
+// postgres (a server several daemons share) — and all pass the contract
+// suite in package storetest; package backend opens the one the --db
+// setting names. Both seal what they keep with the same secret.Box and
+// payload encoding, and refuse a key other than the one their data was
+// sealed with (ErrWrongKey).
 package store
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/browserd/browserd/internal/storagestate"
@@ -126,6 +131,8 @@ type Tab struct {
 	Width  int // viewport, CSS pixels
 	Height int
 	Active bool // the tab in front
+	// Review: the tab's task ended (task_end) and left it for a person.
+	Review bool
 	// SessionStorage is the tab's sessionStorage for the origin of URL
 	// (sessionStorage belongs to one tab, unlike localStorage).
 	SessionStorage []storagestate.NameValue
@@ -222,3 +229,18 @@ var (
 	// ErrCorrupt: a stored capture cannot be decrypted or decoded.
 	ErrCorrupt = errors.New("store: corrupt capture")
 )
+
+// RecoverState is the start-up rule of Recover for a session left active
+// whose newest capture was taken at lastCapture (zero: none): closed
+// without a capture, stale when it is older than maxAge at now, else
+// recoverable; with the reason list_sessions shows. Backends share it.
+func RecoverState(lastCapture, now time.Time, maxAge time.Duration) (SessionState, string) {
+	if lastCapture.IsZero() {
+		return Closed, "stopped without a capture; cannot be recovered"
+	}
+	age := now.Sub(lastCapture)
+	if age > maxAge {
+		return Stale, fmt.Sprintf("last capture is %s old, more than the maximum session age %s", age.Round(time.Second), maxAge)
+	}
+	return Recoverable, "interrupted by a restart; resume it with session_resume"
+}

@@ -118,6 +118,15 @@ CREATE TABLE stored_sessions (
 );
 CREATE INDEX idx_stored_sessions_owner_created ON stored_sessions (owner, created_at DESC);
 `,
+	// 4: the key check, a known text sealed with the store's key (see
+	// checkKey).
+	`
+CREATE TABLE key_check (
+	id         INTEGER PRIMARY KEY CHECK (id = 1),
+	sealed     BLOB    NOT NULL,
+	created_at INTEGER NOT NULL
+);
+`,
 }
 
 // migrate applies the steps not yet recorded in schema_migrations. It is

@@ -2,6 +2,14 @@
 // default), through the pure-Go modernc.org/sqlite driver: WAL journal,
 // immediate write transactions, schema migrations in code. Capture
 // payloads are sealed with a secret.Box; listing columns stay in the clear.
+//
+// A key check — a known text sealed with the key, written on the first
+// open — makes Open refuse a key other than the one the store's data was
+// sealed with (store.ErrWrongKey), instead of failing every capture it
+// reads later. A store that holds nothing sealed yet (no capture, no stored
+// session) takes the new key: nothing is lost, as when the engine makes a
+// new key over a data folder with nothing sealed in it. A store made before
+// the check is checked against its newest sealed rows on its first open.
 package sqlite
 
 import (
@@ -35,10 +43,15 @@ type Store struct {
 var _ store.Store = (*Store)(nil)
 
 // Open opens (creating it, mode 0600, with its folder) the database at
-// path and brings its schema up to date. box seals the captures.
+// path, brings its schema up to date and checks that box has the key the
+// store's data was sealed with (store.ErrWrongKey if not). box seals the
+// captures and stored sessions.
 func Open(path string, box *secret.Box) (*Store, error) {
 	if box == nil {
 		return nil, errors.New("sqlite store: no secret box")
+	}
+	if store.IsPostgresURL(path) {
+		return nil, fmt.Errorf("sqlite store: %s is a PostgreSQL URL, not a file: open it with package store/backend", store.RedactURL(path))
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("sqlite store: %w", err)
@@ -67,7 +80,113 @@ func Open(path string, box *secret.Box) (*Store, error) {
 		}
 		return nil, fmt.Errorf("sqlite store: %s: %w", path, err)
 	}
+	if err := s.checkKey(context.Background(), path); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// checkKey makes sure the store's data was sealed with s.box's key: it
+// opens the key check, or writes it on the first open. See the package
+// documentation.
+func (s *Store) checkKey(ctx context.Context, path string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var sealed []byte
+		err := tx.QueryRowContext(ctx, `SELECT sealed FROM key_check WHERE id = 1`).Scan(&sealed)
+		switch {
+		case err == nil && store.KeyMatches(s.box, sealed):
+			return nil
+		case err == nil:
+			// Another key's check: refused unless nothing is sealed yet.
+			n, err := countSealed(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				return wrongKey(path, n)
+			}
+		case errors.Is(err, sql.ErrNoRows):
+			// A new store, or one made before the key check: its newest
+			// sealed rows say whether the key is right.
+			rows, err := sampleSealed(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if !store.AnyOpens(s.box, rows) {
+				n, err := countSealed(ctx, tx)
+				if err != nil {
+					return err
+				}
+				return wrongKey(path, n)
+			}
+		default:
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO key_check (id, sealed, created_at) VALUES (1, ?, ?)
+ON CONFLICT (id) DO UPDATE SET sealed = excluded.sealed, created_at = excluded.created_at`, store.SealKeyCheck(s.box), millis(time.Now()))
+		return err
+	})
+	if err != nil && !errors.Is(err, store.ErrWrongKey) {
+		return fmt.Errorf("sqlite store: %s: checking the secret key against the store: %w", path, err)
+	}
+	return err
+}
+
+func wrongKey(path string, sealed int) error {
+	return fmt.Errorf("sqlite store: %s: %w (captures and stored sessions that do not open with the key given: %d) — point --secret-key-file at the key the store was made with (every daemon sharing the store needs that same key); to start afresh without them, move %s aside", path, store.ErrWrongKey, sealed, path)
+}
+
+// sealedTables are the tables whose payload is sealed with the key.
+var sealedTables = []string{"session_snapshots", "stored_sessions"}
+
+// countSealed counts the rows of the store sealed with the key, the key
+// check aside.
+func countSealed(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int, error) {
+	n := 0
+	for _, table := range sealedTables {
+		var c int
+		if err := q.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&c); err != nil {
+			return 0, fmt.Errorf("counting %s: %w", table, err)
+		}
+		n += c
+	}
+	return n, nil
+}
+
+// sampleSealed returns the newest few captures and stored sessions.
+func sampleSealed(ctx context.Context, tx *sql.Tx) ([]store.Sealed, error) {
+	var out []store.Sealed
+	for _, q := range []struct {
+		query string
+		label func(string) string
+	}{
+		{`SELECT session_id, payload FROM session_snapshots ORDER BY id DESC LIMIT 10`, store.CaptureLabel},
+		{`SELECT id, payload FROM stored_sessions ORDER BY created_at DESC LIMIT 10`, store.StoredLabel},
+	} {
+		rows, err := tx.QueryContext(ctx, q.query)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var (
+				id      string
+				payload []byte
+			)
+			if err := rows.Scan(&id, &payload); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, store.Sealed{Payload: payload, Label: q.label(id)})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // SealedRows counts the rows of the store at path that hold data sealed
@@ -84,7 +203,7 @@ func SealedRows(path string) (int, error) {
 	}
 	defer db.Close()
 	n := 0
-	for _, table := range []string{"session_snapshots", "stored_sessions"} {
+	for _, table := range sealedTables {
 		var c int
 		err := db.QueryRow("SELECT count(*) FROM " + table).Scan(&c)
 		if err != nil && strings.Contains(err.Error(), "no such table") {
@@ -188,8 +307,6 @@ func isBusy(err error) bool {
 func millis(t time.Time) int64 { return t.UnixMilli() }
 
 func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
-
-func captureLabel(sessionID string) string { return "capture:" + sessionID }
 
 const sessionColumns = `session_id, owner, profile, state, reason, created_at, updated_at, last_capture_at, tabs, url`
 
@@ -318,7 +435,7 @@ func (s *Store) SaveCapture(ctx context.Context, c store.Capture, keep int) erro
 	if err != nil {
 		return err
 	}
-	sealed := s.box.Seal(plain, captureLabel(c.SessionID))
+	sealed := s.box.Seal(plain, store.CaptureLabel(c.SessionID))
 	url := ""
 	if len(c.Tabs) > 0 {
 		url = c.Tabs[0].URL
@@ -368,7 +485,7 @@ ORDER BY taken_at DESC, id DESC LIMIT 1`, sessionID).Scan(&taken, &sealed)
 	if err != nil {
 		return store.Capture{}, fmt.Errorf("sqlite store: reading the capture of session %q: %w", sessionID, err)
 	}
-	plain, err := s.box.Open(sealed, captureLabel(sessionID))
+	plain, err := s.box.Open(sealed, store.CaptureLabel(sessionID))
 	if err != nil {
 		return store.Capture{}, fmt.Errorf("%w: session %q: %v", store.ErrCorrupt, sessionID, err)
 	}
@@ -443,13 +560,9 @@ ORDER BY s.created_at DESC, s.session_id DESC`, millis(now), node)
 // decide is source 002's start-up rule for a session left active.
 func decide(taken sql.NullInt64, now time.Time, maxAge time.Duration) (store.SessionState, string) {
 	if !taken.Valid {
-		return store.Closed, "stopped without a capture; cannot be recovered"
+		return store.RecoverState(time.Time{}, now, maxAge)
 	}
-	age := now.Sub(fromMillis(taken.Int64))
-	if age > maxAge {
-		return store.Stale, fmt.Sprintf("last capture is %s old, more than the maximum session age %s", age.Round(time.Second), maxAge)
-	}
-	return store.Recoverable, "interrupted by a restart; resume it with session_resume"
+	return store.RecoverState(fromMillis(taken.Int64), now, maxAge)
 }
 
 // AcquireLease implements store.Store.

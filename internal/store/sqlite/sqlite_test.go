@@ -5,9 +5,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,15 +95,89 @@ func TestReopen(t *testing.T) {
 		s.Close()
 	}
 
-	// Another key cannot read the captures, and says so as ErrCorrupt.
+	// Another key cannot open the store, and says what to do.
 	other, err := secret.Load(filepath.Join(dir, "other.key"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s = open(t, path, other)
-	if _, err := s.LatestCapture(ctx, "s"); !errors.Is(err, store.ErrCorrupt) {
-		t.Errorf("LatestCapture under another key = %v, want ErrCorrupt", err)
+	if s, err := Open(path, other); !errors.Is(err, store.ErrWrongKey) || !strings.Contains(err.Error(), "--secret-key-file") {
+		if err == nil {
+			s.Close()
+		}
+		t.Errorf("Open under another key = %v, want ErrWrongKey naming --secret-key-file", err)
 	}
+}
+
+// TestKeyCheck: the key check refuses another key over sealed data, takes
+// a new key over a store with nothing sealed, and is written on the first
+// open of a store made before it, when the key opens its data.
+func TestKeyCheck(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "browserd.db")
+	box := testBox(t, dir)
+	other, err := secret.Load(filepath.Join(dir, "other.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+
+	// Nothing sealed: a new key is taken, and is then the store's key.
+	s := open(t, path, box)
+	if err := s.CreateSession(ctx, store.Session{ID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = open(t, path, other)
+	if err := s.SaveCapture(ctx, storetest.Full("s", t0), 3); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := Open(path, box); !errors.Is(err, store.ErrWrongKey) || !strings.Contains(err.Error(), "with the key given: 1)") {
+		t.Fatalf("Open with the first key after the second sealed a capture = %v, want ErrWrongKey", err)
+	}
+
+	// A store made before the key check (none in it): the first open
+	// checks the key against the sealed rows and writes the check.
+	dropCheck := func() {
+		t.Helper()
+		db, err := sql.Open("sqlite", dsn(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.ExecContext(ctx, `DELETE FROM key_check`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dropCheck()
+	if _, err := Open(path, box); !errors.Is(err, store.ErrWrongKey) {
+		t.Fatalf("Open of a store without a key check, with another key than its data's = %v, want ErrWrongKey", err)
+	}
+	s = open(t, path, other)
+	if _, err := s.LatestCapture(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM key_check`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("key_check rows after the first open = %d, %v; want 1", n, err)
+	}
+	s.Close()
+	if _, err := Open(path, box); !errors.Is(err, store.ErrWrongKey) {
+		t.Fatalf("Open with another key after the check was written = %v, want ErrWrongKey", err)
+	}
+
+	// One damaged row among good ones does not make the key wrong.
+	s = open(t, path, other)
+	if err := s.SaveCapture(ctx, storetest.Full("s", t0.Add(time.Second)), 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CorruptLatest(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	dropCheck()
+	s = open(t, path, other)
+	s.Close()
 }
 
 func TestMigrationsIdempotent(t *testing.T) {
@@ -115,7 +189,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 			t.Fatalf("migrate again: %v", err)
 		}
 	}
-	for _, table := range []string{"sessions", "session_snapshots", "leases", "owners", "api_tokens", "profiles", "stored_sessions", "tasks", "schema_migrations"} {
+	for _, table := range []string{"sessions", "session_snapshots", "leases", "owners", "api_tokens", "profiles", "stored_sessions", "tasks", "key_check", "schema_migrations"} {
 		var n int
 		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil || n != 1 {
 			t.Errorf("table %s: %d, %v", table, n, err)
@@ -306,27 +380,6 @@ func FuzzDecodeCapture(f *testing.F) {
 	})
 }
 
-// benchCapture is 3 tabs and 200 cookies over 20 origins, each with some
-// storage.
-func benchCapture(id string) store.Capture {
-	c := store.Capture{SessionID: id, Taken: t0}
-	for i := range 3 {
-		c.Tabs = append(c.Tabs, store.Tab{ID: fmt.Sprintf("T%d", i), Task: "default", URL: fmt.Sprintf("https://site%d.example.com/page", i), Title: "A page", Width: 1280, Height: 720, Active: i == 0})
-	}
-	for i := range 200 {
-		c.Cookies = append(c.Cookies, storagestate.Cookie{Name: fmt.Sprintf("c%d", i), Value: fmt.Sprintf("%064x", i*7919), Domain: fmt.Sprintf("site%d.example.com", i%20), Path: "/", Expires: 1893456000, Secure: true, SameSite: "Lax"})
-	}
-	for i := range 20 {
-		o := storagestate.Origin{Origin: fmt.Sprintf("https://site%d.example.com", i)}
-		for k := range 5 {
-			o.LocalStorage = append(o.LocalStorage, storagestate.NameValue{Name: fmt.Sprintf("k%d", k), Value: fmt.Sprintf("%0128d", k)})
-		}
-		o.SessionStorage = []storagestate.NameValue{{Name: "tab", Value: "state"}}
-		c.Origins = append(c.Origins, o)
-	}
-	return c
-}
-
 func BenchmarkSaveCapture(b *testing.B) {
 	dir := b.TempDir()
 	s := open(b, filepath.Join(dir, "browserd.db"), testBox(b, dir))
@@ -334,7 +387,7 @@ func BenchmarkSaveCapture(b *testing.B) {
 	if err := s.CreateSession(ctx, store.Session{ID: "s"}); err != nil {
 		b.Fatal(err)
 	}
-	c := benchCapture("s")
+	c := storetest.Big("s", t0)
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
@@ -353,7 +406,7 @@ func BenchmarkLatestCapture(b *testing.B) {
 	if err := s.CreateSession(ctx, store.Session{ID: "s"}); err != nil {
 		b.Fatal(err)
 	}
-	c := benchCapture("s")
+	c := storetest.Big("s", t0)
 	for i := range 10 {
 		c.Taken = t0.Add(time.Duration(i) * time.Second)
 		if err := s.SaveCapture(ctx, c, 10); err != nil {

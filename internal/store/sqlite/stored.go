@@ -18,8 +18,6 @@ var (
 	_ auth.Store           = (*Store)(nil)
 )
 
-func storedLabel(id string) string { return "stored:" + id }
-
 func nullMillis(t time.Time) sql.NullInt64 {
 	if t.IsZero() {
 		return sql.NullInt64{}
@@ -48,7 +46,7 @@ func (s *Store) SaveStored(ctx context.Context, ss store.StoredSession) error {
 	if ss.Created.IsZero() {
 		ss.Created = time.Now()
 	}
-	sealed := s.box.Seal(plain, storedLabel(ss.ID))
+	sealed := s.box.Seal(plain, store.StoredLabel(ss.ID))
 	return s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO stored_sessions (id, owner, name, domains, cookies, auth_expiry, expires_at, created_at, payload)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, ss.ID, ss.Owner, ss.Name, string(domains), ss.Cookies,
@@ -91,7 +89,7 @@ func (s *Store) GetStored(ctx context.Context, owner, id string) (store.StoredSe
 	if err != nil {
 		return ss, fmt.Errorf("sqlite store: reading stored session %q: %w", id, err)
 	}
-	plain, err := s.box.Open(sealed, storedLabel(id))
+	plain, err := s.box.Open(sealed, store.StoredLabel(id))
 	if err != nil {
 		return ss, fmt.Errorf("%w: stored session %q: %v", store.ErrCorrupt, id, err)
 	}

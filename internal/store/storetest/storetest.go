@@ -149,6 +149,27 @@ func Full(sessionID string, taken time.Time) store.Capture {
 	}
 }
 
+// Big is a capture of the size the benchmarks write: 3 tabs and 200
+// cookies over 20 origins, each with some storage.
+func Big(sessionID string, taken time.Time) store.Capture {
+	c := store.Capture{SessionID: sessionID, Taken: taken}
+	for i := range 3 {
+		c.Tabs = append(c.Tabs, store.Tab{ID: fmt.Sprintf("T%d", i), Task: "default", URL: fmt.Sprintf("https://site%d.example.com/page", i), Title: "A page", Width: 1280, Height: 720, Active: i == 0})
+	}
+	for i := range 200 {
+		c.Cookies = append(c.Cookies, storagestate.Cookie{Name: fmt.Sprintf("c%d", i), Value: fmt.Sprintf("%064x", i*7919), Domain: fmt.Sprintf("site%d.example.com", i%20), Path: "/", Expires: 1893456000, Secure: true, SameSite: "Lax"})
+	}
+	for i := range 20 {
+		o := storagestate.Origin{Origin: fmt.Sprintf("https://site%d.example.com", i)}
+		for k := range 5 {
+			o.LocalStorage = append(o.LocalStorage, storagestate.NameValue{Name: fmt.Sprintf("k%d", k), Value: fmt.Sprintf("%0128d", k)})
+		}
+		o.SessionStorage = []storagestate.NameValue{{Name: "tab", Value: "state"}}
+		c.Origins = append(c.Origins, o)
+	}
+	return c
+}
+
 func testSessions(t *testing.T, st store.Store) {
 	ctx := t.Context()
 	if _, err := st.GetSession(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {

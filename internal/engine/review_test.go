@@ -1,0 +1,30 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/browserd/browserd/internal/config"
+)
+
+func TestExpired(t *testing.T) {
+	now := time.Now()
+	e := &Engine{cfg: config.Config{IdleTimeout: time.Minute, ReviewGrace: time.Hour}}
+	for _, c := range []struct {
+		name  string
+		t     *task
+		grace time.Duration
+		want  bool
+	}{
+		{"working, idle past the timeout", &task{lastUsed: now.Add(-2 * time.Minute)}, time.Hour, true},
+		{"working, recently used", &task{lastUsed: now.Add(-30 * time.Second)}, time.Hour, false},
+		{"review within the grace", &task{ended: true, endedAt: now.Add(-30 * time.Minute), lastUsed: now.Add(-30 * time.Minute)}, time.Hour, false},
+		{"review past the grace", &task{ended: true, endedAt: now.Add(-61 * time.Minute)}, time.Hour, true},
+		{"review, grace 0: until closed", &task{ended: true, endedAt: now.Add(-100 * time.Hour)}, 0, false},
+	} {
+		e.cfg.ReviewGrace = c.grace
+		if got := e.expired(c.t, now); got != c.want {
+			t.Errorf("%s: expired = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
