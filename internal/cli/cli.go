@@ -35,7 +35,7 @@ type Globals struct {
 	config.Config `embed:"" group:"Daemon settings (passed on to a daemon a command starts)"`
 
 	JSON    bool             `name:"json" help:"Print the result as JSON (the browser tool's result object)."`
-	Session string           `name:"session" env:"BROWSERD_SESSION" placeholder:"NAME" help:"Task to act in; each task has its own tabs and shares the profile's logins (default: default)."`
+	Session string           `name:"session" env:"BROWSERD_SESSION,AGENT_BROWSER_SESSION" placeholder:"NAME" help:"Task to act in; each task has its own tabs and shares the profile's logins (default: default)."`
 	Profile string           `name:"profile" env:"BROWSERD_PROFILE" placeholder:"NAME" help:"Persistent browser identity whose logins are used (default: default)."`
 	Tab     string           `name:"tab" placeholder:"ID" help:"Tab of the task to act on, e.g. t2 (default: the task's active tab)."`
 	Version kong.VersionFlag `name:"version" help:"Print the version and exit."`

@@ -318,3 +318,16 @@ func TestStopWithoutDaemon(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// TestAgentBrowserSession: source 004's AGENT_BROWSER_SESSION names the
+// task too, when BROWSERD_SESSION is not set.
+func TestAgentBrowserSession(t *testing.T) {
+	t.Setenv("AGENT_BROWSER_SESSION", "from-004")
+	d := &fakeDaemon{}
+	if code, _, stderr := runWith(t, d, "snapshot"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := d.inputs[0].Task; got != "from-004" {
+		t.Errorf("task %q, want from-004", got)
+	}
+}
