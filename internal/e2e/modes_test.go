@@ -343,7 +343,7 @@ func TestConcurrentTasks(t *testing.T) {
 		t.Fatal(r.Error)
 	}
 	st := d.do(t, tool.Input{Action: "status"})
-	if !strings.Contains(st.Content, "task par-0 (ended): tabs [t") {
+	if !strings.Contains(st.Content, "task par-0 (ended; left for review ") {
 		t.Fatalf("status after task_end:\n%s", st.Content)
 	}
 }
