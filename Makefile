@@ -44,7 +44,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./internal/urlpolicy/
 	$(GO) test -run '^$$' -fuzz FuzzParseHost -fuzztime 30s ./internal/egress/
 	$(GO) test -run '^$$' -fuzz FuzzWrap -fuzztime 30s ./internal/untrusted/
-	$(GO) test -run '^$$' -fuzz FuzzDecodeCapture -fuzztime 30s ./internal/store/sqlite/
+	$(GO) test -run '^$$' -fuzz FuzzDecodeCapture -fuzztime 30s ./internal/store/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./internal/storagestate/
 	$(GO) test -run '^$$' -fuzz FuzzCreateSession -fuzztime 30s ./internal/httpapi/
 	$(GO) test -run '^$$' -fuzz FuzzSplitReply -fuzztime 30s ./internal/cdp/

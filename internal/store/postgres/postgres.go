@@ -408,23 +408,14 @@ func (s *Store) SetState(ctx context.Context, id string, state store.SessionStat
 // statement locks the session's row, so captures of one session are
 // written one after the other.
 func (s *Store) SaveCapture(ctx context.Context, c store.Capture, keep int) error {
-	if keep < 1 {
-		keep = 1
-	}
+	keep = max(keep, 1)
 	now := time.Now()
-	if c.Taken.IsZero() {
-		c.Taken = now
-	}
-	plain, err := store.EncodeCapture(c)
+	sc, err := store.SealCapture(s.box, c)
 	if err != nil {
 		return err
 	}
-	sealed := s.box.Seal(plain, store.CaptureLabel(c.SessionID))
-	url := ""
-	if len(c.Tabs) > 0 {
-		url = c.Tabs[0].URL
-	}
-	taken := ms(c.Taken)
+	sealed, url := sc.Sealed, sc.URL
+	taken := ms(sc.Taken)
 	b := &pgx.Batch{}
 	// The session's listing follows the newest capture, which this one
 	// may not be if captures arrive out of order.
@@ -493,17 +484,7 @@ ORDER BY taken_at DESC, id DESC LIMIT 1`, sessionID).Scan(&taken, &sealed)
 	if err != nil {
 		return store.Capture{}, fmt.Errorf("postgres store: reading the capture of session %q: %w", sessionID, err)
 	}
-	plain, err := s.box.Open(sealed, store.CaptureLabel(sessionID))
-	if err != nil {
-		return store.Capture{}, fmt.Errorf("%w: session %q: %v", store.ErrCorrupt, sessionID, err)
-	}
-	c, err := store.DecodeCapture(plain)
-	if err != nil {
-		return store.Capture{}, fmt.Errorf("session %q: %w", sessionID, err)
-	}
-	c.SessionID = sessionID
-	c.Taken = taken.UTC()
-	return c, nil
+	return store.OpenCapture(s.box, sessionID, taken, sealed)
 }
 
 // Recover implements store.Store. It locks the sessions it looks at (FOR

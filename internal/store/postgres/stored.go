@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/browserd/browserd/internal/auth"
-	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 )
 
@@ -21,18 +19,10 @@ var (
 
 // SaveStored implements store.StoredSessions.
 func (s *Store) SaveStored(ctx context.Context, ss store.StoredSession) error {
-	if ss.State == nil {
-		return errors.New("postgres store: a stored session needs a state")
-	}
-	plain, err := json.Marshal(ss.State)
+	sealed, err := store.SealStored(s.box, &ss)
 	if err != nil {
-		return fmt.Errorf("postgres store: encoding stored session %q: %w", ss.ID, err)
+		return err
 	}
-	ss.Describe()
-	if ss.Created.IsZero() {
-		ss.Created = time.Now()
-	}
-	sealed := s.box.Seal(plain, store.StoredLabel(ss.ID))
 	_, err = s.pool.Exec(ctx, `INSERT INTO stored_sessions (id, owner, name, domains, cookies, auth_expiry, expires_at, created_at, payload)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, ss.ID, ss.Owner, ss.Name, append([]string{}, ss.Domains...), ss.Cookies,
 		nullTime(ss.AuthExpiry), nullTime(ss.ExpiresAt), ms(ss.Created), sealed)
@@ -76,16 +66,8 @@ func (s *Store) GetStored(ctx context.Context, owner, id string) (store.StoredSe
 	if err != nil {
 		return ss, fmt.Errorf("postgres store: reading stored session %q: %w", id, err)
 	}
-	plain, err := s.box.Open(sealed, store.StoredLabel(id))
-	if err != nil {
-		return ss, fmt.Errorf("%w: stored session %q: %v", store.ErrCorrupt, id, err)
-	}
-	var st storagestate.State
-	if err := json.Unmarshal(plain, &st); err != nil {
-		return ss, fmt.Errorf("%w: stored session %q: %v", store.ErrCorrupt, id, err)
-	}
-	ss.State = &st
-	return ss, nil
+	ss.State, err = store.OpenStored(s.box, id, sealed)
+	return ss, err
 }
 
 // ListStored implements store.StoredSessions.

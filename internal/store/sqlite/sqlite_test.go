@@ -327,59 +327,6 @@ func TestCancelWhileLocked(t *testing.T) {
 	}
 }
 
-func TestDecodeCapture(t *testing.T) {
-	want := storetest.Full("s", t0)
-	plain, err := store.EncodeCapture(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := decodeCapture("s", t0.UnixMilli(), plain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
-	}
-	for _, bad := range []string{"", "null", "{}", `{"v":2}`, `{"v":1} {}`, `{"v":1,"tabs":[{"width":-1}]}`, `{"v":1,"cookies":[{"expires":"x"}]}`, "\x00\x01", `[1,2]`} {
-		if _, err := decodeCapture("s", 0, []byte(bad)); !errors.Is(err, store.ErrCorrupt) {
-			t.Errorf("decodeCapture(%q) = %v, want ErrCorrupt", bad, err)
-		}
-	}
-}
-
-func FuzzDecodeCapture(f *testing.F) {
-	full, err := store.EncodeCapture(storetest.Full("s", t0))
-	if err != nil {
-		f.Fatal(err)
-	}
-	empty, _ := store.EncodeCapture(store.Capture{})
-	for _, seed := range [][]byte{full, empty, nil, []byte("null"), []byte("{}"), []byte(`{"v":1,"tabs":null}`),
-		[]byte(`{"v":1,"tabs":[{"id":"a","width":1e400}]}`), []byte(`{"v":1,"origins":[{"localStorage":{}}]}`), full[:len(full)/2]} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := decodeCapture("s", 0, data)
-		if err != nil {
-			if !errors.Is(err, store.ErrCorrupt) {
-				t.Fatalf("error %v is not ErrCorrupt", err)
-			}
-			return
-		}
-		// What decodes encodes again and reads back the same.
-		again, err := store.EncodeCapture(c)
-		if err != nil {
-			t.Fatalf("re-encoding a decoded capture: %v", err)
-		}
-		c2, err := decodeCapture("s", 0, again)
-		if err != nil {
-			t.Fatalf("decoding a re-encoded capture: %v", err)
-		}
-		if d := cmp.Diff(c, c2, cmpopts.EquateEmpty()); d != "" {
-			t.Fatalf("round trip (-first +second):\n%s", d)
-		}
-	})
-}
-
 func BenchmarkSaveCapture(b *testing.B) {
 	dir := b.TempDir()
 	s := open(b, filepath.Join(dir, "browserd.db"), testBox(b, dir))

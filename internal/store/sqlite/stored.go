@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
-	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 )
 
@@ -34,19 +33,11 @@ func fromNull(n sql.NullInt64) time.Time {
 
 // SaveStored implements store.StoredSessions.
 func (s *Store) SaveStored(ctx context.Context, ss store.StoredSession) error {
-	if ss.State == nil {
-		return errors.New("sqlite store: a stored session needs a state")
-	}
-	plain, err := json.Marshal(ss.State)
+	sealed, err := store.SealStored(s.box, &ss)
 	if err != nil {
-		return fmt.Errorf("sqlite store: encoding stored session %q: %w", ss.ID, err)
+		return err
 	}
-	ss.Describe()
 	domains, _ := json.Marshal(append([]string{}, ss.Domains...))
-	if ss.Created.IsZero() {
-		ss.Created = time.Now()
-	}
-	sealed := s.box.Seal(plain, store.StoredLabel(ss.ID))
 	return s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO stored_sessions (id, owner, name, domains, cookies, auth_expiry, expires_at, created_at, payload)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, ss.ID, ss.Owner, ss.Name, string(domains), ss.Cookies,
@@ -89,16 +80,8 @@ func (s *Store) GetStored(ctx context.Context, owner, id string) (store.StoredSe
 	if err != nil {
 		return ss, fmt.Errorf("sqlite store: reading stored session %q: %w", id, err)
 	}
-	plain, err := s.box.Open(sealed, store.StoredLabel(id))
-	if err != nil {
-		return ss, fmt.Errorf("%w: stored session %q: %v", store.ErrCorrupt, id, err)
-	}
-	var st storagestate.State
-	if err := json.Unmarshal(plain, &st); err != nil {
-		return ss, fmt.Errorf("%w: stored session %q: %v", store.ErrCorrupt, id, err)
-	}
-	ss.State = &st
-	return ss, nil
+	ss.State, err = store.OpenStored(s.box, id, sealed)
+	return ss, err
 }
 
 // ListStored implements store.StoredSessions.

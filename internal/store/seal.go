@@ -1,0 +1,83 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/storagestate"
+)
+
+// What every backend seals, and how: the backends keep the sealed bytes
+// and the listing columns, and leave encoding and sealing to these.
+
+// SealedCapture is a capture made ready for a backend to write.
+type SealedCapture struct {
+	Taken  time.Time // the capture's time: now when it had none
+	URL    string    // the first tab's URL, for the session's listing
+	Sealed []byte    // the payload (EncodeCapture), sealed under the session's label
+}
+
+// SealCapture encodes and seals c.
+func SealCapture(box *secret.Box, c Capture) (SealedCapture, error) {
+	if c.Taken.IsZero() {
+		c.Taken = time.Now()
+	}
+	plain, err := EncodeCapture(c)
+	if err != nil {
+		return SealedCapture{}, err
+	}
+	out := SealedCapture{Taken: c.Taken, Sealed: box.Seal(plain, CaptureLabel(c.SessionID))}
+	if len(c.Tabs) > 0 {
+		out.URL = c.Tabs[0].URL
+	}
+	return out, nil
+}
+
+// OpenCapture opens and decodes what SealCapture sealed for sessionID at
+// taken; every failure wraps ErrCorrupt.
+func OpenCapture(box *secret.Box, sessionID string, taken time.Time, sealed []byte) (Capture, error) {
+	plain, err := box.Open(sealed, CaptureLabel(sessionID))
+	if err != nil {
+		return Capture{}, fmt.Errorf("%w: session %q: %v", ErrCorrupt, sessionID, err)
+	}
+	c, err := DecodeCapture(plain)
+	if err != nil {
+		return Capture{}, fmt.Errorf("session %q: %w", sessionID, err)
+	}
+	c.SessionID, c.Taken = sessionID, taken.UTC()
+	return c, nil
+}
+
+// SealStored seals a stored session's state and fills its listing fields
+// (Describe; Created is now when zero).
+func SealStored(box *secret.Box, ss *StoredSession) ([]byte, error) {
+	if ss.State == nil {
+		return nil, errors.New("store: a stored session needs a state")
+	}
+	plain, err := json.Marshal(ss.State)
+	if err != nil {
+		return nil, fmt.Errorf("store: encoding stored session %q: %w", ss.ID, err)
+	}
+	ss.Describe()
+	if ss.Created.IsZero() {
+		ss.Created = time.Now()
+	}
+	return box.Seal(plain, StoredLabel(ss.ID)), nil
+}
+
+// OpenStored opens what SealStored sealed for stored session id; every
+// failure wraps ErrCorrupt.
+func OpenStored(box *secret.Box, id string, sealed []byte) (*storagestate.State, error) {
+	plain, err := box.Open(sealed, StoredLabel(id))
+	if err != nil {
+		return nil, fmt.Errorf("%w: stored session %q: %v", ErrCorrupt, id, err)
+	}
+	var st storagestate.State
+	if err := json.Unmarshal(plain, &st); err != nil {
+		return nil, fmt.Errorf("%w: stored session %q: %v", ErrCorrupt, id, err)
+	}
+	return &st, nil
+}
