@@ -69,6 +69,9 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("%s moved by %v, want %v", c.series, got, c.want)
 		}
 	}
+	if v := value(after, `browserd_egress_requests_total{outcome="ok"}`) - value(before, `browserd_egress_requests_total{outcome="ok"}`); v < 2 {
+		t.Errorf("the guard let %v requests through, want the two navigations' at least", v)
+	}
 	if v := value(after, "browserd_tabs"); v != 1 {
 		t.Errorf("browserd_tabs = %v, want 1", v)
 	}

@@ -238,7 +238,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		st.Close()
 		return nil, fmt.Errorf("recovering the sessions of the last run: %w", err)
 	}
-	proxy, err := egress.New(egress.Options{Policy: e.guard, Resolver: e.resolver, Log: log, OnRefuse: e.metrics.GuardRefused})
+	proxy, err := egress.New(egress.Options{Policy: e.guard, Resolver: e.resolver, Log: log, OnRefuse: e.metrics.GuardRefused, OnForward: e.metrics.Egress})
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("starting the egress guard: %w", err)

@@ -1,6 +1,6 @@
 // Package metrics counts what browserd does, for Prometheus: actions and
 // their latency, state captures, session resumes, lease takeovers, the
-// egress guard's refusals and forwarded requests, and store errors; and, at
+// egress guard's refusals and the requests it let through, and store errors; and, at
 // each scrape, the sessions, tasks, tabs and Chromium processes the engine
 // has (through a Source), with the Go runtime and process collectors.
 //
@@ -59,7 +59,7 @@ type Set struct {
 	captureSeconds prometheus.Histogram
 	resumes        *prometheus.CounterVec
 	takeovers      prometheus.Counter
-	forwarded      *prometheus.CounterVec
+	egress         *prometheus.CounterVec
 	refusals       *prometheus.CounterVec
 	storeErrors    *prometheus.CounterVec
 
@@ -99,8 +99,8 @@ func New() *Set {
 			Name: "browserd_lease_takeovers_total",
 			Help: "Session leases taken over from another daemon whose lease had expired.",
 		}),
-		forwarded: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "browserd_forwarded_requests_total",
+		egress: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "browserd_egress_requests_total",
 			Help: "Requests and tunnels the egress guard allowed, by outcome: ok when the upstream answered, error when it could not be reached.",
 		}, []string{"outcome"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -115,7 +115,7 @@ func New() *Set {
 	}
 	s.reg.MustRegister(
 		s.actions, s.actionSeconds, s.captures, s.captureSeconds, s.resumes, s.takeovers,
-		s.forwarded, s.refusals, s.storeErrors, s.state,
+		s.egress, s.refusals, s.storeErrors, s.state,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
@@ -124,7 +124,7 @@ func New() *Set {
 	for _, o := range []string{OK, Error} {
 		s.captures.WithLabelValues(o)
 		s.resumes.WithLabelValues(o)
-		s.forwarded.WithLabelValues(o)
+		s.egress.WithLabelValues(o)
 	}
 	for _, r := range egress.RefusalKinds {
 		s.refusals.WithLabelValues(r)
@@ -190,13 +190,13 @@ func (s *Set) LeaseTakeover() {
 	s.takeovers.Inc()
 }
 
-// Forwarded counts one request or tunnel the egress guard allowed: ok when
+// Egress counts one request or tunnel the egress guard allowed: ok when
 // its upstream answered. Its signature is egress.Options.OnForward's.
-func (s *Set) Forwarded(ok bool) {
+func (s *Set) Egress(ok bool) {
 	if s == nil {
 		return
 	}
-	s.forwarded.WithLabelValues(outcome(ok)).Inc()
+	s.egress.WithLabelValues(outcome(ok)).Inc()
 }
 
 // GuardRefused counts one request the egress guard refused, by the kind

@@ -56,7 +56,7 @@ func TestCountersMove(t *testing.T) {
 		`browserd_captures_total{outcome="ok"} 0`,
 		`browserd_captures_total{outcome="error"} 0`,
 		`browserd_resumes_total{outcome="error"} 0`,
-		`browserd_forwarded_requests_total{outcome="ok"} 0`,
+		`browserd_egress_requests_total{outcome="ok"} 0`,
 		`browserd_guard_refusals_total{rule="loopback"} 0`,
 		`browserd_guard_refusals_total{rule="other_user"} 0`,
 		`browserd_store_errors_total{op="save_capture"} 0`,
@@ -77,8 +77,8 @@ func TestCountersMove(t *testing.T) {
 	s.Resume(true)
 	s.LeaseTakeover()
 	s.LeaseTakeover()
-	s.Forwarded(true)
-	s.Forwarded(false)
+	s.Egress(true)
+	s.Egress(false)
 	s.GuardRefused(egress.RefusedMetadata)
 	s.StoreError("save_capture")
 
@@ -100,8 +100,8 @@ func TestCountersMove(t *testing.T) {
 		`browserd_resumes_total{outcome="ok"} 1`,
 		`browserd_resumes_total{outcome="error"} 0`,
 		`browserd_lease_takeovers_total 2`,
-		`browserd_forwarded_requests_total{outcome="ok"} 1`,
-		`browserd_forwarded_requests_total{outcome="error"} 1`,
+		`browserd_egress_requests_total{outcome="ok"} 1`,
+		`browserd_egress_requests_total{outcome="error"} 1`,
 		`browserd_guard_refusals_total{rule="cloud_metadata"} 1`,
 		`browserd_store_errors_total{op="save_capture"} 1`,
 	)
@@ -139,7 +139,7 @@ func TestNilSet(t *testing.T) {
 	s.Capture(true, time.Second)
 	s.Resume(false)
 	s.LeaseTakeover()
-	s.Forwarded(true)
+	s.Egress(true)
 	s.GuardRefused(egress.RefusedLoopback)
 	s.StoreError("close")
 	s.SetSource(nil)
