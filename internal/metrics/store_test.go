@@ -17,7 +17,10 @@ import (
 )
 
 // fakeStore fails every call with err.
-type fakeStore struct{ err error }
+type fakeStore struct {
+	store.Nodes // nil: the wrapper passes node calls through uncounted
+	err         error
+}
 
 func (f *fakeStore) CreateSession(context.Context, store.Session) error { return f.err }
 func (f *fakeStore) GetSession(context.Context, string) (store.Session, error) {

@@ -156,6 +156,11 @@ type Capture struct {
 	// session (at creation or by state_load): the logins its prompt hint
 	// names, unlike the cookies pages set since.
 	InjectedDomains []string
+	// Node, when set, fences the write: SaveCapture refuses it with
+	// ErrLeaseLost when another node holds the session's lease, so a node
+	// that lost a session (it stalled past its lease and another took
+	// over) cannot overwrite the new holder's captures. Not stored.
+	Node string
 }
 
 // Credential is a session's login for HTTP basic or digest authentication
@@ -177,6 +182,7 @@ type Geolocation struct {
 // Implementations are safe for concurrent use.
 type Store interface {
 	StoredSessions
+	Nodes
 	// CreateSession inserts s in state active (s.State is ignored; a zero
 	// CreatedAt means now). It fails with ErrConflict (wrapped, naming the
 	// state) if the id exists in state active or recoverable; a closed,
@@ -228,6 +234,12 @@ var (
 	ErrConflict = errors.New("store: session id in use")
 	// ErrCorrupt: a stored capture cannot be decrypted or decoded.
 	ErrCorrupt = errors.New("store: corrupt capture")
+	// ErrLeaseLost: a fenced capture (Capture.Node) of a session whose
+	// lease another node holds.
+	ErrLeaseLost = errors.New("store: the session's lease is held by another node")
+	// ErrNodeInUse: Heartbeat of a node id that another live instance
+	// heartbeats under.
+	ErrNodeInUse = errors.New("store: node id in use by another live daemon")
 )
 
 // RecoverState is the start-up rule of Recover for a session left active
@@ -243,4 +255,45 @@ func RecoverState(lastCapture, now time.Time, maxAge time.Duration) (SessionStat
 		return Stale, fmt.Sprintf("last capture is %s old, more than the maximum session age %s", age.Round(time.Second), maxAge)
 	}
 	return Recoverable, "interrupted by a restart; resume it with session_resume"
+}
+
+// Node is one daemon on the store, as its last heartbeat told it.
+type Node struct {
+	ID string
+	// URL is where the other nodes reach its API (--advertise-url); ""
+	// when it serves no TCP address.
+	URL string
+	// Instance changes with every start: two daemons heartbeating under
+	// one id are told apart by it.
+	Instance  string
+	Version   string
+	StartedAt time.Time // millisecond precision
+	Heartbeat time.Time // millisecond precision; zero in a Heartbeat call: now
+	Sessions  int       // live sessions
+	Tabs      int
+	// ChromiumBytes is the resident memory of its Chromium processes.
+	ChromiumBytes int64
+}
+
+// Nodes is the node registry and what the cluster reads of leases. Every
+// daemon heartbeats its row; the others read the rows to find a session's
+// holder and its URL, and to tell a live node from a dead one.
+type Nodes interface {
+	// Heartbeat writes n's row (inserting it on the first beat). It fails
+	// with ErrNodeInUse (wrapped) when the row has another Instance whose
+	// last heartbeat is newer than fresh before n.Heartbeat: another
+	// daemon runs under that id.
+	Heartbeat(ctx context.Context, n Node, fresh time.Duration) error
+	// ListNodes returns every node's row, by id.
+	ListNodes(ctx context.Context) ([]Node, error)
+	// RemoveNode drops the row of id if its Instance is instance (a node
+	// that stops cleanly); another instance's row is left alone.
+	RemoveNode(ctx context.Context, id, instance string) error
+	// LeaseHolder returns the node holding a session's lease and when it
+	// expires, or ErrNotFound when there is no lease.
+	LeaseHolder(ctx context.Context, sessionID string) (node string, expires time.Time, err error)
+	// Orphans lists the active sessions that have a capture and no lease
+	// unexpired at now: their node died or handed them over. Each is for
+	// the first node that takes its lease.
+	Orphans(ctx context.Context, now time.Time) ([]Session, error)
 }

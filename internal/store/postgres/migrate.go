@@ -132,6 +132,20 @@ CREATE TABLE key_check (
 	created_at timestamptz NOT NULL
 );
 `,
+	// 5: the node registry (see store.Nodes).
+	`
+CREATE TABLE nodes (
+	node_id        text        PRIMARY KEY,
+	url            text        NOT NULL DEFAULT '',
+	instance       text        NOT NULL,
+	version        text        NOT NULL DEFAULT '',
+	started_at     timestamptz NOT NULL,
+	heartbeat_at   timestamptz NOT NULL,
+	sessions       integer     NOT NULL DEFAULT 0,
+	tabs           integer     NOT NULL DEFAULT 0,
+	chromium_bytes bigint      NOT NULL DEFAULT 0
+);
+`,
 }
 
 // migrate applies the steps not yet recorded in schema_migrations, all in

@@ -417,6 +417,10 @@ func (s *Store) SaveCapture(ctx context.Context, c store.Capture, keep int) erro
 	sealed, url := sc.Sealed, sc.URL
 	taken := ms(sc.Taken)
 	b := &pgx.Batch{}
+	// A fenced capture (c.Node) first locks the session's lease row, so
+	// that another node's AcquireLease waits for this write, and then
+	// writes only while no other node holds the lease.
+	b.Queue(`SELECT 1 FROM leases WHERE session_id = $1 FOR SHARE`, c.SessionID)
 	// The session's listing follows the newest capture, which this one
 	// may not be if captures arrive out of order.
 	b.Queue(`UPDATE sessions SET
@@ -424,13 +428,18 @@ func (s *Store) SaveCapture(ctx context.Context, c store.Capture, keep int) erro
 	url             = CASE WHEN last_capture_at IS NULL OR last_capture_at <= $1 THEN $3 ELSE url END,
 	last_capture_at = CASE WHEN last_capture_at IS NULL OR last_capture_at <= $1 THEN $1 ELSE last_capture_at END,
 	updated_at      = $4
-WHERE session_id = $5`, taken, len(c.Tabs), url, ms(now), c.SessionID)
+WHERE session_id = $5 AND ($6 = '' OR NOT EXISTS (SELECT 1 FROM leases WHERE session_id = $5 AND node <> $6))`,
+		taken, len(c.Tabs), url, ms(now), c.SessionID, c.Node)
 	b.Queue(`INSERT INTO session_snapshots (session_id, taken_at, payload)
-SELECT session_id, $2, $3 FROM sessions WHERE session_id = $1`, c.SessionID, taken, sealed)
+SELECT session_id, $2, $3 FROM sessions WHERE session_id = $1
+AND ($4 = '' OR NOT EXISTS (SELECT 1 FROM leases WHERE session_id = $1 AND node <> $4))`, c.SessionID, taken, sealed, c.Node)
 	b.Queue(`DELETE FROM session_snapshots WHERE session_id = $1 AND id NOT IN (
 	SELECT id FROM session_snapshots WHERE session_id = $1 ORDER BY taken_at DESC, id DESC LIMIT $2)`, c.SessionID, keep)
 	var found bool
 	err = s.batch(ctx, b, func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
 		tag, err := br.Exec()
 		if err != nil {
 			return err
@@ -447,7 +456,13 @@ SELECT session_id, $2, $3 FROM sessions WHERE session_id = $1`, c.SessionID, tak
 		return fmt.Errorf("postgres store: saving a capture of session %q: %w", c.SessionID, err)
 	}
 	if !found {
-		// Nothing was written: the insert and prune found no session either.
+		// Nothing was written: the insert and prune found no session
+		// either, or the lease is another node's.
+		if c.Node != "" {
+			if holder, _, err := s.LeaseHolder(ctx, c.SessionID); err == nil && holder != c.Node {
+				return fmt.Errorf("%w: session %q is node %s's, not %s's", store.ErrLeaseLost, c.SessionID, holder, c.Node)
+			}
+		}
 		return fmt.Errorf("%w: session %q", store.ErrNotFound, c.SessionID)
 	}
 	return nil

@@ -127,6 +127,20 @@ CREATE TABLE key_check (
 	created_at INTEGER NOT NULL
 );
 `,
+	// 5: the node registry (see store.Nodes).
+	`
+CREATE TABLE nodes (
+	node_id        TEXT    PRIMARY KEY,
+	url            TEXT    NOT NULL DEFAULT '',
+	instance       TEXT    NOT NULL,
+	version        TEXT    NOT NULL DEFAULT '',
+	started_at     INTEGER NOT NULL,
+	heartbeat_at   INTEGER NOT NULL,
+	sessions       INTEGER NOT NULL DEFAULT 0,
+	tabs           INTEGER NOT NULL DEFAULT 0,
+	chromium_bytes INTEGER NOT NULL DEFAULT 0
+);
+`,
 }
 
 // migrate applies the steps not yet recorded in schema_migrations. It is

@@ -433,6 +433,16 @@ func (s *Store) SaveCapture(ctx context.Context, c store.Capture, keep int) erro
 	sealed, url := sc.Sealed, sc.URL
 	taken := millis(sc.Taken)
 	return s.write(ctx, func(tx *sql.Tx) error {
+		if c.Node != "" {
+			var holder string
+			err := tx.QueryRowContext(ctx, `SELECT node FROM leases WHERE session_id = ?`, c.SessionID).Scan(&holder)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("sqlite store: saving a capture of session %q: %w", c.SessionID, err)
+			}
+			if err == nil && holder != c.Node {
+				return fmt.Errorf("%w: session %q is node %s's, not %s's", store.ErrLeaseLost, c.SessionID, holder, c.Node)
+			}
+		}
 		// The session's listing follows the newest capture, which this one
 		// may not be if captures arrive out of order.
 		res, err := tx.ExecContext(ctx, `UPDATE sessions SET

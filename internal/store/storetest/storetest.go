@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -65,6 +66,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Cancel", testCancel},
 		{"Stored", testStored},
 		{"Tokens", testTokens},
+		{"FencedCapture", testFencedCapture},
+		{"Nodes", testNodes},
+		{"Orphans", testOrphans},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open(t)) })
@@ -804,5 +808,150 @@ func testCancel(t *testing.T, st store.Store) {
 	save(t, st, small("s", t0.Add(time.Hour), 7), 3)
 	if c := latest(t, st, "s"); c.Tabs[0].URL != "https://example.com/7" {
 		t.Errorf("after the deadline: %+v", c)
+	}
+}
+
+// testFencedCapture: a capture naming its node is written only while no
+// other node holds the session's lease.
+func testFencedCapture(t *testing.T, st store.Store) {
+	ctx := t.Context()
+	create(t, st, store.Session{ID: "s", CreatedAt: t0})
+	c := small("s", t0, 1)
+	c.Node = "n1"
+	save(t, st, c, 3) // no lease: nobody else's
+	if ok, err := st.AcquireLease(ctx, "s", "n1", t0, time.Minute); err != nil || !ok {
+		t.Fatalf("AcquireLease(n1) = %v, %v", ok, err)
+	}
+	c.Taken = t0.Add(time.Second)
+	save(t, st, c, 3) // its own lease
+	// n1 stalls past its lease; n2 takes the session over.
+	if ok, err := st.AcquireLease(ctx, "s", "n2", t0.Add(2*time.Minute), time.Minute); err != nil || !ok {
+		t.Fatalf("AcquireLease(n2) = %v, %v", ok, err)
+	}
+	late := small("s", t0.Add(3*time.Minute), 9)
+	late.Node = "n1"
+	if err := st.SaveCapture(ctx, late, 3); !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("SaveCapture by the node that lost the lease = %v, want ErrLeaseLost", err)
+	}
+	got, err := st.LatestCapture(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Taken.Equal(t0.Add(time.Second)) {
+		t.Errorf("latest capture taken %v, want the last one n1 wrote while it held the lease (%v)", got.Taken, t0.Add(time.Second))
+	}
+	if s := get(t, st, "s"); !s.LastCaptureAt.Equal(t0.Add(time.Second)) {
+		t.Errorf("session's last capture %v after a refused capture, want %v", s.LastCaptureAt, t0.Add(time.Second))
+	}
+	late.Node = "n2"
+	save(t, st, late, 3)
+	late.Node = ""
+	late.Taken = t0.Add(4 * time.Minute)
+	save(t, st, late, 3) // unfenced: written
+	other := small("nope", t0, 1)
+	other.Node = "n1"
+	if err := st.SaveCapture(ctx, other, 3); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("fenced SaveCapture(unknown session) = %v, want ErrNotFound", err)
+	}
+}
+
+func testNodes(t *testing.T, st store.Store) {
+	ctx := t.Context()
+	if ns, err := st.ListNodes(ctx); err != nil || len(ns) != 0 {
+		t.Fatalf("ListNodes on an empty store = %v, %v", ns, err)
+	}
+	a := store.Node{ID: "a", URL: "http://10.0.0.1:8765", Instance: "i1", Version: "v1", StartedAt: t0, Heartbeat: t0, Sessions: 2, Tabs: 3, ChromiumBytes: 1 << 30}
+	if err := st.Heartbeat(ctx, a, 15*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	b := store.Node{ID: "b", Instance: "j1", StartedAt: t0, Heartbeat: t0}
+	if err := st.Heartbeat(ctx, b, 15*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	a.Heartbeat, a.Tabs = t0.Add(5*time.Second), 4
+	if err := st.Heartbeat(ctx, a, 15*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := st.ListNodes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]store.Node{a, b}, ns, cmpOpts); diff != "" {
+		t.Errorf("ListNodes (-want +got):\n%s", diff)
+	}
+	// Another daemon under a's id while a lives is refused; once a has
+	// been silent longer than fresh, it may take the id.
+	imp := a
+	imp.Instance, imp.Heartbeat = "i2", t0.Add(10*time.Second)
+	if err := st.Heartbeat(ctx, imp, 15*time.Second); !errors.Is(err, store.ErrNodeInUse) {
+		t.Errorf("Heartbeat by a second daemon under a live node's id = %v, want ErrNodeInUse", err)
+	}
+	imp.Heartbeat = t0.Add(21 * time.Second)
+	if err := st.Heartbeat(ctx, imp, 15*time.Second); err != nil {
+		t.Errorf("Heartbeat under a dead node's id: %v", err)
+	}
+	// RemoveNode drops only its own instance's row.
+	if err := st.RemoveNode(ctx, "a", "i1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RemoveNode(ctx, "b", "j1"); err != nil {
+		t.Fatal(err)
+	}
+	ns, err = st.ListNodes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ns) != 1 || ns[0].ID != "a" || ns[0].Instance != "i2" {
+		t.Errorf("after RemoveNode(a, old instance) and RemoveNode(b): %+v, want only a's new instance", ns)
+	}
+	if err := st.Heartbeat(ctx, store.Node{ID: "", Instance: "x"}, time.Second); err == nil {
+		t.Error("Heartbeat without an id succeeded")
+	}
+}
+
+func testOrphans(t *testing.T, st store.Store) {
+	ctx := t.Context()
+	if _, _, err := st.LeaseHolder(ctx, "s1"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("LeaseHolder(unknown) = %v, want ErrNotFound", err)
+	}
+	for _, id := range []string{"s1", "s2", "s3", "s4", "s5"} {
+		create(t, st, store.Session{ID: id, CreatedAt: t0})
+	}
+	for _, id := range []string{"s1", "s2", "s3", "s5"} {
+		save(t, st, small(id, t0, 1), 3)
+	}
+	lease := func(id, node string, ttl time.Duration) {
+		t.Helper()
+		if ok, err := st.AcquireLease(ctx, id, node, t0, ttl); err != nil || !ok {
+			t.Fatalf("AcquireLease(%s, %s) = %v, %v", id, node, ok, err)
+		}
+	}
+	lease("s1", "n1", time.Minute)    // held
+	lease("s2", "n1", 10*time.Second) // expires at +10s
+	// s3: no lease (handed over); s4: no capture; s5: recoverable.
+	if err := st.SetState(ctx, "s5", store.Recoverable, ""); err != nil {
+		t.Fatal(err)
+	}
+	node, until, err := st.LeaseHolder(ctx, "s2")
+	if err != nil || node != "n1" || !until.Equal(t0.Add(10*time.Second)) {
+		t.Errorf("LeaseHolder(s2) = %q, %v, %v; want n1 until +10s", node, until, err)
+	}
+	ids := func(now time.Time) []string {
+		t.Helper()
+		ss, err := st.Orphans(ctx, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.ID)
+		}
+		return out
+	}
+	if got := ids(t0.Add(5 * time.Second)); !slices.Equal(got, []string{"s3"}) {
+		t.Errorf("Orphans at +5s = %v, want [s3]", got)
+	}
+	if got := ids(t0.Add(11 * time.Second)); !slices.Equal(got, []string{"s2", "s3"}) {
+		t.Errorf("Orphans at +11s = %v, want [s2 s3]", got)
 	}
 }
