@@ -129,6 +129,13 @@ type Result struct {
 	// and carries the page's title, URL and dialog text as well.
 	Wrapped bool `json:"wrapped,omitempty"`
 
+	// ScreenshotURL and PDFURL lend the file at ScreenshotPath (screenshot)
+	// or Path (pdf) to a client on another machine: /api/files/{id}, a path
+	// on the daemon's base URL, for an hour, to the caller's owner. Only
+	// the HTTP API sets them; MCP sends the image inline instead.
+	ScreenshotURL string `json:"screenshotUrl,omitempty"`
+	PDFURL        string `json:"pdfUrl,omitempty"`
+
 	// Image is the PNG of a screenshot, sent as MCP image content. It is not
 	// part of the JSON result; the HTTP API and CLI use ScreenshotPath.
 	Image []byte `json:"-"`
