@@ -63,10 +63,18 @@ func waitNoChromium(t testing.TB, data string) {
 	}
 }
 
-// startDaemon runs `browserd serve` as a child the test owns.
+// startDaemon runs `browserd serve` as a child the test owns, with the
+// flags every test daemon gets and extra.
 func startDaemon(t testing.TB, data string, extra ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(browserdBin(t), append(append([]string{"serve"}, daemonFlags(data)...), extra...)...)
+	return startDaemonArgs(t, data, append(daemonFlags(data), extra...)...)
+}
+
+// startDaemonArgs runs `browserd serve args…` for the data dir data (which
+// args must name) as a child the test owns.
+func startDaemonArgs(t testing.TB, data string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(browserdBin(t), append([]string{"serve"}, args...)...)
 	logf, err := os.Create(filepath.Join(t.TempDir(), "daemon.log"))
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,8 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/files"
+	"github.com/browserd/browserd/internal/sessionservice"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -44,6 +46,14 @@ type Options struct {
 	// LiveBase is the dashboard's URL (internal/live), for the liveViewUrl
 	// of sessions; "" when there is none.
 	LiveBase string
+	// Files lends screenshots and PDFs at GET /api/files/{id} (package
+	// files); nil: New makes a registry of its own, with the default TTL.
+	// The daemon gives one to every listener, so that a link works on all.
+	Files *files.Registry
+	// SessionService fetches the stored sessions of other browserds for
+	// POST /api/sessions with sessionServiceUrl, through the daemon's
+	// egress guard; nil refuses sessionServiceUrl.
+	SessionService *sessionservice.Fetcher
 }
 
 // Health is the body of GET /api/health.
@@ -57,8 +67,11 @@ type Health struct {
 
 // New returns the API handler for h, to be mounted at /api/.
 func New(h tool.Handler, opts Options) http.Handler {
-	a := &api{h: h, version: opts.Version, log: opts.Log, tmp: opts.TempDir, settings: opts.Settings, liveBase: opts.LiveBase}
+	a := &api{h: h, version: opts.Version, log: opts.Log, tmp: opts.TempDir, settings: opts.Settings, liveBase: opts.LiveBase, remote: opts.SessionService}
 	a.s, _ = h.(Sessions)
+	if a.files = opts.Files; a.files == nil {
+		a.files = files.New(files.Options{})
+	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -86,6 +99,7 @@ func New(h tool.Handler, opts Options) http.Handler {
 	mux.HandleFunc("POST /api/tokens", a.createToken)
 	mux.HandleFunc("GET /api/tokens", a.listTokens)
 	mux.HandleFunc("DELETE /api/tokens/{id}", a.revokeToken)
+	mux.HandleFunc("GET /api/files/{id}", a.file)
 	mux.HandleFunc("/api/", a.notFound)
 	return Guard(mux)
 }
@@ -99,6 +113,8 @@ type api struct {
 	// settings are the daemon's, for /api/health over the socket.
 	settings []config.Setting
 	liveBase string
+	files    *files.Registry
+	remote   *sessionservice.Fetcher // nil: no remote stored sessions
 }
 
 // liveURL is the live view of a session's front tab on the dashboard, ""
@@ -161,6 +177,7 @@ func (a *api) run(w http.ResponseWriter, r *http.Request, in tool.Input) {
 	if res.Action == "" {
 		res.Action = in.Action
 	}
+	a.link(r, in, &res)
 	a.log.Info("action", "action", in.Action, "task", in.Task, "success", res.Success,
 		"ms", time.Since(start).Milliseconds())
 	writeJSON(w, http.StatusOK, res)

@@ -14,6 +14,7 @@ import (
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/inject"
+	"github.com/browserd/browserd/internal/sessionservice"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
@@ -172,12 +173,16 @@ type CreateSession struct {
 	EnableVnc bool `json:"enableVnc,omitempty"`
 }
 
-// BrowserSession is the state to inject: inline, or a stored session.
+// BrowserSession is the state to inject: inline, or a stored session —
+// of this browserd, or with SessionServiceURL of another one (its
+// …/api/stored-sessions), read with SessionServiceToken or else the
+// daemon's --session-service-token.
 type BrowserSession struct {
-	Type              string          `json:"type"`
-	StorageState      json.RawMessage `json:"storageState,omitempty"`
-	SessionID         string          `json:"sessionId,omitempty"`
-	SessionServiceURL string          `json:"sessionServiceUrl,omitempty"`
+	Type                string          `json:"type"`
+	StorageState        json.RawMessage `json:"storageState,omitempty"`
+	SessionID           string          `json:"sessionId,omitempty"`
+	SessionServiceURL   string          `json:"sessionServiceUrl,omitempty"`
+	SessionServiceToken string          `json:"sessionServiceToken,omitempty"`
 }
 
 // Viewport is a tab size in CSS pixels.
@@ -213,6 +218,7 @@ func (a *api) createSession(w http.ResponseWriter, r *http.Request) {
 	if v := body.Viewport; v != nil {
 		req.Width, req.Height = v.Width, v.Height
 	}
+	remote := "" // the id of a stored session fetched from a session service
 	if bs := body.BrowserSession; bs != nil {
 		switch bs.Type {
 		case "inline":
@@ -227,8 +233,12 @@ func (a *api) createSession(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if bs.SessionServiceURL != "" {
-				writeProblem(w, http.StatusBadRequest, "remote session services are not supported", storagestate.Errors{{Path: "browserSession.sessionServiceUrl", Msg: "leave out: stored sessions live in this browserd (POST /api/stored-sessions)"}}, "")
-				return
+				st, ok := a.remoteState(w, r, bs)
+				if !ok {
+					return
+				}
+				req.State, remote = st, bs.SessionID
+				break
 			}
 			req.StoredID = bs.SessionID
 		default:
@@ -243,12 +253,77 @@ func (a *api) createSession(w http.ResponseWriter, r *http.Request) {
 		if req.StoredID != "" {
 			prefix = "storedSession(" + req.StoredID + ")."
 		}
+		if remote != "" {
+			prefix = remotePrefix(remote)
+		}
 		fail(w, err, prefix)
 		return
 	}
 	a.log.Info("session created", "session", out.ID, "owner", auth.Owner(r.Context()), "domains", len(out.AuthenticatedDomains), "ms", time.Since(start).Milliseconds())
 	out.LiveViewURL = a.liveURL(out.ID)
 	writeJSON(w, http.StatusCreated, out)
+}
+
+// remotePrefix is the path prefix of the fields of a stored session
+// fetched from a session service.
+func remotePrefix(id string) string { return "sessionService(" + id + ")." }
+
+// remoteState fetches the stored session a reference with sessionServiceUrl
+// names and checks its expiry as a local stored session's (the engine
+// checks the rest, as for any state); it answers the request itself when
+// it cannot. The token and the state are never logged.
+func (a *api) remoteState(w http.ResponseWriter, r *http.Request, bs *BrowserSession) (*storagestate.State, bool) {
+	field := storagestate.Errors{{Path: "browserSession.sessionServiceUrl", Msg: "leave out for a stored session of this browserd (GET /api/stored-sessions)"}}
+	if a.remote == nil {
+		writeProblem(w, http.StatusBadRequest, "this server fetches no stored sessions from session services", field, "")
+		return nil, false
+	}
+	start := time.Now()
+	got, err := a.remote.Fetch(r.Context(), bs.SessionServiceURL, bs.SessionID, bs.SessionServiceToken)
+	var se *sessionservice.Error
+	if errors.As(err, &se) {
+		status, path, msg := http.StatusBadGateway, "browserSession.sessionServiceUrl", "the session service failed"
+		switch se.Kind {
+		case sessionservice.BadURL:
+			status, path, msg = http.StatusBadRequest, "browserSession."+se.Field, "cannot be used"
+		case sessionservice.Refused:
+			status, msg = http.StatusBadRequest, "refused by the guard"
+		case sessionservice.NotFound:
+			status, path, msg = http.StatusNotFound, "browserSession.sessionId", "no such stored session at the session service"
+		case sessionservice.Unauthorized:
+			path, msg = "browserSession.sessionServiceToken", "refused by the session service"
+		case sessionservice.Timeout:
+			status, msg = http.StatusGatewayTimeout, "the session service did not answer in time"
+		}
+		fields := se.Fields
+		prefix := remotePrefix(bs.SessionID)
+		if len(fields) == 0 {
+			fields, prefix = storagestate.Errors{{Path: path, Msg: msg}}, ""
+		}
+		a.log.Info("fetching a stored session from a session service failed", "service", serviceHost(bs.SessionServiceURL), "status", se.Status, "answer", status)
+		writeProblem(w, status, se.Msg, fields, prefix)
+		return nil, false
+	}
+	if err != nil {
+		writeError(w, http.StatusBadGateway, err.Error())
+		return nil, false
+	}
+	// A stored session past its expiresAt is refused, as here (inject.Check
+	// with no domains checks the expiry alone).
+	if _, err := inject.Check(got.State, got.ExpiresAt, nil, "", time.Now()); err != nil {
+		fail(w, err, remotePrefix(bs.SessionID))
+		return nil, false
+	}
+	a.log.Info("stored session fetched from a session service", "service", serviceHost(bs.SessionServiceURL), "owner", auth.Owner(r.Context()), "ms", time.Since(start).Milliseconds())
+	return got.State, true
+}
+
+// serviceHost is the host of a session service, for the log.
+func serviceHost(raw string) string {
+	if u, err := sessionservice.ParseBase(raw); err == nil {
+		return u.Host
+	}
+	return "(invalid URL)"
 }
 
 // SessionDetail is the body of GET /api/sessions/{id}.

@@ -7,12 +7,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/httpapi"
 	"github.com/browserd/browserd/internal/inject"
+	"github.com/browserd/browserd/internal/sessionservice"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
@@ -63,7 +66,7 @@ const okState = `{"cookies":[{"name":"sid","value":"v","domain":".example.com","
 
 func TestCreateSession(t *testing.T) {
 	f := &fakeSessions{}
-	h := httpapi.New(f, httpapi.Options{})
+	h := httpapi.New(f, httpapi.Options{SessionService: &sessionservice.Fetcher{}})
 	for _, tc := range []struct {
 		name, body string
 		status     int
@@ -77,7 +80,10 @@ func TestCreateSession(t *testing.T) {
 		{"bad cookie", `{"browserSession":{"type":"inline","storageState":{"cookies":[{"name":"a","value":"b","domain":"x","sameSite":"Sometimes"}]}}}`, 400, "browserSession.storageState.cookies[0].sameSite"},
 		{"bad type", `{"browserSession":{"type":"magic"}}`, 400, "browserSession.type"},
 		{"reference without id", `{"browserSession":{"type":"reference"}}`, 400, "browserSession.sessionId"},
-		{"remote service", `{"browserSession":{"type":"reference","sessionId":"x","sessionServiceUrl":"https://s"}}`, 400, "browserSession.sessionServiceUrl"},
+		{"remote service on loopback", `{"browserSession":{"type":"reference","sessionId":"x","sessionServiceUrl":"http://127.0.0.1:1/api/stored-sessions"}}`, 400, "browserSession.sessionServiceUrl"},
+		{"remote service not http", `{"browserSession":{"type":"reference","sessionId":"x","sessionServiceUrl":"ftp://s"}}`, 400, "browserSession.sessionServiceUrl"},
+		{"remote service, bad token", `{"browserSession":{"type":"reference","sessionId":"x","sessionServiceUrl":"http://127.0.0.1:1/","sessionServiceToken":"a\nb"}}`, 400, "browserSession.sessionServiceToken"},
+		{"remote service, bad id", `{"browserSession":{"type":"reference","sessionId":"..","sessionServiceUrl":"http://127.0.0.1:1/"}}`, 400, "browserSession.sessionId"},
 		{"reference unknown", `{"browserSession":{"type":"reference","sessionId":"x"}}`, 404, ""},
 		{"wrong field type", `{"name":5}`, 400, "name"},
 		{"not json", `{"name":`, 400, ""},
@@ -142,7 +148,8 @@ func TestStoredSessionsRefusals(t *testing.T) {
 // anything but a 201 or a 4xx with a JSON error.
 func FuzzCreateSession(f *testing.F) {
 	for _, s := range []string{``, `{}`, `{"browserSession":{"type":"inline","storageState":` + okState + `}}`,
-		`{"browserSession":{"type":"reference","sessionId":"x"}}`, `{"allowedDomains":["a"],"domainPolicy":"filter"}`, `[]`, `null`, `{"viewport":{"width":-1}}`} {
+		`{"browserSession":{"type":"reference","sessionId":"x"}}`, `{"allowedDomains":["a"],"domainPolicy":"filter"}`,
+		`{"browserSession":{"type":"reference","sessionId":"x","sessionServiceUrl":"http://127.0.0.1:1/"}}`, `[]`, `null`, `{"viewport":{"width":-1}}`} {
 		f.Add(s)
 	}
 	h := httpapi.New(&fakeSessions{}, httpapi.Options{})
@@ -191,5 +198,105 @@ func TestEnableVnc(t *testing.T) {
 	rec, m := do(t, h, "POST", "/api/sessions", `{"name":"w","enableVnc":true}`)
 	if rec.Code != http.StatusCreated || !strings.HasPrefix(fmt.Sprint(m["liveViewUrl"]), "http://127.0.0.1:8765/dashboard/live?session=") {
 		t.Fatalf("enableVnc with a dashboard: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestCreateSessionRemote: a reference with sessionServiceUrl is fetched
+// from the session service (another browserd's stored-session API, faked
+// here) and injected as its state, checked as a local stored session;
+// the service's refusals become clear answers.
+func TestCreateSessionRemote(t *testing.T) {
+	var mu sync.Mutex
+	expires := "2099-01-01T00:00:00Z"
+	var auths []string
+	mux := http.NewServeMux()
+	serve := func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auths = append(auths, r.Header.Get("Authorization"))
+		exp := expires
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.Header.Get("Authorization") != "Bearer tok":
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"error":"missing or invalid token"}`)
+		case r.PathValue("id") != "ss_1":
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error":"no stored session"}`)
+		case strings.HasSuffix(r.URL.Path, "/state"):
+			fmt.Fprint(w, okState)
+		default:
+			fmt.Fprintf(w, `{"id":"ss_1","expiresAt":%q}`, exp)
+		}
+	}
+	mux.HandleFunc("GET /api/stored-sessions/{id}", serve)
+	mux.HandleFunc("GET /api/stored-sessions/{id}/state", serve)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	base := srv.URL + "/api/stored-sessions"
+	ref := func(id, token string) string {
+		return fmt.Sprintf(`{"name":"w","browserSession":{"type":"reference","sessionId":%q,"sessionServiceUrl":%q,"sessionServiceToken":%q}}`, id, base, token)
+	}
+	f := &fakeSessions{}
+	allowed := &sessionservice.Fetcher{Policy: egress.Policy{AllowHosts: []string{"127.0.0.1"}}}
+	h := httpapi.New(f, httpapi.Options{SessionService: allowed})
+
+	rec, _ := do(t, h, "POST", "/api/sessions", ref("ss_1", "tok"))
+	if rec.Code != http.StatusCreated || f.req == nil || f.req.StoredID != "" || f.req.State == nil || len(f.req.State.Cookies) != 1 {
+		t.Fatalf("remote reference: %d %s; the engine got %+v", rec.Code, rec.Body, f.req)
+	}
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		field, msg string
+	}{
+		{"unknown id", ref("ss_2", "tok"), 404, "browserSession.sessionId", "answered 404"},
+		{"bad token", ref("ss_1", "nope"), 502, "browserSession.sessionServiceToken", "answered 401"},
+		{"outside allowedDomains", strings.Replace(ref("ss_1", "tok"), `{"name":"w",`, `{"name":"w","allowedDomains":["other.test"],`, 1), 422, "sessionService(ss_1).cookies[0]", "outside allowedDomains"},
+	} {
+		rec, m := do(t, h, "POST", "/api/sessions", tc.body)
+		if rec.Code != tc.status || !strings.Contains(fmt.Sprint(m["error"]), tc.msg) || !strings.Contains(rec.Body.String(), `"path":"`+tc.field) {
+			t.Errorf("%s: %d %s", tc.name, rec.Code, rec.Body)
+		}
+		if strings.Contains(rec.Body.String(), "nope") {
+			t.Errorf("%s: the answer shows the token: %s", tc.name, rec.Body)
+		}
+	}
+
+	// Expired there: refused here, as a local stored session.
+	mu.Lock()
+	expires = "2001-01-01T00:00:00Z"
+	mu.Unlock()
+	if rec, m := do(t, h, "POST", "/api/sessions", ref("ss_1", "tok")); rec.Code != http.StatusUnprocessableEntity || !strings.Contains(fmt.Sprint(m["error"]), "expired") {
+		t.Errorf("expired stored session: %d %s", rec.Code, rec.Body)
+	}
+
+	// The daemon's token, for its service only.
+	withToken := &sessionservice.Fetcher{Policy: allowed.Policy, Token: "tok", TokenFor: []string{base + "/"}}
+	mu.Lock()
+	expires, auths = "2099-01-01T00:00:00Z", nil
+	mu.Unlock()
+	h = httpapi.New(f, httpapi.Options{SessionService: withToken})
+	if rec, _ := do(t, h, "POST", "/api/sessions", ref("ss_1", "")); rec.Code != http.StatusCreated {
+		t.Errorf("the daemon's token: %d %s", rec.Code, rec.Body)
+	}
+	mu.Lock()
+	if len(auths) != 2 || auths[0] != "Bearer tok" {
+		t.Errorf("the service got %q", auths)
+	}
+	mu.Unlock()
+
+	// The guard: loopback not allowed.
+	h = httpapi.New(f, httpapi.Options{SessionService: &sessionservice.Fetcher{}})
+	rec, m := do(t, h, "POST", "/api/sessions", ref("ss_1", "tok"))
+	if msg := fmt.Sprint(m["error"]); rec.Code != http.StatusBadRequest || !strings.Contains(msg, "the guard refuses") ||
+		!strings.Contains(msg, "--allow-host 127.0.0.1:") || !strings.Contains(msg, "--allow-private") {
+		t.Errorf("loopback refused: %d %s", rec.Code, rec.Body)
+	}
+
+	// Without a fetcher (a server with no session services): refused.
+	h = httpapi.New(f, httpapi.Options{})
+	if rec, _ := do(t, h, "POST", "/api/sessions", ref("ss_1", "tok")); rec.Code != http.StatusBadRequest {
+		t.Errorf("no fetcher: %d %s", rec.Code, rec.Body)
 	}
 }
