@@ -24,16 +24,16 @@ vet:
 # Every test: unit tests with the race detector — the PostgreSQL store's
 # against a throwaway cluster (scripts/ensure-postgres.sh, which installs
 # PostgreSQL when missing), stopped afterwards whatever the outcome — then
-# the end-to-end suites against real headless Chromium, the conformance
+# the end-to-end suites (the cluster's on the same PostgreSQL) against real headless Chromium, the conformance
 # corpus included — also run against Playwright MCP (installed with npm;
 # skipped, saying so, without npm).
 test: chromium vet
 	pgdir=$$(mktemp -d /tmp/browserd-pg.XXXXXX) && \
 	trap 'scripts/ensure-postgres.sh stop "$$pgdir"' EXIT && trap 'exit 130' INT TERM && \
 	url=$$(scripts/ensure-postgres.sh start "$$pgdir") && \
-	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -race -count=1 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e)
-	BROWSERD_CONFORMANCE_PEERS=1 $(GO) test -count=1 -timeout 12m -v -run 'TestConformancePlaywright' ./internal/e2e/
-	$(GO) test -count=1 -timeout 12m ./internal/e2e/
+	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -race -count=1 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e) && \
+	BROWSERD_CONFORMANCE_PEERS=1 $(GO) test -count=1 -timeout 12m -v -run 'TestConformancePlaywright' ./internal/e2e/ && \
+	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -count=1 -timeout 12m ./internal/e2e/
 
 bench: chromium
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./internal/e2e/ ./internal/snapshot/ ./internal/egress/ ./internal/chromeprofile/

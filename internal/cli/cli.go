@@ -81,6 +81,7 @@ type CLI struct {
 	Profile   profileCmd   `cmd:"" name:"profile" group:"Profiles" help:"Build a Chrome profile from a storageState."`
 	Token     tokenCmd     `cmd:"" group:"Daemon" help:"Create, list and revoke the API's bearer tokens."`
 	Dashboard dashboardCmd `cmd:"" group:"Daemon" help:"Print a one-time URL to the dashboard: every session's tabs, watched live."`
+	Nodes     nodesCmd     `cmd:"" group:"Daemon" help:"List the nodes sharing this daemon's store: live or not, sessions, tabs, Chromium memory, last heartbeat."`
 
 	Sessions sessionsCmd `cmd:"" group:"Recovery" help:"List sessions: active, recoverable after a restart or crash, stale, closed, failed."`
 	Resume   resumeCmd   `cmd:"" group:"Recovery" help:"Bring a recoverable session back: its tabs at their URLs, its cookies and storage."`

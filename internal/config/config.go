@@ -9,10 +9,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/browserd/browserd/internal/egress"
+	"github.com/browserd/browserd/internal/sessionservice"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -56,11 +59,26 @@ type Config struct {
 	MaxSessionSnapshots int           `name:"max-session-snapshots" env:"BROWSERD_MAX_SESSION_SNAPSHOTS" default:"10" help:"Captures kept per session."`
 	NoCapture           bool          `name:"no-capture" env:"BROWSERD_NO_CAPTURE" help:"Take no state captures: sessions cannot be recovered after a restart or crash."`
 
+	// Several nodes on one store (docs/cluster.md).
+	NodeID       string        `name:"node-id" env:"BROWSERD_NODE_ID" help:"This daemon's name among the nodes sharing a store (default: the host name and a suffix kept in <data>/node-id)." placeholder:"NAME"`
+	AdvertiseURL string        `name:"advertise-url" env:"BROWSERD_ADVERTISE_URL" help:"The URL other nodes reach this daemon's API at, e.g. http://10.0.0.5:8765 (default: http://<--listen>, or the host name's when --listen is a wildcard address)." placeholder:"URL"`
+	LeaseTTL     time.Duration `name:"lease-ttl" env:"BROWSERD_LEASE_TTL" default:"15s" help:"How long a node's hold on its sessions outlives its last heartbeat: another node takes a dead node's sessions over after this long."`
+
 	NotifyURL string `name:"notify-url" env:"BROWSERD_NOTIFY_URL" help:"POST a JSON note here when an agent asks a person for help (handoff), with the tab's live-view URL." placeholder:"URL"`
 
 	// MetricsListen serves /metrics alone, without a token, for a
 	// Prometheus scraper; /metrics on Listen and the socket needs admin.
 	MetricsListen string `name:"metrics-listen" env:"BROWSERD_METRICS_LISTEN" help:"Also serve Prometheus metrics at /metrics on this HOST:PORT, without a token (for a scraper on a private network); /metrics on --listen needs admin's token." placeholder:"ADDR"`
+
+	// Remote stored sessions (POST /api/sessions with sessionServiceUrl,
+	// internal/sessionservice): the token this daemon sends to the session
+	// services of SessionServiceURLs, and only to them, when a request
+	// gives none. The token is never logged nor reported by Settings, so
+	// it is not passed on to a daemon a command starts: give it in the
+	// environment or a file.
+	SessionServiceToken     string   `name:"session-service-token" env:"BROWSERD_SESSION_SERVICE_TOKEN" help:"Bearer token for the session services of --session-service-url (another browserd's stored sessions, fetched for sessionServiceUrl), used when a request gives none; prefer the environment or --session-service-token-file to a flag." placeholder:"TOKEN"`
+	SessionServiceTokenFile string   `name:"session-service-token-file" env:"BROWSERD_SESSION_SERVICE_TOKEN_FILE" help:"Read --session-service-token from this file." placeholder:"PATH"`
+	SessionServiceURLs      []string `name:"session-service-url" env:"BROWSERD_SESSION_SERVICE_URLS" sep:"," help:"A session service that --session-service-token is sent to: another browserd's http(s)://HOST:PORT/api/stored-sessions (repeatable); the token goes nowhere else." placeholder:"URL"`
 }
 
 // DefaultListen is the TCP address `browserd serve` listens on when no
@@ -80,6 +98,7 @@ func Default() Config {
 		LogLevel:    "info",
 
 		SnapshotInterval:    30 * time.Second,
+		LeaseTTL:            15 * time.Second,
 		MaxSessionAge:       24 * time.Hour,
 		MaxSessionSnapshots: 10,
 	}
@@ -151,10 +170,76 @@ func (c *Config) Resolve() error {
 			return fmt.Errorf("--metrics-listen %s is also --listen: give the metrics an address of their own, or drop --metrics-listen and scrape /metrics on --listen with admin's token", c.MetricsListen)
 		}
 	}
+	if c.LeaseTTL == 0 {
+		c.LeaseTTL = Default().LeaseTTL
+	}
+	if c.LeaseTTL < 3*time.Second {
+		return fmt.Errorf("--lease-ttl %s is too short: nodes heartbeat every third of it, so give at least 3s (default 15s)", c.LeaseTTL)
+	}
+	if c.NodeID != "" {
+		if err := checkNodeID(c.NodeID); err != nil {
+			return err
+		}
+	}
+	if c.AdvertiseURL != "" {
+		u, err := url.Parse(c.AdvertiseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+			return fmt.Errorf("--advertise-url %q: want the base URL other nodes reach this daemon at, e.g. http://10.0.0.5:8765", c.AdvertiseURL)
+		}
+		c.AdvertiseURL = strings.TrimSuffix(c.AdvertiseURL, "/")
+	}
+	if err := c.resolveSessionService(); err != nil {
+		return err
+	}
 	if c.CDP != "" && !strings.HasPrefix(c.CDP, "ws://") && !strings.HasPrefix(c.CDP, "wss://") {
 		return fmt.Errorf("--cdp %q: want a ws:// URL such as ws://127.0.0.1:9222/devtools/browser/<id>", c.CDP)
 	}
 	return nil
+}
+
+// resolveSessionService reads the session-service token from its file and
+// checks that it goes to named services only. Calling it again is harmless.
+func (c *Config) resolveSessionService() error {
+	for _, s := range c.SessionServiceURLs {
+		if _, err := sessionservice.ParseBase(s); err != nil {
+			return fmt.Errorf("--session-service-url: %w", err)
+		}
+	}
+	if f := c.SessionServiceTokenFile; f != "" {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return fmt.Errorf("--session-service-token-file %q: %w", f, err)
+		}
+		c.SessionServiceTokenFile = abs
+		b, err := os.ReadFile(abs)
+		if err != nil {
+			return fmt.Errorf("--session-service-token-file: %w", err)
+		}
+		tok := strings.TrimSpace(string(b))
+		if tok == "" {
+			return fmt.Errorf("--session-service-token-file %s is empty: put the session service's token in it", abs)
+		}
+		if c.SessionServiceToken != "" && c.SessionServiceToken != tok {
+			return fmt.Errorf("give --session-service-token or --session-service-token-file, not both")
+		}
+		c.SessionServiceToken = tok
+	}
+	if c.SessionServiceToken != "" && len(c.SessionServiceURLs) == 0 {
+		return fmt.Errorf("--session-service-token needs --session-service-url URL: the session service (another browserd's http(s)://HOST:PORT/api/stored-sessions) it is for; it is sent nowhere else")
+	}
+	return nil
+}
+
+// SessionService is the fetcher of remote stored sessions (sessionServiceUrl)
+// that these settings give: it dials only what the egress guard's lists
+// allow pages to reach, and sends the session-service token to the
+// services of --session-service-url only.
+func (c *Config) SessionService() *sessionservice.Fetcher {
+	return &sessionservice.Fetcher{
+		Policy:   egress.Policy{AllowHosts: c.AllowHosts, AllowPrivate: c.AllowPrivate, BlockHosts: c.BlockHosts, OnlyHosts: c.OnlyHosts},
+		Token:    c.SessionServiceToken,
+		TokenFor: c.SessionServiceURLs,
+	}
 }
 
 // Path returns a path inside the data directory.
@@ -219,7 +304,14 @@ func (c *Config) settings(redact bool) []Setting {
 	add(c.AutoRehydrate, "auto-rehydrate")
 	add(c.MaxSessionSnapshots != d.MaxSessionSnapshots, "max-session-snapshots", fmt.Sprint(c.MaxSessionSnapshots))
 	add(c.NoCapture, "no-capture")
+	add(c.NodeID != "", "node-id", c.NodeID)
+	add(c.AdvertiseURL != "", "advertise-url", c.AdvertiseURL)
+	add(c.LeaseTTL != 0 && c.LeaseTTL != d.LeaseTTL, "lease-ttl", c.LeaseTTL.String())
 	add(c.NotifyURL != "", "notify-url", c.NotifyURL)
+	// The token itself never: it would show in /api/health and in the
+	// command line of a daemon a command starts.
+	add(c.SessionServiceTokenFile != "", "session-service-token-file", c.SessionServiceTokenFile)
+	add(len(c.SessionServiceURLs) > 0, "session-service-url", c.SessionServiceURLs...)
 	return out
 }
 
@@ -289,3 +381,48 @@ func sameSet(a, b []string) bool {
 
 // Denied reports whether the operator removed the action with --deny-actions.
 func (c *Config) Denied(action string) bool { return slices.Contains(c.DenyActions, action) }
+
+// checkNodeID checks a --node-id: what a host name may hold.
+func checkNodeID(id string) error {
+	if len(id) > 64 {
+		return fmt.Errorf("--node-id %q is longer than 64 characters", id)
+	}
+	for _, r := range id {
+		if !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return fmt.Errorf("--node-id %q: use letters, digits, '-', '_' and '.' only", id)
+		}
+	}
+	return nil
+}
+
+// AdvertisedURL is where the other nodes reach this daemon: --advertise-url,
+// else http://<listen>, with the host name for a wildcard listen address;
+// "" when the daemon listens on the Unix socket only.
+func (c *Config) AdvertisedURL(listen string) string {
+	if c.AdvertiseURL != "" {
+		return c.AdvertiseURL
+	}
+	if listen == "" {
+		return ""
+	}
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		h, err := os.Hostname()
+		if err != nil {
+			return ""
+		}
+		host = h
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// Version is browserd's version as built: the module version, or "devel".
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -142,6 +144,56 @@ func TestMetricsListen(t *testing.T) {
 		c.Listen, c.MetricsListen = tc.listen, tc.metrics
 		if err := c.Resolve(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("--listen %q --metrics-listen %q: %v, want an error saying %q", tc.listen, tc.metrics, err, tc.want)
+		}
+	}
+}
+
+// The session-service token: read from its file, sent to named services
+// only, never in Settings (nor in the arguments of a daemon a command
+// starts).
+func TestSessionServiceToken(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tok")
+	if err := os.WriteFile(file, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const svc = "http://node2:8765/api/stored-sessions"
+	c := resolved(t, func(c *Config) { c.SessionServiceTokenFile = file; c.SessionServiceURLs = []string{svc} })
+	if c.SessionServiceToken != "s3cret" {
+		t.Fatalf("token %q", c.SessionServiceToken)
+	}
+	if err := c.Resolve(); err != nil || c.SessionServiceToken != "s3cret" {
+		t.Fatalf("second Resolve: %v, token %q", err, c.SessionServiceToken)
+	}
+	args := strings.Join(c.DaemonArgs(), " ")
+	if strings.Contains(args, "s3cret") || !strings.Contains(args, "--session-service-token-file "+file) || !strings.Contains(args, "--session-service-url "+svc) {
+		t.Errorf("DaemonArgs %q", args)
+	}
+	c = resolved(t, func(c *Config) { c.SessionServiceToken = "s3cret"; c.SessionServiceURLs = []string{svc} })
+	for _, s := range c.Settings() {
+		if slices.Contains(s.Values, "s3cret") || s.Flag == "session-service-token" {
+			t.Errorf("Settings report the token: %+v", s)
+		}
+	}
+	for _, tc := range []struct {
+		edit func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.SessionServiceToken = "x" }, "needs --session-service-url"},
+		{func(c *Config) { c.SessionServiceURLs = []string{"ftp://x/y"} }, "--session-service-url"},
+		{func(c *Config) { c.SessionServiceURLs = []string{"http://u:pw@x/y"} }, "credentials"},
+		{func(c *Config) {
+			c.SessionServiceToken, c.SessionServiceTokenFile, c.SessionServiceURLs = "other", file, []string{svc}
+		}, "not both"},
+		{func(c *Config) { c.SessionServiceTokenFile = filepath.Join(dir, "missing") }, "--session-service-token-file"},
+	} {
+		c := Default()
+		c.Data = t.TempDir()
+		tc.edit(&c)
+		if err := c.Resolve(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Resolve: %v, want %q", err, tc.want)
+		} else if strings.Contains(err.Error(), "pw") {
+			t.Errorf("Resolve shows the password: %v", err)
 		}
 	}
 }

@@ -26,7 +26,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,7 +33,9 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/cluster"
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/files"
 	"github.com/browserd/browserd/internal/httpapi"
 	"github.com/browserd/browserd/internal/live"
 	"github.com/browserd/browserd/internal/mcpserver"
@@ -84,12 +85,7 @@ func (e *RunningError) Error() string {
 }
 
 // Version is browserd's version as built: the module version, or "devel".
-func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
+func Version() string { return config.Version() }
 
 // Run serves eng until ctx ends, then shuts down in order (see the package
 // doc). It returns nil after a clean shutdown caused by ctx; cfg must be
@@ -196,6 +192,13 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 	if d, ok := eng.(interface{ SetDashboard(string) }); ok {
 		d.SetDashboard(dashBase)
 	}
+	if cl, ok := eng.(clustered); ok {
+		tcp := ""
+		if len(listeners) > 1 {
+			tcp = listeners[1].Addr().String()
+		}
+		cl.Advertise(ctx, cfg.AdvertisedURL(tcp))
+	}
 
 	version := Version()
 	var (
@@ -204,8 +207,9 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 		failed  = make(chan error, len(listeners))
 	)
 	handlers := make([]http.Handler, len(listeners))
+	served := files.New(files.Options{}) // one for all listeners: a link works on each
 	for i := range listeners {
-		handlers[i] = newMux(eng, tokens, log, version, cfg, dash, set)
+		handlers[i] = newMux(eng, tokens, log, version, cfg, dash, set, served)
 	}
 	if metricsLn != nil {
 		listeners = append(listeners, metricsLn)
@@ -259,18 +263,33 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 // Over the Unix socket callers act as admin; over TCP every route but
 // /api/health needs a bearer token (package auth). Without a token store
 // (test engines) TCP callers are refused.
-func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg config.Config, dash *live.Server, set *metrics.Set) http.Handler {
+func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg config.Config, dash *live.Server, set *metrics.Set, served *files.Registry) http.Handler {
 	deny := cfg.DenyActions
 	liveBase := ""
 	if dash != nil {
 		liveBase = dash.Base()
 	}
-	api := httpapi.New(eng, httpapi.Options{Version: version, Log: log, TempDir: cfg.Path("run"), Settings: cfg.Settings(), LiveBase: liveBase})
+	api := httpapi.New(eng, httpapi.Options{Version: version, Log: log, TempDir: cfg.Path("run"), Settings: cfg.Settings(), LiveBase: liveBase, Files: served, SessionService: cfg.SessionService()})
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/health", api)
-	mux.Handle("/api/", auth.Require(tokens, api))
+	if cl, ok := eng.(clustered); ok {
+		// Several nodes on one store (package cluster): a session's routes
+		// go to the node that runs it; a request another node signed
+		// comes in as the owner it carries, without a token.
+		c := cl.Cluster()
+		routed := c.Proxy(cl.Route, api)
+		mux.Handle("/api/", c.Trust(routed, auth.Require(tokens, routed)))
+		mux.Handle("POST "+cluster.DoPath, c.Trust(c.DoHandler(eng), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprintf(w, "{\"error\":%q}\n", "this endpoint serves other browserd nodes only")
+		})))
+		mux.Handle("GET /api/nodes", auth.Require(tokens, adminOnly("the node list", c.NodesHandler())))
+	} else {
+		mux.Handle("/api/", auth.Require(tokens, api))
+	}
 	mux.Handle("/mcp", httpapi.Guard(auth.Require(tokens, mcpserver.HTTPHandler(eng, version, deny...))))
-	mux.Handle("GET /metrics", httpapi.Guard(auth.Require(tokens, adminOnly(set.Handler()))))
+	mux.Handle("GET /metrics", httpapi.Guard(auth.Require(tokens, adminOnly("the metrics", set.Handler()))))
 	if dash != nil {
 		// The dashboard signs people in with a cookie of its own; the URL
 		// that does it comes from the API, as the caller's owner.
@@ -295,17 +314,29 @@ func metricsMux(set *metrics.Set) http.Handler {
 }
 
 // adminOnly lets only admin's requests through (auth.Require has set the
-// owner); others get a 403 JSON error that says where metrics are served.
-func adminOnly(next http.Handler) http.Handler {
+// owner); others get a 403 JSON error that says how to read what.
+func adminOnly(what string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if auth.Owner(r.Context()) != auth.Admin {
+			msg := "only admin reads " + what + ": use admin's token (<data>/token)"
+			if what == "the metrics" {
+				msg += ", or scrape the daemon's --metrics-listen address, which needs none"
+			}
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusForbidden)
-			fmt.Fprintf(w, "{\"error\":%q}\n", "only admin reads the metrics: use admin's token (<data>/token), or scrape the daemon's --metrics-listen address, which needs none")
+			fmt.Fprintf(w, "{\"error\":%q}\n", msg)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// clustered is an engine that runs as a node among others on its store
+// (package cluster).
+type clustered interface {
+	Cluster() *cluster.Cluster
+	Route(ctx context.Context, owner, session string) (*cluster.Peer, error)
+	Advertise(ctx context.Context, url string)
 }
 
 // metricsOf is the engine's metrics, when it keeps them, else a Set of the

@@ -62,6 +62,20 @@ func (u *userError) Error() string { return u.msg }
 
 func fail(format string, args ...any) error { return &userError{fmt.Sprintf(format, args...)} }
 
+// errHeld matches the refusal of a session another daemon on the store
+// holds (heldError).
+var errHeld = errors.New("session held by another daemon")
+
+// heldError refuses a session another daemon on the store holds; with
+// several nodes the call goes there instead (see do).
+type heldError struct{ userError }
+
+func (*heldError) Is(target error) bool { return target == errHeld }
+
+func held(format string, args ...any) error {
+	return &heldError{userError{fmt.Sprintf(format, args...)}}
+}
+
 // Do carries out one action. Failures of the action itself come back as a
 // Result with Success false and an Error that says what to do next; the
 // returned error is only for calls that could not be made at all.
@@ -77,14 +91,28 @@ func (e *Engine) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
 // do runs one call; inj is set by Inject.
 func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Result {
 	res := tool.Result{Action: in.Action}
+	orig := in
 	owner, err := e.forOwner(ctx, &in)
 	if err != nil {
 		res.Error = err.Error()
 		e.metrics.Action(in.Action, false, 0)
 		return res
 	}
+	if inj == nil {
+		// A session another node runs is served there (cluster.go).
+		if res, done := e.forward(ctx, owner, orig, target(in)); done {
+			return res
+		}
+	}
 	c := &call{e: e, in: in, res: res, owner: owner, inj: inj, started: time.Now()}
 	err = c.run(ctx)
+	if errors.Is(err, errHeld) && inj == nil {
+		// Another node took the session between the routing and the
+		// call (both saw its dead node's lease run out; one won).
+		if res, done := e.forward(ctx, owner, orig, target(in)); done {
+			return res
+		}
+	}
 	c.res.Success = err == nil
 	e.metrics.Action(in.Action, err == nil, time.Since(c.started))
 	if err != nil {

@@ -189,7 +189,7 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 	}
 	if s == nil {
 		if row.State == store.Active {
-			if ok, err := e.store.AcquireLease(ctx, q, e.node, time.Now(), leaseTTL); err != nil {
+			if ok, err := e.store.AcquireLease(ctx, q, e.node, time.Now(), e.leaseTTL()); err != nil {
 				return err
 			} else if !ok {
 				return fmt.Errorf("%w: session %q is active in another browserd on this store", store.ErrConflict, id)

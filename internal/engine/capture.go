@@ -122,7 +122,7 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 		creds[i] = store.Credential(cr)
 	}
 	e.mu.Unlock()
-	c := store.Capture{SessionID: s.id, Taken: taken, Cookies: cookies,
+	c := store.Capture{SessionID: s.id, Node: e.node, Taken: taken, Cookies: cookies,
 		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, InjectedDomains: injected}
 	var st storagestate.State
 	seen := map[string]capturedTab{}
@@ -145,6 +145,8 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 	}
 	c.Origins = st.Origins
 	if err := e.store.SaveCapture(ctx, c, e.cfg.MaxSessionSnapshots); err != nil {
+		// ErrLeaseLost: another node runs the session now; the next
+		// lease renewal lets it go here.
 		return err
 	}
 	ok = true
@@ -209,22 +211,17 @@ func (e *Engine) changed(s *session) {
 }
 
 // captureDue captures the sessions that changed and whose last capture is
-// older than the interval, and renews the leases of live sessions.
+// older than the interval.
 func (e *Engine) captureDue(now time.Time) {
-	var due, live []*session
+	var due []*session
 	e.mu.Lock()
 	for _, s := range e.sessions {
 		if !s.stored || s.parked {
 			continue
 		}
-		live = append(live, s)
 		if s.capDirty && !s.rehydrate && now.Sub(s.lastCapture) >= e.cfg.SnapshotInterval {
 			due = append(due, s)
 		}
-	}
-	renew := now.Sub(e.lastRenew) >= leaseRenew
-	if renew {
-		e.lastRenew = now
 	}
 	e.mu.Unlock()
 	for _, s := range due {
@@ -235,17 +232,6 @@ func (e *Engine) captureDue(now time.Time) {
 		}
 		e.noteSave(s, saveCapture, err)
 		cancel()
-	}
-	if !renew {
-		return
-	}
-	for _, s := range live {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		ok, err := e.store.AcquireLease(ctx, s.id, e.node, now, leaseTTL)
-		cancel()
-		if err != nil || !ok {
-			e.log.Warn("renewing a session's lease failed", "session", s.id, "taken_by_another", !ok, "err", err)
-		}
 	}
 }
 

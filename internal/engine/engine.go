@@ -28,6 +28,7 @@ import (
 	"github.com/browserd/browserd/internal/atrest"
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/cluster"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/metrics"
@@ -50,6 +51,9 @@ type Engine struct {
 	box      *secret.Box
 	store    store.Store
 	node     string // this daemon's name on leases (see nodeID)
+	// cluster is this node among the others on the store: heartbeats,
+	// where a session runs, forwarding (cluster.go).
+	cluster *cluster.Cluster
 	// verifyPatch checks every patched snapshot against a whole read
 	// (BROWSERD_VERIFY_PATCH=1, for tests; see answer.go).
 	verifyPatch bool
@@ -71,8 +75,6 @@ type Engine struct {
 	sessions map[string]*session
 	tabs     map[tabKey]*tab
 	closed   bool
-	// lastRenew is when the capturer last renewed the sessions' leases.
-	lastRenew time.Time
 	// dashboard is the dashboard's URL (internal/live), "" without an
 	// HTTP listener; see SetDashboard.
 	dashboard string
@@ -107,6 +109,9 @@ type session struct {
 	// injected are the domains of the states put into the session (see
 	// store.Capture.InjectedDomains); captured and restored.
 	injected []string
+	// resuming is closed when a resume of the session under way ends;
+	// nil when none is.
+	resuming chan struct{}
 	// closing is set while DELETE /api/sessions/{id} closes the session:
 	// new calls wait for it to end, queued ones give up.
 	closing bool
@@ -225,14 +230,25 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return nil, err
 	}
-	if e.node, err = nodeID(cfg.Path("node-id")); err != nil {
-		return nil, err
+	if e.node = cfg.NodeID; e.node == "" {
+		if e.node, err = nodeID(cfg.Path("node-id")); err != nil {
+			return nil, err
+		}
 	}
 	st, err := backend.Open(context.Background(), cmp.Or(cfg.DB, cfg.Path("browserd.db")), box)
 	if err != nil {
 		return nil, err
 	}
 	e.store = e.metrics.WrapStore(st)
+	e.cluster = cluster.New(cluster.Options{Store: e.store, Node: e.node, Key: box.Derive("cluster"), TTL: e.leaseTTL(),
+		Version: config.Version(), Log: log, OnForward: e.metrics.Forwarded})
+	// Beat before recovering: Recover drops this node's leases as an
+	// earlier run's, which must not happen while another daemon runs
+	// under the same node id.
+	if err := e.cluster.Beat(context.Background(), cluster.Load{}); err != nil {
+		st.Close()
+		return nil, err
+	}
 	rehydrate, err := e.startRecovery(context.Background())
 	if err != nil {
 		st.Close()
@@ -253,10 +269,14 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 			log.Warn("killed Chromium left behind by an earlier daemon", "processes", n, "err", err)
 		}
 	}
-	e.wg.Add(2)
+	e.wg.Add(3)
 	go func() {
 		defer e.wg.Done()
 		e.janitor()
+	}()
+	go func() {
+		defer e.wg.Done()
+		e.heartbeat()
 	}()
 	go func() {
 		defer e.wg.Done()
@@ -327,6 +347,7 @@ func (e *Engine) Close(ctx context.Context) error {
 			}
 		}
 	}
+	e.leaveCluster(context.WithoutCancel(ctx))
 	errs = append(errs, e.store.Close())
 	return errors.Join(errs...)
 }
@@ -359,6 +380,19 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*session, error) {
 	}
 	e.mu.Lock()
 	s := e.sessions[id]
+	if s != nil && s.resuming != nil {
+		// Being brought back (by --auto-rehydrate, or another call): its
+		// tabs are not there yet.
+		ch := s.resuming
+		e.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		e.mu.Lock()
+		s = e.sessions[id]
+	}
 	if s != nil && s.closing {
 		e.mu.Unlock()
 		return nil, fail("session %q is being closed; send the call again in a moment", bareName(id))

@@ -33,13 +33,6 @@ import (
 // capture. When Chromium dies under a session, its next action does the
 // same in the new browser.
 
-// leaseTTL is how long a session's lease lasts unless renewed; leaseRenew
-// is how often the capturer renews the leases of live sessions.
-const (
-	leaseTTL   = 2 * time.Minute
-	leaseRenew = 30 * time.Second
-)
-
 // notRestored is source 002's "cannot persist" list, told with every
 // resume.
 const notRestored = "not restored (a capture cannot hold them): in-flight requests, running timers and promises, open dialogs, files chosen for upload, WebSocket connections, and element refs — take a new snapshot"
@@ -159,10 +152,10 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 		return nil, fmt.Errorf("reading session %q from the store: %w", id, err)
 	case row.State == store.Recoverable || row.State == store.Active:
 		if row.State == store.Active {
-			if ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), leaseTTL); err != nil {
+			if ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), e.leaseTTL()); err != nil {
 				return nil, err
 			} else if !ok {
-				return nil, fail("session %q is active in another browserd on this store; use it there, or pick another session name", id)
+				return nil, held("session %q is active in another browserd on this store; use it there, or pick another session name", id)
 			}
 		}
 		switch c.in.Action {
@@ -208,7 +201,7 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 		}
 		return nil, fmt.Errorf("recording session %q in the store: %w", id, err)
 	}
-	if _, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), leaseTTL); err != nil {
+	if _, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), e.leaseTTL()); err != nil {
 		return nil, err
 	}
 	e.mu.Lock()
@@ -265,12 +258,12 @@ func (e *Engine) resume(ctx context.Context, id string, explicit bool) (*session
 	switch row.State {
 	case store.Recoverable:
 	case store.Active:
-		ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), leaseTTL)
+		ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), e.leaseTTL())
 		if err != nil {
 			return nil, resumeReport{}, err
 		}
 		if !ok {
-			return nil, resumeReport{}, fail("session %q is active in another browserd on this store; it cannot be resumed here", id)
+			return nil, resumeReport{}, held("session %q is active in another browserd on this store; it cannot be resumed here", id)
 		}
 	case store.Stale:
 		return nil, resumeReport{}, fail("session %q is stale: its last capture (%s) was older than --max-session-age when browserd started, so it is not resumed; any action under that name starts a new session", id, ago(row.LastCaptureAt))
@@ -303,12 +296,12 @@ func (r *tabRef) is(ct store.Tab) bool {
 // held.
 func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session, skip *tabRef) (_ *session, _ resumeReport, err error) {
 	id := row.ID
-	ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), leaseTTL)
+	ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), e.leaseTTL())
 	if err != nil {
 		return nil, resumeReport{}, fmt.Errorf("taking the lease of session %q: %w", id, err)
 	}
 	if !ok {
-		return nil, resumeReport{}, fail("session %q is being resumed by another browserd on this store", id)
+		return nil, resumeReport{}, held("session %q is being resumed by another browserd on this store", id)
 	}
 	defer func() { e.metrics.Resume(err == nil) }()
 	if row.State == store.Active {
@@ -334,10 +327,18 @@ func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session
 	if s == nil {
 		s = e.newSession(id, row.Profile)
 	}
+	done := make(chan struct{})
 	e.mu.Lock()
 	s.stored, s.parked = true, false
+	s.resuming = done
 	e.sessions[id] = s
 	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		s.resuming = nil
+		e.mu.Unlock()
+		close(done)
+	}()
 	rep, err := e.rehydrate(ctx, s, capt, skip)
 	if err != nil {
 		e.mu.Lock()

@@ -60,6 +60,7 @@ type Set struct {
 	resumes        *prometheus.CounterVec
 	takeovers      prometheus.Counter
 	egress         *prometheus.CounterVec
+	forwarded      *prometheus.CounterVec
 	refusals       *prometheus.CounterVec
 	storeErrors    *prometheus.CounterVec
 
@@ -103,6 +104,10 @@ func New() *Set {
 			Name: "browserd_egress_requests_total",
 			Help: "Requests and tunnels the egress guard allowed, by outcome: ok when the upstream answered, error when it could not be reached.",
 		}, []string{"outcome"}),
+		forwarded: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "browserd_forwarded_requests_total",
+			Help: "Requests forwarded to the node that runs their session, by kind (action: a tool call; api: a session's API route) and outcome (error: the node could not be reached or failed).",
+		}, []string{"kind", "outcome"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "browserd_guard_refusals_total",
 			Help: "Requests the egress guard refused, by rule.",
@@ -115,7 +120,7 @@ func New() *Set {
 	}
 	s.reg.MustRegister(
 		s.actions, s.actionSeconds, s.captures, s.captureSeconds, s.resumes, s.takeovers,
-		s.egress, s.refusals, s.storeErrors, s.state,
+		s.egress, s.forwarded, s.refusals, s.storeErrors, s.state,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
@@ -125,6 +130,9 @@ func New() *Set {
 		s.captures.WithLabelValues(o)
 		s.resumes.WithLabelValues(o)
 		s.egress.WithLabelValues(o)
+		for _, k := range []string{"action", "api"} {
+			s.forwarded.WithLabelValues(k, o)
+		}
 	}
 	for _, r := range egress.RefusalKinds {
 		s.refusals.WithLabelValues(r)
@@ -197,6 +205,15 @@ func (s *Set) Egress(ok bool) {
 		return
 	}
 	s.egress.WithLabelValues(outcome(ok)).Inc()
+}
+
+// Forwarded counts one request forwarded to another node, by kind
+// ("action" or "api"; others count as "other").
+func (s *Set) Forwarded(kind string, ok bool) {
+	if s == nil {
+		return
+	}
+	s.forwarded.WithLabelValues(bound(kind, []string{"action", "api"}), outcome(ok)).Inc()
 }
 
 // GuardRefused counts one request the egress guard refused, by the kind

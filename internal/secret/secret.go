@@ -6,7 +6,9 @@ package secret
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +18,9 @@ import (
 // Box seals and opens data with one key. Safe for concurrent use.
 type Box struct {
 	aead cipher.AEAD
+	// derive is the root of Derive's keys, itself derived from the key
+	// (the key is not kept beyond the cipher).
+	derive []byte
 }
 
 const magic = "bd1:" // format marker, so a plaintext or foreign file is recognised
@@ -59,7 +64,18 @@ func Load(path string) (*Box, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Box{aead: aead}, nil
+	return &Box{aead: aead, derive: mac(key, "browserd: derived keys v1")}, nil
+}
+
+// Derive returns a 32-byte key for label, the same on every daemon that
+// loads the same key file and unrelated to the sealing key: the nodes of
+// a cluster sign their requests to each other with Derive("cluster").
+func (b *Box) Derive(label string) []byte { return mac(b.derive, label) }
+
+func mac(key []byte, msg string) []byte {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte(msg))
+	return h.Sum(nil)
 }
 
 // Seal encrypts plain; label binds the ciphertext to its use (a file name),

@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/browserd/browserd/internal/cluster"
+	"github.com/browserd/browserd/internal/metrics"
+	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// Several nodes on one store (package cluster, docs/cluster.md): the
+// engine heartbeats its node and renews its sessions' leases every third
+// of --lease-ttl (the heartbeat goroutine), forwards a call for a session
+// another live node holds to that node, lets go of a session whose lease
+// another node took (without capturing it: the captures are the new
+// holder's now), and with --auto-rehydrate takes over the sessions of
+// nodes that died or stopped.
+
+// leaseTTL is how long a session's lease lasts unless renewed.
+func (e *Engine) leaseTTL() time.Duration {
+	if e.cfg.LeaseTTL > 0 {
+		return e.cfg.LeaseTTL
+	}
+	return 15 * time.Second
+}
+
+// Cluster is the engine's view of the other nodes; the daemon mounts its
+// handlers.
+func (e *Engine) Cluster() *cluster.Cluster { return e.cluster }
+
+// Advertise publishes the URL other nodes reach this one at ("" : none)
+// and beats at once, so that they see it.
+func (e *Engine) Advertise(ctx context.Context, url string) {
+	e.cluster.SetURL(url)
+	if err := e.cluster.Beat(ctx, e.load()); err != nil {
+		e.log.Warn("heartbeat failed", "err", err)
+	}
+}
+
+// load is what this node's heartbeat tells.
+func (e *Engine) load() cluster.Load {
+	var (
+		l    cluster.Load
+		pids []int
+	)
+	e.mu.Lock()
+	for _, s := range e.sessions {
+		if s.stored && !s.parked {
+			l.Sessions++
+		}
+	}
+	l.Tabs = len(e.tabs)
+	for _, sl := range e.slots {
+		if sl.br != nil && !sl.br.Attached() {
+			pids = append(pids, sl.br.PID())
+		}
+	}
+	e.mu.Unlock()
+	_, l.ChromiumBytes = metrics.GroupUsage(pids...)
+	return l
+}
+
+// heartbeat beats and renews the live sessions' leases every third of the
+// lease TTL, until the engine stops; nothing slow runs on it, so that a
+// busy node never loses its sessions. With --auto-rehydrate it also runs
+// the adopter, which takes over orphaned sessions, woken on every beat.
+func (e *Engine) heartbeat() {
+	tick := time.NewTicker(e.cluster.Every())
+	defer tick.Stop()
+	var (
+		wake    chan struct{}
+		adopter sync.WaitGroup
+	)
+	if e.cfg.AutoRehydrate {
+		wake = make(chan struct{}, 1)
+		adopter.Go(func() {
+			for {
+				select {
+				case <-e.stop:
+					return
+				case <-wake:
+					e.adoptOrphans()
+				}
+			}
+		})
+	}
+	defer adopter.Wait()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), e.cluster.Every())
+		e.renewLeases(ctx)
+		if err := e.cluster.Beat(ctx, e.load()); err != nil {
+			e.log.Warn("heartbeat failed", "err", err)
+		}
+		cancel()
+		select {
+		case wake <- struct{}{}: // nil without --auto-rehydrate: never
+		default:
+		}
+	}
+}
+
+// renewLeases renews the lease of every live session; a session whose
+// lease another node holds now is let go.
+func (e *Engine) renewLeases(ctx context.Context) {
+	var live []*session
+	e.mu.Lock()
+	for _, s := range e.sessions {
+		if s.stored && !s.parked && !s.closing {
+			live = append(live, s)
+		}
+	}
+	e.mu.Unlock()
+	now := time.Now()
+	for _, s := range live {
+		ok, err := e.store.AcquireLease(ctx, s.id, e.node, now, e.leaseTTL())
+		switch {
+		case err != nil:
+			e.log.Warn("renewing a session's lease failed", "session", s.id, "err", err)
+		case !ok:
+			e.letGo(s, "another node took its lease over")
+		}
+	}
+}
+
+// letGo drops a live session whose lease another node took (this node
+// stalled past its lease): its tabs close without a capture, which would
+// overwrite the new holder's.
+func (e *Engine) letGo(s *session, why string) {
+	e.mu.Lock()
+	if e.sessions[s.id] != s {
+		e.mu.Unlock()
+		return
+	}
+	s.stored = false
+	e.mu.Unlock()
+	e.log.Warn("letting a session go: it runs on another node now", "session", s.id, "why", why)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if s.profile == "" {
+		e.discard(ctx, s)
+	} else {
+		e.closeSessionTabs(ctx, s)
+		e.mu.Lock()
+		if e.sessions[s.id] == s {
+			delete(e.sessions, s.id)
+		}
+		e.mu.Unlock()
+	}
+}
+
+// adoptOrphans resumes, one by one, the active sessions no node holds a
+// lease on (their node died, or stopped and handed them over); of nodes
+// racing for one, the lease lets exactly one win.
+func (e *Engine) adoptOrphans() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	orphans, err := e.store.Orphans(ctx, time.Now())
+	cancel()
+	if err != nil {
+		e.log.Warn("listing orphaned sessions failed", "err", err)
+		return
+	}
+	for _, o := range orphans {
+		select {
+		case <-e.stop:
+			return
+		default:
+		}
+		e.mu.Lock()
+		cur := e.sessions[o.ID]
+		here := cur != nil && cur.stored && !cur.parked
+		e.mu.Unlock()
+		if here {
+			continue // brought back here by a call meanwhile
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		_, rep, err := e.resume(ctx, o.ID, false)
+		cancel()
+		if err != nil {
+			e.log.Info("taking over an orphaned session failed (another node may have won it)", "session", o.ID, "err", err)
+			continue
+		}
+		e.log.Info("took over an orphaned session", "session", o.ID, "tabs", len(rep.tabs))
+	}
+}
+
+// target is the session a call acts on (names qualified), "" for calls
+// that are not about one session.
+func target(in tool.Input) string {
+	switch in.Action {
+	case "status", "list_sessions":
+		return ""
+	}
+	switch {
+	case in.Session != "":
+		return in.Session
+	case in.Profile != "":
+		return in.Profile
+	}
+	return "default"
+}
+
+// route says where a call for session (qualified) goes: nil for here.
+// Calls another node forwarded, and sessions live here, are served here.
+func (e *Engine) route(ctx context.Context, session string) (*cluster.Peer, error) {
+	if session == "" || cluster.Forwarded(ctx) {
+		return nil, nil
+	}
+	e.mu.Lock()
+	s := e.sessions[session]
+	here := s != nil && s.stored && !s.parked
+	e.mu.Unlock()
+	if here {
+		return nil, nil
+	}
+	return e.cluster.Locate(ctx, session)
+}
+
+// Route is route for the API's session routes (cluster.Router): owner's
+// session by its bare name.
+func (e *Engine) Route(ctx context.Context, owner, session string) (*cluster.Peer, error) {
+	if err := checkName("session", session); err != nil {
+		return nil, nil // the API answers it
+	}
+	return e.route(ctx, qualify(owner, session))
+}
+
+// forward runs a call on the node that holds its session; done is false
+// when the call is to be served here (the session is here or free, or its
+// node died and its lease ran out meanwhile).
+func (e *Engine) forward(ctx context.Context, owner string, orig tool.Input, session string) (res tool.Result, done bool) {
+	p, err := e.route(ctx, session)
+	if err != nil {
+		return tool.Result{Action: orig.Action, Error: "finding the node that runs the session: " + err.Error()}, true
+	}
+	if p == nil {
+		return tool.Result{}, false
+	}
+	res, err = e.cluster.Do(ctx, p, owner, orig)
+	if errors.Is(err, cluster.ErrServeHere) {
+		return tool.Result{}, false
+	}
+	if err != nil {
+		return tool.Result{Action: orig.Action, Error: err.Error()}, true
+	}
+	return res, true
+}
+
+// Nodes lists the nodes on the store (GET /api/nodes, browserd nodes).
+func (e *Engine) Nodes(ctx context.Context) ([]cluster.NodeInfo, error) {
+	ns, err := e.cluster.Nodes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the node registry: %w", err)
+	}
+	return ns, nil
+}
+
+// leaveCluster removes this node from the registry at a clean stop (its
+// leases are released with its sessions' final captures).
+func (e *Engine) leaveCluster(ctx context.Context) {
+	if err := e.cluster.Leave(ctx); err != nil && !errors.Is(err, store.ErrNotFound) {
+		e.log.Warn("leaving the node registry failed", "err", err)
+	}
+}
