@@ -13,7 +13,7 @@ import (
 // methods of store.Store and auth.Store, in snake case.
 var storeOps = []string{
 	"create_session", "get_session", "list_sessions", "set_state",
-	"save_capture", "latest_capture", "recover",
+	"save_capture", "latest_capture", "list_captures", "get_capture", "recover",
 	"acquire_lease", "release_lease", "close",
 	"save_stored", "get_stored", "list_stored", "delete_stored",
 	"create_token", "token_by_hash", "list_tokens", "revoke_token",
@@ -79,6 +79,16 @@ func (c *countingStore) SaveCapture(ctx context.Context, capture store.Capture, 
 func (c *countingStore) LatestCapture(ctx context.Context, sessionID string) (store.Capture, error) {
 	capture, err := c.Store.LatestCapture(ctx, sessionID)
 	return capture, c.count("latest_capture", err)
+}
+
+func (c *countingStore) ListCaptures(ctx context.Context, sessionID string) ([]store.CaptureInfo, error) {
+	cs, err := c.Store.ListCaptures(ctx, sessionID)
+	return cs, c.count("list_captures", err)
+}
+
+func (c *countingStore) GetCapture(ctx context.Context, sessionID string, id int64) (store.Capture, error) {
+	capture, err := c.Store.GetCapture(ctx, sessionID, id)
+	return capture, c.count("get_capture", err)
 }
 
 func (c *countingStore) Recover(ctx context.Context, node string, now time.Time, maxAge time.Duration) ([]store.Session, error) {

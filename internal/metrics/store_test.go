@@ -18,8 +18,9 @@ import (
 
 // fakeStore fails every call with err.
 type fakeStore struct {
-	store.Nodes // nil: the wrapper passes node calls through uncounted
-	err         error
+	store.Nodes         // nil: the wrapper passes node calls through uncounted
+	store.ProfileStates // and profile states
+	err                 error
 }
 
 func (f *fakeStore) CreateSession(context.Context, store.Session) error { return f.err }
@@ -32,6 +33,12 @@ func (f *fakeStore) ListSessions(context.Context, string, store.SessionState) ([
 func (f *fakeStore) SetState(context.Context, string, store.SessionState, string) error { return f.err }
 func (f *fakeStore) SaveCapture(context.Context, store.Capture, int) error              { return f.err }
 func (f *fakeStore) LatestCapture(context.Context, string) (store.Capture, error) {
+	return store.Capture{}, f.err
+}
+func (f *fakeStore) ListCaptures(context.Context, string) ([]store.CaptureInfo, error) {
+	return nil, f.err
+}
+func (f *fakeStore) GetCapture(context.Context, string, int64) (store.Capture, error) {
 	return store.Capture{}, f.err
 }
 func (f *fakeStore) Recover(context.Context, string, time.Time, time.Duration) ([]store.Session, error) {
@@ -71,6 +78,8 @@ func callAll(st store.Store) {
 	st.SetState(ctx, "s", store.Closed, "")
 	st.SaveCapture(ctx, store.Capture{}, 1)
 	st.LatestCapture(ctx, "s")
+	st.ListCaptures(ctx, "s")
+	st.GetCapture(ctx, "s", 1)
 	st.Recover(ctx, "n", now, time.Hour)
 	st.AcquireLease(ctx, "s", "n", now, time.Minute)
 	st.ReleaseLease(ctx, "s", "n")
@@ -89,7 +98,7 @@ func callAll(st store.Store) {
 
 var storeOps = []string{
 	"create_session", "get_session", "list_sessions", "set_state",
-	"save_capture", "latest_capture", "recover",
+	"save_capture", "latest_capture", "list_captures", "get_capture", "recover",
 	"acquire_lease", "release_lease", "close",
 	"save_stored", "get_stored", "list_stored", "delete_stored",
 	"create_token", "token_by_hash", "list_tokens", "revoke_token",

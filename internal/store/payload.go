@@ -24,9 +24,11 @@ type payload struct {
 	Origins   []storagestate.Origin `json:"origins"`
 	UserAgent string                `json:"userAgent,omitempty"`
 	Timezone  string                `json:"timezone,omitempty"`
+	Locale    string                `json:"locale,omitempty"`
 	Geo       *Geolocation          `json:"geolocation,omitempty"`
 	Creds     []Credential          `json:"httpCredentials,omitempty"`
 	Injected  []string              `json:"injectedDomains,omitempty"`
+	Exclude   []string              `json:"excludeDomains,omitempty"`
 }
 
 type payloadTab struct {
@@ -47,7 +49,7 @@ type payloadTab struct {
 // capture DecodeCapture would not read back (a negative viewport, an
 // expiry that is not a finite number).
 func EncodeCapture(c Capture) ([]byte, error) {
-	p := payload{V: payloadVersion, Tabs: make([]payloadTab, len(c.Tabs)), Cookies: c.Cookies, Origins: c.Origins, UserAgent: c.UserAgent, Timezone: c.Timezone, Geo: c.Geolocation, Creds: c.Credentials, Injected: c.InjectedDomains}
+	p := payload{V: payloadVersion, Tabs: make([]payloadTab, len(c.Tabs)), Cookies: c.Cookies, Origins: c.Origins, UserAgent: c.UserAgent, Timezone: c.Timezone, Locale: c.Locale, Geo: c.Geolocation, Creds: c.Credentials, Injected: c.InjectedDomains, Exclude: c.ExcludeDomains}
 	for i, t := range c.Tabs {
 		p.Tabs[i] = payloadTab(t)
 	}
@@ -79,7 +81,7 @@ func DecodeCapture(data []byte) (Capture, error) {
 	if err := p.check(); err != nil {
 		return Capture{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	c := Capture{Cookies: p.Cookies, Origins: p.Origins, UserAgent: p.UserAgent, Timezone: p.Timezone, Geolocation: p.Geo, Credentials: p.Creds, InjectedDomains: p.Injected}
+	c := Capture{Cookies: p.Cookies, Origins: p.Origins, UserAgent: p.UserAgent, Timezone: p.Timezone, Locale: p.Locale, Geolocation: p.Geo, Credentials: p.Creds, InjectedDomains: p.Injected, ExcludeDomains: p.Exclude}
 	if len(p.Tabs) > 0 {
 		c.Tabs = make([]Tab, len(p.Tabs))
 		for i, t := range p.Tabs {

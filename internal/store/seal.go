@@ -81,3 +81,19 @@ func OpenStored(box *secret.Box, id string, sealed []byte) (*storagestate.State,
 	}
 	return &st, nil
 }
+
+// DescribeCapture opens a sealed capture (see OpenCapture) for a listing:
+// its tab count and first tab, or the reason it cannot be read.
+func DescribeCapture(box *secret.Box, sessionID string, id int64, taken time.Time, sealed []byte) CaptureInfo {
+	info := CaptureInfo{ID: id, Taken: taken.UTC()}
+	c, err := OpenCapture(box, sessionID, taken, sealed)
+	if err != nil {
+		info.Err = err
+		return info
+	}
+	info.Tabs = len(c.Tabs)
+	if len(c.Tabs) > 0 {
+		info.URL, info.Title = c.Tabs[0].URL, c.Tabs[0].Title
+	}
+	return info
+}

@@ -9,9 +9,11 @@
 // task, URL, title, viewport and sessionStorage, plus the session's cookies
 // (session-only cookies included) and the localStorage of the tabs' origins.
 // The engine captures after navigations and other state-changing actions
-// and every snapshot interval (the "hybrid" strategy of source 002); the
-// store writes each capture and the session's listing columns in one
-// transaction and keeps only the newest captures of a session. Captures
+// and, when the pages changed something on their own, every snapshot
+// interval (the "hybrid" strategy of source 002); the store writes each
+// capture and the session's listing columns in one transaction and keeps
+// only the newest captures of a session, any of which can be listed
+// (ListCaptures) and read back (GetCapture) to resume from. Captures
 // are credentials and are encrypted at rest; what list_sessions shows
 // (owner, profile, state, times, tab count, first URL) stays in the clear.
 //
@@ -147,6 +149,7 @@ type Capture struct {
 	Origins   []storagestate.Origin // localStorage and sessionStorage per origin
 	UserAgent string                // when overridden, else ""
 	Timezone  string                // when overridden, else ""
+	Locale    string                // when overridden, else ""
 	// Geolocation is the overridden position, or nil.
 	Geolocation *Geolocation
 	// Credentials answer HTTP authentication of their origins; secrets,
@@ -156,11 +159,30 @@ type Capture struct {
 	// session (at creation or by state_load): the logins its prompt hint
 	// names, unlike the cookies pages set since.
 	InjectedDomains []string
+	// ExcludeDomains are the session's own excluded cookie domains
+	// (launch's excludeCookieDomains): their cookies are never put back.
+	ExcludeDomains []string
 	// Node, when set, fences the write: SaveCapture refuses it with
 	// ErrLeaseLost when another node holds the session's lease, so a node
 	// that lost a session (it stalled past its lease and another took
 	// over) cannot overwrite the new holder's captures. Not stored.
 	Node string
+}
+
+// CaptureInfo is one kept capture of a session as a listing shows it:
+// what an agent or a person needs to choose one to resume from.
+type CaptureInfo struct {
+	// ID is the store's id of the capture, unique in the store, growing
+	// with every capture written.
+	ID    int64
+	Taken time.Time // millisecond precision
+	Tabs  int
+	// URL and Title are the first tab's (page-derived).
+	URL   string
+	Title string
+	// Err is why the capture cannot be read (wraps ErrCorrupt); Tabs, URL
+	// and Title are then empty.
+	Err error
 }
 
 // Credential is a session's login for HTTP basic or digest authentication
@@ -183,6 +205,7 @@ type Geolocation struct {
 type Store interface {
 	StoredSessions
 	Nodes
+	ProfileStates
 	// CreateSession inserts s in state active (s.State is ignored; a zero
 	// CreatedAt means now). It fails with ErrConflict (wrapped, naming the
 	// state) if the id exists in state active or recoverable; a closed,
@@ -206,6 +229,16 @@ type Store interface {
 	// there is none, ErrCorrupt (wrapped) if it cannot be decrypted or
 	// decoded.
 	LatestCapture(ctx context.Context, sessionID string) (Capture, error)
+	// ListCaptures lists the session's kept captures, newest first (as
+	// LatestCapture orders them): ErrNotFound when the session does not
+	// exist; a session without captures has none. A capture that cannot
+	// be opened is listed with its ID, Taken and Err (ErrCorrupt).
+	ListCaptures(ctx context.Context, sessionID string) ([]CaptureInfo, error)
+	// GetCapture returns the session's capture id (a CaptureInfo.ID):
+	// ErrNotFound when the session keeps no capture of that id (another
+	// session's is not found either), ErrCorrupt (wrapped) when it cannot
+	// be decrypted or decoded.
+	GetCapture(ctx context.Context, sessionID string, id int64) (Capture, error)
 	// Recover runs the start-up algorithm over every session left active:
 	// no capture → closed; last capture older than maxAge → stale; else
 	// recoverable. It returns the sessions it changed, in their new state.
@@ -297,3 +330,27 @@ type Nodes interface {
 	// the first node that takes its lease.
 	Orphans(ctx context.Context, now time.Time) ([]Session, error)
 }
+
+// ProfileStates keeps each persistent profile's saved state — its cookie
+// jar (session cookies included) and storage — sealed in the store, so
+// that a profile launches logged in on any node sharing the store; a
+// node's user-data-dir is a cache of it.
+type ProfileStates interface {
+	// SaveProfileState writes owner's profile's state (plain, sealed by
+	// the store) as taken at taken; a state older than the stored one is
+	// ignored.
+	SaveProfileState(ctx context.Context, owner, name string, plain []byte, taken time.Time) error
+	// LoadProfileState returns the profile's state and when it was
+	// taken: ErrNotFound when none was saved, ErrCorrupt (wrapped) when
+	// it cannot be opened.
+	LoadProfileState(ctx context.Context, owner, name string) ([]byte, time.Time, error)
+	// SetProfileExcludes sets the domains whose saved cookies are never
+	// put back into owner's profile (source 000's cookie domain
+	// filtering); empty clears them.
+	SetProfileExcludes(ctx context.Context, owner, name string, domains []string) error
+	// ProfileExcludes returns them; none (nil) for a profile never set.
+	ProfileExcludes(ctx context.Context, owner, name string) ([]string, error)
+}
+
+// ProfileLabel binds a sealed profile state to its profile.
+func ProfileLabel(owner, name string) string { return "profile-state:" + owner + "/" + name }

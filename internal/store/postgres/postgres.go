@@ -502,6 +502,51 @@ ORDER BY taken_at DESC, id DESC LIMIT 1`, sessionID).Scan(&taken, &sealed)
 	return store.OpenCapture(s.box, sessionID, taken, sealed)
 }
 
+// ListCaptures implements store.Store.
+func (s *Store) ListCaptures(ctx context.Context, sessionID string) ([]store.CaptureInfo, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, taken_at, payload FROM session_snapshots WHERE session_id = $1
+ORDER BY taken_at DESC, id DESC`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: listing the captures of session %q: %w", sessionID, err)
+	}
+	out := []store.CaptureInfo{}
+	var (
+		id     int64
+		taken  time.Time
+		sealed []byte
+	)
+	_, err = pgx.ForEachRow(rows, []any{&id, &taken, &sealed}, func() error {
+		out = append(out, store.DescribeCapture(s.box, sessionID, id, taken, sealed))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: listing the captures of session %q: %w", sessionID, err)
+	}
+	if len(out) == 0 {
+		if _, err := s.GetSession(ctx, sessionID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// GetCapture implements store.Store.
+func (s *Store) GetCapture(ctx context.Context, sessionID string, id int64) (store.Capture, error) {
+	var (
+		taken  time.Time
+		sealed []byte
+	)
+	err := s.pool.QueryRow(ctx, `SELECT taken_at, payload FROM session_snapshots WHERE session_id = $1 AND id = $2`,
+		sessionID, id).Scan(&taken, &sealed)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Capture{}, fmt.Errorf("%w: no capture %d of session %q", store.ErrNotFound, id, sessionID)
+	}
+	if err != nil {
+		return store.Capture{}, fmt.Errorf("postgres store: reading capture %d of session %q: %w", id, sessionID, err)
+	}
+	return store.OpenCapture(s.box, sessionID, taken, sealed)
+}
+
 // Recover implements store.Store. It locks the sessions it looks at (FOR
 // UPDATE SKIP LOCKED): a session another node's Recover, or a lease being
 // taken, holds at that moment is that node's to deal with.

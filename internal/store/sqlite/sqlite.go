@@ -489,6 +489,53 @@ ORDER BY taken_at DESC, id DESC LIMIT 1`, sessionID).Scan(&taken, &sealed)
 	return store.OpenCapture(s.box, sessionID, fromMillis(taken), sealed)
 }
 
+// ListCaptures implements store.Store.
+func (s *Store) ListCaptures(ctx context.Context, sessionID string) ([]store.CaptureInfo, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, taken_at, payload FROM session_snapshots WHERE session_id = ?
+ORDER BY taken_at DESC, id DESC`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: listing the captures of session %q: %w", sessionID, err)
+	}
+	defer rows.Close()
+	out := []store.CaptureInfo{}
+	for rows.Next() {
+		var (
+			id, taken int64
+			sealed    []byte
+		)
+		if err := rows.Scan(&id, &taken, &sealed); err != nil {
+			return nil, fmt.Errorf("sqlite store: listing the captures of session %q: %w", sessionID, err)
+		}
+		out = append(out, store.DescribeCapture(s.box, sessionID, id, fromMillis(taken), sealed))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite store: listing the captures of session %q: %w", sessionID, err)
+	}
+	if len(out) == 0 {
+		if _, err := s.GetSession(ctx, sessionID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// GetCapture implements store.Store.
+func (s *Store) GetCapture(ctx context.Context, sessionID string, id int64) (store.Capture, error) {
+	var (
+		taken  int64
+		sealed []byte
+	)
+	err := s.db.QueryRowContext(ctx, `SELECT taken_at, payload FROM session_snapshots WHERE session_id = ? AND id = ?`,
+		sessionID, id).Scan(&taken, &sealed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Capture{}, fmt.Errorf("%w: no capture %d of session %q", store.ErrNotFound, id, sessionID)
+	}
+	if err != nil {
+		return store.Capture{}, fmt.Errorf("sqlite store: reading capture %d of session %q: %w", id, sessionID, err)
+	}
+	return store.OpenCapture(s.box, sessionID, fromMillis(taken), sealed)
+}
+
 // Recover implements store.Store.
 func (s *Store) Recover(ctx context.Context, node string, now time.Time, maxAge time.Duration) ([]store.Session, error) {
 	var changed []store.Session

@@ -69,6 +69,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"FencedCapture", testFencedCapture},
 		{"Nodes", testNodes},
 		{"Orphans", testOrphans},
+		{"ProfileStates", testProfileStates},
+		{"ListCaptures", testListCaptures},
+		{"GetCapture", testGetCapture},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open(t)) })
@@ -953,5 +956,209 @@ func testOrphans(t *testing.T, st store.Store) {
 	}
 	if got := ids(t0.Add(11 * time.Second)); !slices.Equal(got, []string{"s2", "s3"}) {
 		t.Errorf("Orphans at +11s = %v, want [s2 s3]", got)
+	}
+}
+
+func testProfileStates(t *testing.T, st store.Store) {
+	ctx := t.Context()
+	if _, _, err := st.LoadProfileState(ctx, "alice", "work"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("LoadProfileState(none) = %v, want ErrNotFound", err)
+	}
+	save := func(plain string, at time.Time) {
+		t.Helper()
+		if err := st.SaveProfileState(ctx, "alice", "work", []byte(plain), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := func() (string, time.Time) {
+		t.Helper()
+		b, at, err := st.LoadProfileState(ctx, "alice", "work")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b), at
+	}
+	save(`{"cookies":[{"name":"sid"}]}`, t0)
+	save(`{"cookies":[{"name":"sid2"}]}`, t0.Add(time.Minute))
+	save(`{"stale":true}`, t0.Add(30*time.Second)) // older: ignored
+	if got, at := load(); got != `{"cookies":[{"name":"sid2"}]}` || !at.Equal(t0.Add(time.Minute)) {
+		t.Errorf("LoadProfileState = %s at %v, want the newest (sid2 at +1m)", got, at)
+	}
+	// Another owner's profile of the same name is another profile.
+	if _, _, err := st.LoadProfileState(ctx, "bob", "work"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("bob's work = %v, want ErrNotFound", err)
+	}
+
+	// Excluded domains: none until set; set on a profile with or
+	// without a saved state; cleared with none; apart from the state.
+	for _, name := range []string{"work", "fresh"} {
+		if got, err := st.ProfileExcludes(ctx, "alice", name); err != nil || got != nil {
+			t.Errorf("ProfileExcludes(%s) before any = %v, %v; want none", name, got, err)
+		}
+		if err := st.SetProfileExcludes(ctx, "alice", name, []string{"lam.example.com", "ads.example"}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.ProfileExcludes(ctx, "alice", name)
+		if err != nil || !slices.Equal(got, []string{"lam.example.com", "ads.example"}) {
+			t.Errorf("ProfileExcludes(%s) = %v, %v", name, got, err)
+		}
+	}
+	if got, _ := load(); got != `{"cookies":[{"name":"sid2"}]}` {
+		t.Errorf("setting excluded domains changed the saved state: %s", got)
+	}
+	if _, _, err := st.LoadProfileState(ctx, "alice", "fresh"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a profile with excluded domains only has a state: %v", err)
+	}
+	save2 := `{"cookies":[]}`
+	if err := st.SaveProfileState(ctx, "alice", "fresh", []byte(save2), t0); err != nil {
+		t.Fatal(err)
+	}
+	if b, _, err := st.LoadProfileState(ctx, "alice", "fresh"); err != nil || string(b) != save2 {
+		t.Errorf("state of a profile that had excluded domains first: %s, %v", b, err)
+	}
+	if err := st.SetProfileExcludes(ctx, "alice", "work", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.ProfileExcludes(ctx, "alice", "work"); err != nil || got != nil {
+		t.Errorf("ProfileExcludes after clearing = %v, %v", got, err)
+	}
+	if got, _ := st.ProfileExcludes(ctx, "bob", "fresh"); got != nil {
+		t.Errorf("bob's fresh has alice's excluded domains: %v", got)
+	}
+}
+
+// testListCaptures: a session's kept captures, newest first, with their
+// first tab; pruned ones gone; other sessions' apart; a damaged one listed
+// with its error.
+func testListCaptures(t *testing.T, st store.Store) {
+	ctx := t.Context()
+	if _, err := st.ListCaptures(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("ListCaptures(unknown session) = %v, want ErrNotFound", err)
+	}
+	create(t, st, store.Session{ID: "s", CreatedAt: t0})
+	create(t, st, store.Session{ID: "other", CreatedAt: t0})
+	if got, err := st.ListCaptures(ctx, "s"); err != nil || len(got) != 0 {
+		t.Errorf("ListCaptures before any capture = %+v, %v; want none", got, err)
+	}
+	save(t, st, small("other", t0, 100), 3)
+	for i := range 5 {
+		c := small("s", t0.Add(time.Duration(i)*time.Second), i)
+		c.Tabs[0].Title = fmt.Sprintf("Page %d", i)
+		if i%2 == 1 {
+			c.Tabs = append(c.Tabs, store.Tab{ID: "T2", URL: "about:blank"})
+		}
+		save(t, st, c, 3)
+	}
+	// Written out of order: listed by time, not by id.
+	save(t, st, small("s", t0.Add(3500*time.Millisecond), 35), 4)
+	got, err := st.ListCaptures(ctx, "s")
+	if err != nil {
+		t.Fatalf("ListCaptures: %v", err)
+	}
+	var urls []string
+	for _, c := range got {
+		urls = append(urls, c.URL)
+		if c.ID == 0 || c.Err != nil {
+			t.Errorf("capture %+v", c)
+		}
+	}
+	want := []string{"https://example.com/4", "https://example.com/35", "https://example.com/3", "https://example.com/2"}
+	if !slices.Equal(urls, want) {
+		t.Fatalf("ListCaptures URLs = %v, want %v (newest first, the older pruned)", urls, want)
+	}
+	if c := got[0]; !c.Taken.Equal(t0.Add(4*time.Second)) || c.Tabs != 1 || c.Title != "Page 4" {
+		t.Errorf("newest capture listed as %+v", c)
+	}
+	if c := got[2]; !c.Taken.Equal(t0.Add(3*time.Second)) || c.Tabs != 2 || c.Title != "Page 3" {
+		t.Errorf("capture 3 listed as %+v", c)
+	}
+	ids := map[int64]bool{}
+	for _, c := range got {
+		ids[c.ID] = true
+	}
+	if len(ids) != len(got) {
+		t.Errorf("ids are not unique: %+v", got)
+	}
+	// The newest listed is the one LatestCapture reads.
+	if l := latest(t, st, "s"); !l.Taken.Equal(got[0].Taken) {
+		t.Errorf("LatestCapture is from %v, the list's first from %v", l.Taken, got[0].Taken)
+	}
+	if o, err := st.ListCaptures(ctx, "other"); err != nil || len(o) != 1 || o[0].URL != "https://example.com/100" || ids[o[0].ID] {
+		t.Errorf("another session's captures = %+v, %v", o, err)
+	}
+	c, ok := st.(Corrupter)
+	if !ok {
+		return
+	}
+	if err := c.CorruptLatest(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	got2, err := st.ListCaptures(ctx, "s")
+	if err != nil || len(got2) != len(got) {
+		t.Fatalf("ListCaptures with a damaged capture = %+v, %v", got2, err)
+	}
+	if d := got2[0]; !errors.Is(d.Err, store.ErrCorrupt) || d.ID != got[0].ID || !d.Taken.Equal(got[0].Taken) || d.URL != "" {
+		t.Errorf("damaged capture listed as %+v", d)
+	}
+	if got2[1].Err != nil || got2[1].URL != got[1].URL {
+		t.Errorf("the capture before the damaged one listed as %+v", got2[1])
+	}
+}
+
+// testGetCapture: any kept capture reads back whole by its id, and only
+// under its own session.
+func testGetCapture(t *testing.T, st store.Store) {
+	ctx := t.Context()
+	create(t, st, store.Session{ID: "s", Owner: "alice", CreatedAt: t0})
+	create(t, st, store.Session{ID: "other", CreatedAt: t0})
+	old := Full("s", t0.Add(1234*time.Millisecond))
+	save(t, st, old, 10)
+	save(t, st, small("s", t0.Add(time.Minute), 2), 10)
+	save(t, st, small("other", t0, 9), 10)
+	list, err := st.ListCaptures(ctx, "s")
+	if err != nil || len(list) != 2 {
+		t.Fatalf("ListCaptures = %+v, %v", list, err)
+	}
+	got, err := st.GetCapture(ctx, "s", list[1].ID)
+	if err != nil {
+		t.Fatalf("GetCapture(older): %v", err)
+	}
+	if d := cmp.Diff(old, got, cmpOpts); d != "" {
+		t.Errorf("GetCapture of the older capture (-saved +read):\n%s", d)
+	}
+	if got, err := st.GetCapture(ctx, "s", list[0].ID); err != nil || got.Tabs[0].URL != "https://example.com/2" {
+		t.Errorf("GetCapture(newest) = %+v, %v", got, err)
+	}
+	others, err := st.ListCaptures(ctx, "other")
+	if err != nil || len(others) != 1 {
+		t.Fatalf("ListCaptures(other) = %+v, %v", others, err)
+	}
+	if _, err := st.GetCapture(ctx, "s", others[0].ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("GetCapture of another session's capture = %v, want ErrNotFound", err)
+	}
+	if _, err := st.GetCapture(ctx, "nope", list[0].ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("GetCapture(unknown session) = %v, want ErrNotFound", err)
+	}
+	if _, err := st.GetCapture(ctx, "s", list[0].ID+1000); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("GetCapture(unknown id) = %v, want ErrNotFound", err)
+	}
+	// Pruned captures are gone.
+	for i := range 3 {
+		save(t, st, small("s", t0.Add(time.Hour+time.Duration(i)*time.Second), 10+i), 2)
+	}
+	if _, err := st.GetCapture(ctx, "s", list[1].ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("GetCapture of a pruned capture = %v, want ErrNotFound", err)
+	}
+	if c, ok := st.(Corrupter); ok {
+		if err := c.CorruptLatest(ctx, "s"); err != nil {
+			t.Fatal(err)
+		}
+		now, _ := st.ListCaptures(ctx, "s")
+		if _, err := st.GetCapture(ctx, "s", now[0].ID); !errors.Is(err, store.ErrCorrupt) {
+			t.Errorf("GetCapture(damaged) = %v, want ErrCorrupt", err)
+		}
+		if _, err := st.GetCapture(ctx, "s", now[1].ID); err != nil {
+			t.Errorf("GetCapture of the capture before the damaged one: %v", err)
+		}
 	}
 }

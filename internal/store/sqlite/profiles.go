@@ -1,0 +1,86 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/browserd/browserd/internal/store"
+)
+
+// SaveProfileState implements store.ProfileStates.
+func (s *Store) SaveProfileState(ctx context.Context, owner, name string, plain []byte, taken time.Time) error {
+	sealed := s.box.Seal(plain, store.ProfileLabel(owner, name))
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO profiles (owner_id, name, state, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
+ON CONFLICT (owner_id, name) DO UPDATE SET state = ?3, updated_at = ?4 WHERE profiles.updated_at <= ?4 OR profiles.state IS NULL`,
+			owner, name, sealed, millis(taken))
+		if err != nil {
+			return fmt.Errorf("sqlite store: saving profile %s/%s's state: %w", owner, name, err)
+		}
+		return nil
+	})
+}
+
+// LoadProfileState implements store.ProfileStates.
+func (s *Store) LoadProfileState(ctx context.Context, owner, name string) ([]byte, time.Time, error) {
+	var (
+		sealed []byte
+		at     int64
+	)
+	err := s.db.QueryRowContext(ctx, `SELECT state, updated_at FROM profiles WHERE owner_id = ? AND name = ? AND state IS NOT NULL`, owner, name).Scan(&sealed, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, time.Time{}, fmt.Errorf("%w: no saved state of profile %s/%s", store.ErrNotFound, owner, name)
+	}
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("sqlite store: reading profile %s/%s's state: %w", owner, name, err)
+	}
+	plain, err := s.box.Open(sealed, store.ProfileLabel(owner, name))
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("%w: profile %s/%s's saved state: %v", store.ErrCorrupt, owner, name, err)
+	}
+	return plain, fromMillis(at), nil
+}
+
+// SetProfileExcludes implements store.ProfileStates.
+func (s *Store) SetProfileExcludes(ctx context.Context, owner, name string, domains []string) error {
+	if domains == nil {
+		domains = []string{}
+	}
+	b, err := json.Marshal(domains)
+	if err != nil {
+		return err
+	}
+	now := millis(time.Now())
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO profiles (owner_id, name, exclude_domains, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 0)
+ON CONFLICT (owner_id, name) DO UPDATE SET exclude_domains = ?3`, owner, name, string(b), now)
+		if err != nil {
+			return fmt.Errorf("sqlite store: setting profile %s/%s's excluded domains: %w", owner, name, err)
+		}
+		return nil
+	})
+}
+
+// ProfileExcludes implements store.ProfileStates.
+func (s *Store) ProfileExcludes(ctx context.Context, owner, name string) ([]string, error) {
+	var raw string
+	err := s.db.QueryRowContext(ctx, `SELECT exclude_domains FROM profiles WHERE owner_id = ? AND name = ?`, owner, name).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: reading profile %s/%s's excluded domains: %w", owner, name, err)
+	}
+	var out []string
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		return nil, fmt.Errorf("%w: profile %s/%s's excluded domains: %v", store.ErrCorrupt, owner, name, err)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
