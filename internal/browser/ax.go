@@ -146,16 +146,16 @@ func (p *Page) axFrame(ctx context.Context, j frameJob) (snapshot.Frame, error) 
 			}
 		})
 	}
-	var anchors map[int64]int64
+	var d domFacts
 	wg.Go(func() {
-		f.Clickable, f.ClickableText, anchors = p.clickable(ctx, j)
+		d = p.domFacts(ctx, j, "[document.documentElement]")
 	})
 	wg.Wait()
 	if axErr != nil {
 		return f, fmt.Errorf("reading the accessibility tree: %w", axErr)
 	}
-	f.Anchors = anchors
-	placeHidden(&f, anchors)
+	f.Clickable, f.ClickableText, f.Anchors, f.Current = d.clickable, d.text, d.anchors, d.current
+	placeHidden(&f, f.Anchors)
 	return f, nil
 }
 
@@ -196,9 +196,12 @@ func placeHidden(f *snapshot.Frame, anchors map[int64]int64) {
 // clickableJS finds elements that take clicks without saying so to
 // assistive technology: where cursor:pointer starts, onclick handlers, and
 // <a> without href — skipping elements that already have an interactive
-// role. Capped, so a page of pointer rows cannot stall a snapshot.
+// role. Capped, so a page of pointer rows cannot stall a snapshot. It also
+// finds the elements with aria-current (any value but false), which the
+// accessibility tree does not report. It returns the elements, each once,
+// with their kinds in the array's property k: 1 clickable, 2 current.
 const clickableJS = `((roots) => {
-  const out = [];
+  const out = [], cur = [];
   const skip = 'a[href],button,input,select,textarea,summary,option,label,[role],[tabindex],[contenteditable]';
   const check = (el) => {
     const tag = el.tagName;
@@ -224,48 +227,70 @@ const clickableJS = `((roots) => {
       check(root);
     }
     const it = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
-    for (let el = it.nextNode(); el && out.length < 200; el = it.nextNode()) {
+    for (let el = it.nextNode(); el; el = it.nextNode()) {
       if (el.shadowRoot) walk(el.shadowRoot);
-      check(el);
+      current(el);
+      if (out.length < 200) check(el);
     }
   };
-  for (const r of roots) walk(r);
-  return out;
+  const current = (el) => {
+    const v = el.getAttribute('aria-current');
+    if (v !== null && cur.length < 100) {
+      const t = v.trim().toLowerCase();
+      if (t !== '' && t !== 'false') cur.push(el);
+    }
+  };
+  for (const r of roots) {
+    if (r.nodeType === 1) current(r);
+    walk(r);
+  }
+  const kinds = new Map();
+  for (const el of out) kinds.set(el, 1);
+  for (const el of cur) kinds.set(el, (kinds.get(el) || 0) | 2);
+  const els = [...kinds.keys()];
+  els.k = [...kinds.values()];
+  return els;
 })`
 
-// clickable returns the backend ids of the frame's elements that take
-// clicks without saying so (see clickableJS), with their text — the
-// accessibility tree names none of those it leaves out — and, for those
-// inside aria-hidden, the element their hidden subtree hangs from.
-func (p *Page) clickable(ctx context.Context, j frameJob) (map[int64]bool, map[int64]string, map[int64]int64) {
-	return p.clickableIn(ctx, j, "[document.documentElement]")
+// domFacts is what a snapshot reads of a frame's DOM besides its
+// accessibility tree (see snapshot.Frame): the elements that take clicks
+// without saying so (see clickableJS), with their text — the accessibility
+// tree names none of those it leaves out — and, for those inside
+// aria-hidden, the element their hidden subtree hangs from; and the
+// elements with aria-current.
+type domFacts struct {
+	clickable map[int64]bool
+	text      map[int64]string
+	anchors   map[int64]int64
+	current   map[int64]bool
 }
 
-// clickableIn is clickable for the elements under (and including) the
+// domFacts reads the facts of the elements under (and including) the
 // roots, a JavaScript expression for an array of elements in the frame's
 // isolated world.
-func (p *Page) clickableIn(ctx context.Context, j frameJob, roots string) (map[int64]bool, map[int64]string, map[int64]int64) {
+func (p *Page) domFacts(ctx context.Context, j frameJob, roots string) domFacts {
 	// A group per frame: frames of one process share the session, and one
 	// frame's release must not free another's objects.
 	group := "browserd-click-" + j.frameID
 	obj, err := p.objectInWorld(ctx, j.sess, j.frameID, clickableJS+"("+roots+")", group)
 	if err != nil || obj == "" {
-		return nil, nil, nil
+		return domFacts{}
 	}
 	defer func() {
 		_ = j.sess.Call(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group}, nil)
 	}()
 	var info []clickInfo
+	var infoErr error
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		_ = callFunction(ctx, j.sess, obj, `function() { return this.map(el => ({
+		infoErr = callFunction(ctx, j.sess, obj, `function() { return this.map((el, i) => this.k[i] & 1 ? {k: this.k[i],
 		  t: (el.innerText || el.getAttribute('aria-label') || el.getAttribute('title') || el.getAttribute('alt') || '').trim().replace(/\s+/g, ' ').slice(0, 200),
-		  h: !!el.closest('[aria-hidden="true"]') })); }`, &info)
+		  h: !!el.closest('[aria-hidden="true"]')} : {k: this.k[i]}); }`, &info)
 	})
 	els, err := p.arrayItems(ctx, j.sess, obj)
 	wg.Wait()
-	if err != nil || len(els) == 0 {
-		return nil, nil, nil
+	if err != nil || infoErr != nil || len(els) == 0 || len(info) != len(els) {
+		return domFacts{}
 	}
 	var anchorEls []string
 	if slices.ContainsFunc(info, func(x clickInfo) bool { return x.Hidden }) {
@@ -273,7 +298,7 @@ func (p *Page) clickableIn(ctx context.Context, j frameJob, roots string) (map[i
 			Result remoteObject `json:"result"`
 		}
 		err := j.sess.Call(ctx, "Runtime.callFunctionOn", map[string]any{"objectId": obj, "objectGroup": group,
-			"functionDeclaration": `function() { return this.map(el => { if (!el.closest('[aria-hidden="true"]')) return null;
+			"functionDeclaration": `function() { return this.map((el, i) => { if (!(this.k[i] & 1) || !el.closest('[aria-hidden="true"]')) return null;
 			  let top = el; for (let a = el; a && a.nodeType === 1; a = a.parentElement) if (a.getAttribute('aria-hidden') === 'true') top = a;
 			  return top.parentElement; }); }`}, &r)
 		if err == nil && r.Result.ObjectID != "" {
@@ -293,26 +318,32 @@ func (p *Page) clickableIn(ctx context.Context, j frameJob, roots string) (map[i
 		}
 	}
 	wg.Wait()
-	out := make(map[int64]bool, len(ids))
-	text := make(map[int64]string, len(ids))
-	anchors := map[int64]int64{}
+	d := domFacts{clickable: make(map[int64]bool, len(ids)), text: make(map[int64]string, len(ids)),
+		anchors: map[int64]int64{}, current: map[int64]bool{}}
 	for i, id := range ids {
 		if id == 0 {
 			continue
 		}
-		out[id] = true
-		if i < len(info) && info[i].Text != "" {
-			text[id] = info[i].Text
+		if info[i].Kind&2 != 0 {
+			d.current[id] = true
+		}
+		if info[i].Kind&1 == 0 {
+			continue
+		}
+		d.clickable[id] = true
+		if info[i].Text != "" {
+			d.text[id] = info[i].Text
 		}
 		if i < len(anchorIDs) && anchorIDs[i] != 0 {
-			anchors[id] = anchorIDs[i]
+			d.anchors[id] = anchorIDs[i]
 		}
 	}
-	return out, text, anchors
+	return d
 }
 
-// clickInfo is what clickable reads of one element.
+// clickInfo is what domFacts reads of one element.
 type clickInfo struct {
+	Kind   int    `json:"k"` // 1 clickable, 2 aria-current (see clickableJS)
 	Text   string `json:"t"` // innerText or label, for a name
 	Hidden bool   `json:"h"` // inside aria-hidden: not in the accessibility tree
 }

@@ -22,6 +22,9 @@ func TestEmulationCheck(t *testing.T) {
 		{Emulation{Timezone: "Local"}, "timezone"},
 		{Emulation{Geolocation: &Geolocation{Latitude: 90.5, Longitude: -181, Accuracy: -1}}, "geolocation.latitude,geolocation.longitude,geolocation.accuracy"},
 		{Emulation{Geolocation: &Geolocation{Latitude: math.NaN()}}, "geolocation.latitude"},
+		{Emulation{Locale: "fr-FR"}, ""},
+		{Emulation{Locale: "fr_FR"}, "locale"},
+		{Emulation{Locale: strings.Repeat("a", 36)}, "locale"},
 	} {
 		var got []string
 		for _, f := range tc.e.Check() {
@@ -33,5 +36,15 @@ func TestEmulationCheck(t *testing.T) {
 	}
 	if steps := emulationSteps(Emulation{Geolocation: &Geolocation{Latitude: 1, Longitude: 2}}); len(steps) != 1 || steps[0][1].(map[string]any)["accuracy"] != 10.0 {
 		t.Errorf("geolocation step: %v", steps)
+	}
+	// A locale alone keeps the browser's user agent ("") and sets the
+	// language pages read (acceptLanguage) and Intl's (setLocaleOverride).
+	steps := emulationSteps(Emulation{Locale: "de-DE"})
+	if len(steps) != 2 || steps[0][0] != "Emulation.setUserAgentOverride" || steps[0][1].(map[string]any)["userAgent"] != "" ||
+		steps[0][1].(map[string]any)["acceptLanguage"] != "de-DE" || steps[1][0] != "Emulation.setLocaleOverride" {
+		t.Errorf("locale steps: %v", steps)
+	}
+	if (Emulation{Locale: "de"}).IsZero() {
+		t.Error("an emulation with a locale is zero")
 	}
 }

@@ -233,12 +233,10 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 	for i, o := range objs {
 		wg.Go(func() { roots[i], _ = describe(ctx, p.sess, o) })
 	}
-	// Clickable elements in the changed subtrees, meanwhile.
-	var clk map[int64]bool
-	var clkText map[int64]string
-	var anchors map[int64]int64
+	// Clickable and current elements in the changed subtrees, meanwhile.
+	var facts domFacts
 	wg.Go(func() {
-		clk, clkText, anchors = p.clickableIn(ctx, frameJob{sess: p.sess, frameID: p.TargetID, isRoot: true}, "(globalThis.__browserdChanged || [])")
+		facts = p.domFacts(ctx, frameJob{sess: p.sess, frameID: p.TargetID, isRoot: true}, "(globalThis.__browserdChanged || [])")
 	})
 	wg.Wait()
 
@@ -332,11 +330,19 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 	if err != nil {
 		return nil, next, err
 	}
-	// Clickable elements: the old ones outside the changed subtrees, and
-	// those found in them now.
-	f.Clickable = make(map[int64]bool, len(old.Clickable)+len(clk))
-	f.ClickableText = make(map[int64]string, len(old.ClickableText)+len(clkText))
-	f.Anchors = make(map[int64]int64, len(old.Anchors)+len(anchors))
+	mergeFacts(&f, old, changed, facts)
+	placeHidden(&f, f.Anchors)
+	return []snapshot.Frame{f}, next, nil
+}
+
+// mergeFacts sets the DOM facts of a patched frame f: those of the old
+// frame outside the changed subtrees (changed: backend ids of their nodes,
+// old and new), and those read in them now.
+func mergeFacts(f *snapshot.Frame, old snapshot.Frame, changed map[int64]bool, d domFacts) {
+	f.Clickable = make(map[int64]bool, len(old.Clickable)+len(d.clickable))
+	f.ClickableText = make(map[int64]string, len(old.ClickableText)+len(d.text))
+	f.Anchors = make(map[int64]int64, len(old.Anchors)+len(d.anchors))
+	f.Current = make(map[int64]bool, len(old.Current)+len(d.current))
 	inside := func(b int64) bool {
 		if changed[b] {
 			return true
@@ -356,11 +362,15 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 			}
 		}
 	}
-	maps.Copy(f.Clickable, clk)
-	maps.Copy(f.ClickableText, clkText)
-	maps.Copy(f.Anchors, anchors)
-	placeHidden(&f, f.Anchors)
-	return []snapshot.Frame{f}, next, nil
+	for b := range old.Current {
+		if !changed[b] {
+			f.Current[b] = true
+		}
+	}
+	maps.Copy(f.Clickable, d.clickable)
+	maps.Copy(f.ClickableText, d.text)
+	maps.Copy(f.Anchors, d.anchors)
+	maps.Copy(f.Current, d.current)
 }
 
 // subtreeIDs lists the ids of node id and everything under it in nodes.

@@ -38,6 +38,9 @@ type Emulation struct {
 	UserAgent   string       `json:"userAgent,omitempty"`
 	Timezone    string       `json:"timezone,omitempty"` // IANA id, e.g. Europe/Paris
 	Geolocation *Geolocation `json:"geolocation,omitempty"`
+	// Locale is a BCP 47 language tag (fr-FR): Intl's default locale,
+	// navigator.language(s) and the Accept-Language header.
+	Locale string `json:"locale,omitempty"`
 }
 
 // Geolocation is a position in degrees; Accuracy in metres.
@@ -53,6 +56,9 @@ func (e Emulation) Check() storagestate.Errors {
 	var errs storagestate.Errors
 	if len(e.UserAgent) > 1024 || strings.ContainsFunc(e.UserAgent, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		errs = append(errs, &storagestate.FieldError{Path: "userAgent", Msg: "at most 1024 characters, no control characters"})
+	}
+	if l := e.Locale; l != "" && !validLocale(l) {
+		errs = append(errs, &storagestate.FieldError{Path: "locale", Msg: fmt.Sprintf("%q: want a language tag such as fr-FR or en", l)})
 	}
 	if tz := e.Timezone; tz != "" && !validZone(tz) {
 		errs = append(errs, &storagestate.FieldError{Path: "timezone", Msg: fmt.Sprintf("%q: want an IANA time zone such as Europe/Paris", tz)})
@@ -83,16 +89,46 @@ func validZone(tz string) bool {
 	return err == nil && tz != "Local"
 }
 
+// validLocale reports whether l looks like a BCP 47 language tag: a
+// language of 2 to 8 letters, then subtags of 1 to 8 letters or digits
+// (fr, fr-FR, zh-Hant-TW, es-419), 35 characters at most. Chromium refuses
+// a locale ICU cannot read at every tab, so nothing else gets through.
+func validLocale(l string) bool {
+	if len(l) > 35 {
+		return false
+	}
+	for i, sub := range strings.Split(l, "-") {
+		if len(sub) < 1 || len(sub) > 8 || i == 0 && len(sub) < 2 {
+			return false
+		}
+		for _, r := range sub {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // IsZero reports whether e overrides nothing.
 func (e Emulation) IsZero() bool {
-	return e.UserAgent == "" && e.Timezone == "" && e.Geolocation == nil
+	return e.UserAgent == "" && e.Timezone == "" && e.Geolocation == nil && e.Locale == ""
 }
 
 // emulationSteps are the CDP commands that apply e to a tab.
 func emulationSteps(e Emulation) [][2]any {
 	var steps [][2]any
-	if e.UserAgent != "" {
-		steps = append(steps, [2]any{"Emulation.setUserAgentOverride", map[string]any{"userAgent": e.UserAgent}})
+	if e.UserAgent != "" || e.Locale != "" {
+		// An empty userAgent keeps the browser's own; acceptLanguage is
+		// navigator.language(s) and the Accept-Language header.
+		p := map[string]any{"userAgent": e.UserAgent}
+		if e.Locale != "" {
+			p["acceptLanguage"] = e.Locale
+		}
+		steps = append(steps, [2]any{"Emulation.setUserAgentOverride", p})
+	}
+	if e.Locale != "" {
+		steps = append(steps, [2]any{"Emulation.setLocaleOverride", map[string]any{"locale": e.Locale}})
 	}
 	if e.Timezone != "" {
 		steps = append(steps, [2]any{"Emulation.setTimezoneOverride", map[string]any{"timezoneId": e.Timezone}})
@@ -114,11 +150,20 @@ func (p *Page) Emulate(ctx context.Context, e Emulation) error {
 	p.opts.Emulation = e
 	p.mu.Unlock()
 	for _, st := range emulationSteps(e) {
-		if err := p.sess.Call(ctx, st[0].(string), st[1], nil); err != nil {
+		if err := p.sess.Call(ctx, st[0].(string), st[1], nil); err != nil && !sharedOverride(st[0].(string), err) {
 			return fmt.Errorf("%s: %w", st[0], err)
 		}
 	}
 	return nil
+}
+
+// sharedOverride reports whether err refuses a locale or time zone override
+// because another tab in the same renderer process set it already: all
+// such tabs are the same session's (one browser context), so the value is
+// the one asked for (as Playwright reasons too).
+func sharedOverride(method string, err error) bool {
+	return (method == "Emulation.setLocaleOverride" || method == "Emulation.setTimezoneOverride") &&
+		strings.Contains(err.Error(), "override is already in effect")
 }
 
 // ErrDialogOpen is the cause of an action's context when a JavaScript dialog
@@ -244,8 +289,8 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 		waits[i] = sess.Send(ctx, st.method, st.params)
 	}
 	var first error
-	for _, w := range waits {
-		if err := w(nil); err != nil && first == nil {
+	for i, w := range waits {
+		if err := w(nil); err != nil && first == nil && !sharedOverride(steps[i].method, err) {
 			first = fmt.Errorf("setting up tab: %w", err)
 		}
 	}

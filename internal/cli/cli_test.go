@@ -63,6 +63,7 @@ func TestCommandInputs(t *testing.T) {
 		{[]string{"forward", "--no-snapshot"}, tool.Input{Action: "forward", Snapshot: ptr(false)}},
 		{[]string{"reload", "--timeout", "100"}, tool.Input{Action: "reload", Timeout: 100}},
 		{[]string{"snapshot"}, tool.Input{Action: "snapshot"}},
+		{[]string{"snapshot", "e12"}, tool.Input{Action: "snapshot", Ref: "e12"}},
 		{[]string{"snapshot", "-i", "--depth", "3", "--max-chars", "2000", "--diff", "--selector", "main"},
 			tool.Input{Action: "snapshot", Interactive: true, Depth: 3, MaxChars: 2000, Diff: true, Selector: "main"}},
 		{[]string{"click", "e3"}, tool.Input{Action: "click", Ref: "e3"}},
@@ -96,6 +97,9 @@ func TestCommandInputs(t *testing.T) {
 		{[]string{"sessions"}, tool.Input{Action: "list_sessions", Filter: "all"}},
 		{[]string{"sessions", "--state", "recoverable"}, tool.Input{Action: "list_sessions", Filter: "recoverable"}},
 		{[]string{"resume", "work"}, tool.Input{Action: "session_resume", Session: "work"}},
+		{[]string{"sessions", "--captures", "work"}, tool.Input{Action: "list_sessions", Session: "work"}},
+		{[]string{"resume", "work", "--capture", "17"}, tool.Input{Action: "session_resume", Session: "work", Capture: "17"}},
+		{[]string{"resume", "work", "--capture", "10m"}, tool.Input{Action: "session_resume", Session: "work", Capture: "10m"}},
 		{[]string{"tab", "new"}, tool.Input{Action: "tab_new"}},
 		{[]string{"tab", "new", "https://b.example/"}, tool.Input{Action: "tab_new", URL: "https://b.example/"}},
 		{[]string{"tab", "close"}, tool.Input{Action: "tab_close"}},
@@ -111,6 +115,12 @@ func TestCommandInputs(t *testing.T) {
 		{[]string{"status"}, tool.Input{Action: "status"}},
 		{[]string{"close"}, tool.Input{Action: "close"}},
 		{[]string{"launch"}, tool.Input{Action: "launch"}},
+		// Issue 17 point 4: launch creates the session with its environment.
+		{[]string{"launch", "--no-headless", "--user-agent", "agent/1.0 (test)", "--timezone", "Asia/Tokyo", "--locale", "ja-JP", "--geolocation", "35.68,139.77,20"},
+			tool.Input{Action: "launch", Headless: ptr(false), UserAgent: "agent/1.0 (test)", Timezone: "Asia/Tokyo", Locale: "ja-JP",
+				Geolocation: &tool.Geolocation{Latitude: 35.68, Longitude: 139.77, Accuracy: 20}}},
+		{[]string{"launch", "--headless", "--geolocation=-33.87,151.21"},
+			tool.Input{Action: "launch", Headless: ptr(true), Geolocation: &tool.Geolocation{Latitude: -33.87, Longitude: 151.21}}},
 		// Globals go anywhere and fill task and profile.
 		{[]string{"--session", "research", "snapshot"}, tool.Input{Action: "snapshot", Task: "research"}},
 		{[]string{"click", "e1", "--session", "s2", "--profile", "work"}, tool.Input{Action: "click", Ref: "e1", Task: "s2", Profile: "work"}},
@@ -212,6 +222,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"upload", "e1"}, "upload takes REF FILE..."},
 		{[]string{"scroll", "sideways"}, `scroll direction "sideways"`},
 		{[]string{"tab", "switch"}, "expected \"<id>\""},
+		{[]string{"launch", "--geolocation", "48.85"}, "want LAT,LON or LAT,LON,ACCURACY"},
+		{[]string{"launch", "--geolocation", "north,2"}, `"north" is not a number`},
+		{[]string{"launch", "--geolocation", "95,2"}, "latitude -90 to 90"},
+		{[]string{"launch", "--timezone", "Paris"}, "not an IANA time zone"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

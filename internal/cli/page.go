@@ -8,17 +8,18 @@ import (
 )
 
 type snapshotCmd struct {
+	Ref         string      `arg:"" optional:"" help:"Element ref: that element only, or a long list from that item on (the ref of a '… N more' line pages through it)."`
 	Interactive bool        `short:"i" help:"Only elements you can act on."`
 	Depth       int         `help:"Maximum tree depth." placeholder:"N"`
 	MaxChars    int         `name:"max-chars" help:"Character budget of the snapshot." placeholder:"N"`
 	Diff        bool        `help:"Only what changed since the last snapshot."`
-	Selector    string      `help:"Snapshot only the part of the page under this CSS selector." placeholder:"CSS"`
+	Selector    string      `help:"Snapshot only the part of the page under this CSS selector (an item of a long list: the list from it on)." placeholder:"CSS"`
 	Full        bool        `help:"Read the whole page afresh, not patched from the last read and what changed since."`
 	Timeout     timeoutFlag `embed:""`
 }
 
 func (c *snapshotCmd) input() (tool.Input, error) {
-	return tool.Input{Action: "snapshot", Interactive: c.Interactive, Depth: c.Depth, MaxChars: c.MaxChars,
+	return tool.Input{Action: "snapshot", Ref: c.Ref, Interactive: c.Interactive, Depth: c.Depth, MaxChars: c.MaxChars,
 		Diff: c.Diff, Selector: c.Selector, Full: c.Full, Timeout: c.Timeout.Timeout}, nil
 }
 

@@ -59,6 +59,11 @@ type Options struct {
 	Store store.Nodes
 	// Node is this daemon's id on leases and in the registry.
 	Node string
+	// Instance tells this daemon apart from another one heartbeating
+	// under the same Node: it names the data folder, so that a daemon
+	// restarted on its folder (after a kill -9, with its old heartbeat
+	// still fresh) is not taken for another.
+	Instance string
 	// Key signs requests between nodes; every node derives the same one
 	// from the shared secret key.
 	Key []byte
@@ -93,14 +98,18 @@ type Cluster struct {
 
 // New returns a Cluster. It does not write to the store until Beat.
 func New(o Options) *Cluster {
-	var r [8]byte
-	_, _ = rand.Read(r[:])
+	instance := o.Instance
+	if instance == "" {
+		var r [8]byte
+		_, _ = rand.Read(r[:])
+		instance = hex.EncodeToString(r[:])
+	}
 	log := o.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Cluster{
-		st: o.Store, node: o.Node, instance: hex.EncodeToString(r[:]), key: o.Key, ttl: o.TTL,
+		st: o.Store, node: o.Node, instance: instance, key: o.Key, ttl: o.TTL,
 		version: o.Version, log: log, onForward: o.OnForward, started: time.Now(),
 		client: &http.Client{Transport: &http.Transport{
 			DialContext:           (&net.Dialer{Timeout: 3 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -218,18 +227,23 @@ func (c *Cluster) Locate(ctx context.Context, session string) (*Peer, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ok && c.live(n, now) {
-			if n.URL == "" {
-				// It serves no address the others reach (no --listen):
-				// this node answers, refusing a session another daemon
-				// holds.
-				return nil, nil
-			}
+		switch {
+		case !ok || ok && c.live(n, now) && n.URL == "":
+			// Not a node of the registry (a daemon of an older version),
+			// or one that serves no address the others reach (no
+			// --listen): this node answers, refusing a session another
+			// daemon holds.
+			return nil, nil
+		case c.live(n, now):
 			return &Peer{ID: holder, URL: n.URL, Session: session, Until: until}, nil
+		case until.Sub(now) > 2*c.ttl:
+			// Dead, but its lease runs longer than this cluster's leases
+			// do: not worth waiting for.
+			return nil, nil
 		}
-		// Dead (or never registered): its lease is all that keeps the
-		// session, and it runs out soon; then look again, as another
-		// node may have taken the session meanwhile.
+		// Dead: its lease is all that keeps the session, and it runs out
+		// soon; then look again, as another node may have taken the
+		// session meanwhile.
 		if err := c.awaitExpiry(ctx, session, holder, until); err != nil {
 			return nil, err
 		}

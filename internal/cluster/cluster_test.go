@@ -215,7 +215,11 @@ func TestLocateDeadNodeWaits(t *testing.T) {
 	if err := st.CreateSession(ctx, store.Session{ID: "s"}); err != nil {
 		t.Fatal(err)
 	}
-	// c holds the lease but never heartbeat: Locate waits for the lease.
+	// c holds the lease but its last heartbeat is older than the TTL:
+	// Locate waits for the lease.
+	if err := st.Heartbeat(ctx, store.Node{ID: "c", URL: "http://127.0.0.1:9", Instance: "x", Heartbeat: time.Now().Add(-2 * ttl)}, ttl); err != nil {
+		t.Fatal(err)
+	}
 	if ok, err := st.AcquireLease(ctx, "s", "c", time.Now(), ttl); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
@@ -227,6 +231,26 @@ func TestLocateDeadNodeWaits(t *testing.T) {
 	p, err := a.Locate(ctx, "s")
 	if p != nil || err != nil {
 		t.Errorf("Locate(dead holder) = %+v, %v; want here once the lease ran out", p, err)
+	}
+	// A holder the registry does not know (a daemon of an older
+	// version), or a dead one whose lease runs far longer than this
+	// cluster's: not waited for; the engine refuses the session.
+	for _, holder := range []string{"unknown", "c"} {
+		if err := st.ReleaseLease(ctx, "s", "c"); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.ReleaseLease(ctx, "s", "unknown"); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := st.AcquireLease(ctx, "s", holder, time.Now(), time.Hour); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		// Waiting would end in the deadline's error.
+		short, cancel := context.WithTimeout(ctx, time.Minute)
+		if p, err := a.Locate(short, "s"); p != nil || err != nil {
+			t.Errorf("Locate(%s's hour-long lease) = %+v, %v; want here, without waiting", holder, p, err)
+		}
+		cancel()
 	}
 }
 

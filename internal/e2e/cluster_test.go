@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browserd/browserd/internal/cluster"
 	"github.com/browserd/browserd/internal/tool"
@@ -270,6 +271,17 @@ func TestCluster(t *testing.T) {
 	if r := do3(tool.Input{Action: "snapshot", Session: "s2", Task: "b"}); !r.Success || !strings.Contains(r.Content, "Logged in as user-s2") {
 		t.Errorf("snapshot of s2 through n3: %s %s", r.Error, r.Content)
 	}
+	// MCP over streamable HTTP through another node.
+	mc := mcp.NewClient(&mcp.Implementation{Name: "e2e-cluster", Version: "1"}, nil)
+	ms, err := mc.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + n2.addr + "/mcp", HTTPClient: bearerClient(token)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr, err := ms.CallTool(context.Background(), &mcp.CallToolParams{Name: "browser", Arguments: map[string]any{"action": "snapshot", "session": "s3", "task": "b"}})
+	if err != nil || mr.IsError || !strings.Contains(mr.Content[0].(*mcp.TextContent).Text, "Logged in as user-s3") {
+		t.Errorf("MCP snapshot of s3 through n2: %v %+v", err, mr)
+	}
+	ms.Close()
 	// A session's API route through another node.
 	var st struct {
 		URL string `json:"url"`
@@ -458,4 +470,48 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestClusterProfile: a persistent profile's login is in the store, so the
+// profile launches logged in on another node (its session cookie
+// included); while one node runs it, another forwards to it instead of
+// running it too.
+func TestClusterProfile(t *testing.T) {
+	c := newTestCluster(t, 2)
+	n1, n2 := c.nodes[0], c.nodes[1]
+	token := ownerToken(t, n1.data, "alice")
+	do1, do2 := tcpDo(t, n1.addr, token), tcpDo(t, n2.addr, token)
+	no := false
+	must := func(do func(tool.Input) tool.Result, in tool.Input) tool.Result {
+		t.Helper()
+		in.Profile, in.Snapshot = "work", &no
+		r := do(in)
+		if !r.Success {
+			t.Fatalf("%s: %s", in.Action, r.Error)
+		}
+		return r
+	}
+	must(do1, tool.Input{Action: "navigate", URL: site.URL("/login")})
+	must(do1, tool.Input{Action: "type", Selector: "#username", Text: "worker"})
+	must(do1, tool.Input{Action: "type", Selector: "#password", Text: "pw"})
+	must(do1, tool.Input{Action: "click", Role: "button", Name: "Log in"})
+	// Through n2 while n1 runs it: forwarded, not run twice.
+	if r := must(do2, tool.Input{Action: "snapshot"}); !strings.Contains(r.Content, "Logged in as worker") {
+		t.Errorf("profile through n2 while n1 runs it: %s", r.Content)
+	}
+	waitFor(t, "the profile on n1 alone", func() bool {
+		on := sessionsOn(t, n1.data)
+		return on["n1"] == 1 && on["n2"] == 0
+	})
+	// n1 closes it (its browser exits, the state saved), then n2 runs it.
+	must(do1, tool.Input{Action: "close"})
+	r := must(do2, tool.Input{Action: "navigate", URL: site.URL("/account"), Snapshot: nil})
+	r = must(do2, tool.Input{Action: "snapshot"})
+	if !strings.Contains(r.Content, "Logged in as worker") {
+		t.Errorf("the profile on n2 after n1 closed it is not logged in:\n%s", r.Content)
+	}
+	waitFor(t, "the profile on n2 alone", func() bool {
+		on := sessionsOn(t, n1.data)
+		return on["n1"] == 0 && on["n2"] == 1
+	})
 }

@@ -291,6 +291,7 @@ func cliArgs(in tool.Input) ([]string, error) {
 		page()
 	case "snapshot":
 		a = append(a, "snapshot")
+		add(in.Ref != "", in.Ref)
 		add(in.Interactive, "--interactive")
 		add(in.Depth > 0, "--depth", strconv.Itoa(in.Depth))
 		add(in.MaxChars > 0, "--max-chars", strconv.Itoa(in.MaxChars))

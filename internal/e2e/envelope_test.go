@@ -85,8 +85,13 @@ func TestEnvelopeEveryOutput(t *testing.T) {
 				}
 			}
 			if res.StructuredContent != nil {
-				b, _ := json.Marshal(res.StructuredContent)
-				out.WriteString("structured: " + string(b))
+				// As a client shows it: markers unescaped, so that the
+				// check sees the envelope the JSON string carries.
+				var b strings.Builder
+				enc := json.NewEncoder(&b)
+				enc.SetEscapeHTML(false)
+				_ = enc.Encode(res.StructuredContent)
+				out.WriteString("structured: " + b.String())
 			}
 			return out.String()
 		},

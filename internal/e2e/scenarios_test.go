@@ -202,18 +202,27 @@ func testRefsStable(t *testing.T, d driver, task string) {
 
 func testTable(t *testing.T, d driver, task string) {
 	r := nav(t, d, task, site.URL("/table"))
-	// Every row names its control (role and name, issue #11): 78 KB, from
-	// 64 KB when rows printed a bare ref under a header that named it.
-	if n := len(r.Content); n > 80_000 {
-		t.Errorf("table snapshot is %d bytes, want ≤ 80 KB", n)
+	// Rows 1–20 and 996–1000, and a line for the others (issue 17 point
+	// 8): 2.7 KB, from 78 KB with every row.
+	if n := len(r.Content); n > 4_000 {
+		t.Errorf("table snapshot is %d bytes, want ≤ 4 KB", n)
 	}
 	// Every row names its control's role and name.
 	edits := refs(r.Content, "button", "Edit")
-	if len(edits) != 1000 {
-		t.Fatalf("found %d Edit refs, want 1000", len(edits))
+	if len(edits) != 25 {
+		t.Fatalf("found %d Edit refs, want 25", len(edits))
 	}
+	gap := gapRef.FindStringSubmatch(r.Content)
+	if gap == nil || gap[1] != "975" {
+		t.Fatalf("no line for the 975 rows not shown:\n%s", r.Content)
+	}
+	// Its ref shows the next rows; row 500 by a selector.
+	r = ok(t, d, tool.Input{Action: "snapshot", Task: task, Ref: gap[6]})
+	contains(t, r.Content, "21 | User 21 | user21@example.com")
+	r = ok(t, d, tool.Input{Action: "snapshot", Task: task, Selector: "#users tr:nth-child(500)"})
 	contains(t, r.Content, "user500@example.com")
-	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: edits[499]})
+	edits = refs(r.Content, "button", "Edit")
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: edits[0]})
 	contains(t, r.Content, "Editing user 500")
 	bad(t, d, tool.Input{Action: "click", Task: task, Role: "button", Name: "Edit"}, "1000 elements have role")
 }

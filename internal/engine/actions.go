@@ -49,6 +49,8 @@ type call struct {
 	owner string
 	// inj is the state a launch injects (see inject.go).
 	inj *injection
+	// opened is set when the call created its session (see open).
+	opened bool
 	// slot is the browser the call's session lives in.
 	slot *slot
 	// started is when the call came in.
@@ -59,6 +61,10 @@ type call struct {
 type userError struct{ msg string }
 
 func (u *userError) Error() string { return u.msg }
+
+// UserError marks the error as the caller's to fix (front ends answer
+// it with a 4xx, not a 500).
+func (u *userError) UserError() bool { return true }
 
 func fail(format string, args ...any) error { return &userError{fmt.Sprintf(format, args...)} }
 
@@ -197,8 +203,19 @@ func (c *call) run(ctx context.Context) error {
 		return c.resume(ctx)
 	}
 	if in.Action == "launch" {
+		if err := e.checkHeadless(&in); err != nil {
+			return err
+		}
 		if err := c.prepareInjection(ctx); err != nil {
 			return err
+		}
+		// A profile's excluded cookie domains are set before its browser
+		// starts and puts its saved cookies back.
+		if profile := launchProfile(in); profile != "" && in.ExcludeCookieDomains != nil {
+			owner, name := splitName(profile)
+			if err := e.store.SetProfileExcludes(ctx, owner, name, normDomains(in.ExcludeCookieDomains)); err != nil {
+				return fmt.Errorf("saving the profile's excluded cookie domains: %w", err)
+			}
 		}
 	}
 	sess, err := e.sessionFor(ctx, c)
@@ -214,6 +231,16 @@ func (c *call) run(ctx context.Context) error {
 		return err
 	}
 	c.res.Session = sess.id
+	if in.Action == "launch" && sess.profile == "" && in.ExcludeCookieDomains != nil {
+		e.mu.Lock()
+		sess.exclude = normDomains(in.ExcludeCookieDomains)
+		e.mu.Unlock()
+	}
+	if in.Action == "launch" && !c.opened {
+		if err := e.sameEnvironment(sess, &in); err != nil {
+			return err
+		}
+	}
 	t, err := e.taskFor(sess, in.Task)
 	if err != nil {
 		return err
@@ -286,6 +313,16 @@ func (c *call) run(ctx context.Context) error {
 		c.res.Notes = append(c.res.Notes, note)
 	}
 	if in.Action == "launch" {
+		if in.Headless != nil && e.cfg.CDP != "" {
+			c.res.Notes = append(c.res.Notes, "headless is left as it is: the attached browser (--cdp) shows a window or not as it was started")
+		}
+		if in.ExcludeCookieDomains != nil {
+			whose := "session's"
+			if sess.profile != "" {
+				whose = "profile's (kept across restarts and nodes)"
+			}
+			c.res.Notes = append(c.res.Notes, fmt.Sprintf("the %s excluded cookie domains are now %v; their saved cookies are left out whenever saved cookies are put back (the profile's browser starting, a resume, state_load), not removed from a browser that runs", whose, normDomains(in.ExcludeCookieDomains)))
+		}
 		if len(in.AllowHosts)+len(in.BlockHosts)+len(in.OnlyHosts) > 0 {
 			if err := e.setPolicy(sess, &in); err != nil {
 				return err
@@ -965,6 +1002,11 @@ func (c *call) closeTask(ctx context.Context) error {
 		if err := e.capture(ctx, s); err != nil {
 			e.log.Warn("capturing a session on close failed", "session", s.id, "err", err)
 		}
+		// A profile's state is saved while its tabs are open: session
+		// cookies end with the last tab.
+		if err := e.saveProfile(ctx, s); err != nil {
+			e.log.Warn("saving profile state on close failed", "profile", s.profile, "err", err)
+		}
 	}
 	for _, tb := range tabs {
 		_ = tb.page.Close(ctx)
@@ -1152,4 +1194,17 @@ func dialogArticle(typ string) string {
 		return "an"
 	}
 	return "a"
+}
+
+// launchProfile is the profile a launch runs in (names qualified): its
+// profile, or "default" when it names no session either; "" for an
+// ephemeral session.
+func launchProfile(in tool.Input) string {
+	switch {
+	case in.Profile != "":
+		return in.Profile
+	case in.Session == "":
+		return "default"
+	}
+	return ""
 }

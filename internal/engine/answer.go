@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/url"
 
+	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/snapshot"
 )
 
@@ -53,42 +54,72 @@ func (c *call) answerSnapshot(ctx context.Context) (string, error) {
 }
 
 // snapshot builds the tab's page snapshot (or its diff against the last).
+//
+// A snapshot with a ref or a selector is that element's part of the page;
+// for an item of a long list (snapshot.Options.Page), the list from that
+// item on. The page snapshot then shows the list from there too (the tab's
+// windows), and the agent is taken to have seen it so: when nothing else
+// changed since the last page snapshot, that becomes the page with the new
+// window, so that the next answer's diff shows what an action changes in
+// the items on view.
 func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, error) {
 	tb, pg := c.tab, c.tab.page
 	refs := c.task.sess.refs
+	var page *snapshot.Key
+	if c.in.Action == "snapshot" && (c.in.Ref != "" || c.in.Selector != "") {
+		if c.in.Ref != "" && c.in.Selector != "" {
+			return "", fail("snapshot takes ref or selector, not both")
+		}
+		var el browser.Elem
+		var err error
+		if c.in.Ref != "" {
+			el, err = c.target(ctx) // checks that the ref is this tab's and fresh
+		} else if el, err = pg.Query(ctx, c.in.Selector); err != nil {
+			err = &userError{err.Error()}
+		}
+		if err != nil {
+			return "", err
+		}
+		k := pg.KeyOf(el)
+		page = &k
+	}
 	if nav := pg.NavSeq(); nav != tb.navSeq {
 		refs.ForgetOwner(tb.id)
 		tb.navSeq = nav
 		tb.lastSnap = ""
 		tb.lastFrames, tb.journal = nil, 0
-	}
-	if c.in.Selector != "" && c.in.Action == "snapshot" {
-		el, err := pg.Query(ctx, c.in.Selector)
-		if err != nil {
-			return "", &userError{err.Error()}
-		}
-		k := pg.KeyOf(el)
-		opt.Root = &k
+		tb.windows = nil
 	}
 	frames, err := c.read(ctx)
 	if err != nil {
 		return "", err
 	}
+	opt.Page, opt.Windows = page, tb.windows
 	r := snapshot.Build(frames, refs, c.buildOptions(opt))
 	pg.Release(context.WithoutCancel(ctx))
-	full := opt.Root == nil && !opt.Interactive && opt.Depth == 0 && opt.MaxChars == 0
-	if c.in.Diff && c.in.Action == "snapshot" {
+	if r.WholePage {
+		tb.windows = r.Windows
+	}
+	full := opt.Root == nil && page == nil && !opt.Interactive && opt.Depth == 0 && opt.MaxChars == 0
+	seen := "" // the page snapshot the agent has now seen, if known
+	switch {
+	case full:
+		seen = r.Text
+	case r.Whole != "" && tb.lastSnap != "" && r.Before == tb.lastSnap:
+		seen = r.Whole
+	}
+	if c.in.Diff && c.in.Action == "snapshot" && page == nil {
 		prev := tb.lastSnap
-		if full {
-			tb.lastSnap = r.Text
+		if seen != "" {
+			tb.lastSnap = seen
 		}
 		if prev == "" {
 			return r.Text, nil
 		}
 		return snapshot.Diff(prev, r.Text), nil
 	}
-	if full {
-		tb.lastSnap = r.Text
+	if seen != "" {
+		tb.lastSnap = seen
 	}
 	return r.Text, nil
 }
@@ -148,8 +179,8 @@ func (c *call) verifyPatch(ctx context.Context, patched []snapshot.Frame) error 
 	if err != nil {
 		return err
 	}
-	w := snapshot.Build(whole, refs, c.buildOptions(snapshot.Options{}))
-	r := snapshot.Build(patched, refs, c.buildOptions(snapshot.Options{}))
+	w := snapshot.Build(whole, refs, c.buildOptions(snapshot.Options{All: true}))
+	r := snapshot.Build(patched, refs, c.buildOptions(snapshot.Options{All: true}))
 	pg.Release(context.WithoutCancel(ctx))
 	if w.Text != r.Text {
 		return fmt.Errorf("patched snapshot differs from a whole read (BROWSERD_VERIFY_PATCH):\n%s", snapshot.Diff(w.Text, r.Text))

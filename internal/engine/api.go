@@ -96,15 +96,98 @@ func (e *Engine) exportState(ctx context.Context, id string) (*storagestate.Stat
 			return st, injected, err
 		}
 	}
-	if row.State != store.Active && row.State != store.Recoverable {
-		// A closed session's credentials are not handed out again.
-		return nil, nil, fmt.Errorf("%w: session %q is %s; its state is no longer exported", store.ErrNotFound, id, row.State)
+	c, err := e.exportedCapture(ctx, id, q, row)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &storagestate.State{Cookies: c.Cookies, Origins: c.Origins}, c.InjectedDomains, nil
+}
+
+// exportedCapture is the newest capture of a session that does not run
+// here, for an export: a closed session's credentials are not handed out
+// again. (Stale and failed sessions' are: they ended against their
+// owner's will.)
+func (e *Engine) exportedCapture(ctx context.Context, id, q string, row store.Session) (store.Capture, error) {
+	if row.State == store.Closed {
+		return store.Capture{}, fmt.Errorf("%w: session %q is %s; its state is no longer exported", store.ErrNotFound, id, row.State)
 	}
 	c, err := e.store.LatestCapture(ctx, q)
 	if err != nil {
-		return nil, nil, fmt.Errorf("session %q is not running and has no readable capture: %w", id, err)
+		return store.Capture{}, fmt.Errorf("session %q is not running and has no readable capture: %w", id, err)
 	}
-	return &storagestate.State{Cookies: c.Cookies, Origins: c.Origins}, c.InjectedDomains, nil
+	return c, nil
+}
+
+// ExportSession is GET /api/sessions/{id}/state: the caller's session's
+// storageState with where its tabs are and each tab's sessionStorage —
+// read from its browser when it runs here, else from its newest capture,
+// which the answer names with its time.
+func (e *Engine) ExportSession(ctx context.Context, id string) (*storagestate.Export, error) {
+	s, q, err := e.liveSession(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	row, err := e.store.GetSession(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
+		st, ok, err := e.liveState(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			x := &storagestate.Export{State: *st, Source: "browser", Tabs: e.liveTabs(ctx, s)}
+			x.Front()
+			return x, nil
+		}
+	}
+	c, err := e.exportedCapture(ctx, id, q, row)
+	if err != nil {
+		return nil, err
+	}
+	taken := c.Taken
+	x := &storagestate.Export{State: storagestate.State{Cookies: c.Cookies, Origins: slices.Clone(c.Origins)}, Source: "capture", CapturedAt: &taken}
+	for _, t := range c.Tabs {
+		x.Tabs = append(x.Tabs, storagestate.ExportTab{ID: t.ID, Task: t.Task, URL: t.URL, Title: t.Title, Active: t.Active, SessionStorage: t.SessionStorage})
+	}
+	x.AddTabStorage(originOf)
+	x.Front()
+	return x, nil
+}
+
+// liveTabs reads every tab of a live session as a capture would, in tab
+// order; a tab that cannot be read now (between documents, blocked by a
+// dialog) is shown as the last capture knew it.
+func (e *Engine) liveTabs(ctx context.Context, s *session) []storagestate.ExportTab {
+	type item struct {
+		task   string
+		tb     *tab
+		active bool
+	}
+	e.mu.Lock()
+	var items []item
+	for _, t := range s.tasks {
+		for _, tb := range t.tabs {
+			items = append(items, item{t.name, tb, tb == t.active})
+		}
+	}
+	prev := s.lastTabs
+	e.mu.Unlock()
+	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.id), tabNum(b.tb.id)) })
+	out := make([]storagestate.ExportTab, 0, len(items))
+	for _, it := range items {
+		t, ok := e.readTab(ctx, it.tb.page)
+		if !ok {
+			if p, found := prev[it.tb.id]; found {
+				t = p
+			} else {
+				t.URL, t.Title, _ = it.tb.page.Info(ctx)
+			}
+		}
+		out = append(out, storagestate.ExportTab{ID: it.tb.id, Task: it.task, URL: t.URL, Title: t.Title, Active: it.active, SessionStorage: t.SessionStorage})
+	}
+	return out
 }
 
 // liveState reads a live session's state from its browser; ok is false
@@ -131,7 +214,7 @@ func (e *Engine) liveState(ctx context.Context, s *session) (*storagestate.State
 		return nil, false, err
 	}
 	if s.profile != "" {
-		if old, err := e.loadProfileState(s.profile); err == nil && old != nil {
+		if old, _, err := e.loadProfileState(ctx, s.profile); err == nil && old != nil {
 			old.Cookies = st.Cookies
 			old.MergeOrigins(st.Origins)
 			st = old

@@ -11,6 +11,7 @@ import (
 	"github.com/browserd/browserd/internal/atrest"
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/tool"
 )
 
 // slot is one browser and what the engine knows about it. A profile has a
@@ -22,6 +23,7 @@ type slot struct {
 	key     string
 	profile string
 	br      *browser.Browser
+	headed  bool      // the browser shows windows (see shows)
 	spares  []string  // the browser's first tabs, not yet used by a task
 	used    time.Time // last handed out by ensureBrowser, or a tab opened
 	opening int       // tabs being opened: the janitor leaves the browser be
@@ -43,15 +45,53 @@ func (e *Engine) holdSlot(sl *slot) func() {
 }
 
 // slotKey is the browser a session lives in. Call with mu held or on a
-// session whose profile is fixed (it never changes after creation).
+// session whose profile and window are fixed (they never change after
+// creation). Ephemeral sessions that launch asked to show otherwise than
+// the daemon's --headed share a second browser: "shared-headed" (or
+// "shared-headless" in a headed daemon).
 func (e *Engine) slotKey(s *session) string {
 	switch {
 	case e.cfg.CDP != "":
 		return "attached"
 	case s.profile != "":
 		return "profile:" + s.profile
+	case e.shows(s) != e.cfg.Headed && e.shows(s):
+		return "shared-headed"
+	case e.shows(s) != e.cfg.Headed:
+		return "shared-headless"
 	}
 	return "shared"
+}
+
+// shows reports whether the session's browser shows a window: launch's
+// headless when it created the session, else the daemon's --headed.
+func (e *Engine) shows(s *session) bool {
+	if s.headed != nil {
+		return *s.headed
+	}
+	return e.cfg.Headed
+}
+
+// noDisplay is the refusal of a launch with headless: false in a daemon
+// that has no display to show the window on; "" when it has one (or
+// runs headed, or attached: see checkHeadless).
+func noDisplay() string {
+	if os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "" {
+		return ""
+	}
+	return "headless: false needs a display: no DISPLAY or WAYLAND_DISPLAY is set for the daemon; leave headless out and watch or take over the tab in the live view instead (status gives each tab's live-view URL when the daemon listens on HTTP, --listen)"
+}
+
+// checkHeadless refuses a launch that asks for a window where none can
+// be shown, before anything is created.
+func (e *Engine) checkHeadless(in *tool.Input) error {
+	if in.Headless == nil || *in.Headless || e.cfg.Headed || e.cfg.CDP != "" {
+		return nil
+	}
+	if msg := noDisplay(); msg != "" {
+		return &userError{msg}
+	}
+	return nil
 }
 
 // browserOf is the running browser of a session's slot, or nil.
@@ -96,8 +136,8 @@ func (e *Engine) closeBrowser(ctx context.Context, key string, br *browser.Brows
 func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note string, err error) {
 	e.launchMu.Lock()
 	defer e.launchMu.Unlock()
-	key := e.slotKey(s)
 	e.mu.Lock()
+	key, headed := e.slotKey(s), e.shows(s)
 	if e.closed {
 		e.mu.Unlock()
 		return nil, "", errClosed
@@ -109,6 +149,8 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 	}
 	sl.used = time.Now()
 	br := sl.br
+	running := sl.headed
+	mismatch := br != nil && !br.Attached() && running != headed
 	e.mu.Unlock()
 	if br != nil {
 		select {
@@ -121,6 +163,11 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 			e.dropBrowser(sl)
 			_ = br.Close(context.WithoutCancel(ctx))
 		default:
+			if mismatch {
+				// A profile's browser that still runs from before its
+				// session was made again with another headless.
+				return nil, "", fail("the browser of profile %s runs with headless %v, and headless applies when it starts: close the session (the close action) so that the browser exits, then launch again", bareName(s.profile), !running)
+			}
 			return sl, "", nil
 		}
 	}
@@ -128,7 +175,7 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 	if e.cfg.CDP != "" {
 		br, err = browser.Attach(ctx, e.cfg.CDP)
 	} else {
-		dir := e.cfg.Path("run", "shared")
+		dir := e.cfg.Path("run", key)
 		proxyURL := e.proxy.URL()
 		if s.profile != "" {
 			dir = e.profileDir(s.profile)
@@ -144,7 +191,7 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 		opts := browser.LaunchOptions{
 			Exec:        e.cfg.Chromium,
 			UserDataDir: dir,
-			Headed:      e.cfg.Headed,
+			Headed:      headed,
 			Width:       e.cfg.Width,
 			Height:      e.cfg.Height,
 			PIDFile:     e.cfg.Path("run", "chromium-"+strings.ReplaceAll(key, ":", "-")+".pid"),
@@ -200,7 +247,7 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 		_ = br.Close(context.WithoutCancel(ctx))
 		return nil, "", errClosed
 	}
-	sl.br, sl.spares, sl.used = br, spares, time.Now()
+	sl.br, sl.spares, sl.used, sl.headed = br, spares, time.Now(), headed
 	e.mu.Unlock()
 	return sl, note, nil
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -71,6 +73,16 @@ func (s *session) saveFailures() string {
 }
 
 func (e *Engine) capture(ctx context.Context, s *session) error {
+	return e.captureIf(ctx, s, false)
+}
+
+// captureIf is capture; with probe (a session no action changed, looked
+// at every interval for what its pages change on their own) it reads the
+// session as a capture would, and writes a capture only when what it read
+// differs from the last capture (captureHash). A probe leaves a session
+// with a tab between two documents alone until the next tick: cookies the
+// response set would be captured with the URL of the page before.
+func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
 	if e.cfg.NoCapture {
 		return nil
 	}
@@ -83,7 +95,7 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 		review bool
 	}
 	e.mu.Lock()
-	if !s.stored || s.parked || s.rehydrate {
+	if !s.stored || s.parked || s.rehydrate || probe && s.capDirty {
 		e.mu.Unlock()
 		return nil
 	}
@@ -93,12 +105,27 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 			items = append(items, item{t.name, tb, tb == t.active, t.ended})
 		}
 	}
-	ctxID, prev := s.ctxID, s.lastTabs
-	s.capDirty = false
+	ctxID, prev, lastHash := s.ctxID, s.lastTabs, s.capHash
+	if !probe {
+		s.capDirty = false
+	}
 	e.mu.Unlock()
+	if probe {
+		if len(items) == 0 {
+			return nil // no page to change anything on its own
+		}
+		for _, it := range items {
+			if it.tb.page.NavPending() {
+				return nil
+			}
+		}
+		e.mu.Lock()
+		s.lastProbe = time.Now()
+		e.mu.Unlock()
+	}
 	ok := false
 	defer func() {
-		if !ok {
+		if !ok && !probe {
 			e.mu.Lock()
 			s.capDirty = true
 			e.mu.Unlock()
@@ -109,7 +136,12 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 		return nil
 	}
 	taken := time.Now()
-	defer func() { e.metrics.Capture(ok, time.Since(taken)) }()
+	counted := !probe // a probe that finds nothing new is not a capture
+	defer func() {
+		if counted {
+			e.metrics.Capture(ok, time.Since(taken))
+		}
+	}()
 	cookies, err := contextCookies(ctx, br, ctxID)
 	if err != nil {
 		return err
@@ -117,13 +149,14 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 	e.mu.Lock()
 	emu := s.emu
 	injected := slices.Clone(s.injected)
+	exclude := slices.Clone(s.exclude)
 	creds := make([]store.Credential, len(s.creds))
 	for i, cr := range s.creds {
 		creds[i] = store.Credential(cr)
 	}
 	e.mu.Unlock()
 	c := store.Capture{SessionID: s.id, Node: e.node, Taken: taken, Cookies: cookies,
-		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, InjectedDomains: injected}
+		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, InjectedDomains: injected, ExcludeDomains: exclude}
 	var st storagestate.State
 	seen := map[string]capturedTab{}
 	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.id), tabNum(b.tb.id)) })
@@ -144,6 +177,12 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 		seen[it.tb.id] = t
 	}
 	c.Origins = st.Origins
+	hash := captureHash(c)
+	if probe && hash == lastHash {
+		ok = true
+		return nil
+	}
+	counted = true
 	if err := e.store.SaveCapture(ctx, c, e.cfg.MaxSessionSnapshots); err != nil {
 		// ErrLeaseLost: another node runs the session now; the next
 		// lease renewal lets it go here.
@@ -153,8 +192,43 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 	e.mu.Lock()
 	s.lastCapture = taken
 	s.lastTabs = seen
+	s.capHash = hash
+	if probe && s.profile != "" {
+		e.dirty[s] = true // the profile's saved state follows too
+	}
 	e.mu.Unlock()
 	return nil
+}
+
+// captureHash sums what a capture holds that a resume brings back, in an
+// order that does not depend on how the browser listed it: two captures
+// of an unchanged session sum the same. Tab titles are left out (a page
+// with a clock in its title would write a capture every interval, and a
+// resume does not set the title); so are the time and the fence.
+func captureHash(c store.Capture) [sha256.Size]byte {
+	c.SessionID, c.Taken, c.Node = "", time.Time{}, ""
+	sorted := func(nv []storagestate.NameValue) []storagestate.NameValue {
+		nv = slices.Clone(nv)
+		slices.SortStableFunc(nv, func(a, b storagestate.NameValue) int { return cmp.Compare(a.Name, b.Name) })
+		return nv
+	}
+	c.Tabs = slices.Clone(c.Tabs)
+	for i := range c.Tabs {
+		c.Tabs[i].Title = ""
+		c.Tabs[i].SessionStorage = sorted(c.Tabs[i].SessionStorage)
+	}
+	c.Cookies = slices.Clone(c.Cookies)
+	slices.SortStableFunc(c.Cookies, func(a, b storagestate.Cookie) int {
+		return cmp.Or(cmp.Compare(a.Domain, b.Domain), cmp.Compare(a.Path, b.Path), cmp.Compare(a.Name, b.Name))
+	})
+	c.Origins = slices.Clone(c.Origins)
+	for i := range c.Origins {
+		c.Origins[i].LocalStorage = sorted(c.Origins[i].LocalStorage)
+		c.Origins[i].SessionStorage = sorted(c.Origins[i].SessionStorage)
+	}
+	slices.SortStableFunc(c.Origins, func(a, b storagestate.Origin) int { return cmp.Compare(a.Origin, b.Origin) })
+	b, _ := json.Marshal(c)
+	return sha256.Sum256(b)
 }
 
 // capturedTab is a tab as captured, with the localStorage of its origin
@@ -210,27 +284,72 @@ func (e *Engine) changed(s *session) {
 	}
 }
 
+// probeEvery is how often a live session that no action changed is
+// looked at for changes its pages made on their own (a token refresh, a
+// login in another tab, a cookie a timer sets): every interval, or every
+// second with --snapshot-interval 0.
+func (e *Engine) probeEvery() time.Duration {
+	if e.cfg.SnapshotInterval > 0 {
+		return e.cfg.SnapshotInterval
+	}
+	return time.Second
+}
+
+// capTick is how often the capturer looks for sessions that are due: a
+// quarter of probeEvery, between 50 ms and a second, so that a change is
+// captured within about the interval.
+func (e *Engine) capTick() time.Duration {
+	return min(time.Second, max(e.probeEvery()/4, 50*time.Millisecond))
+}
+
+// working reports whether an action runs in one of s's tasks: its end
+// marks the session changed (a capture follows), so a probe meanwhile
+// would only read a page the action is still changing. Call with
+// Engine.mu held.
+func (s *session) working() bool {
+	for _, t := range s.tasks {
+		if t.working {
+			return true
+		}
+	}
+	return false
+}
+
 // captureDue captures the sessions that changed and whose last capture is
-// older than the interval.
+// older than the interval, and probes (captureIf) the live sessions that
+// no action changed, in which no action runs, and that were neither
+// captured nor probed within probeEvery.
 func (e *Engine) captureDue(now time.Time) {
-	var due []*session
+	if e.cfg.NoCapture {
+		return
+	}
+	type job struct {
+		s     *session
+		probe bool
+	}
+	var due []job
 	e.mu.Lock()
 	for _, s := range e.sessions {
-		if !s.stored || s.parked {
+		if !s.stored || s.parked || s.rehydrate {
 			continue
 		}
-		if s.capDirty && !s.rehydrate && now.Sub(s.lastCapture) >= e.cfg.SnapshotInterval {
-			due = append(due, s)
+		switch {
+		case s.capDirty:
+			if now.Sub(s.lastCapture) >= e.cfg.SnapshotInterval {
+				due = append(due, job{s, false})
+			}
+		case s.resuming == nil && !s.closing && !s.working() && now.Sub(s.lastCapture) >= e.probeEvery() && now.Sub(s.lastProbe) >= e.probeEvery():
+			due = append(due, job{s, true})
 		}
 	}
 	e.mu.Unlock()
-	for _, s := range due {
+	for _, j := range due {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err := e.capture(ctx, s)
+		err := e.captureIf(ctx, j.s, j.probe)
 		if err != nil {
-			e.log.Warn("capturing session state failed; the last good capture stays", "session", s.id, "err", err)
+			e.log.Warn("capturing session state failed; the last good capture stays", "session", j.s.id, "err", err)
 		}
-		e.noteSave(s, saveCapture, err)
+		e.noteSave(j.s, saveCapture, err)
 		cancel()
 	}
 }

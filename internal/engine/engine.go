@@ -69,7 +69,7 @@ type Engine struct {
 	launchMu sync.Mutex // serializes browser start and restart
 
 	mu       sync.Mutex        // protects the fields below
-	slots    map[string]*slot  // browsers by key: "profile:NAME", "shared", "attached"
+	slots    map[string]*slot  // browsers by key: "profile:NAME", "shared", "shared-headed", "attached"
 	dirty    map[*session]bool // profile sessions to save soon
 	repairs  map[string]string // profile -> the last repair, for status
 	sessions map[string]*session
@@ -101,8 +101,19 @@ type session struct {
 	// width and height are the viewport of new tabs; 0: the daemon's.
 	width, height int
 	// emu is what the session's pages see of their environment (user
-	// agent, timezone, position), set at creation; captured and restored.
+	// agent, timezone, position, locale), set at creation; captured and
+	// restored.
 	emu browser.Emulation
+	// headed is whether the session's browser shows a window, set at
+	// creation by launch's headless; nil: the daemon's --headed. Not
+	// captured: a resumed session gets the daemon's (see slotKey).
+	headed *bool
+	// tabsEnded is set when the session's last tab closed, until one
+	// opens: Chromium has ended its session cookies (see saveProfile).
+	tabsEnded bool
+	// exclude are the session's own excluded cookie domains (launch's
+	// excludeCookieDomains; see excludedFor); captured and restored.
+	exclude []string
 	// creds answer HTTP authentication challenges, each of its origin
 	// only; set by launch, captured (sealed) and restored.
 	creds []browser.Credential
@@ -123,6 +134,11 @@ type session struct {
 	capDirty    bool      // changed since the last capture
 	lastCapture time.Time // when the last capture was taken
 	lastTabs    map[string]capturedTab
+	// capHash sums the last capture (captureHash): a probe of a session
+	// no action changed writes a capture only when what it reads differs.
+	capHash [32]byte
+	// lastProbe is when such a probe last read the session.
+	lastProbe time.Time
 	// capMu keeps captures and rehydration of the session apart.
 	capMu sync.Mutex
 	// saveErr is why the last background save of each kind (capture,
@@ -167,6 +183,9 @@ type tab struct {
 	// of the page's journal of changes since it (see answer.go).
 	lastFrames []snapshot.Frame
 	journal    int64
+	// windows are the items the tab's long lists show from: where the
+	// agent paged to (snapshot with a ref or selector; see answer.go).
+	windows []snapshot.Key
 
 	// A person's hold on the tab, and the hand-back the agent is yet to
 	// be told of (see takeover.go); guarded by Engine.mu.
@@ -230,17 +249,20 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return nil, err
 	}
-	if e.node = cfg.NodeID; e.node == "" {
-		if e.node, err = nodeID(cfg.Path("node-id")); err != nil {
-			return nil, err
-		}
+	// The data folder's own id (made on first start) is the node's name
+	// unless --node-id gives one, and tells this folder's daemon apart
+	// from another under the same name.
+	folder, err := nodeID(cfg.Path("node-id"))
+	if err != nil {
+		return nil, err
 	}
+	e.node = cmp.Or(cfg.NodeID, folder)
 	st, err := backend.Open(context.Background(), cmp.Or(cfg.DB, cfg.Path("browserd.db")), box)
 	if err != nil {
 		return nil, err
 	}
 	e.store = e.metrics.WrapStore(st)
-	e.cluster = cluster.New(cluster.Options{Store: e.store, Node: e.node, Key: box.Derive("cluster"), TTL: e.leaseTTL(),
+	e.cluster = cluster.New(cluster.Options{Store: e.store, Node: e.node, Instance: folder, Key: box.Derive("cluster"), TTL: e.leaseTTL(),
 		Version: config.Version(), Log: log, OnForward: e.metrics.Forwarded})
 	// Beat before recovering: Recover drops this node's leases as an
 	// earlier run's, which must not happen while another daemon runs
@@ -516,6 +538,7 @@ func (e *Engine) addTabID(t *task, pg *browser.Page, id string) *tab {
 		s.nextTab = max(s.nextTab, n)
 	}
 	tb := &tab{id: id, task: t, page: pg}
+	s.tabsEnded = false
 	e.tabs[tb.key()] = tb
 	t.tabs = append(t.tabs, tb)
 	t.active = tb
@@ -632,6 +655,11 @@ func (e *Engine) removeTab(tb *tab) {
 		}
 	}
 	t.sess.refs.ForgetOwner(tb.id)
+	left := 0
+	for _, x := range t.sess.tasks {
+		left += len(x.tabs)
+	}
+	t.sess.tabsEnded = left == 0
 }
 
 // onPopup adopts a page that a task's page opened: it becomes a tab of the

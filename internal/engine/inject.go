@@ -51,10 +51,14 @@ func (inj *injection) conflict(id string) error {
 func (c *call) prepareInjection(ctx context.Context) error {
 	in := &c.in
 	if c.inj == nil {
-		if len(in.State) == 0 && in.StoredSession == "" {
+		emu := launchEmulation(in)
+		if len(in.State) == 0 && in.StoredSession == "" && emu.IsZero() {
 			return nil
 		}
-		c.inj = &injection{}
+		if fields := emu.Check(); len(fields) > 0 {
+			return fail("launch: %v", fields)
+		}
+		c.inj = &injection{emu: emu}
 	}
 	inj := c.inj
 	refuse := func(err error) error {
@@ -98,6 +102,53 @@ func (c *call) prepareInjection(ctx context.Context) error {
 	return nil
 }
 
+// launchEmulation is the environment a launch call asks for.
+func launchEmulation(in *tool.Input) browser.Emulation {
+	return browser.Emulation{UserAgent: in.UserAgent, Timezone: in.Timezone, Locale: in.Locale,
+		Geolocation: (*browser.Geolocation)(in.Geolocation)}
+}
+
+// sameEnvironment refuses a launch on a session that already runs (the
+// call did not create it) when it asks for another environment or window
+// than the session has: they apply only when a session is created. What
+// the call leaves out, or asks as the session has it, passes.
+func (e *Engine) sameEnvironment(s *session, in *tool.Input) error {
+	e.mu.Lock()
+	emu, shows := s.emu, e.shows(s)
+	e.mu.Unlock()
+	show := func(v string) string {
+		if v == "" {
+			return "the browser's own"
+		}
+		return fmt.Sprintf("%q", v)
+	}
+	var diff []string
+	if in.Headless != nil && e.cfg.CDP == "" && !*in.Headless != shows {
+		diff = append(diff, fmt.Sprintf("headless %v", !shows))
+	}
+	if in.UserAgent != "" && in.UserAgent != emu.UserAgent {
+		diff = append(diff, "userAgent "+show(emu.UserAgent))
+	}
+	if in.Timezone != "" && in.Timezone != emu.Timezone {
+		diff = append(diff, "timezone "+show(emu.Timezone))
+	}
+	if in.Locale != "" && in.Locale != emu.Locale {
+		diff = append(diff, "locale "+show(emu.Locale))
+	}
+	if g := in.Geolocation; g != nil && (emu.Geolocation == nil || *g != tool.Geolocation(*emu.Geolocation)) {
+		if emu.Geolocation == nil {
+			diff = append(diff, "geolocation the browser's own")
+		} else {
+			diff = append(diff, fmt.Sprintf("geolocation %v, %v", emu.Geolocation.Latitude, emu.Geolocation.Longitude))
+		}
+	}
+	if len(diff) == 0 {
+		return nil
+	}
+	return fail("session %q already runs, with %s: headless, userAgent, timezone, locale and geolocation apply only when launch creates the session — close it first (the close action; a session ends with its last task's close), then launch again, or launch another session",
+		bareName(s.id), strings.Join(diff, ", "))
+}
+
 // grantGeolocation lets the pages of a context (ctxID "" for the default
 // one) read the position without a prompt.
 func grantGeolocation(ctx context.Context, br *browser.Browser, ctxID string) error {
@@ -138,7 +189,7 @@ func (c *call) emulate(ctx context.Context, s *session) error {
 // injectState puts the prepared state into the launched session.
 func (c *call) injectState(ctx context.Context, s *session) error {
 	inj := c.inj
-	if inj != nil && !inj.emu.IsZero() {
+	if inj != nil && !inj.emu.IsZero() && c.opened {
 		if err := c.emulate(ctx, s); err != nil {
 			return err
 		}
@@ -192,8 +243,11 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 	if row, err := e.store.GetSession(ctx, q); err == nil && (row.State == store.Active || row.State == store.Recoverable) {
 		return inject.Session{}, &inject.Error{Kind: inject.Conflict, Msg: fmt.Sprintf("session %q is %s; resume it, pick another name, or DELETE it first", req.Session, row.State)}
 	}
-	in := tool.Input{Action: "launch", Session: req.Session, Profile: req.Profile, StoredSession: req.StoredID, Width: req.Width, Height: req.Height}
+	in := tool.Input{Action: "launch", Session: req.Session, Profile: req.Profile, StoredSession: req.StoredID, Width: req.Width, Height: req.Height, Headless: req.Headless}
 	if err := in.Validate(); err != nil {
+		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: err.Error()}
+	}
+	if err := e.checkHeadless(&in); err != nil {
 		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: err.Error()}
 	}
 	if fields := req.Emulation.Check(); len(fields) > 0 {

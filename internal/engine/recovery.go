@@ -25,13 +25,15 @@ import (
 // URL, title, viewport and sessionStorage, the context's cookies and the
 // localStorage of the tabs' origins — after state-changing actions, at
 // most once per --snapshot-interval (the capturer goroutine does it, off
-// the actions' path), and always when a task closes, when the session goes
-// idle and when the daemon stops. At start-up the store's Recover sorts
-// the sessions an earlier run left active into closed, stale and
-// recoverable; session_resume (or --auto-rehydrate, or simply the next
-// action on the session) brings a recoverable one back from its last
-// capture. When Chromium dies under a session, its next action does the
-// same in the new browser.
+// the actions' path), when its pages changed something on their own (a
+// probe every interval, capture.go), and always when a task closes, when
+// the session goes idle and when the daemon stops. At start-up the
+// store's Recover sorts the sessions an earlier run left active into
+// closed, stale and recoverable; session_resume (or --auto-rehydrate, or
+// simply the next action on the session) brings a recoverable one back
+// from its last capture, or from any kept capture session_resume's
+// capture names. When Chromium dies under a session, its next action does
+// the same in the new browser.
 
 // notRestored is source 002's "cannot persist" list, told with every
 // resume.
@@ -175,7 +177,7 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 			// the captured one first would be waste.
 			skip = &tabRef{task: cmp.Or(c.in.Task, "default"), tab: c.in.Tab}
 		}
-		live, rep, err := e.resumeLocked(ctx, s, row, skip)
+		live, rep, err := e.resumeLocked(ctx, s, row, skip, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -209,10 +211,14 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 	s.lastCapture = time.Time{}
 	// A new session (perhaps on a profile's reused one) starts with the
 	// daemon's environment, or the one it is created with.
-	s.width, s.height, s.emu = 0, 0, browser.Emulation{}
+	s.width, s.height, s.emu, s.headed = 0, 0, browser.Emulation{}, nil
 	if c.inj != nil {
 		s.emu = c.inj.emu
 	}
+	if h := c.in.Headless; h != nil && c.in.Action == "launch" && e.cfg.CDP == "" {
+		s.headed = new(!*h)
+	}
+	c.opened = true
 	e.sessions[id] = s
 	e.mu.Unlock()
 	return s, nil
@@ -225,6 +231,7 @@ var errClosedStored = errors.New("closed in the store")
 // resumeReport says what a resume brought back.
 type resumeReport struct {
 	taken    time.Time
+	capture  int64 // the capture picked by id or time; 0: the newest
 	tabs     []tool.Tab
 	problems []string // page-derived: go inside the envelope
 }
@@ -233,6 +240,14 @@ type resumeReport struct {
 // this daemon from its last capture. explicit calls refuse a session that
 // is already live.
 func (e *Engine) resume(ctx context.Context, id string, explicit bool) (*session, resumeReport, error) {
+	return e.resumeFrom(ctx, id, explicit, "")
+}
+
+// resumeFrom is resume from the capture ref names (session_resume's
+// capture), the newest when ref is "". A picked capture also brings back
+// a session that is closed, stale or failed — the caller chose what to
+// restore — but never one that runs: its live state would be thrown away.
+func (e *Engine) resumeFrom(ctx context.Context, id string, explicit bool, ref tool.CaptureRef) (*session, resumeReport, error) {
 	if err := checkQualified("session", id); err != nil {
 		return nil, resumeReport{}, &userError{err.Error()}
 	}
@@ -243,6 +258,9 @@ func (e *Engine) resume(ctx context.Context, id string, explicit bool) (*session
 	live := s != nil && s.stored && !s.parked
 	e.mu.Unlock()
 	if live {
+		if ref != "" {
+			return nil, resumeReport{}, fail("session %q is running in this browserd: a capture is restored only into a session that is not running — close it first (close in each of its tasks, or DELETE /api/sessions/%s), then session_resume with capture", id, bareName(id))
+		}
 		if explicit {
 			return nil, resumeReport{}, fail("session %q is already active in this browserd; just use it", id)
 		}
@@ -265,16 +283,95 @@ func (e *Engine) resume(ctx context.Context, id string, explicit bool) (*session
 		if !ok {
 			return nil, resumeReport{}, held("session %q is active in another browserd on this store; it cannot be resumed here", id)
 		}
-	case store.Stale:
-		return nil, resumeReport{}, fail("session %q is stale: its last capture (%s) was older than --max-session-age when browserd started, so it is not resumed; any action under that name starts a new session", id, ago(row.LastCaptureAt))
-	default:
+	case store.Stale, store.Closed, store.Failed:
+		if ref != "" {
+			break // the caller picked the capture
+		}
+		if row.State == store.Stale {
+			return nil, resumeReport{}, fail("session %q is stale: its last capture (%s) was older than --max-session-age when browserd started, so it is not resumed; session_resume with capture brings back one you pick (list_sessions with session lists them), and any other action under that name starts a new session", id, ago(row.LastCaptureAt))
+		}
 		msg := fmt.Sprintf("session %q is %s and cannot be resumed", id, row.State)
 		if row.Reason != "" {
 			msg += ": " + row.Reason
 		}
-		return nil, resumeReport{}, &userError{msg + "; start a new session under that name with any action"}
+		return nil, resumeReport{}, &userError{msg + "; session_resume with capture brings back a capture you pick (list_sessions with session lists them), or start a new session under that name with any action"}
+	default:
+		return nil, resumeReport{}, fail("session %q is %s and cannot be resumed", id, row.State)
 	}
-	return e.resumeLocked(ctx, s, row, nil)
+	var pick *pickedCapture
+	if ref != "" {
+		if pick, err = e.pickCapture(ctx, id, ref); err != nil {
+			if row.State == store.Active {
+				_ = e.store.ReleaseLease(context.WithoutCancel(ctx), id, e.node)
+			}
+			return nil, resumeReport{}, err
+		}
+		if s != nil && s.profile == "" {
+			// An ephemeral session's context may still hold what came
+			// after the capture (a parked or closed session's cookies):
+			// the picked capture goes into a new one.
+			e.discard(ctx, s)
+			s = nil
+		}
+	}
+	live2, rep, err := e.resumeLocked(ctx, s, row, nil, pick)
+	if err != nil || pick == nil || pick.newest {
+		return live2, rep, err
+	}
+	// An older capture than the newest now runs: capture it at once, so
+	// that a crash from here on brings back this state, not the newer one.
+	if err := e.capture(ctx, live2); err != nil {
+		e.log.Warn("capturing a session resumed from an older capture failed", "session", id, "err", err)
+		rep.problems = append(rep.problems, "the resumed state could not be captured yet ("+err.Error()+"); until it is, a crash brings back the newest capture, not this one")
+	}
+	return live2, rep, nil
+}
+
+// pickedCapture is the capture session_resume's capture named.
+type pickedCapture struct {
+	c      store.Capture
+	id     int64
+	newest bool // the session's newest kept capture
+}
+
+// pickCapture reads the kept capture of session id that ref names: its
+// id, or the newest taken at or before a time.
+func (e *Engine) pickCapture(ctx context.Context, id string, ref tool.CaptureRef) (*pickedCapture, error) {
+	capID, at, err := tool.ParseCapture(ref, time.Now())
+	if err != nil {
+		return nil, &userError{err.Error()}
+	}
+	list, err := e.store.ListCaptures(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("listing the captures of session %q: %w", id, err)
+	}
+	if len(list) == 0 {
+		return nil, fail("session %q keeps no capture to resume from", id)
+	}
+	i := slices.IndexFunc(list, func(c store.CaptureInfo) bool {
+		if capID != 0 {
+			return c.ID == capID
+		}
+		return !c.Taken.After(at)
+	})
+	if i < 0 {
+		if capID != 0 {
+			return nil, fail("session %q keeps no capture %d (it keeps its newest %d; list_sessions with session %q lists them)", id, capID, len(list), bareName(id))
+		}
+		return nil, fail("session %q keeps no capture taken at or before %s: its oldest kept one is of %s (list_sessions with session %q lists them)", id, at.Local().Format("2006-01-02 15:04:05"), ago(list[len(list)-1].Taken), bareName(id))
+	}
+	info := list[i]
+	if info.Err != nil {
+		return nil, fail("capture %d of session %q cannot be read (%v); pick another (list_sessions with session %q lists them)", info.ID, id, info.Err, bareName(id))
+	}
+	c, err := e.store.GetCapture(ctx, id, info.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fail("capture %d of session %q is no longer kept (a newer capture replaced it); list_sessions with session %q lists the kept ones", info.ID, id, bareName(id))
+	}
+	if err != nil {
+		return nil, fail("capture %d of session %q cannot be read (%v); pick another", info.ID, id, err)
+	}
+	return &pickedCapture{c: c, id: info.ID, newest: i == 0}, nil
 }
 
 // tabRef names a task's tab: tab, or the task's active tab when tab is "".
@@ -292,9 +389,9 @@ func (r *tabRef) is(ct store.Tab) bool {
 }
 
 // resumeLocked brings the session of row back (into s when it is parked
-// here); the tab skip names is opened but not loaded. Call with resumeMu
-// held.
-func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session, skip *tabRef) (_ *session, _ resumeReport, err error) {
+// here) from pick, or from its newest capture when pick is nil; the tab
+// skip names is opened but not loaded. Call with resumeMu held.
+func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session, skip *tabRef, pick *pickedCapture) (_ *session, _ resumeReport, err error) {
 	id := row.ID
 	ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), e.leaseTTL())
 	if err != nil {
@@ -315,14 +412,16 @@ func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session
 		}
 		_ = e.store.ReleaseLease(context.WithoutCancel(ctx), id, e.node)
 	}
-	capt, err := e.store.LatestCapture(ctx, id)
-	if err != nil {
+	var capt store.Capture
+	if pick != nil {
+		capt = pick.c
+	} else if capt, err = e.store.LatestCapture(ctx, id); err != nil {
 		reason := "its last capture cannot be read: " + err.Error()
 		if errors.Is(err, store.ErrNotFound) {
 			reason = "it has no capture to resume from"
 		}
 		failed(reason)
-		return nil, resumeReport{}, &userError{fmt.Sprintf("session %q cannot be resumed: %s; it is now marked failed — start a new session", id, reason)}
+		return nil, resumeReport{}, &userError{fmt.Sprintf("session %q cannot be resumed: %s; it is now marked failed — start a new session, or session_resume with capture to resume an older one", id, reason)}
 	}
 	if s == nil {
 		s = e.newSession(id, row.Profile)
@@ -339,7 +438,10 @@ func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session
 		e.mu.Unlock()
 		close(done)
 	}()
-	rep, err := e.rehydrate(ctx, s, capt, skip)
+	rep, err := e.rehydrate(ctx, s, capt, skip, pick != nil)
+	if pick != nil {
+		rep.capture = pick.id
+	}
 	if err != nil {
 		e.mu.Lock()
 		delete(e.sessions, id)
@@ -400,7 +502,10 @@ func (e *Engine) closeSessionTabs(ctx context.Context, s *session) {
 // first, then each tab at its URL, with its id and viewport, its storage
 // put back by a script that runs before the page's own. The tab skip names
 // (nil: none) opens blank: the action that resumes is about to load it.
-func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, skip *tabRef) (resumeReport, error) {
+// A picked capture (session_resume's capture) wins over a profile's own
+// state: its cookies are set whatever their age, and its storage replaces
+// the keys the profile holds.
+func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, skip *tabRef, picked bool) (resumeReport, error) {
 	s.capMu.Lock()
 	defer s.capMu.Unlock()
 	rep := resumeReport{taken: c.Taken}
@@ -415,15 +520,21 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 	if err != nil {
 		return rep, err
 	}
-	emu := browser.Emulation{UserAgent: c.UserAgent, Timezone: c.Timezone, Geolocation: (*browser.Geolocation)(c.Geolocation)}
+	emu := browser.Emulation{UserAgent: c.UserAgent, Timezone: c.Timezone, Locale: c.Locale, Geolocation: (*browser.Geolocation)(c.Geolocation)}
 	creds := make([]browser.Credential, len(c.Credentials))
 	for i, cr := range c.Credentials {
 		creds[i] = browser.Credential(cr)
 	}
 	e.mu.Lock()
+	// Captures before the locale was captured hold none: a session this
+	// daemon knows keeps its own.
+	if emu.Locale == "" {
+		emu.Locale = s.emu.Locale
+	}
 	s.emu = emu
 	s.creds = creds
 	s.injected = c.InjectedDomains
+	s.exclude = c.ExcludeDomains
 	e.mu.Unlock()
 	if emu.Geolocation != nil {
 		if err := grantGeolocation(ctx, sl.br, ctxID); err != nil {
@@ -433,14 +544,14 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 	// A profile keeps its own state, saved within a second of each action:
 	// the capture's cookies go in only when they are newer.
 	cookies := c.Cookies
-	if s.profile != "" {
+	if s.profile != "" && !picked {
 		if fi, err := os.Stat(e.statePath(s.profile)); err == nil && fi.ModTime().After(c.Taken) {
 			cookies = nil
 		}
 	}
-	if s.profile != "" && len(cookies) > 0 {
+	if len(cookies) > 0 {
 		st := storagestate.State{Cookies: slices.Clone(cookies)}
-		st.Exclude(e.cfg.ExcludeCookieDomains)
+		st.Exclude(e.excludedFor(ctx, s))
 		cookies = st.Cookies
 	}
 	if len(cookies) > 0 {
@@ -460,19 +571,24 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 	errs := make([]error, len(tabs))
 	var wg sync.WaitGroup
 	for i, ct := range tabs {
-		origins := slices.Clone(c.Origins)
+		var st storagestate.State
+		st.MergeOrigins(slices.Clone(c.Origins))
 		if len(ct.SessionStorage) > 0 {
 			if o := originOf(ct.URL); o != "" {
-				origins = append(origins, storagestate.Origin{Origin: o, SessionStorage: ct.SessionStorage})
+				// Beside the origin's localStorage, not instead of it
+				// (MergeOrigins replaces an origin's entry whole).
+				if i := slices.IndexFunc(st.Origins, func(x storagestate.Origin) bool { return x.Origin == o }); i >= 0 {
+					st.Origins[i].SessionStorage = ct.SessionStorage
+				} else {
+					st.Origins = append(st.Origins, storagestate.Origin{Origin: o, SessionStorage: ct.SessionStorage})
+				}
 			}
 		}
-		var st storagestate.State
-		st.MergeOrigins(origins)
 		e.mu.Lock()
 		// The capture's storage first: it is the tab's own; the profile's
 		// saved storage then fills in what the capture did not hold.
 		opts := browser.PageOptions{Width: cmp.Or(ct.Width, e.cfg.Width), Height: cmp.Or(ct.Height, e.cfg.Height),
-			InitScript: combineScripts(storageScriptMarked(st.Origins, "__browserd_resumed"), s.initScript), Emulation: emu, Credentials: creds}
+			InitScript: combineScripts(storageScriptOver(st.Origins, "__browserd_resumed", picked), s.initScript), Emulation: emu, Credentials: creds}
 		e.mu.Unlock()
 		if sl.br.Attached() && ctxID == "" {
 			opts.Guard = e.fetchGuard(s)
@@ -535,6 +651,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 	e.mu.Lock()
 	s.lastCapture = time.Now() // what the capture held is what runs now
 	s.lastTabs = resumedTabs(c, tabs, tbs)
+	s.capHash = captureHash(c)
 	s.rehydrate = false
 	e.mu.Unlock()
 	return rep, nil
@@ -622,7 +739,7 @@ func (e *Engine) recoverCrash(ctx context.Context, s *session) string {
 		}
 		return "this session's last capture could not be read (" + err.Error() + "), so its earlier tabs are gone"
 	}
-	rep, err := e.rehydrate(ctx, s, capt, nil)
+	rep, err := e.rehydrate(ctx, s, capt, nil, false)
 	if err != nil {
 		e.mu.Lock()
 		s.rehydrate = false
@@ -636,6 +753,9 @@ func (e *Engine) recoverCrash(ctx context.Context, s *session) string {
 // listSessions is the list_sessions action.
 func (c *call) listSessions(ctx context.Context) error {
 	e := c.e
+	if c.in.Session != "" {
+		return c.listCaptures(ctx)
+	}
 	filter := store.SessionState(c.in.Filter)
 	if filter == "all" {
 		filter = ""
@@ -677,13 +797,70 @@ func (c *call) listSessions(ctx context.Context) error {
 func (c *call) resume(ctx context.Context) error {
 	id := c.in.Session
 	c.res.Session = id
-	_, rep, err := c.e.resume(ctx, id, true)
+	_, rep, err := c.e.resumeFrom(ctx, id, true, c.in.Capture)
 	if err != nil {
 		return err
 	}
 	c.res.Tabs = rep.tabs
 	c.res.Details = rep.problems
-	c.res.Content = fmt.Sprintf("resumed session %q from its capture of %s: %d tabs", id, ago(rep.taken), len(rep.tabs))
+	which := "its capture"
+	if rep.capture != 0 {
+		which = fmt.Sprintf("its capture %d", rep.capture)
+	}
+	c.res.Content = fmt.Sprintf("resumed session %q from %s of %s: %d tabs", id, which, ago(rep.taken), len(rep.tabs))
 	c.res.Notes = append(c.res.Notes, notRestored)
+	return nil
+}
+
+// listCaptures is list_sessions with a session: its kept captures, newest
+// first, for session_resume's capture.
+func (c *call) listCaptures(ctx context.Context) error {
+	e, id := c.e, c.in.Session
+	row, err := e.store.GetSession(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return fail("no session %q in the store; list_sessions shows the sessions", id)
+	}
+	if err != nil {
+		return err
+	}
+	list, err := e.store.ListCaptures(ctx, id)
+	if err != nil {
+		return err
+	}
+	c.res.Session = id
+	var b strings.Builder
+	fmt.Fprintf(&b, "session %q (%s) keeps %d captures, newest first", id, row.State, len(list))
+	if len(list) > 0 {
+		b.WriteString("; session_resume with capture (an id, or a time: the newest at or before it) restores one")
+		e.mu.Lock()
+		s := e.sessions[id]
+		live := s != nil && s.stored && !s.parked
+		e.mu.Unlock()
+		if live {
+			b.WriteString(" once the session is closed")
+		}
+	}
+	b.WriteString("\n")
+	for _, ci := range list {
+		info := tool.CaptureInfo{ID: ci.ID, Taken: ci.Taken, Tabs: ci.Tabs, URL: ci.URL, Title: ci.Title}
+		if ci.Err != nil {
+			info.Error = ci.Err.Error()
+		}
+		c.res.Captures = append(c.res.Captures, info)
+		fmt.Fprintf(&b, "%d: %s, ", ci.ID, ago(ci.Taken))
+		if ci.Err != nil {
+			fmt.Fprintf(&b, "cannot be read: %v\n", ci.Err)
+			continue
+		}
+		fmt.Fprintf(&b, "%d tabs", ci.Tabs)
+		if ci.URL != "" {
+			fmt.Fprintf(&b, ", %s", ci.URL)
+		}
+		if ci.Title != "" {
+			fmt.Fprintf(&b, " %q", ci.Title)
+		}
+		b.WriteString("\n")
+	}
+	c.res.Content = strings.TrimRight(b.String(), "\n")
 	return nil
 }

@@ -7,10 +7,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/browserd/browserd/internal/auth"
 
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/storagestate"
+	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/tool"
 )
 
 // A profile's state — its whole cookie jar, session-only cookies included,
@@ -92,24 +99,45 @@ func (e *Engine) captureState(ctx context.Context, br *browser.Browser, s *sessi
 	return st, nil
 }
 
-// loadProfileState reads a profile's saved state; nil when there is none.
-func (e *Engine) loadProfileState(profile string) (*storagestate.State, error) {
-	b, err := os.ReadFile(e.statePath(profile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+// loadProfileState reads a profile's saved state, the newer of the copy
+// beside its user-data-dir and the store's (which another node sharing the
+// store may have written); nil when there is none. fromStore is set when
+// the store's copy is the newer: the user-data-dir is then an older cache.
+func (e *Engine) loadProfileState(ctx context.Context, profile string) (st *storagestate.State, fromStore bool, err error) {
+	var (
+		plain []byte
+		at    time.Time
+	)
+	b, ferr := os.ReadFile(e.statePath(profile))
+	switch {
+	case errors.Is(ferr, os.ErrNotExist):
+	case ferr != nil:
+		return nil, false, ferr
+	default:
+		if plain, err = e.box.Open(b, "profile:"+profile); err != nil {
+			return nil, false, fmt.Errorf("profile %s's saved state: %w", profile, err)
+		}
+		if fi, err := os.Stat(e.statePath(profile)); err == nil {
+			at = fi.ModTime()
+		}
 	}
-	if err != nil {
-		return nil, err
+	owner, name := splitName(profile)
+	sp, sat, serr := e.store.LoadProfileState(ctx, owner, name)
+	switch {
+	case errors.Is(serr, store.ErrNotFound):
+	case serr != nil:
+		e.log.Warn("reading a profile's state from the store failed; using the local copy", "profile", profile, "err", serr)
+	case plain == nil || sat.After(at.Add(time.Second)):
+		plain, fromStore = sp, true
 	}
-	plain, err := e.box.Open(b, "profile:"+profile)
-	if err != nil {
-		return nil, fmt.Errorf("profile %s's saved state: %w", profile, err)
+	if plain == nil {
+		return nil, false, nil
 	}
-	var st storagestate.State
-	if err := json.Unmarshal(plain, &st); err != nil {
-		return nil, fmt.Errorf("profile %s's saved state is damaged: %w", profile, err)
+	var out storagestate.State
+	if err := json.Unmarshal(plain, &out); err != nil {
+		return nil, false, fmt.Errorf("profile %s's saved state is damaged: %w", profile, err)
 	}
-	return &st, nil
+	return &out, fromStore, nil
 }
 
 // saveProfile captures a profile session's state and writes it, keeping the
@@ -122,11 +150,21 @@ func (e *Engine) saveProfile(ctx context.Context, s *session) error {
 	if br == nil || br.Attached() {
 		return nil
 	}
+	// Chromium ends a context's session cookies with its last tab: a
+	// session whose tabs were all closed would save a jar without its
+	// login. The save made while the tabs were open (closeTask makes
+	// one) stands.
+	e.mu.Lock()
+	ended := s.tabsEnded
+	e.mu.Unlock()
+	if ended {
+		return nil
+	}
 	st, err := e.captureState(ctx, br, s)
 	if err != nil {
 		return err
 	}
-	if old, err := e.loadProfileState(s.profile); err == nil && old != nil {
+	if old, _, err := e.loadProfileState(ctx, s.profile); err == nil && old != nil {
 		old.Cookies = st.Cookies
 		old.MergeOrigins(st.Origins)
 		st = old
@@ -135,6 +173,7 @@ func (e *Engine) saveProfile(ctx context.Context, s *session) error {
 	if err != nil {
 		return err
 	}
+	taken := time.Now()
 	path := e.statePath(s.profile)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
@@ -143,18 +182,31 @@ func (e *Engine) saveProfile(ctx context.Context, s *session) error {
 	if err := os.WriteFile(tmp, e.box.Seal(plain, "profile:"+s.profile), 0o600); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	// And in the store, for the nodes sharing it (docs/cluster.md).
+	owner, name := splitName(s.profile)
+	return e.store.SaveProfileState(ctx, owner, name, plain, taken)
 }
 
 // restoreProfile puts a profile's saved state into its freshly started
 // browser: cookies now, storage through each new tab's init script.
 func (e *Engine) restoreProfile(ctx context.Context, br *browser.Browser, s *session) error {
-	st, err := e.loadProfileState(s.profile)
+	st, fromStore, err := e.loadProfileState(ctx, s.profile)
 	if err != nil || st == nil {
 		return err
 	}
-	if n := st.Exclude(e.cfg.ExcludeCookieDomains); n > 0 {
+	if n := st.Exclude(e.excludedFor(ctx, s)); n > 0 {
 		e.log.Info("excluded cookies not restored", "profile", s.profile, "cookies", n)
+	}
+	if fromStore {
+		// Another node ran the profile last: what this node's
+		// user-data-dir holds is older (a logout there must not come back
+		// to life here).
+		if err := br.Conn().Browser().Call(ctx, "Storage.clearCookies", map[string]any{}, nil); err != nil {
+			return fmt.Errorf("clearing the profile's older cookies: %w", err)
+		}
 	}
 	if len(st.Cookies) > 0 {
 		if err := br.Conn().Browser().Call(ctx, "Storage.setCookies", map[string]any{"cookies": storagestate.ToCDP(st.Cookies)}, nil); err != nil {
@@ -178,6 +230,13 @@ func storageScript(origins []storagestate.Origin) string {
 // storageScriptMarked is storageScript with its own sessionStorage marker,
 // so that two restores (a resume's and a profile's) do not stop each other.
 func storageScriptMarked(origins []storagestate.Origin, marker string) string {
+	return storageScriptOver(origins, marker, false)
+}
+
+// storageScriptOver is storageScriptMarked; with over, the saved values
+// replace the keys the page already has (a capture picked to resume from,
+// over a profile's newer storage).
+func storageScriptOver(origins []storagestate.Origin, marker string, over bool) string {
 	type items struct {
 		L [][2]string `json:"l,omitempty"`
 		S [][2]string `json:"s,omitempty"`
@@ -201,8 +260,9 @@ func storageScriptMarked(origins []storagestate.Origin, marker string) string {
 	b, _ := json.Marshal(data)
 	return `(() => { const d = (` + string(b) + `)[location.origin]; if (!d) return;
   try { if (sessionStorage.getItem('` + marker + `')) return; sessionStorage.setItem('` + marker + `', '1'); } catch (e) { return; }
-  try { for (const [k, v] of d.l || []) if (localStorage.getItem(k) === null) localStorage.setItem(k, v); } catch (e) {}
-  try { for (const [k, v] of d.s || []) if (sessionStorage.getItem(k) === null) sessionStorage.setItem(k, v); } catch (e) {}
+  const over = ` + strconv.FormatBool(over) + `;
+  try { for (const [k, v] of d.l || []) if (over || localStorage.getItem(k) === null) localStorage.setItem(k, v); } catch (e) {}
+  try { for (const [k, v] of d.s || []) if (over || sessionStorage.getItem(k) === null) sessionStorage.setItem(k, v); } catch (e) {}
 })()`
 }
 
@@ -219,10 +279,12 @@ func (e *Engine) markDirty(s *session) {
 }
 
 // saver saves dirty profiles once a second, and captures the sessions
-// that are due, off the actions' path.
+// that are due (every capTick), off the actions' path.
 func (e *Engine) saver() {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	capTick := time.NewTicker(e.capTick())
+	defer capTick.Stop()
 	for {
 		select {
 		case <-e.stop:
@@ -230,9 +292,11 @@ func (e *Engine) saver() {
 		case <-e.capWake:
 			e.captureDue(time.Now())
 			continue
+		case <-capTick.C:
+			e.captureDue(time.Now())
+			continue
 		case <-tick.C:
 		}
-		e.captureDue(time.Now())
 		e.mu.Lock()
 		var todo []*session
 		for s := range e.dirty {
@@ -250,4 +314,69 @@ func (e *Engine) saver() {
 			cancel()
 		}
 	}
+}
+
+// excludedFor is every cookie domain never put back into s (source 000's
+// cookie domain filtering): the daemon's --exclude-cookie-domains for a
+// profile's session, the profile's own list (kept in the store, set by
+// launch or PUT /api/profiles/{name}/exclude-cookie-domains), and the
+// session's (launch's excludeCookieDomains).
+func (e *Engine) excludedFor(ctx context.Context, s *session) []string {
+	e.mu.Lock()
+	out := slices.Clone(s.exclude)
+	profile := s.profile
+	e.mu.Unlock()
+	if profile == "" {
+		return out
+	}
+	out = append(out, e.cfg.ExcludeCookieDomains...)
+	owner, name := splitName(profile)
+	if ds, err := e.store.ProfileExcludes(ctx, owner, name); err != nil {
+		e.log.Warn("reading a profile's excluded cookie domains failed", "profile", profile, "err", err)
+	} else {
+		out = append(out, ds...)
+	}
+	return out
+}
+
+// ProfileExcludes returns the excluded cookie domains of owner's profile
+// (GET /api/profiles/{name}/exclude-cookie-domains).
+func (e *Engine) ProfileExcludes(ctx context.Context, name string) ([]string, error) {
+	owner := auth.Owner(ctx)
+	if err := checkName("profile", name); err != nil {
+		return nil, &userError{err.Error()}
+	}
+	o, n := splitName(qualify(owner, name))
+	ds, err := e.store.ProfileExcludes(ctx, o, n)
+	if ds == nil {
+		ds = []string{}
+	}
+	return ds, err
+}
+
+// SetProfileExcludes sets them (PUT …); they apply from the profile's next
+// restore of saved cookies (its browser's next start, a resume, a
+// state_load).
+func (e *Engine) SetProfileExcludes(ctx context.Context, name string, domains []string) error {
+	owner := auth.Owner(ctx)
+	if err := checkName("profile", name); err != nil {
+		return &userError{err.Error()}
+	}
+	if err := tool.CheckDomains(domains); err != nil {
+		return &userError{"excluded cookie domains: " + err.Error()}
+	}
+	o, n := splitName(qualify(owner, name))
+	return e.store.SetProfileExcludes(ctx, o, n, normDomains(domains))
+}
+
+// normDomains lower-cases domains, drops leading dots and repeats.
+func normDomains(ds []string) []string {
+	out := make([]string, 0, len(ds))
+	for _, d := range ds {
+		d = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(d), "."))
+		if d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }

@@ -28,7 +28,7 @@ func (c *call) stateSave(ctx context.Context) error {
 	}
 	if s.profile != "" {
 		// Storage of origins no tab has open now comes from the saved state.
-		if old, err := e.loadProfileState(s.profile); err == nil && old != nil {
+		if old, _, err := e.loadProfileState(ctx, s.profile); err == nil && old != nil {
 			old.Cookies = st.Cookies
 			old.MergeOrigins(st.Origins)
 			st = old
@@ -80,7 +80,7 @@ func (c *call) stateLoad(ctx context.Context) error {
 	}
 	c.res.Content = fmt.Sprintf("loaded %d cookies and the storage of %d origins; storage applies to pages loaded from now on", len(st.Cookies), len(st.Origins))
 	if excluded > 0 {
-		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d cookies of excluded domains were left out (--exclude-cookie-domains)", excluded))
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d cookies of excluded domains were left out (--exclude-cookie-domains, or the profile's or session's excludeCookieDomains)", excluded))
 	}
 	return nil
 }
@@ -89,7 +89,7 @@ func (c *call) stateLoad(ctx context.Context) error {
 // page loaded from now on (before the page's own scripts). It returns how
 // many cookies --exclude-cookie-domains left out.
 func (e *Engine) loadState(ctx context.Context, sl *slot, s *session, st *storagestate.State) (int, error) {
-	excluded := st.Exclude(e.cfg.ExcludeCookieDomains)
+	excluded := st.Exclude(append(e.excludedFor(ctx, s), e.cfg.ExcludeCookieDomains...))
 	if _, err := e.contextFor(ctx, sl, s); err != nil {
 		return 0, err
 	}

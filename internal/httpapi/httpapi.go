@@ -5,6 +5,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,6 +86,7 @@ func New(h tool.Handler, opts Options) http.Handler {
 	mux.HandleFunc("GET /api/sessions/{id}", a.getSession)
 	mux.HandleFunc("DELETE /api/sessions/{id}", a.deleteSession)
 	mux.HandleFunc("POST /api/sessions/{id}/resume", a.resume)
+	mux.HandleFunc("GET /api/sessions/{id}/captures", a.listCaptures)
 	mux.HandleFunc("POST /api/sessions/{id}/actions", a.sessionActions)
 	mux.HandleFunc("GET /api/sessions/{id}/state", a.sessionState)
 	mux.HandleFunc("GET /api/sessions/{id}/hint", a.hint(false))
@@ -96,6 +98,8 @@ func New(h tool.Handler, opts Options) http.Handler {
 	mux.HandleFunc("DELETE /api/stored-sessions/{id}", a.deleteStored)
 	mux.HandleFunc("GET /api/stored-sessions/{id}/state", a.storedState)
 	mux.HandleFunc("GET /api/stored-sessions/{id}/profile", a.storedProfile)
+	mux.HandleFunc("GET /api/profiles/{name}/exclude-cookie-domains", a.profileExcludes)
+	mux.HandleFunc("PUT /api/profiles/{name}/exclude-cookie-domains", a.profileExcludes)
 	mux.HandleFunc("POST /api/tokens", a.createToken)
 	mux.HandleFunc("GET /api/tokens", a.listTokens)
 	mux.HandleFunc("DELETE /api/tokens/{id}", a.revokeToken)
@@ -207,11 +211,73 @@ func (a *api) listSessions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, SessionList{Sessions: append([]tool.SessionInfo{}, res.Sessions...)})
 }
 
+// CaptureList is the body of GET /api/sessions/{id}/captures.
+type CaptureList struct {
+	Captures []tool.CaptureInfo `json:"captures"`
+}
+
+// listCaptures is list_sessions with a session: GET
+// /api/sessions/{id}/captures, the session's kept captures, newest first;
+// 404 when the store has no such session.
+func (a *api) listCaptures(w http.ResponseWriter, r *http.Request) {
+	res, err := a.h.Do(r.Context(), tool.Input{Action: "list_sessions", Session: r.PathValue("id")})
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if !res.Success {
+		status := http.StatusInternalServerError
+		if strings.HasPrefix(res.Error, "no session") || strings.HasPrefix(res.Error, "session name") {
+			status = http.StatusNotFound
+		}
+		writeError(w, status, res.Error)
+		return
+	}
+	writeJSON(w, http.StatusOK, CaptureList{Captures: append([]tool.CaptureInfo{}, res.Captures...)})
+}
+
+// ResumeRequest is the optional body of POST /api/sessions/{id}/resume.
+type ResumeRequest struct {
+	// Capture picks the capture to resume from: its id, or a time (see
+	// tool.ParseCapture); the newest when empty. ?capture= in the query
+	// does the same.
+	Capture tool.CaptureRef `json:"capture,omitempty"`
+}
+
 // resume is session_resume: POST /api/sessions/{id}/resume answers with the
 // tool result; 404 when the store has no such session, 409 when it cannot
-// be resumed (its state, or another daemon holds it).
+// be resumed (its state, or another daemon holds it), 400 for a capture
+// that names no capture.
 func (a *api) resume(w http.ResponseWriter, r *http.Request) {
-	res, err := a.h.Do(r.Context(), tool.Input{Action: "session_resume", Session: r.PathValue("id")})
+	var req ResumeRequest
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4096))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "reading the body: "+err.Error())
+		return
+	}
+	if len(bytes.TrimSpace(body)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			writeError(w, http.StatusBadRequest, `the body is {"capture": "ID or time"}, or empty: `+err.Error())
+			return
+		}
+	}
+	if q := r.URL.Query().Get("capture"); q != "" {
+		if req.Capture != "" && string(req.Capture) != q {
+			writeError(w, http.StatusBadRequest, "capture given twice, in the query and the body")
+			return
+		}
+		req.Capture = tool.CaptureRef(q)
+	}
+	in := tool.Input{Action: "session_resume", Session: r.PathValue("id"), Capture: req.Capture}
+	if in.Capture != "" {
+		if _, _, err := tool.ParseCapture(in.Capture, time.Now()); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+	}
+	res, err := a.h.Do(r.Context(), in)
 	if err == nil && strings.HasPrefix(res.Error, "session name") {
 		res.Error = "no session " + res.Error // a name that cannot exist
 	}

@@ -170,3 +170,63 @@ func TestRebindingRefused(t *testing.T) {
 		t.Errorf("loopback host: status %d, want 200", resp.StatusCode)
 	}
 }
+
+// TestResumeCapture (issue 17 point 9): POST /api/sessions/{id}/resume
+// takes the capture to resume from in its body or its query; one that
+// names no capture is refused before the engine.
+func TestResumeCapture(t *testing.T) {
+	for _, c := range []struct {
+		path, body string
+		code       int
+		capture    tool.CaptureRef
+	}{
+		{"/api/sessions/work/resume", "", 200, ""},
+		{"/api/sessions/work/resume", `{"capture": 17}`, 200, "17"},
+		{"/api/sessions/work/resume", `{"capture": "2026-03-01T12:00:00Z"}`, 200, "2026-03-01T12:00:00Z"},
+		{"/api/sessions/work/resume?capture=10m", "", 200, "10m"},
+		{"/api/sessions/work/resume?capture=17", `{"capture":"17"}`, 200, "17"},
+		{"/api/sessions/work/resume?capture=17", `{"capture":"18"}`, 400, ""},
+		{"/api/sessions/work/resume", `{"capture": "soon"}`, 400, ""},
+		{"/api/sessions/work/resume", `{"captur": "17"}`, 400, ""},
+	} {
+		f := &fakeHandler{}
+		rec, m := do(t, httpapi.New(f, httpapi.Options{}), "POST", c.path, c.body)
+		if rec.Code != c.code {
+			t.Errorf("%s %s: status %d (%v), want %d", c.path, c.body, rec.Code, m, c.code)
+			continue
+		}
+		if c.code != 200 {
+			if len(f.got) != 0 {
+				t.Errorf("%s %s: refused, yet the engine got %+v", c.path, c.body, f.got)
+			}
+			continue
+		}
+		if len(f.got) != 1 || f.got[0].Action != "session_resume" || f.got[0].Session != "work" || f.got[0].Capture != c.capture {
+			t.Errorf("%s %s: the engine got %+v, want capture %q", c.path, c.body, f.got, c.capture)
+		}
+	}
+}
+
+// capturesHandler answers list_sessions with a session as the engine does.
+type capturesHandler struct{}
+
+func (capturesHandler) Do(_ context.Context, in tool.Input) (tool.Result, error) {
+	if in.Session != "work" {
+		return tool.Result{Action: in.Action, Error: `no session "` + in.Session + `" in the store`}, nil
+	}
+	return tool.Result{Action: in.Action, Success: true, Captures: []tool.CaptureInfo{{ID: 9, Tabs: 2, URL: "https://example.com/"}, {ID: 7, Error: "damaged"}}}, nil
+}
+
+// TestListCaptures: GET /api/sessions/{id}/captures lists the session's
+// kept captures; 404 for a session the store does not have.
+func TestListCaptures(t *testing.T) {
+	h := httpapi.New(capturesHandler{}, httpapi.Options{})
+	rec, m := do(t, h, "GET", "/api/sessions/work/captures", "")
+	list, _ := m["captures"].([]any)
+	if rec.Code != 200 || len(list) != 2 || list[0].(map[string]any)["id"] != float64(9) || list[1].(map[string]any)["error"] != "damaged" {
+		t.Fatalf("captures: %d %v", rec.Code, m)
+	}
+	if rec, m := do(t, h, "GET", "/api/sessions/nope/captures", ""); rec.Code != 404 {
+		t.Errorf("captures of an unknown session: %d %v", rec.Code, m)
+	}
+}

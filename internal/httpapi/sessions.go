@@ -26,7 +26,7 @@ import (
 type Sessions interface {
 	Inject(ctx context.Context, req inject.Request) (inject.Session, error)
 	SessionInfo(ctx context.Context, id string) (tool.SessionInfo, []tool.Tab, error)
-	ExportState(ctx context.Context, id string) (*storagestate.State, error)
+	ExportSession(ctx context.Context, id string) (*storagestate.Export, error)
 	StoreSession(ctx context.Context, id, name string, expiresAt time.Time) (store.StoredSession, error)
 	SaveStored(ctx context.Context, name string, st *storagestate.State, expiresAt time.Time) (store.StoredSession, error)
 	StoredSessions() store.StoredSessions
@@ -168,6 +168,11 @@ type CreateSession struct {
 	UserAgent   string               `json:"userAgent,omitempty"`
 	Timezone    string               `json:"timezone,omitempty"`
 	Geolocation *browser.Geolocation `json:"geolocation,omitempty"`
+	// Locale is kept while the daemon runs, not across a restart.
+	Locale string `json:"locale,omitempty"`
+	// Headless false shows the session's browser in a window, where the
+	// daemon has a display (not kept across a restart either).
+	Headless *bool `json:"headless,omitempty"`
 	// EnableVnc (source 003) asks to watch the session: browserd's live
 	// view answers it.
 	EnableVnc bool `json:"enableVnc,omitempty"`
@@ -214,7 +219,8 @@ func (a *api) createSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := inject.Request{Session: body.Name, Profile: body.Profile, AllowedDomains: body.AllowedDomains, Policy: inject.Policy(body.DomainPolicy),
-		Emulation: browser.Emulation{UserAgent: body.UserAgent, Timezone: body.Timezone, Geolocation: body.Geolocation}}
+		Emulation: browser.Emulation{UserAgent: body.UserAgent, Timezone: body.Timezone, Geolocation: body.Geolocation, Locale: body.Locale},
+		Headless:  body.Headless}
 	if v := body.Viewport; v != nil {
 		req.Width, req.Height = v.Width, v.Height
 	}
@@ -361,12 +367,19 @@ func (a *api) sessionState(w http.ResponseWriter, r *http.Request) {
 	if !a.sessions(w) {
 		return
 	}
-	st, err := a.s.ExportState(r.Context(), r.PathValue("id"))
+	x, err := a.s.ExportSession(r.Context(), r.PathValue("id"))
 	if err != nil {
 		fail(w, err, "")
 		return
 	}
-	writeState(w, st)
+	data, err := x.Marshal()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(data)
 }
 
 func writeState(w http.ResponseWriter, st *storagestate.State) {

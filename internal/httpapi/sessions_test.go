@@ -44,7 +44,7 @@ func (f *fakeSessions) Inject(_ context.Context, req inject.Request) (inject.Ses
 func (f *fakeSessions) SessionInfo(context.Context, string) (tool.SessionInfo, []tool.Tab, error) {
 	return tool.SessionInfo{}, nil, store.ErrNotFound
 }
-func (f *fakeSessions) ExportState(context.Context, string) (*storagestate.State, error) {
+func (f *fakeSessions) ExportSession(context.Context, string) (*storagestate.Export, error) {
 	return nil, store.ErrNotFound
 }
 func (f *fakeSessions) StoreSession(context.Context, string, string, time.Time) (store.StoredSession, error) {
@@ -108,6 +108,14 @@ func TestCreateSession(t *testing.T) {
 	}
 	if f.req == nil || f.req.Policy != inject.Filter || len(f.req.State.Cookies) != 0 {
 		t.Fatalf("the filter request reached the engine as %+v", f.req)
+	}
+	// Issue 17 point 4: locale and headless reach the engine with the rest
+	// of the environment.
+	if rec, _ := do(t, h, "POST", "/api/sessions", `{"name":"env","userAgent":"ua/1","timezone":"Asia/Tokyo","locale":"ja-JP","headless":false}`); rec.Code != 201 {
+		t.Fatalf("environment: %d %s", rec.Code, rec.Body)
+	}
+	if e := f.req.Emulation; e.UserAgent != "ua/1" || e.Timezone != "Asia/Tokyo" || e.Locale != "ja-JP" || f.req.Headless == nil || *f.req.Headless {
+		t.Fatalf("the environment reached the engine as %+v, headless %v", e, f.req.Headless)
 	}
 	// Too big.
 	req := httptest.NewRequest("POST", "/api/sessions", strings.NewReader(strings.Repeat(" ", httpapi.MaxStateBodyBytes+1)))
@@ -177,10 +185,10 @@ func TestOpenAPI(t *testing.T) {
 	paths, _ := m["paths"].(map[string]any)
 	for _, route := range []string{
 		"POST /api/actions", "GET /api/health", "GET /api/openapi.json", "GET /api/sessions", "POST /api/sessions", "POST /api/sandboxes",
-		"GET /api/sessions/{id}", "DELETE /api/sessions/{id}", "POST /api/sessions/{id}/resume", "POST /api/sessions/{id}/actions",
+		"GET /api/sessions/{id}", "DELETE /api/sessions/{id}", "POST /api/sessions/{id}/resume", "GET /api/sessions/{id}/captures", "POST /api/sessions/{id}/actions",
 		"GET /api/sessions/{id}/state", "GET /api/sessions/{id}/hint", "POST /api/sessions/{id}/capture",
 		"POST /api/stored-sessions", "GET /api/stored-sessions", "GET /api/stored-sessions/{id}", "DELETE /api/stored-sessions/{id}",
-		"GET /api/stored-sessions/{id}/state", "GET /api/stored-sessions/{id}/hint", "GET /api/stored-sessions/{id}/profile",
+		"GET /api/stored-sessions/{id}/state", "GET /api/stored-sessions/{id}/hint", "GET /api/stored-sessions/{id}/profile", "GET /api/nodes",
 		"POST /api/tokens", "GET /api/tokens", "DELETE /api/tokens/{id}",
 	} {
 		method, path, _ := strings.Cut(route, " ")

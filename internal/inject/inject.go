@@ -158,8 +158,12 @@ type Request struct {
 	AllowedDomains []string
 	Policy         Policy
 	// Emulation is what the session's pages see: user agent, timezone,
-	// position. Captured with the session and restored with it.
+	// position, locale. Captured with the session and restored with it
+	// (the locale only while the daemon runs).
 	Emulation browser.Emulation
+	// Headless false shows the session's browser in a window (nil: the
+	// daemon's --headed); refused without a display.
+	Headless *bool
 }
 
 // Session is what a created session reports (source 003's answer plus what

@@ -31,6 +31,9 @@ type Frame struct {
 	// Anchors holds, for Clickable elements inside aria-hidden, the element
 	// their hidden subtree hangs from: where the snapshot shows them.
 	Anchors map[int64]int64
+	// Current holds the backend ids of elements with aria-current (any
+	// value but false), which the accessibility tree does not report.
+	Current map[int64]bool
 }
 
 // Options controls Build.
@@ -52,6 +55,17 @@ type Options struct {
 	// Origin is the page origin, e.g. "http://127.0.0.1:8080"; links on it
 	// print their path only.
 	Origin string
+	// Windows are items of long lists the agent paged to (see Page): a
+	// long list holding one shows a page from it instead of its first and
+	// last items; of several in one list, the last one counts.
+	Windows []Key
+	// Page asks for the long list holding this node, shown from it: Text
+	// is that list alone, and Whole and Before are set. When no long list
+	// holds the node, the snapshot is scoped to it as with Root.
+	Page *Key
+	// All prints every item of long lists (tests, benchmarks, and the
+	// check of patched trees against whole reads).
+	All bool
 }
 
 // Result is a built snapshot.
@@ -59,6 +73,16 @@ type Result struct {
 	Text    string
 	Refs    int // number of refs in Text
 	Omitted int // lines left out by MaxChars
+
+	// WholePage tells that the build saw the whole page (no Root, or a
+	// Page in a long list); Windows is then the items long lists show
+	// from, one per list, for Options.Windows of the next build.
+	WholePage bool
+	Windows   []Key
+	// With Options.Page in a long list: the whole page as it prints now
+	// (that list shown from Page), and as it printed with Options.Windows
+	// alone — both plain, without Depth, MaxChars or Interactive.
+	Whole, Before string
 }
 
 // NotFound is the text Build returns when Options.Root is not in the trees.
@@ -175,7 +199,11 @@ type item struct {
 	owner    string // a text line's element: the AX id its text belongs to
 	inline   bool   // printed "role: rest"
 	rest     string // the text after "role: "
+	key      Key    // the DOM node printed (Backend 0: none)
 	children []*item
+	// parts, for a long list, say which children print and which gap
+	// lines stand for the others (see lists.go); nil: all children.
+	parts []part
 }
 
 func (it *item) line(interactive bool) string {
@@ -308,6 +336,19 @@ func Build(frames []Frame, refs *Refs, opt Options) Result {
 		main = 0
 	}
 
+	if opt.Page != nil {
+		// A node no long list can hold is shown as with Root, without
+		// building the whole page.
+		fi, ni, ok := b.find(*opt.Page)
+		if !ok {
+			return Result{Text: NotFound}
+		}
+		opt.Root = nil
+		if !b.inList(fi, ni) {
+			opt.Root, opt.Page = opt.Page, nil
+		}
+		b.opt = opt
+	}
 	var items []*item
 	if opt.Root != nil {
 		fi, ni, ok := b.find(*opt.Root)
@@ -332,7 +373,16 @@ func Build(frames []Frame, refs *Refs, opt Options) Result {
 			*into = append(*into, &item{role: "iframe", children: b.frame(i, false)})
 		}
 	}
-	return render(items, opt)
+	if opt.Page != nil {
+		return b.page(items)
+	}
+	l := b.lister(opt.Windows)
+	l.walk(items)
+	r := render(items, opt)
+	if opt.Root == nil {
+		r.WholePage, r.Windows = true, l.used
+	}
+	return r
 }
 
 // nextOrphan returns an unprinted frame, preferring one whose parent frame is
@@ -503,8 +553,8 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 	case role == "":
 		role = "generic"
 	}
-	it := &item{role: role, name: name, ref: hasRef, refID: ref}
-	it.attrs, it.cut = b.attrs(n, pr, role, ref)
+	it := &item{role: role, name: name, ref: hasRef, refID: ref, key: Key{f.Key, n.BackendID}}
+	it.attrs, it.cut = b.attrs(n, pr, role, ref, n.BackendID != 0 && f.Current[n.BackendID])
 	kids = tidy(kids, name)
 
 	switch {
@@ -806,7 +856,7 @@ func hasRef(it *item) bool {
 
 // attrs is the bracket list of a printed node, ref first, and the number of
 // characters cut from its values.
-func (b *builder) attrs(n *Node, pr printed, role, ref string) (string, int) {
+func (b *builder) attrs(n *Node, pr printed, role, ref string, current bool) (string, int) {
 	var a []string
 	cut := 0
 	str := func(key, v string) {
@@ -874,7 +924,7 @@ func (b *builder) attrs(n *Node, pr printed, role, ref string) (string, int) {
 	if u := p["url"]; u != "" && role == "link" {
 		str("href", shortHref(u, b.opt.Origin))
 	}
-	if v := p["current"]; v != "" && v != "false" {
+	if v := p["current"]; current || v != "" && v != "false" {
 		a = append(a, "current")
 	}
 	if placeholderRoles[role] && norm(n.Description) != "" {
@@ -934,7 +984,7 @@ func (r *renderer) tree(items []*item, depth int) {
 	for _, it := range items {
 		s := indent + it.line(false)
 		if r.opt.Depth > 0 && depth >= r.opt.Depth && len(it.children) > 0 {
-			n, refs := count(it.children)
+			n, refs := countKids(it)
 			r.hidden += n
 			r.hiddenRefs += refs
 			r.lines = append(r.lines, line{text: s + " [+" + strconv.Itoa(n) + " hidden]", refs: refCount(it)})
@@ -942,7 +992,17 @@ func (r *renderer) tree(items []*item, depth int) {
 		}
 		r.lines = append(r.lines, line{text: s, refs: refCount(it)})
 
-		r.tree(it.children, depth+1)
+		if it.parts == nil {
+			r.tree(it.children, depth+1)
+			continue
+		}
+		for _, p := range it.parts {
+			if p.gap != "" {
+				r.lines = append(r.lines, line{text: indent + "  " + p.gap, refs: p.refs})
+			} else {
+				r.tree(it.children[p.lo:p.hi], depth+1)
+			}
+		}
 	}
 }
 
@@ -957,7 +1017,21 @@ func (r *renderer) flat(items []*item, depth int) {
 				r.lines = append(r.lines, line{text: it.line(true), refs: n})
 			}
 		}
-		r.flat(it.children, depth+1)
+		if it.parts == nil {
+			r.flat(it.children, depth+1)
+			continue
+		}
+		for _, p := range it.parts {
+			switch {
+			case p.gap == "":
+				r.flat(it.children[p.lo:p.hi], depth+1)
+			case r.opt.Depth > 0 && depth+1 > r.opt.Depth:
+				r.hidden++
+				r.hiddenRefs += p.refs
+			default:
+				r.lines = append(r.lines, line{text: p.gap, refs: p.refs})
+			}
+		}
 	}
 }
 
@@ -965,7 +1039,25 @@ func count(items []*item) (lines, refs int) {
 	for _, it := range items {
 		lines++
 		refs += refCount(it)
-		l, rf := count(it.children)
+		l, rf := countKids(it)
+		lines += l
+		refs += rf
+	}
+	return lines, refs
+}
+
+// countKids counts the lines and refs printed under an item.
+func countKids(it *item) (lines, refs int) {
+	if it.parts == nil {
+		return count(it.children)
+	}
+	for _, p := range it.parts {
+		if p.gap != "" {
+			lines++
+			refs += p.refs
+			continue
+		}
+		l, rf := count(it.children[p.lo:p.hi])
 		lines += l
 		refs += rf
 	}

@@ -247,7 +247,7 @@ func TestBuild(t *testing.T) {
 				t.Errorf("Refs = %d, want %d", got.Refs, want)
 			}
 			again := Build(tt.frames, NewRefs(), tt.opt)
-			if again != got {
+			if !cmp.Equal(again, got) {
 				t.Errorf("Build is not deterministic:\n%s\n---\n%s", got.Text, again.Text)
 			}
 		})

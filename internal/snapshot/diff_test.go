@@ -163,7 +163,7 @@ func checkScript(t *testing.T, prev, cur []string, ops []diffOp) {
 
 func TestDiffLarge(t *testing.T) {
 	refs := NewRefs()
-	a := Build([]Frame{{Key: "m", Nodes: nodes(tableTree(1000, userCells))}}, refs, Options{}).Text
+	a := Build([]Frame{{Key: "m", Nodes: nodes(tableTree(1000, userCells))}}, refs, Options{All: true}).Text
 	b := strings.Replace(a, "\n    500 | User 500", "\n    500 | Renamed", 1)
 	got := Diff(a, b)
 	want := `  document "Users"

@@ -11,7 +11,8 @@
 // table, same- and cross-site frames, shadow DOM, elements clickable without
 // ARIA roles, JavaScript dialogs, file upload and download, popups, console
 // floods, slow responses, delayed DOM changes, scrolling, hovering, key
-// presses, a single-page app, redirects, cookies and a content-heavy article.
+// presses, a single-page app, redirects, cookies, a content-heavy article
+// and a page of links marked current (aria-current) with a long list.
 // The index page at "/" links to every page. Every response carries
 // Cache-Control: no-store.
 package testsite
@@ -130,6 +131,7 @@ var indexLinks = []pageLink{
 	{"/login", "Login"},
 	{"/account", "Account"},
 	{"/table", "Table"},
+	{"/lists", "Lists"},
 	{"/frames", "Frames"},
 	{"/shadow", "Shadow DOM"},
 	{"/clickable", "Clickable"},
@@ -149,6 +151,7 @@ var indexLinks = []pageLink{
 	{"/big-html", "Big HTML"},
 	{"/ticker", "Ticker"},
 	{"/changes", "Changes"},
+	{"/timer-state", "Timer state"},
 	{"/c/", "Conformance corpus"},
 }
 
@@ -163,7 +166,7 @@ func (s *Site) handler() http.Handler {
 	for _, name := range []string{
 		"form", "frame-inner", "shadow", "clickable", "dialogs", "upload",
 		"download", "popup", "popup-child", "console", "wait", "scroll",
-		"hover", "keys", "spa", "ticker", "changes",
+		"hover", "keys", "spa", "ticker", "changes", "timer-state",
 	} {
 		mux.HandleFunc("GET /"+name, func(w http.ResponseWriter, r *http.Request) {
 			render(w, name+".html", nil)
@@ -175,6 +178,9 @@ func (s *Site) handler() http.Handler {
 	mux.HandleFunc("POST /login", s.postLogin)
 	mux.HandleFunc("GET /account", s.account)
 	mux.HandleFunc("GET /table", tablePage)
+	mux.HandleFunc("GET /lists", func(w http.ResponseWriter, r *http.Request) {
+		render(w, "lists.html", listItems)
+	})
 	mux.HandleFunc("GET /frames", func(w http.ResponseWriter, r *http.Request) {
 		render(w, "frames.html", map[string]string{"Cross": s.OtherURL("/frame-inner")})
 	})
@@ -260,6 +266,16 @@ func (s *Site) account(w http.ResponseWriter, r *http.Request) {
 	}
 	render(w, "account.html", map[string]any{"User": user, "LoggedIn": user != ""})
 }
+
+// listItems number the messages of /lists: a list long enough that a
+// snapshot summarises it.
+var listItems = func() []int {
+	out := make([]int, 200)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
+}()
 
 type tableRow struct {
 	I      int

@@ -69,6 +69,7 @@ func TestPages(t *testing.T) {
 		{"/account", "Account", []string{"Not logged in", `href="/login"`}},
 		{"/table", "Users table", []string{"<caption>Users</caption>", "user1000@example.com", "<td>inactive</td>"}},
 		{"/table?rows=5", "Users table", []string{"user5@example.com"}},
+		{"/lists", "Lists", []string{`href="#settings" aria-current="page"`, `<a href="#m200">Message 200</a>`}},
 		{"/frames", "Frames", []string{`title="Inner same" src="/frame-inner"`, `src="` + s.OtherURL("/frame-inner") + `"`}},
 		{"/frame-inner", "Inner frame", []string{"Inner button", "Inner input"}},
 		{"/shadow", "Shadow DOM", []string{"attachShadow", "Shadow button"}},
@@ -90,6 +91,7 @@ func TestPages(t *testing.T) {
 		{"/cookies", "Cookies", []string{`id="server"`}},
 		{"/cookies/set?name=a&value=b", "Cookie set", []string{"set a=b"}},
 		{"/big-html", "Big article", []string{"Topic 30", "Paragraph 100.", "<footer>"}},
+		{"/timer-state?ms=10&v=x", "Timer state", []string{`id="status"`, "document.cookie = 'timer='"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

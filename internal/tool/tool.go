@@ -9,8 +9,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	_ "time/tzdata" // ValidZone answers the same on every machine
 )
 
 // Actions is every action of the browser tool, in the order the schema lists
@@ -51,6 +53,9 @@ type Input struct {
 	Files      []string        `json:"files,omitempty" jsonschema:"upload: file names inside the upload folder"`
 	State      json.RawMessage `json:"state,omitempty" jsonschema:"state_load, launch: storageState JSON"`
 	Filter     string          `json:"filter,omitempty" jsonschema:"list_sessions: state"`
+	// Capture is session_resume's capture to resume from (ParseCapture);
+	// no schema description, for the tools/list budget.
+	Capture CaptureRef `json:"capture,omitempty"`
 
 	Timeout   int      `json:"timeout,omitempty" jsonschema:"ms before giving up"`
 	Time      int      `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
@@ -73,6 +78,19 @@ type Input struct {
 	Height        int    `json:"height,omitempty" jsonschema:"launch: viewport height"`
 
 	HTTPCredentials []HTTPCredential `json:"httpCredentials,omitempty" jsonschema:"launch: HTTP auth logins"`
+	// ExcludeCookieDomains: saved cookies of these domains (and their
+	// subdomains) are never put back — the profile's list when launch
+	// names a profile (kept in the store), else the session's.
+	ExcludeCookieDomains []string `json:"excludeCookieDomains,omitempty" jsonschema:"launch: never restore their cookies"`
+
+	// What a new session's pages see, and whether its browser shows a
+	// window (nil: the daemon's --headed); set when launch creates the
+	// session.
+	Headless    *bool        `json:"headless,omitempty" jsonschema:"launch: false to show a window"`
+	UserAgent   string       `json:"userAgent,omitempty"`
+	Timezone    string       `json:"timezone,omitempty" jsonschema:"launch: IANA zone"`
+	Locale      string       `json:"locale,omitempty" jsonschema:"launch: e.g. fr-FR"`
+	Geolocation *Geolocation `json:"geolocation,omitempty"`
 
 	AllowHosts []string `json:"allowHosts,omitempty" jsonschema:"launch: hosts this session may reach"`
 	BlockHosts []string `json:"blockHosts,omitempty" jsonschema:"launch: hosts this session may not reach"`
@@ -92,6 +110,20 @@ type HTTPCredential struct {
 	Origin   string `json:"origin"`
 	Username string `json:"username"`
 	Password string `json:"password"`
+}
+
+// Geolocation is the position a session's pages read: degrees, and the
+// accuracy in metres (default 10).
+type Geolocation struct {
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+	Accuracy  float64 `json:"accuracy,omitempty"`
+}
+
+// HasEnvironment reports whether a launch sets what the session's pages
+// see (user agent, time zone, locale, position) or its window.
+func (in *Input) HasEnvironment() bool {
+	return in.Headless != nil || in.UserAgent != "" || in.Timezone != "" || in.Locale != "" || in.Geolocation != nil
 }
 
 // Result is what every action returns: source 001's BrowserToolResult plus
@@ -125,6 +157,9 @@ type Result struct {
 	State json.RawMessage `json:"state,omitempty"`
 	// Sessions is what list_sessions found.
 	Sessions []SessionInfo `json:"sessions,omitempty"`
+	// Captures are the kept captures of the session list_sessions named,
+	// newest first.
+	Captures []CaptureInfo `json:"captures,omitempty"`
 	// Wrapped is set when Content is inside the untrusted-content envelope
 	// and carries the page's title, URL and dialog text as well.
 	Wrapped bool `json:"wrapped,omitempty"`
@@ -176,6 +211,69 @@ type SessionInfo struct {
 	LastCapture time.Time `json:"lastCapture,omitzero"`
 }
 
+// CaptureInfo is one kept capture of a session, as list_sessions lists
+// them when given a session: session_resume's capture picks one by ID or
+// Taken. URL and Title are the first tab's (page-derived).
+type CaptureInfo struct {
+	ID    int64     `json:"id"`
+	Taken time.Time `json:"taken"`
+	Tabs  int       `json:"tabs"`
+	URL   string    `json:"url,omitempty"`
+	Title string    `json:"title,omitempty"`
+	// Error says why the capture cannot be read (it cannot be resumed).
+	Error string `json:"error,omitempty"`
+}
+
+// CaptureRef names a kept capture for session_resume: its id (a JSON
+// number or string), or a time — the newest capture taken at or before
+// it. ParseCapture reads it.
+type CaptureRef string
+
+// UnmarshalJSON takes a string or a number.
+func (c *CaptureRef) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*c = CaptureRef(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("capture: want a capture id or a time, not %s", b)
+	}
+	*c = CaptureRef(n.String())
+	return nil
+}
+
+// captureLayouts are the times ParseCapture reads besides RFC 3339, in
+// the daemon's local time zone (as list_sessions writes them).
+var captureLayouts = []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02T15:04"}
+
+// ParseCapture reads a CaptureRef: a capture id (a positive integer), or
+// a time — RFC 3339, a local "2006-01-02 15:04:05", or an age such as
+// "10m" (now minus it) — at or before which the newest capture is meant.
+// Exactly one of id and at is set when err is nil.
+func ParseCapture(ref CaptureRef, now time.Time) (id int64, at time.Time, err error) {
+	s := strings.TrimSpace(string(ref))
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n <= 0 {
+			return 0, time.Time{}, fmt.Errorf("capture %s: a capture id is a positive number (list_sessions with session lists them)", s)
+		}
+		return n, time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return 0, t, nil
+	}
+	for _, layout := range captureLayouts {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return 0, t, nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return 0, now.Add(-d), nil
+	}
+	return 0, time.Time{}, fmt.Errorf("capture %q: give a capture id (list_sessions with session lists them), a time (2026-03-01T12:00:00Z, or 2026-03-01 12:00:00 in the daemon's time zone) or an age (10m: the newest capture at least that old)", s)
+}
+
 // Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload) that is
 // open on the tab and waits for the dialog action.
 type Dialog struct {
@@ -209,11 +307,17 @@ func (in *Input) Validate() error {
 	if !slices.Contains(Actions, in.Action) {
 		return fmt.Errorf("unknown action %q: use one of %s", in.Action, strings.Join(Actions, ", "))
 	}
+	if in.Action != "launch" && in.HasEnvironment() {
+		return fmt.Errorf("headless, userAgent, timezone, locale and geolocation are set with launch, when it creates the session")
+	}
 	needTarget := func() error {
 		if in.Ref == "" && in.Selector == "" && in.Role == "" {
 			return fmt.Errorf("%s needs a target: ref (from snapshot), role+name, or selector", in.Action)
 		}
 		return nil
+	}
+	if in.Capture != "" && in.Action != "session_resume" {
+		return fmt.Errorf("capture is for session_resume: the capture of a session to resume from")
 	}
 	switch in.Action {
 	case "launch":
@@ -227,6 +331,12 @@ func (in *Input) Validate() error {
 			if c.Origin == "" || c.Username == "" || len(c.Username)+len(c.Password) > 4096 {
 				return fmt.Errorf("launch: httpCredentials[%d] needs origin (scheme://host[:port]) and username, at most 4096 bytes with the password", i)
 			}
+		}
+		if err := in.checkEnvironment(); err != nil {
+			return err
+		}
+		if err := CheckDomains(in.ExcludeCookieDomains); err != nil {
+			return fmt.Errorf("launch: excludeCookieDomains: %w", err)
 		}
 		if (in.Width != 0 || in.Height != 0) && (in.Width < 100 || in.Height < 100 || in.Width > 8192 || in.Height > 8192) {
 			return fmt.Errorf("launch: width and height must both be set, 100 to 8192 pixels, not %dx%d", in.Width, in.Height)
@@ -300,6 +410,11 @@ func (in *Input) Validate() error {
 		if in.Session == "" {
 			return fmt.Errorf("session_resume needs session: the id of a recoverable session (list_sessions shows them)")
 		}
+		if in.Capture != "" {
+			if _, _, err := ParseCapture(in.Capture, time.Now()); err != nil {
+				return err
+			}
+		}
 	case "list_sessions":
 		if in.Filter != "" && !slices.Contains(SessionStates, in.Filter) {
 			return fmt.Errorf("list_sessions filter %q: use one of %s", in.Filter, strings.Join(SessionStates, ", "))
@@ -325,9 +440,90 @@ func (in *Input) Validate() error {
 	return nil
 }
 
+// checkEnvironment checks launch's headless, userAgent, timezone, locale
+// and geolocation (the rules of browser.Emulation.Check, which the HTTP
+// API applies to the same fields).
+func (in *Input) checkEnvironment() error {
+	if len(in.UserAgent) > 1024 || strings.ContainsFunc(in.UserAgent, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return fmt.Errorf("launch: userAgent is at most 1024 characters, without control characters")
+	}
+	if in.Timezone != "" && !ValidZone(in.Timezone) {
+		return fmt.Errorf("launch: timezone %q is not an IANA time zone; use one such as Europe/Paris, America/New_York or UTC", in.Timezone)
+	}
+	if in.Locale != "" && !ValidLocale(in.Locale) {
+		return fmt.Errorf("launch: locale %q is not a language tag; use one such as fr-FR, en-US or de", in.Locale)
+	}
+	if g := in.Geolocation; g != nil {
+		if !(g.Latitude >= -90 && g.Latitude <= 90) || !(g.Longitude >= -180 && g.Longitude <= 180) {
+			return fmt.Errorf("launch: geolocation wants latitude -90 to 90 and longitude -180 to 180 degrees, not %v, %v", g.Latitude, g.Longitude)
+		}
+		if !(g.Accuracy >= 0 && g.Accuracy <= 1e7) {
+			return fmt.Errorf("launch: geolocation accuracy is metres, 0 to 10000000 (0: 10 m), not %v", g.Accuracy)
+		}
+	}
+	return nil
+}
+
+// ValidZone reports whether tz names an IANA time zone in Go's embedded
+// copy of the database (the same everywhere): Chromium would refuse an
+// unknown one at every tab.
+func ValidZone(tz string) bool {
+	if len(tz) > 64 || strings.HasPrefix(tz, "/") || strings.Contains(tz, "..") || strings.ContainsFunc(tz, func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("/_+-", r))
+	}) {
+		return false
+	}
+	_, err := time.LoadLocation(tz)
+	return err == nil && tz != "Local"
+}
+
+// ValidLocale reports whether l looks like a BCP 47 language tag: a
+// language of 2 to 8 letters, then subtags of 1 to 8 letters or digits
+// (fr, fr-FR, zh-Hant-TW, es-419), 35 characters at most.
+func ValidLocale(l string) bool {
+	if len(l) > 35 {
+		return false
+	}
+	for i, sub := range strings.Split(l, "-") {
+		if len(sub) < 1 || len(sub) > 8 || i == 0 && len(sub) < 2 {
+			return false
+		}
+		for _, r := range sub {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // MaxMillis bounds the timeout and time of a call: an hour.
 const MaxMillis = 3_600_000
 
 // WantsSnapshot reports whether a page-changing action should append the new
 // page snapshot to its result.
 func (in *Input) WantsSnapshot() bool { return in.Snapshot == nil || *in.Snapshot }
+
+// MaxExcludedDomains bounds a list of excluded cookie domains.
+const MaxExcludedDomains = 100
+
+// CheckDomains checks a list of cookie domains to exclude: host names
+// (a leading dot is allowed and ignored), at most MaxExcludedDomains.
+func CheckDomains(ds []string) error {
+	if len(ds) > MaxExcludedDomains {
+		return fmt.Errorf("at most %d domains, not %d", MaxExcludedDomains, len(ds))
+	}
+	for _, d := range ds {
+		h := strings.TrimPrefix(d, ".")
+		ok := h != "" && len(h) <= 253 && !strings.HasPrefix(h, ".") && !strings.HasSuffix(h, ".") && !strings.Contains(h, "..")
+		for _, r := range h {
+			if !(r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+				ok = false
+			}
+		}
+		if !ok {
+			return fmt.Errorf("%q is not a domain: give host names such as example.com (subdomains are included)", d)
+		}
+	}
+	return nil
+}

@@ -3,6 +3,8 @@ package tool
 import (
 	"strings"
 	"testing"
+
+	"github.com/browserd/browserd/internal/browser"
 )
 
 // TestValidate: the fields of click, select and launch are checked with an
@@ -26,6 +28,21 @@ func TestValidate(t *testing.T) {
 		{Input{Action: "scroll", Amount: 1 << 40}, "amount 1000000"},
 		{Input{Action: "snapshot", Depth: 1 << 40}, "depth is at most"},
 		{Input{Action: "navigate", URL: "https://a.example", HTTPCredentials: []HTTPCredential{{Origin: "x", Username: "u"}}}, "set with launch"},
+		// Issue 17 point 4: launch's environment, checked before any browser.
+		{Input{Action: "launch", Headless: new(false), UserAgent: "agent/1.0", Timezone: "Asia/Tokyo", Locale: "ja-JP",
+			Geolocation: &Geolocation{Latitude: 35.68, Longitude: 139.77, Accuracy: 20}}, ""},
+		{Input{Action: "launch", Timezone: "Etc/GMT+5", Locale: "es-419"}, ""},
+		{Input{Action: "launch", Timezone: "Mars/Olympus"}, "not an IANA time zone"},
+		{Input{Action: "launch", Timezone: "../../etc/passwd"}, "not an IANA time zone"},
+		{Input{Action: "launch", Timezone: "Local"}, "not an IANA time zone"},
+		{Input{Action: "launch", Locale: "fr_FR"}, "not a language tag"},
+		{Input{Action: "launch", Locale: "1fr"}, "not a language tag"},
+		{Input{Action: "launch", UserAgent: "a\nb"}, "without control characters"},
+		{Input{Action: "launch", Geolocation: &Geolocation{Latitude: 91}}, "latitude -90 to 90"},
+		{Input{Action: "launch", Geolocation: &Geolocation{Longitude: -180.5}}, "longitude -180 to 180"},
+		{Input{Action: "launch", Geolocation: &Geolocation{Accuracy: -1}}, "accuracy is metres"},
+		{Input{Action: "navigate", URL: "https://a.example", UserAgent: "x"}, "set with launch"},
+		{Input{Action: "tab_new", Headless: new(false)}, "set with launch"},
 	} {
 		err := c.in.Validate()
 		switch {
@@ -33,6 +50,37 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%+v: %v", c.in, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%+v: got %v, want an error with %q", c.in, err, c.want)
+		}
+	}
+}
+
+// TestEnvironmentRulesAgree: Validate refuses what the HTTP API refuses
+// for the same fields (browser.Emulation.Check), and nothing else.
+func TestEnvironmentRulesAgree(t *testing.T) {
+	for _, tz := range []string{"Europe/Paris", "America/Argentina/Buenos_Aires", "Etc/GMT+5", "UTC", "Foo/Bar", "Local", "../etc", "Europe/Paris; rm", ""} {
+		for _, l := range []string{"fr", "fr-FR", "zh-Hant-TW", "es-419", "x", "fr_FR", "1fr", "toolongtag-x", ""} {
+			in := Input{Action: "launch", Timezone: tz, Locale: l}
+			emu := browser.Emulation{Timezone: tz, Locale: l}
+			if valid, checked := in.Validate() == nil, len(emu.Check()) == 0; valid != checked {
+				t.Errorf("timezone %q locale %q: Validate says %v, Emulation.Check %v", tz, l, valid, checked)
+			}
+		}
+	}
+}
+
+func TestCheckDomains(t *testing.T) {
+	for _, ok := range [][]string{nil, {"example.com"}, {".example.com", "localhost", "127.0.0.1", "a-b.example"}} {
+		if err := CheckDomains(ok); err != nil {
+			t.Errorf("CheckDomains(%q) = %v", ok, err)
+		}
+	}
+	many := make([]string, MaxExcludedDomains+1)
+	for i := range many {
+		many[i] = "example.com"
+	}
+	for _, bad := range [][]string{{""}, {"."}, {"exa mple.com"}, {"a..b"}, {"example.com."}, {"http://example.com"}, {"ex/ample"}, many} {
+		if err := CheckDomains(bad); err == nil {
+			t.Errorf("CheckDomains(%.40q) accepted", bad)
 		}
 	}
 }
