@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/browserd/browserd/internal/tool"
 )
 
 func TestEmulationCheck(t *testing.T) {
@@ -46,5 +48,19 @@ func TestEmulationCheck(t *testing.T) {
 	}
 	if (Emulation{Locale: "de"}).IsZero() {
 		t.Error("an emulation with a locale is zero")
+	}
+}
+
+// TestEnvironmentRulesAgree: Validate refuses what the HTTP API refuses
+// for the same fields (Emulation.Check), and nothing else.
+func TestEnvironmentRulesAgree(t *testing.T) {
+	for _, tz := range []string{"Europe/Paris", "America/Argentina/Buenos_Aires", "Etc/GMT+5", "UTC", "Foo/Bar", "Local", "../etc", "Europe/Paris; rm", ""} {
+		for _, l := range []string{"fr", "fr-FR", "zh-Hant-TW", "es-419", "x", "fr_FR", "1fr", "toolongtag-x", ""} {
+			in := tool.Input{Action: "launch", Timezone: tz, Locale: l}
+			emu := Emulation{Timezone: tz, Locale: l}
+			if valid, checked := in.Validate() == nil, len(emu.Check()) == 0; valid != checked {
+				t.Errorf("timezone %q locale %q: Validate says %v, Emulation.Check %v", tz, l, valid, checked)
+			}
+		}
 	}
 }

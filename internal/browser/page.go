@@ -12,6 +12,7 @@ import (
 
 	"github.com/browserd/browserd/internal/cdp"
 	"github.com/browserd/browserd/internal/storagestate"
+	"github.com/browserd/browserd/internal/tool"
 )
 
 // PageOptions configures a tab.
@@ -57,10 +58,10 @@ func (e Emulation) Check() storagestate.Errors {
 	if len(e.UserAgent) > 1024 || strings.ContainsFunc(e.UserAgent, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		errs = append(errs, &storagestate.FieldError{Path: "userAgent", Msg: "at most 1024 characters, no control characters"})
 	}
-	if l := e.Locale; l != "" && !validLocale(l) {
+	if l := e.Locale; l != "" && !tool.ValidLocale(l) {
 		errs = append(errs, &storagestate.FieldError{Path: "locale", Msg: fmt.Sprintf("%q: want a language tag such as fr-FR or en", l)})
 	}
-	if tz := e.Timezone; tz != "" && !validZone(tz) {
+	if tz := e.Timezone; tz != "" && !tool.ValidZone(tz) {
 		errs = append(errs, &storagestate.FieldError{Path: "timezone", Msg: fmt.Sprintf("%q: want an IANA time zone such as Europe/Paris", tz)})
 	}
 	if g := e.Geolocation; g != nil {
@@ -75,39 +76,6 @@ func (e Emulation) Check() storagestate.Errors {
 		}
 	}
 	return errs
-}
-
-// validZone reports whether tz names an IANA time zone (Go's embedded
-// copy of the database: Chromium would refuse an unknown one at every tab).
-func validZone(tz string) bool {
-	if len(tz) > 64 || strings.HasPrefix(tz, "/") || strings.Contains(tz, "..") || strings.ContainsFunc(tz, func(r rune) bool {
-		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("/_+-", r))
-	}) {
-		return false
-	}
-	_, err := time.LoadLocation(tz)
-	return err == nil && tz != "Local"
-}
-
-// validLocale reports whether l looks like a BCP 47 language tag: a
-// language of 2 to 8 letters, then subtags of 1 to 8 letters or digits
-// (fr, fr-FR, zh-Hant-TW, es-419), 35 characters at most. Chromium refuses
-// a locale ICU cannot read at every tab, so nothing else gets through.
-func validLocale(l string) bool {
-	if len(l) > 35 {
-		return false
-	}
-	for i, sub := range strings.Split(l, "-") {
-		if len(sub) < 1 || len(sub) > 8 || i == 0 && len(sub) < 2 {
-			return false
-		}
-		for _, r := range sub {
-			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // IsZero reports whether e overrides nothing.

@@ -16,11 +16,18 @@ import (
 // position navigator.geolocation reports.
 func envOf(t *testing.T, do func(tool.Input) tool.Result, session string) []any {
 	t.Helper()
-	r := do(tool.Input{Action: "evaluate", Session: session, Expression: `new Promise(res => {
+	return evalArray(t, do, session, `new Promise(res => {
 		const base = [navigator.userAgent, Intl.DateTimeFormat().resolvedOptions().timeZone];
 		navigator.geolocation.getCurrentPosition(p => res(JSON.stringify([...base, p.coords.latitude, p.coords.longitude])),
 			e => res(JSON.stringify([...base, 'error: ' + e.message])), {timeout: 5000});
-	})`})
+	})`)
+}
+
+// evalArray evaluates expression, a promise of a JSON array as a string,
+// in the session's page and returns the array.
+func evalArray(t *testing.T, do func(tool.Input) tool.Result, session, expression string) []any {
+	t.Helper()
+	r := do(tool.Input{Action: "evaluate", Session: session, Expression: expression})
 	if !r.Success {
 		t.Fatalf("evaluate in %s: %s", session, r.Error)
 	}

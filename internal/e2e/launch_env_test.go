@@ -16,24 +16,12 @@ import (
 // navigator.geolocation reports (or its error).
 func pageEnv(t *testing.T, d *mcpDriver, session string) []any {
 	t.Helper()
-	r := d.do(t, tool.Input{Action: "evaluate", Session: session, Expression: `new Promise(res => {
+	return evalArray(t, func(in tool.Input) tool.Result { return d.do(t, in) }, session, `new Promise(res => {
 		const base = [navigator.userAgent, Intl.DateTimeFormat().resolvedOptions().timeZone, navigator.language,
 			Intl.DateTimeFormat().resolvedOptions().locale];
 		navigator.geolocation.getCurrentPosition(p => res(JSON.stringify([...base, p.coords.latitude, p.coords.longitude, p.coords.accuracy])),
 			e => res(JSON.stringify([...base, 'error: ' + e.message])), {timeout: 5000});
-	})`})
-	if !r.Success {
-		t.Fatalf("evaluate in %s: %s", session, r.Error)
-	}
-	for _, line := range strings.Split(r.Content, "\n") {
-		var s string
-		var got []any
-		if strings.HasPrefix(line, `"[`) && json.Unmarshal([]byte(line), &s) == nil && json.Unmarshal([]byte(s), &got) == nil {
-			return got
-		}
-	}
-	t.Fatalf("no result in %q", r.Content)
-	return nil
+	})`)
 }
 
 // TestLaunchEnvironment (issue #17 point 4): the browser tool's launch,

@@ -372,18 +372,15 @@ func (a *api) sessionState(w http.ResponseWriter, r *http.Request) {
 		fail(w, err, "")
 		return
 	}
-	data, err := x.Marshal()
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write(data)
+	writeCredentials(w, x.Marshal)
 }
 
-func writeState(w http.ResponseWriter, st *storagestate.State) {
-	data, err := st.Marshal()
+func writeState(w http.ResponseWriter, st *storagestate.State) { writeCredentials(w, st.Marshal) }
+
+// writeCredentials answers with JSON that holds credentials (a state):
+// never cached.
+func writeCredentials(w http.ResponseWriter, marshal func() ([]byte, error)) {
+	data, err := marshal()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return

@@ -3,8 +3,6 @@ package tool
 import (
 	"strings"
 	"testing"
-
-	"github.com/browserd/browserd/internal/browser"
 )
 
 // TestValidate: the fields of click, select and launch are checked with an
@@ -50,20 +48,6 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%+v: %v", c.in, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%+v: got %v, want an error with %q", c.in, err, c.want)
-		}
-	}
-}
-
-// TestEnvironmentRulesAgree: Validate refuses what the HTTP API refuses
-// for the same fields (browser.Emulation.Check), and nothing else.
-func TestEnvironmentRulesAgree(t *testing.T) {
-	for _, tz := range []string{"Europe/Paris", "America/Argentina/Buenos_Aires", "Etc/GMT+5", "UTC", "Foo/Bar", "Local", "../etc", "Europe/Paris; rm", ""} {
-		for _, l := range []string{"fr", "fr-FR", "zh-Hant-TW", "es-419", "x", "fr_FR", "1fr", "toolongtag-x", ""} {
-			in := Input{Action: "launch", Timezone: tz, Locale: l}
-			emu := browser.Emulation{Timezone: tz, Locale: l}
-			if valid, checked := in.Validate() == nil, len(emu.Check()) == 0; valid != checked {
-				t.Errorf("timezone %q locale %q: Validate says %v, Emulation.Check %v", tz, l, valid, checked)
-			}
 		}
 	}
 }
