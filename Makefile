@@ -49,6 +49,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzCreateSession -fuzztime 30s ./internal/httpapi/
 	$(GO) test -run '^$$' -fuzz FuzzSplitReply -fuzztime 30s ./internal/cdp/
 	$(GO) test -run '^$$' -fuzz FuzzCanonicalOrigin -fuzztime 30s ./internal/browser/
+	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime 30s ./internal/userdata/
 
 clean:
 	rm -rf bin

@@ -60,11 +60,17 @@ func FindChromium(path string) (string, error) {
 	return "", errors.New("no Chromium found: install it (apt-get install chromium) or pass --chromium PATH")
 }
 
+// DiskCacheBytes bounds the HTTP cache Chromium keeps in a user-data-dir,
+// the part of a profile that grows with browsing (source 000: profile
+// disk growth); cookies and site storage are not part of it.
+const DiskCacheBytes = 64 << 20
+
 // Args returns the Chromium command line for the options (without the binary).
 func (o LaunchOptions) Args() []string {
 	args := []string{
 		"--remote-debugging-pipe",
 		"--user-data-dir=" + o.UserDataDir,
+		fmt.Sprintf("--disk-cache-size=%d", DiskCacheBytes),
 		"--no-first-run",
 		"--no-default-browser-check",
 		"--disable-background-networking",

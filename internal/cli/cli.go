@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -34,11 +35,14 @@ const (
 type Globals struct {
 	config.Config `embed:"" group:"Daemon settings (passed on to a daemon a command starts)"`
 
-	JSON    bool             `name:"json" help:"Print the result as JSON (the browser tool's result object)."`
-	Session string           `name:"session" env:"BROWSERD_SESSION,AGENT_BROWSER_SESSION" placeholder:"NAME" help:"Task to act in; each task has its own tabs and shares the profile's logins (default: default)."`
-	Profile string           `name:"profile" env:"BROWSERD_PROFILE" placeholder:"NAME" help:"Persistent browser identity whose logins are used (default: default)."`
-	Tab     string           `name:"tab" placeholder:"ID" help:"Tab of the task to act on, e.g. t2 (default: the task's active tab)."`
-	Version kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	JSON    bool   `name:"json" help:"Print the result as JSON (the browser tool's result object)."`
+	Session string `name:"session" env:"BROWSERD_SESSION,AGENT_BROWSER_SESSION" placeholder:"NAME" help:"Task to act in; each task has its own tabs and shares the profile's logins (default: default)."`
+	Profile string `name:"profile" env:"BROWSERD_PROFILE" placeholder:"NAME" help:"Persistent browser identity whose logins are used (default: default)."`
+	Tab     string `name:"tab" placeholder:"ID" help:"Tab of the task to act on, e.g. t2 (default: the task's active tab)."`
+	// UserDataDir is source 003's AGENT_BROWSER_PROFILE: the session runs
+	// on this Chromium user-data-dir (inside the daemon's --user-data-root).
+	UserDataDir string           `name:"user-data-dir" env:"BROWSERD_USER_DATA_DIR,AGENT_BROWSER_PROFILE" placeholder:"DIR" help:"Run the session's browser on this Chrome user-data-dir (e.g. one browserd profile build wrote), inside the daemon's --user-data-root; without --profile."`
+	Version     kong.VersionFlag `name:"version" help:"Print the version and exit."`
 
 	// listenSet is whether --listen or BROWSERD_LISTEN was given: serve
 	// falls back to config.DefaultListen only when it was not.
@@ -273,6 +277,28 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // errReported is returned once a failure has been printed.
 var errReported = errors.New("failure already reported")
 
+// folder puts --user-data-dir (AGENT_BROWSER_PROFILE) into a call that
+// can create a session, as an absolute path: the daemon does not share
+// this command's working directory.
+func (e *env) folder(in *tool.Input) error {
+	if e.g.UserDataDir == "" || in.UserDataDir != "" {
+		return nil
+	}
+	switch in.Action {
+	case "status", "list_sessions", "session_resume":
+		return nil
+	}
+	if in.Profile != "" {
+		return usagef("--user-data-dir (or AGENT_BROWSER_PROFILE) and --profile both name the folder the browser runs on: give one")
+	}
+	dir, err := filepath.Abs(e.g.UserDataDir)
+	if err != nil {
+		return usagef("--user-data-dir %q: %v", e.g.UserDataDir, err)
+	}
+	in.UserDataDir = dir
+	return nil
+}
+
 // act sends one action to the daemon and prints its result.
 func (e *env) act(ctx context.Context, a action) error {
 	in, err := a.input()
@@ -287,6 +313,9 @@ func (e *env) act(ctx context.Context, a action) error {
 	}
 	if in.Tab == "" {
 		in.Tab = e.g.Tab
+	}
+	if err := e.folder(&in); err != nil {
+		return err
 	}
 	if err := in.Validate(); err != nil {
 		return usageError{err}

@@ -142,6 +142,42 @@ func TestCommandInputs(t *testing.T) {
 	}
 }
 
+// TestUserDataDirFlag (source 003's AGENT_BROWSER_PROFILE): the folder
+// goes, as an absolute path, with every call that can create a session,
+// and not with those that cannot; with --profile it is a usage error.
+func TestUserDataDirFlag(t *testing.T) {
+	wd, _ := os.Getwd()
+	abs := filepath.Join(wd, "prof")
+	for _, tt := range []struct {
+		env  string
+		args []string
+		want tool.Input
+	}{
+		{"prof", []string{"open", "https://a.example/"}, tool.Input{Action: "navigate", URL: "https://a.example/", UserDataDir: abs}},
+		{"/srv/f/p", []string{"snapshot"}, tool.Input{Action: "snapshot", UserDataDir: "/srv/f/p"}},
+		{"", []string{"--user-data-dir", "prof", "click", "e1"}, tool.Input{Action: "click", Ref: "e1", UserDataDir: abs}},
+		{"prof", []string{"status"}, tool.Input{Action: "status"}},
+		{"prof", []string{"sessions"}, tool.Input{Action: "list_sessions", Filter: "all"}},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Setenv("AGENT_BROWSER_PROFILE", tt.env)
+			d := &fakeDaemon{}
+			code, _, stderr := runWith(t, d, tt.args...)
+			if code != 0 || len(d.inputs) != 1 {
+				t.Fatalf("exit %d, %d inputs, stderr %q", code, len(d.inputs), stderr)
+			}
+			if diff := cmp.Diff(tt.want, d.inputs[0]); diff != "" {
+				t.Errorf("input (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Setenv("AGENT_BROWSER_PROFILE", "prof")
+	d := &fakeDaemon{}
+	if code, _, stderr := runWith(t, d, "--profile", "work", "snapshot"); code != 2 || !strings.Contains(stderr, "give one") || len(d.inputs) != 0 {
+		t.Errorf("--profile with AGENT_BROWSER_PROFILE: exit %d, stderr %q", code, stderr)
+	}
+}
+
 // Every action of the tool is reachable from the command line.
 func TestEveryActionHasACommand(t *testing.T) {
 	seen := map[string]bool{}

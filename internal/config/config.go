@@ -49,7 +49,11 @@ type Config struct {
 	Width       int           `name:"viewport-width" env:"BROWSERD_VIEWPORT_WIDTH" default:"1280" help:"Viewport width."`
 	Height      int           `name:"viewport-height" env:"BROWSERD_VIEWPORT_HEIGHT" default:"720" help:"Viewport height."`
 	UploadDir   string        `name:"upload-dir" env:"BROWSERD_UPLOAD_DIR" help:"Folder uploads are taken from (default <data>/uploads)." placeholder:"DIR"`
-	LogLevel    string        `name:"log-level" env:"BROWSERD_LOG_LEVEL" default:"info" enum:"debug,info,warn,error" help:"Log level."`
+	// UserDataRoots are the folders in which admin may name a Chromium
+	// user-data-dir to run a session on (userDataDir, --user-data-dir,
+	// AGENT_BROWSER_PROFILE); another owner's is <data>/owners/NAME/folders.
+	UserDataRoots []string `name:"user-data-root" env:"BROWSERD_USER_DATA_ROOTS" sep:"," help:"Folder inside which callers may name a Chromium user-data-dir to run a session on (userDataDir, --user-data-dir, AGENT_BROWSER_PROFILE); repeatable (default <data>/folders)." placeholder:"DIR"`
+	LogLevel      string   `name:"log-level" env:"BROWSERD_LOG_LEVEL" default:"info" enum:"debug,info,warn,error" help:"Log level."`
 
 	DB                  string        `name:"db" env:"BROWSERD_DB" help:"The store: a SQLite file (default <data>/browserd.db), or a postgres:// URL of a PostgreSQL database that several daemons share (give them all one --secret-key-file; the password is best in PGPASSWORD or ~/.pgpass)." placeholder:"PATH|URL"`
 	SecretKeyFile       string        `name:"secret-key-file" env:"BROWSERD_SECRET_KEY_FILE" help:"AES-256 key that encrypts captures and saved states (default <data>/secret.key, made on first start); every daemon sharing a store needs the same one." placeholder:"PATH"`
@@ -130,6 +134,19 @@ func (c *Config) Resolve() error {
 	c.Data = abs
 	if c.UploadDir == "" {
 		c.UploadDir = filepath.Join(c.Data, "uploads")
+	}
+	if len(c.UserDataRoots) == 0 {
+		c.UserDataRoots = []string{filepath.Join(c.Data, "folders")}
+	}
+	for i, r := range c.UserDataRoots {
+		abs, err := filepath.Abs(r)
+		if err != nil || r == "" {
+			return fmt.Errorf("--user-data-root %q: want a folder", r)
+		}
+		if abs == "/" {
+			return fmt.Errorf("--user-data-root /: name a folder that holds user-data-dirs, not the whole file system")
+		}
+		c.UserDataRoots[i] = abs
 	}
 	if c.DB == "" {
 		c.DB = filepath.Join(c.Data, "browserd.db")
@@ -296,6 +313,7 @@ func (c *Config) settings(redact bool) []Setting {
 	add(c.Width != d.Width, "viewport-width", fmt.Sprint(c.Width))
 	add(c.Height != d.Height, "viewport-height", fmt.Sprint(c.Height))
 	add(c.UploadDir != "" && c.UploadDir != c.Path("uploads"), "upload-dir", c.UploadDir)
+	add(len(c.UserDataRoots) > 0 && !slices.Equal(c.UserDataRoots, []string{c.Path("folders")}), "user-data-root", c.UserDataRoots...)
 	add(c.LogLevel != "" && c.LogLevel != d.LogLevel, "log-level", c.LogLevel)
 	add(c.DB != "" && c.DB != c.Path("browserd.db"), "db", db)
 	add(c.SecretKeyFile != "" && c.SecretKeyFile != c.Path("secret.key"), "secret-key-file", c.SecretKeyFile)

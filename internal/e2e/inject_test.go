@@ -96,6 +96,7 @@ type created struct {
 	AuthenticatedDomains []string `json:"authenticatedDomains"`
 	PromptHint           string   `json:"promptHint"`
 	Dropped              []string `json:"dropped"`
+	Notes                []string `json:"notes"`
 }
 
 type problem struct {

@@ -302,6 +302,13 @@ func (c *call) run(ctx context.Context) error {
 		return nil
 	}
 
+	if in.Action == "launch" {
+		// A new folder session's folder is written before its browser
+		// starts on it.
+		if err := c.convertInto(ctx, sess); err != nil {
+			return err
+		}
+	}
 	sl, note, err := e.ensureBrowser(ctx, sess)
 	if note != "" {
 		c.res.Notes = append(c.res.Notes, note)
@@ -357,29 +364,7 @@ func (c *call) run(ctx context.Context) error {
 		return err
 	}
 
-	timeout := e.cfg.ActionTime
-	switch in.Action {
-	case "navigate", "back", "forward", "reload", "tab_new":
-		timeout = e.cfg.NavTime
-	}
-	if in.Timeout > 0 && in.Action != "wait" {
-		timeout = time.Duration(in.Timeout) * time.Millisecond
-	}
-	if in.Action == "handoff" {
-		timeout = HandoffTime
-		if in.Timeout > 0 {
-			timeout = time.Duration(in.Timeout) * time.Millisecond
-		}
-	}
-	if in.Action == "wait" {
-		// The agent's timeout, else source 001's 30 s; never shorter than
-		// the time it asked to sleep.
-		timeout = WaitTime
-		if in.Timeout > 0 {
-			timeout = time.Duration(in.Timeout) * time.Millisecond
-		}
-		timeout = max(timeout, time.Duration(in.Time)*time.Millisecond+time.Second)
-	}
+	timeout := e.timeoutOf(in)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := c.personGate(tctx); err != nil {
@@ -1102,8 +1087,11 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 	for _, id := range ids {
 		s := e.sessions[id]
 		kind := "ephemeral"
-		if s.profile != "" {
+		switch {
+		case s.profile != "":
 			kind = "profile " + s.profile
+		case s.dir != "":
+			kind = "folder " + s.dir
 		}
 		for _, t := range s.tasks {
 			tabs := make([]string, len(t.tabs))
@@ -1207,4 +1195,21 @@ func launchProfile(in tool.Input) string {
 		return "default"
 	}
 	return ""
+}
+
+// timeoutOf is how long a call may take: the agent's timeout, else the
+// action's default — --nav-timeout for what loads a page, source 001's
+// 30 s for wait (never shorter than the time it asked to sleep),
+// HandoffTime for handoff, --action-timeout for the rest.
+func (e *Engine) timeoutOf(in tool.Input) time.Duration {
+	asked := time.Duration(in.Timeout) * time.Millisecond
+	switch in.Action {
+	case "wait":
+		return max(cmp.Or(asked, WaitTime), time.Duration(in.Time)*time.Millisecond+time.Second)
+	case "handoff":
+		return cmp.Or(asked, HandoffTime)
+	case "navigate", "back", "forward", "reload", "tab_new":
+		return cmp.Or(asked, e.cfg.NavTime)
+	}
+	return cmp.Or(asked, e.cfg.ActionTime)
 }

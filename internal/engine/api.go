@@ -198,7 +198,7 @@ func (e *Engine) liveState(ctx context.Context, s *session) (*storagestate.State
 	s.capMu.Lock()
 	defer s.capMu.Unlock()
 	e.mu.Lock()
-	stale := s.rehydrate || (s.profile == "" && s.ctxID == "" && e.cfg.CDP == "")
+	stale := s.rehydrate || (s.profile == "" && s.dir == "" && s.ctxID == "" && e.cfg.CDP == "")
 	e.mu.Unlock()
 	br := e.browserOf(s)
 	if stale || br == nil {

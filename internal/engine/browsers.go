@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,6 +56,8 @@ func (e *Engine) slotKey(s *session) string {
 		return "attached"
 	case s.profile != "":
 		return "profile:" + s.profile
+	case s.dir != "":
+		return "dir:" + s.dir
 	case e.shows(s) != e.cfg.Headed && e.shows(s):
 		return "shared-headed"
 	case e.shows(s) != e.cfg.Headed:
@@ -177,8 +180,8 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 	} else {
 		dir := e.cfg.Path("run", key)
 		proxyURL := e.proxy.URL()
-		if s.profile != "" {
-			dir = e.profileDir(s.profile)
+		if s.profile != "" || s.dir != "" {
+			dir = cmp.Or(s.dir, e.profileDir(s.profile))
 			eg, err := e.egressFor(s)
 			if err != nil {
 				return nil, note, err
@@ -194,17 +197,20 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 			Headed:      headed,
 			Width:       e.cfg.Width,
 			Height:      e.cfg.Height,
-			PIDFile:     e.cfg.Path("run", "chromium-"+strings.ReplaceAll(key, ":", "-")+".pid"),
+			PIDFile:     e.cfg.Path("run", pidFile(key)),
 			// Every request of the default context goes through the guard,
 			// loopback included (Chromium bypasses proxies for loopback
 			// unless told "<-loopback>").
 			ExtraArgs: e.proxyArgs(proxyURL),
 		}
-		if s.profile != "" {
+		switch {
+		case s.profile != "":
 			var repaired string
 			br, repaired, err = e.startProfile(ctx, s.profile, opts)
 			note = joinNote(note, repaired)
-		} else {
+		case s.dir != "":
+			br, err = startFolder(ctx, opts)
+		default:
 			br, err = browser.Start(ctx, opts)
 		}
 	}
@@ -250,6 +256,30 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 	sl.br, sl.spares, sl.used, sl.headed = br, spares, time.Now(), headed
 	e.mu.Unlock()
 	return sl, note, nil
+}
+
+// pidFile is the name of the file that records the pid of slot key's
+// Chromium (see browser.LaunchOptions.PIDFile).
+func pidFile(key string) string {
+	if rest, ok := strings.CutPrefix(key, "dir:"); ok {
+		// A path: its session's name stands for it.
+		key = "dir-" + strings.TrimPrefix(folderSession(rest), "folder-")
+	}
+	return "chromium-" + strings.ReplaceAll(key, ":", "-") + ".pid"
+}
+
+// startFolder starts a browser on a caller's folder: a lock Chromium left
+// there when it died is cleared, but a folder Chromium will not start on
+// is the caller's to look at, never moved aside as a profile's is.
+func startFolder(ctx context.Context, opts browser.LaunchOptions) (*browser.Browser, error) {
+	if _, err := browser.ClearStaleLock(opts.UserDataDir); err != nil {
+		return nil, &userError{strings.Replace(err.Error(), "profile folder", "folder", 1)}
+	}
+	br, err := browser.Start(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("Chromium would not start on folder %s (%w): check that it is a Chrome user-data-dir, or name a new folder", opts.UserDataDir, err)
+	}
+	return br, nil
 }
 
 func (e *Engine) proxyArgs(url string) []string {

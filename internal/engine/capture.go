@@ -147,7 +147,7 @@ func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
 		return err
 	}
 	e.mu.Lock()
-	emu := s.emu
+	emu, dir := s.emu, s.dir
 	injected := slices.Clone(s.injected)
 	exclude := slices.Clone(s.exclude)
 	creds := make([]store.Credential, len(s.creds))
@@ -156,7 +156,7 @@ func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
 	}
 	e.mu.Unlock()
 	c := store.Capture{SessionID: s.id, Node: e.node, Taken: taken, Cookies: cookies,
-		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, InjectedDomains: injected, ExcludeDomains: exclude}
+		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, UserDataDir: dir, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, InjectedDomains: injected, ExcludeDomains: exclude}
 	var st storagestate.State
 	seen := map[string]capturedTab{}
 	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.id), tabNum(b.tb.id)) })

@@ -104,6 +104,10 @@ type session struct {
 	// agent, timezone, position, locale), set at creation; captured and
 	// restored.
 	emu browser.Emulation
+	// dir is the real path of the caller's user-data-dir the session's
+	// browser runs on (folders.go), "" for a profile's or ephemeral
+	// session; set at creation, captured and restored.
+	dir string
 	// headed is whether the session's browser shows a window, set at
 	// creation by launch's headless; nil: the daemon's --headed. Not
 	// captured: a resumed session gets the daemon's (see slotKey).
@@ -424,6 +428,14 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*session, error) {
 			e.mu.Unlock()
 			return nil, fmt.Errorf("session %q is not profile %q's session; leave out session to use the profile's", id, in.Profile)
 		}
+		if in.UserDataDir != "" && s.dir != in.UserDataDir && s.stored && !s.parked {
+			where := "in browserd's own browser"
+			if s.dir != "" {
+				where = "on folder " + s.dir
+			}
+			e.mu.Unlock()
+			return nil, fail("session %q runs %s, not on folder %s: the folder is chosen when a session is created — leave out userDataDir to use the session, or name another session", bareName(id), where, in.UserDataDir)
+		}
 		if s.stored && !s.parked {
 			e.mu.Unlock()
 			if c.inj != nil && c.inj.fresh {
@@ -550,9 +562,10 @@ func (e *Engine) contextFor(ctx context.Context, sl *slot, s *session) (string, 
 	e.mu.Lock()
 	id := s.ctxID
 	e.mu.Unlock()
-	// A profile's session uses its browser's default context (the one the
-	// profile's files belong to); an attached browser's tasks share it too.
-	if id != "" || br.Attached() || s.profile != "" {
+	// A profile's or a folder's session uses its browser's default context
+	// (the one the folder's files belong to); an attached browser's tasks
+	// share it too.
+	if id != "" || br.Attached() || s.profile != "" || s.dir != "" {
 		return id, nil
 	}
 	eg, err := e.egressFor(s)

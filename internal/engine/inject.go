@@ -34,6 +34,13 @@ type injection struct {
 
 	// emu is the environment the new session's pages see.
 	emu browser.Emulation
+	// stored and storedAt name the stored session the state comes from
+	// ("" for an inline state): a converted folder notes them.
+	stored   string
+	storedAt time.Time
+	// converted: the state was written into a new folder session's
+	// folder before its browser started (convertInto), not injected.
+	converted bool
 
 	domains []string
 	dropped storagestate.Errors
@@ -79,6 +86,7 @@ func (c *call) prepareInjection(ctx context.Context) error {
 			return fmt.Errorf("reading stored session %q: %w", in.StoredSession, err)
 		}
 		inj.state, inj.expires = ss.State, ss.ExpiresAt
+		inj.stored, inj.storedAt = ss.ID, ss.Created
 	case len(in.State) > 0 && inj.state == nil:
 		st, err := storagestate.Parse(in.State)
 		if err != nil {
@@ -197,11 +205,14 @@ func (c *call) injectState(ctx context.Context, s *session) error {
 	if inj == nil || inj.state == nil {
 		return nil
 	}
+	c.res.Content = inject.Hint(c.res.Session, inj.domains, nil)
+	if inj.converted {
+		return nil // the browser started on the converted folder
+	}
 	excluded, err := c.e.loadState(ctx, c.slot, s, inj.state)
 	if err != nil {
 		return fmt.Errorf("injecting the state: %w", err)
 	}
-	c.res.Content = inject.Hint(c.res.Session, inj.domains, nil)
 	if excluded > 0 {
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d cookies of excluded domains were left out (--exclude-cookie-domains)", excluded))
 	}
@@ -243,7 +254,7 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 	if row, err := e.store.GetSession(ctx, q); err == nil && (row.State == store.Active || row.State == store.Recoverable) {
 		return inject.Session{}, &inject.Error{Kind: inject.Conflict, Msg: fmt.Sprintf("session %q is %s; resume it, pick another name, or DELETE it first", req.Session, row.State)}
 	}
-	in := tool.Input{Action: "launch", Session: req.Session, Profile: req.Profile, StoredSession: req.StoredID, Width: req.Width, Height: req.Height, Headless: req.Headless}
+	in := tool.Input{Action: "launch", Session: req.Session, Profile: req.Profile, StoredSession: req.StoredID, Width: req.Width, Height: req.Height, Headless: req.Headless, UserDataDir: req.UserDataDir}
 	if err := in.Validate(); err != nil {
 		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: err.Error()}
 	}

@@ -62,6 +62,9 @@ func (e *Engine) forOwner(ctx context.Context, in *tool.Input) (owner string, er
 	if err := e.ownerAllowed(owner); err != nil {
 		return owner, err
 	}
+	if err := e.resolveFolder(owner, in); err != nil {
+		return owner, err
+	}
 	if in.Session != "" {
 		if err := checkName("session", in.Session); err != nil {
 			return owner, err

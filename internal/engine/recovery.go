@@ -18,6 +18,7 @@ import (
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
+	"github.com/browserd/browserd/internal/userdata"
 )
 
 // Recovery (source 002): every session has a row in the store. While it
@@ -196,6 +197,14 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 	if s == nil {
 		s = e.newSession(id, profile)
 	}
+	if dir := c.in.UserDataDir; dir != "" {
+		e.mu.Lock()
+		err := e.checkFolder(id, dir)
+		e.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
 	owner, _ := splitName(id)
 	if err := e.store.CreateSession(ctx, store.Session{ID: id, Owner: owner, Profile: s.profile}); err != nil {
 		if errors.Is(err, store.ErrConflict) {
@@ -212,6 +221,9 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 	// A new session (perhaps on a profile's reused one) starts with the
 	// daemon's environment, or the one it is created with.
 	s.width, s.height, s.emu, s.headed = 0, 0, browser.Emulation{}, nil
+	// A session made anew under an earlier one's name runs where this call
+	// says.
+	s.dir = c.in.UserDataDir
 	if c.inj != nil {
 		s.emu = c.inj.emu
 	}
@@ -423,12 +435,26 @@ func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session
 		failed(reason)
 		return nil, resumeReport{}, &userError{fmt.Sprintf("session %q cannot be resumed: %s; it is now marked failed — start a new session, or session_resume with capture to resume an older one", id, reason)}
 	}
+	dir := ""
+	if capt.UserDataDir != "" {
+		// Its folder is checked again: the allowed roots may have changed
+		// since.
+		if dir, err = userdata.Resolve(e.userDataRoots(row.Owner), capt.UserDataDir, "start browserd with --user-data-root set to a folder that holds it"); err == nil {
+			e.mu.Lock()
+			err = e.checkFolder(id, dir)
+			e.mu.Unlock()
+		}
+		if err != nil {
+			_ = e.store.ReleaseLease(context.WithoutCancel(ctx), id, e.node)
+			return nil, resumeReport{}, fail("session %q ran on folder %s, which cannot be used now: %v", id, capt.UserDataDir, err)
+		}
+	}
 	if s == nil {
 		s = e.newSession(id, row.Profile)
 	}
 	done := make(chan struct{})
 	e.mu.Lock()
-	s.stored, s.parked = true, false
+	s.stored, s.parked, s.dir = true, false, dir
 	s.resuming = done
 	e.sessions[id] = s
 	e.mu.Unlock()

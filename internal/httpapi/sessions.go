@@ -173,6 +173,10 @@ type CreateSession struct {
 	// Headless false shows the session's browser in a window, where the
 	// daemon has a display (not kept across a restart either).
 	Headless *bool `json:"headless,omitempty"`
+	// UserDataDir runs the session's browser on this folder (a Chrome
+	// user-data-dir inside the caller's allowed roots); an empty or new
+	// folder gets the injected state converted into it.
+	UserDataDir string `json:"userDataDir,omitempty"`
 	// EnableVnc (source 003) asks to watch the session: browserd's live
 	// view answers it.
 	EnableVnc bool `json:"enableVnc,omitempty"`
@@ -220,7 +224,7 @@ func (a *api) createSession(w http.ResponseWriter, r *http.Request) {
 	}
 	req := inject.Request{Session: body.Name, Profile: body.Profile, AllowedDomains: body.AllowedDomains, Policy: inject.Policy(body.DomainPolicy),
 		Emulation: browser.Emulation{UserAgent: body.UserAgent, Timezone: body.Timezone, Geolocation: body.Geolocation, Locale: body.Locale},
-		Headless:  body.Headless}
+		Headless:  body.Headless, UserDataDir: body.UserDataDir}
 	if v := body.Viewport; v != nil {
 		req.Width, req.Height = v.Width, v.Height
 	}

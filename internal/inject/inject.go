@@ -164,6 +164,9 @@ type Request struct {
 	// Headless false shows the session's browser in a window (nil: the
 	// daemon's --headed); refused without a display.
 	Headless *bool
+	// UserDataDir runs the session's browser on the caller's folder (see
+	// tool.Input.UserDataDir).
+	UserDataDir string
 }
 
 // Session is what a created session reports (source 003's answer plus what

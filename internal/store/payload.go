@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/browserd/browserd/internal/storagestate"
 )
@@ -25,6 +26,7 @@ type payload struct {
 	UserAgent string                `json:"userAgent,omitempty"`
 	Timezone  string                `json:"timezone,omitempty"`
 	Locale    string                `json:"locale,omitempty"`
+	Dir       string                `json:"userDataDir,omitempty"`
 	Geo       *Geolocation          `json:"geolocation,omitempty"`
 	Creds     []Credential          `json:"httpCredentials,omitempty"`
 	Injected  []string              `json:"injectedDomains,omitempty"`
@@ -49,7 +51,7 @@ type payloadTab struct {
 // capture DecodeCapture would not read back (a negative viewport, an
 // expiry that is not a finite number).
 func EncodeCapture(c Capture) ([]byte, error) {
-	p := payload{V: payloadVersion, Tabs: make([]payloadTab, len(c.Tabs)), Cookies: c.Cookies, Origins: c.Origins, UserAgent: c.UserAgent, Timezone: c.Timezone, Locale: c.Locale, Geo: c.Geolocation, Creds: c.Credentials, Injected: c.InjectedDomains, Exclude: c.ExcludeDomains}
+	p := payload{V: payloadVersion, Tabs: make([]payloadTab, len(c.Tabs)), Cookies: c.Cookies, Origins: c.Origins, UserAgent: c.UserAgent, Timezone: c.Timezone, Locale: c.Locale, Dir: c.UserDataDir, Geo: c.Geolocation, Creds: c.Credentials, Injected: c.InjectedDomains, Exclude: c.ExcludeDomains}
 	for i, t := range c.Tabs {
 		p.Tabs[i] = payloadTab(t)
 	}
@@ -81,7 +83,7 @@ func DecodeCapture(data []byte) (Capture, error) {
 	if err := p.check(); err != nil {
 		return Capture{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	c := Capture{Cookies: p.Cookies, Origins: p.Origins, UserAgent: p.UserAgent, Timezone: p.Timezone, Locale: p.Locale, Geolocation: p.Geo, Credentials: p.Creds, InjectedDomains: p.Injected, ExcludeDomains: p.Exclude}
+	c := Capture{Cookies: p.Cookies, Origins: p.Origins, UserAgent: p.UserAgent, Timezone: p.Timezone, Locale: p.Locale, UserDataDir: p.Dir, Geolocation: p.Geo, Credentials: p.Creds, InjectedDomains: p.Injected, ExcludeDomains: p.Exclude}
 	if len(p.Tabs) > 0 {
 		c.Tabs = make([]Tab, len(p.Tabs))
 		for i, t := range p.Tabs {
@@ -102,6 +104,9 @@ func (p *payload) check() error {
 		if math.IsNaN(c.Expires) || math.IsInf(c.Expires, 0) {
 			return fmt.Errorf("cookies[%d].expires: not a finite number", i)
 		}
+	}
+	if len(p.Dir) > 4096 || strings.ContainsRune(p.Dir, 0) || p.Dir != "" && !strings.HasPrefix(p.Dir, "/") {
+		return fmt.Errorf("userDataDir: %q is not an absolute path", p.Dir)
 	}
 	if g := p.Geo; g != nil && !(g.Latitude >= -90 && g.Latitude <= 90 && g.Longitude >= -180 && g.Longitude <= 180 && g.Accuracy >= 0) {
 		return fmt.Errorf("geolocation: %v, %v (±%v m) is not a position", g.Latitude, g.Longitude, g.Accuracy)

@@ -150,6 +150,9 @@ type Capture struct {
 	UserAgent string                // when overridden, else ""
 	Timezone  string                // when overridden, else ""
 	Locale    string                // when overridden, else ""
+	// UserDataDir is the caller's folder the session's browser runs on
+	// (userDataDir), else "".
+	UserDataDir string
 	// Geolocation is the overridden position, or nil.
 	Geolocation *Geolocation
 	// Credentials answer HTTP authentication of their origins; secrets,

@@ -37,6 +37,11 @@ type Input struct {
 	Session string `json:"session,omitempty" jsonschema:"browser session id"`
 	Task    string `json:"task,omitempty" jsonschema:"your task name; each task has its own tabs"`
 	Profile string `json:"profile,omitempty" jsonschema:"persistent login identity"`
+	// UserDataDir runs the session's browser on this Chromium user-data-dir
+	// (source 003's AGENT_BROWSER_PROFILE), a folder inside the caller's
+	// allowed roots; with no session named, the session is the folder's
+	// own. No schema description, for the tools/list budget.
+	UserDataDir string `json:"userDataDir,omitempty"`
 
 	URL        string          `json:"url,omitempty" jsonschema:"URL to open, or (wait) a URL substring"`
 	Ref        string          `json:"ref,omitempty" jsonschema:"element ref from the last snapshot, e.g. e12"`
@@ -315,6 +320,12 @@ func (in *Input) Validate() error {
 			return fmt.Errorf("%s needs a target: ref (from snapshot), role+name, or selector", in.Action)
 		}
 		return nil
+	}
+	if in.UserDataDir != "" && in.Profile != "" {
+		return fmt.Errorf("userDataDir and profile both name the folder the browser runs on: give one (a profile's folder is browserd's own, userDataDir is yours)")
+	}
+	if in.UserDataDir != "" && (in.Action == "status" || in.Action == "list_sessions" || in.Action == "session_resume") {
+		return fmt.Errorf("userDataDir names the folder a new session runs on; %s creates no session", in.Action)
 	}
 	if in.Capture != "" && in.Action != "session_resume" {
 		return fmt.Errorf("capture is for session_resume: the capture of a session to resume from")

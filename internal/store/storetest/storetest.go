@@ -153,6 +153,9 @@ func Full(sessionID string, taken time.Time) store.Capture {
 		Timezone:        "Asia/Tokyo",
 		Geolocation:     &store.Geolocation{Latitude: 35.68, Longitude: 139.76, Accuracy: 25},
 		InjectedDomains: []string{"app.example.com", "xn--r8jz45g.jp"},
+		Locale:          "ja-JP",
+		ExcludeDomains:  []string{"ads.example"},
+		UserDataDir:     "/srv/work/profil — ü",
 	}
 }
 
