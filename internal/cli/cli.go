@@ -281,11 +281,7 @@ var errReported = errors.New("failure already reported")
 // can create a session, as an absolute path: the daemon does not share
 // this command's working directory.
 func (e *env) folder(in *tool.Input) error {
-	if e.g.UserDataDir == "" || in.UserDataDir != "" {
-		return nil
-	}
-	switch in.Action {
-	case "status", "list_sessions", "session_resume":
+	if e.g.UserDataDir == "" || in.UserDataDir != "" || !in.MayCreateSession() {
 		return nil
 	}
 	if in.Profile != "" {

@@ -178,6 +178,26 @@ func TestUserDataDirFlag(t *testing.T) {
 	}
 }
 
+// TestForwarderFolder: `browserd mcp` with AGENT_BROWSER_PROFILE gives the
+// folder to calls that name no session and no profile, and only to those
+// that can create a session.
+func TestForwarderFolder(t *testing.T) {
+	f := &forwarder{dir: "/srv/f/p", task: "t"}
+	for _, tt := range []struct{ in, want tool.Input }{
+		{tool.Input{Action: "navigate"}, tool.Input{Action: "navigate", Task: "t", UserDataDir: "/srv/f/p"}},
+		{tool.Input{Action: "navigate", Session: "s"}, tool.Input{Action: "navigate", Session: "s", Task: "t"}},
+		{tool.Input{Action: "click", Profile: "work"}, tool.Input{Action: "click", Profile: "work", Task: "t"}},
+		{tool.Input{Action: "status"}, tool.Input{Action: "status", Task: "t"}},
+		{tool.Input{Action: "snapshot", UserDataDir: "/x"}, tool.Input{Action: "snapshot", Task: "t", UserDataDir: "/x"}},
+	} {
+		in := tt.in
+		f.fill(&in)
+		if diff := cmp.Diff(tt.want, in); diff != "" {
+			t.Errorf("fill(%+v) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
 // Every action of the tool is reachable from the command line.
 func TestEveryActionHasACommand(t *testing.T) {
 	seen := map[string]bool{}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sync"
 
 	"github.com/browserd/browserd/internal/client"
@@ -21,13 +22,24 @@ type mcpCmd struct{}
 // daemon outlives this process.
 func (mcpCmd) run(ctx context.Context, e *env) error {
 	f := &forwarder{cfg: e.g.Config, task: e.g.Session, profile: e.g.Profile, warn: e.stderr}
+	if e.g.UserDataDir != "" {
+		if e.g.Profile != "" {
+			return usagef("--user-data-dir (or AGENT_BROWSER_PROFILE) and --profile both name the folder the browser runs on: give one")
+		}
+		dir, err := filepath.Abs(e.g.UserDataDir)
+		if err != nil {
+			return usagef("--user-data-dir %q: %v", e.g.UserDataDir, err)
+		}
+		f.dir = dir
+	}
 	defer f.close()
 	return mcpserver.ServeStdio(ctx, f, daemon.Version(), e.g.DenyActions...)
 }
 
 // forwarder is a tool.Handler that sends calls to the daemon, filling the
-// task and profile given on the command line when a call names none. It is
-// safe for concurrent use.
+// task and profile given on the command line when a call names none, and
+// the user-data-dir (AGENT_BROWSER_PROFILE) when it names neither a
+// session nor a profile. It is safe for concurrent use.
 //
 // The first call answered by a daemon also checks that the daemon runs with
 // the settings given to `browserd mcp` (client.SettingsWarning); when it
@@ -36,6 +48,7 @@ func (mcpCmd) run(ctx context.Context, e *env) error {
 type forwarder struct {
 	cfg           config.Config
 	task, profile string
+	dir           string // --user-data-dir, absolute
 	warn          io.Writer // nil: the warning goes on the result only
 
 	mu      sync.Mutex // guards c and checked
@@ -43,13 +56,22 @@ type forwarder struct {
 	checked bool // c's daemon's settings were compared with cfg
 }
 
-func (f *forwarder) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
+// fill puts the command line's task, profile and folder into a call that
+// names none.
+func (f *forwarder) fill(in *tool.Input) {
 	if in.Task == "" {
 		in.Task = f.task
 	}
 	if in.Profile == "" {
 		in.Profile = f.profile
 	}
+	if f.dir != "" && in.UserDataDir == "" && in.Profile == "" && in.Session == "" && in.MayCreateSession() {
+		in.UserDataDir = f.dir
+	}
+}
+
+func (f *forwarder) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
+	f.fill(&in)
 	c := f.client()
 	res, err := c.Do(ctx, in)
 	if errors.Is(err, client.ErrUnreachable) {

@@ -324,7 +324,7 @@ func (in *Input) Validate() error {
 	if in.UserDataDir != "" && in.Profile != "" {
 		return fmt.Errorf("userDataDir and profile both name the folder the browser runs on: give one (a profile's folder is browserd's own, userDataDir is yours)")
 	}
-	if in.UserDataDir != "" && (in.Action == "status" || in.Action == "list_sessions" || in.Action == "session_resume") {
+	if in.UserDataDir != "" && !in.MayCreateSession() {
 		return fmt.Errorf("userDataDir names the folder a new session runs on; %s creates no session", in.Action)
 	}
 	if in.Capture != "" && in.Action != "session_resume" {
@@ -504,6 +504,17 @@ func ValidLocale(l string) bool {
 				return false
 			}
 		}
+	}
+	return true
+}
+
+// MayCreateSession reports whether the call's action can create the
+// session it names (every action but status, list_sessions and
+// session_resume).
+func (in *Input) MayCreateSession() bool {
+	switch in.Action {
+	case "status", "list_sessions", "session_resume":
+		return false
 	}
 	return true
 }
