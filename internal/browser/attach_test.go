@@ -41,3 +41,24 @@ func TestArgsBoundTheCache(t *testing.T) {
 		t.Errorf("no cache bound in %v", args)
 	}
 }
+
+// TestDragPath: a drag leaves the press toward the drop point by the
+// threshold, and its steps end on the drop point.
+func TestDragPath(t *testing.T) {
+	from, to := Point{100, 100}, Point{100, 300}
+	if got := from.toward(to, 8); got != (Point{100, 108}) {
+		t.Errorf("toward = %v, want 8 px down", got)
+	}
+	if got := from.toward(from, 8); got != (Point{108, 100}) {
+		t.Errorf("toward the same point = %v, want 8 px right", got)
+	}
+	if got := from.toward(Point{103, 100}, 8); got != (Point{103, 100}) {
+		t.Errorf("toward a point nearer than the threshold = %v, want that point", got)
+	}
+	if got := from.lerp(to, 1); got != to {
+		t.Errorf("lerp(1) = %v, want %v", got, to)
+	}
+	if got := from.lerp(to, 0.5); got != (Point{100, 200}) {
+		t.Errorf("lerp(0.5) = %v", got)
+	}
+}

@@ -194,9 +194,9 @@ func placeHidden(f *snapshot.Frame, anchors map[int64]int64) {
 }
 
 // clickableJS finds elements that take clicks without saying so to
-// assistive technology: where cursor:pointer starts, onclick handlers, and
-// <a> without href — skipping elements that already have an interactive
-// role. Capped, so a page of pointer rows cannot stall a snapshot. It also
+// assistive technology: where cursor:pointer (or grab, move: a handle to
+// drag) starts, onclick handlers, draggable="true" and <a> without href —
+// skipping elements that already have an interactive role. Capped, so a page of pointer rows cannot stall a snapshot. It also
 // finds the elements with aria-current (any value but false), which the
 // accessibility tree does not report. It returns the elements, each once,
 // with their kinds in the array's property k: 1 clickable, 2 current.
@@ -210,12 +210,13 @@ const clickableJS = `((roots) => {
     // clickable by hand: the accessibility tree ignores it, so it is
     // reported here whatever its role.
     const hidden = el.closest('[aria-hidden="true"]');
-    let hit = el.hasAttribute('onclick') || (tag === 'A' && !el.hasAttribute('href')) ||
+    let hit = el.hasAttribute('onclick') || (tag === 'A' && !el.hasAttribute('href')) || el.getAttribute('draggable') === 'true' ||
       (hidden && el.matches('button,a[href],input,[role=button],[tabindex]') && el.getClientRects().length > 0);
     if (!hit) {
-      if (getComputedStyle(el).cursor !== 'pointer') return;
+      const cur = getComputedStyle(el).cursor;
+      if (cur !== 'pointer' && cur !== 'grab' && cur !== 'move') return;
       const par = el.parentElement || (el.parentNode && el.parentNode.host);
-      if (par && getComputedStyle(par).cursor === 'pointer') return;
+      if (par && getComputedStyle(par).cursor === cur) return;
       hit = true;
     }
     if (!hidden && (el.matches(skip) || el.closest('a[href],button'))) return;

@@ -146,7 +146,7 @@ const checkJS = `function(action) {
   const boxes = () => [...el.getClientRects()].filter(r => r.width > 0 && r.height > 0);
   if (el.tagName === 'OPTION' && el.closest('select') && !boxes().length) el = el.closest('select');
   if (!boxes().length) return {reason: 'hidden'};
-  if (action !== 'hover' && action !== 'scroll' && (el.disabled || el.closest('fieldset:disabled') || el.getAttribute('aria-disabled') === 'true')) return {reason: 'disabled'};
+  if (action !== 'hover' && action !== 'scroll' && action !== 'drop' && (el.disabled || el.closest('fieldset:disabled') || el.getAttribute('aria-disabled') === 'true')) return {reason: 'disabled'};
   // The part of the element not clipped by a scrolling ancestor or the window.
   const visible = () => {
     let r = el.getBoundingClientRect();
@@ -181,7 +181,9 @@ const checkJS = `function(action) {
   const toggle = el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
   for (const [x, y] of pts) if (ours(hitAt(x, y))) return {ok: true, cx: x, cy: y, rl: box.left, rt: box.top, toggle};
   const [cx, cy] = pts[0];
-  if (action === 'scroll') return {ok: true, cx, cy, rl: box.left, rt: box.top, toggle};
+  // A scroll box, or a drop zone under a placeholder, takes the pointer
+  // where it is.
+  if (action === 'scroll' || action === 'drop') return {ok: true, cx, cy, rl: box.left, rt: box.top, toggle};
   return {reason: 'covered', cx, cy};
 }`
 
@@ -420,4 +422,46 @@ func (p *Page) QueryRole(ctx context.Context, role, name string) ([]Elem, error)
 // Release frees the JavaScript objects browserd's calls kept alive.
 func (p *Page) Release(ctx context.Context) {
 	_ = p.sess.Call(ctx, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": "browserd"}, nil)
+}
+
+// queryTextJS lists the visible elements of the document (shadow roots
+// included) that show text t: their aria-label, or their own text when
+// no child element shows all of it — the innermost element that does.
+const queryTextJS = `((t) => {
+  const norm = s => (s || '').replace(/\s+/g, ' ').trim();
+  const out = [];
+  const visible = el => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+  const walk = (root) => {
+    const it = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    for (let el = it.nextNode(); el && out.length < 50; el = it.nextNode()) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (['SCRIPT', 'STYLE', 'HEAD', 'TITLE', 'TEMPLATE'].includes(el.tagName)) continue;
+      const label = norm(el.getAttribute('aria-label'));
+      const own = norm(el.textContent) === t && ![...el.children].some(c => norm(c.textContent) === t);
+      if ((label === t || own) && visible(el)) out.push(el);
+    }
+  };
+  walk(document);
+  return out;
+})`
+
+// QueryText finds the visible elements of the main frame that show text:
+// their accessible label, or the innermost element whose text it is
+// (whitespace collapsed). n is how many there are (at most 50); e is the
+// first, when there is one.
+func (p *Page) QueryText(ctx context.Context, text string) (e Elem, n int, err error) {
+	t, _ := json.Marshal(strings.Join(strings.Fields(text), " "))
+	arr, err := p.objectInWorld(ctx, p.sess, p.TargetID, queryTextJS+"("+string(t)+")", "browserd")
+	if err != nil || arr == "" {
+		return Elem{}, 0, err
+	}
+	items, err := p.arrayItems(ctx, p.sess, arr)
+	if err != nil || len(items) == 0 {
+		return Elem{}, 0, err
+	}
+	be, err := describe(ctx, p.sess, items[0])
+	if err != nil {
+		return Elem{}, 0, err
+	}
+	return Elem{Sess: p.sess.ID(), Backend: be, Frame: p.TargetID}, len(items), nil
 }

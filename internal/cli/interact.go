@@ -34,6 +34,24 @@ func (c *hoverCmd) input() (tool.Input, error) {
 	return in, nil
 }
 
+// dragCmd is drag: REF TO, or --selector CSS TO.
+type dragCmd struct {
+	Args   []string    `arg:"" name:"ref-to" help:"The element to drag (a ref, e.g. e12; or give --selector) and the ref of the element to drop it on."`
+	Target targetFlags `embed:""`
+	Page   pageFlags   `embed:""`
+}
+
+func (c *dragCmd) input() (tool.Input, error) {
+	in := c.Page.input("drag")
+	ref, to, err := refAndValue("drag", c.Args)
+	if err != nil {
+		return tool.Input{}, err
+	}
+	c.Target.apply(&in, ref)
+	in.To = to
+	return in, nil
+}
+
 // refAndValue splits `[REF] VALUE`: kong cannot put an optional positional
 // before a required one.
 func refAndValue(cmd string, args []string) (ref, value string, err error) {

@@ -48,7 +48,7 @@ func (mcpCmd) run(ctx context.Context, e *env) error {
 type forwarder struct {
 	cfg           config.Config
 	task, profile string
-	dir           string // --user-data-dir, absolute
+	dir           string    // --user-data-dir, absolute
 	warn          io.Writer // nil: the warning goes on the result only
 
 	mu      sync.Mutex // guards c and checked

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/tool"
 )
 
 // TestConformancePlaywright runs the conformance corpus against Playwright
@@ -180,6 +181,12 @@ func (p *playwrightTool) scroll(ref, dir string, amount int) (string, error) {
 		return "", err
 	}
 	return p.call("browser_snapshot", map[string]any{})
+}
+func (p *playwrightTool) drag(ref, to string) (string, error) {
+	if !tool.LooksLikeRef(to) {
+		return "", errUnsupported // browser_drag takes two refs
+	}
+	return p.act("browser_drag", map[string]any{"startTarget": ref, "startElement": ref, "endTarget": to, "endElement": to})
 }
 func (p *playwrightTool) back() (string, error) {
 	return p.act("browser_navigate_back", map[string]any{})

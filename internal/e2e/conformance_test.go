@@ -38,6 +38,8 @@ type confTool interface {
 	hover(ref string) (string, error)
 	press(ref, key string) (string, error)
 	scroll(ref, dir string, amount int) (string, error)
+	// drag drags the element of ref onto to: a ref, or text it shows.
+	drag(ref, to string) (string, error)
 	back() (string, error)
 	extract(ref string) (string, error)
 	upload(ref string, files []string) (string, error)
@@ -98,6 +100,9 @@ func (b *browserdTool) press(ref, key string) (string, error) {
 }
 func (b *browserdTool) scroll(ref, dir string, amount int) (string, error) {
 	return b.do(tool.Input{Action: "scroll", Ref: ref, Direction: dir, Amount: amount})
+}
+func (b *browserdTool) drag(ref, to string) (string, error) {
+	return b.do(tool.Input{Action: "drag", Ref: ref, To: to})
 }
 func (b *browserdTool) back() (string, error) { return b.do(tool.Input{Action: "back", Timeout: 5000}) }
 func (b *browserdTool) extract(ref string) (string, error) {
@@ -243,6 +248,26 @@ func (a *agent) scroll(role, name, dir string, amount int) (string, error) {
 		}
 	}
 	return a.saw(a.tool.scroll(ref, dir, amount))
+}
+
+// drag drags the element named name onto another: the element toName
+// of role toRole, or, when toRole is "text", the element of that name
+// when an answer gave it a ref, else whatever shows the text (a drop zone
+// seldom has a ref of its own).
+func (a *agent) drag(role, name, toRole, toName string) (string, error) {
+	ref, err := a.find(role, name)
+	if err != nil {
+		return "", err
+	}
+	to := toName
+	if toRole == "text" {
+		if r, err := a.find("", toName); err == nil {
+			to = r
+		}
+	} else if to, err = a.find(toRole, toName); err != nil {
+		return "", err
+	}
+	return a.saw(a.tool.drag(ref, to))
 }
 
 type confCase struct {
@@ -586,6 +611,20 @@ var confCases = []confCase{
 				}()
 			})
 	}, `!!window.orderDone && orderDone.cart === 'Tea' && orderDone.name === 'Ann Lee' && orderDone.ship === 'exp'`},
+	{"drag-html5", "a card dragged to another column of a board (HTML5 drag and drop)", func(a *agent) error {
+		return steps(func() error { return a.open("drag-html5") },
+			func() error {
+				txt, err := a.drag("", "Write docs", "text", "Done")
+				return want(txt, err, "Write docs is now in Done")
+			})
+	}, `document.getElementById('done').contains(document.getElementById('c1')) && document.getElementById('todo').contains(document.getElementById('c2'))`},
+	{"drag-sortable", "a list reordered by dragging (pointer events, a 5 px threshold, the button held)", func(a *agent) error {
+		return steps(func() error { return a.open("drag-sortable") },
+			func() error {
+				txt, err := a.drag("listitem", "Ship the release", "listitem", "Answer email")
+				return want(txt, err, "order: 4,1,2,3")
+			})
+	}, `[...document.querySelectorAll('#list li')].map(x => x.dataset.id).join(',') === '4,1,2,3'`},
 }
 
 // confResult is one page's outcome for one tool.

@@ -289,6 +289,12 @@ func cliArgs(in tool.Input) ([]string, error) {
 		add(in.Ref != "", in.Ref)
 		target()
 		page()
+	case "drag":
+		a = append(a, "drag")
+		add(in.Ref != "", in.Ref)
+		a = append(a, in.To)
+		target()
+		page()
 	case "snapshot":
 		a = append(a, "snapshot")
 		add(in.Ref != "", in.Ref)

@@ -41,6 +41,7 @@ var scenarios = []scenario{
 	{"console_flood", testConsoleFlood},
 	{"wait", testWait},
 	{"scroll_hover_keys", testScrollHoverKeys},
+	{"drag", testDrag},
 	{"history", testHistory},
 	{"evaluate_extract", testEvaluateExtract},
 	{"screenshot_pdf", testScreenshotPDF},
@@ -444,6 +445,28 @@ func testScrollHoverKeys(t *testing.T, d driver, task string) {
 	r = ok(t, d, tool.Input{Action: "extract", Task: task, Selector: "#result"})
 	contains(t, r.Content, "a Enter ArrowDown")
 	bad(t, d, tool.Input{Action: "press", Task: task, Key: "Hyper+x"}, "unknown modifier")
+}
+
+// testDrag: drag reorders a list that follows pointer moves, moves a card
+// with HTML5 drag and drop onto a column named by its text, and says what
+// to do when the drop target cannot be found.
+func testDrag(t *testing.T, d driver, task string) {
+	snap := nav(t, d, task, site.URL("/c/drag-sortable")).Content
+	from, to := ref(t, snap, "listitem", "Ship the release"), ref(t, snap, "listitem", "Answer email")
+	r := ok(t, d, tool.Input{Action: "drag", Task: task, Ref: from, To: to})
+	contains(t, r.Content, "order: 4,1,2,3")
+	bad(t, d, tool.Input{Action: "drag", Task: task, Ref: from, To: "Nowhere to drop"}, "no visible element shows the text")
+	bad(t, d, tool.Input{Action: "drag", Task: task, Ref: from, To: "e999"}, "unknown ref")
+
+	snap = nav(t, d, task, site.URL("/c/drag-html5")).Content
+	card := ref(t, snap, "group", "Fix the login bug")
+	r = ok(t, d, tool.Input{Action: "drag", Task: task, Ref: card, To: "Doing"})
+	contains(t, r.Content, "Fix the login bug is now in Doing")
+	contains(t, strings.Join(r.Notes, "\n"), "HTML5 drag events")
+	bad(t, d, tool.Input{Action: "drag", Task: task, Ref: to, To: "Done"}, "stale")
+
+	snap = nav(t, d, task, site.URL("/table")).Content
+	bad(t, d, tool.Input{Action: "drag", Task: task, Ref: ref(t, snap, "button", "Edit"), To: "Edit"}, "elements show the text")
 }
 
 func testHistory(t *testing.T, d driver, task string) {

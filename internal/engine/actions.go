@@ -29,7 +29,7 @@ const WaitTime = 30 * time.Second
 var changesPage = map[string]bool{
 	"navigate": true, "click": true, "type": true, "select": true, "scroll": true, "wait": true,
 	"tab_new": true, "tab_switch": true, "dialog": true, "upload": true, "back": true,
-	"forward": true, "reload": true, "hover": true, "press": true, "handoff": true,
+	"forward": true, "reload": true, "hover": true, "press": true, "handoff": true, "drag": true,
 }
 
 // call is one action in flight: the input, its task and tab, and the
@@ -51,6 +51,9 @@ type call struct {
 	inj *injection
 	// opened is set when the call created its session (see open).
 	opened bool
+	// what names the element an error is about when it is not the
+	// call's target (drag's drop target); "": the target.
+	what string
 	// slot is the browser the call's session lives in.
 	slot *slot
 	// started is when the call came in.
@@ -609,6 +612,8 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 			}
 		}
 		return pg.Settle(ctx, m)
+	case "drag":
+		return c.drag(ctx)
 	case "type":
 		return c.typeText(ctx)
 	case "select":
@@ -865,26 +870,7 @@ func (c *call) target(ctx context.Context) (browser.Elem, error) {
 	in, pg := c.in, c.tab.page
 	switch {
 	case in.Ref != "":
-		k, owner, ok := c.task.sess.refs.Lookup(in.Ref)
-		if !ok {
-			if c.task.sess.refs.Issued(in.Ref) {
-				return browser.Elem{}, fail("ref %s is stale: its page navigated or its tab closed since the snapshot that showed it; take a new snapshot and use its refs", in.Ref)
-			}
-			return browser.Elem{}, fail("unknown ref %q: refs come from this task's latest snapshot (e.g. e12); take a snapshot and use one of its refs", in.Ref)
-		}
-		if owner != c.tab.id {
-			c.e.mu.Lock()
-			tb := c.e.tabs[tabKey{c.task.sess.id, owner}]
-			c.e.mu.Unlock()
-			if tb == nil || tb.task != c.task {
-				return browser.Elem{}, fail("ref %s belongs to another task's tab, not to task %q; take a snapshot in this task and use its refs", in.Ref, c.task.name)
-			}
-			return browser.Elem{}, fail("ref %s is from tab %s, not %s; switch with tab_switch or take a snapshot of this tab", in.Ref, owner, c.tab.id)
-		}
-		if pg.NavSeq() != c.tab.navSeq {
-			return browser.Elem{}, fail("ref %s is stale: the page navigated since the snapshot that showed it; take a new snapshot", in.Ref)
-		}
-		return browser.ElemOf(k), nil
+		return c.refElem(in.Ref)
 	case in.Role != "":
 		els, err := pg.QueryRole(ctx, in.Role, in.Name)
 		if err != nil {
@@ -907,6 +893,42 @@ func (c *call) target(ctx context.Context) (browser.Elem, error) {
 	return browser.Elem{}, fail("%s needs a target: ref, role+name, or selector", in.Action)
 }
 
+// refElem is the element of a ref the task's latest snapshot of its tab
+// gave, or why it cannot be used.
+func (c *call) refElem(ref string) (browser.Elem, error) {
+	k, owner, ok := c.task.sess.refs.Lookup(ref)
+	if !ok {
+		if c.task.sess.refs.Issued(ref) {
+			return browser.Elem{}, fail("ref %s is stale: its page navigated or its tab closed since the snapshot that showed it; take a new snapshot and use its refs", ref)
+		}
+		return browser.Elem{}, fail("unknown ref %q: refs come from this task's latest snapshot (e.g. e12); take a snapshot and use one of its refs", ref)
+	}
+	if owner != c.tab.id {
+		c.e.mu.Lock()
+		tb := c.e.tabs[tabKey{c.task.sess.id, owner}]
+		c.e.mu.Unlock()
+		if tb == nil || tb.task != c.task {
+			return browser.Elem{}, fail("ref %s belongs to another task's tab, not to task %q; take a snapshot in this task and use its refs", ref, c.task.name)
+		}
+		return browser.Elem{}, fail("ref %s is from tab %s, not %s; switch with tab_switch or take a snapshot of this tab", ref, owner, c.tab.id)
+	}
+	if c.tab.page.NavSeq() != c.tab.navSeq {
+		return browser.Elem{}, fail("ref %s is stale: the page navigated since the snapshot that showed it; take a new snapshot", ref)
+	}
+	return browser.ElemOf(k), nil
+}
+
+// elemName is how an error names the call's target.
+func (c *call) elemName() string {
+	switch {
+	case c.in.Ref != "":
+		return "element " + c.in.Ref
+	case c.in.Selector != "":
+		return fmt.Sprintf("the element %q", c.in.Selector)
+	}
+	return "the element"
+}
+
 // explain turns an error into the sentence an agent reads: what happened
 // and what to do next.
 func (c *call) explain(err error) string {
@@ -914,12 +936,7 @@ func (c *call) explain(err error) string {
 	if errors.As(err, &ue) {
 		return ue.msg
 	}
-	what := "the element"
-	if c.in.Ref != "" {
-		what = "element " + c.in.Ref
-	} else if c.in.Selector != "" {
-		what = fmt.Sprintf("the element %q", c.in.Selector)
-	}
+	what := cmp.Or(c.what, c.elemName())
 	var nae *browser.NotActionableError
 	if errors.As(err, &nae) {
 		switch nae.Reason {

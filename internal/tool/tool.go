@@ -23,7 +23,7 @@ var Actions = []string{
 	"tab_close", "tab_switch", "pdf", "console", "status",
 	"dialog", "upload", "back", "forward", "reload", "hover", "press",
 	"state_save", "state_load", "task_end", "list_sessions", "session_resume",
-	"handoff",
+	"handoff", "drag",
 }
 
 // SessionStates are the filters of list_sessions: a session state, or all.
@@ -48,14 +48,14 @@ type Input struct {
 	Selector   string          `json:"selector,omitempty" jsonschema:"CSS selector"`
 	Role       string          `json:"role,omitempty" jsonschema:"ARIA role of the target (with name)"`
 	Name       string          `json:"name,omitempty" jsonschema:"accessible name of the target (with role)"`
-	Text       string          `json:"text,omitempty" jsonschema:"text to type, wait for, or answer a prompt with"`
+	Text       string          `json:"text,omitempty" jsonschema:"text to type, wait for, or answer a prompt"`
 	Value      string          `json:"value,omitempty" jsonschema:"select: option value or label"`
 	Values     []string        `json:"values,omitempty" jsonschema:"select: options of a multi-select"`
 	Key        string          `json:"key,omitempty" jsonschema:"press: key or chord, e.g. Enter, Control+a"`
 	Expression string          `json:"expression,omitempty" jsonschema:"evaluate: JavaScript expression"`
 	Tab        string          `json:"tab,omitempty" jsonschema:"tab id, e.g. t2"`
 	Path       string          `json:"path,omitempty" jsonschema:"file name (screenshot, pdf, state)"`
-	Files      []string        `json:"files,omitempty" jsonschema:"upload: file names inside the upload folder"`
+	Files      []string        `json:"files,omitempty" jsonschema:"upload: files in the upload folder"`
 	State      json.RawMessage `json:"state,omitempty" jsonschema:"state_load, launch: storageState JSON"`
 	Filter     string          `json:"filter,omitempty" jsonschema:"list_sessions: state"`
 	// Capture is session_resume's capture to resume from (ParseCapture);
@@ -66,12 +66,13 @@ type Input struct {
 	Time      int      `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
 	TextGone  string   `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
 	Load      bool     `json:"load,omitempty" jsonschema:"wait: next page load"`
-	Human     bool     `json:"human,omitempty" jsonschema:"wait: until a person hands the tab back"`
+	Human     bool     `json:"human,omitempty" jsonschema:"wait: for a person's hand-back"`
 	Reason    string   `json:"reason,omitempty" jsonschema:"handoff: what the person should do"`
-	FullPage  *bool    `json:"fullPage,omitempty" jsonschema:"screenshot: false for the viewport only"`
+	FullPage  *bool    `json:"fullPage,omitempty" jsonschema:"screenshot: false for viewport only"`
 	Clear     bool     `json:"clear,omitempty" jsonschema:"type: clear the field first"`
 	Submit    bool     `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
 	Accept    *bool    `json:"accept,omitempty" jsonschema:"dialog: accept (default true) or dismiss"`
+	To        string   `json:"to,omitempty" jsonschema:"drag: ref (or text) to drop on"`
 	Double    bool     `json:"double,omitempty" jsonschema:"click: double-click"`
 	Button    string   `json:"button,omitempty" jsonschema:"click: left, right, middle"`
 	Modifiers []string `json:"modifiers,omitempty" jsonschema:"click: held keys, e.g. Shift"`
@@ -97,8 +98,8 @@ type Input struct {
 	Locale      string       `json:"locale,omitempty" jsonschema:"launch: e.g. fr-FR"`
 	Geolocation *Geolocation `json:"geolocation,omitempty"`
 
-	AllowHosts []string `json:"allowHosts,omitempty" jsonschema:"launch: hosts this session may reach"`
-	BlockHosts []string `json:"blockHosts,omitempty" jsonschema:"launch: hosts this session may not reach"`
+	AllowHosts []string `json:"allowHosts,omitempty" jsonschema:"launch: hosts it may reach"`
+	BlockHosts []string `json:"blockHosts,omitempty" jsonschema:"launch: hosts it may not reach"`
 	OnlyHosts  []string `json:"onlyHosts,omitempty" jsonschema:"launch: the only hosts to reach"`
 
 	Snapshot    *bool `json:"snapshot,omitempty" jsonschema:"false: no snapshot in the result"`
@@ -359,6 +360,13 @@ func (in *Input) Validate() error {
 		if in.URL == "" {
 			return fmt.Errorf("navigate needs url, e.g. {\"action\":\"navigate\",\"url\":\"https://example.com\"}")
 		}
+	case "drag":
+		if err := needTarget(); err != nil {
+			return err
+		}
+		if strings.TrimSpace(in.To) == "" || len(in.To) > 500 {
+			return fmt.Errorf("drag needs to: the ref of the element to drop on, from a snapshot (e.g. e12), or the text it shows")
+		}
 	case "click", "hover":
 		if err := needTarget(); err != nil {
 			return err
@@ -503,6 +511,19 @@ func ValidLocale(l string) bool {
 			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// LooksLikeRef reports whether s is written like a ref: e and a number.
+func LooksLikeRef(s string) bool {
+	if len(s) < 2 || len(s) > 12 || s[0] != 'e' {
+		return false
+	}
+	for _, r := range s[1:] {
+		if r < '0' || r > '9' {
+			return false
 		}
 	}
 	return true

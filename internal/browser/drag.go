@@ -1,0 +1,178 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+)
+
+// dragArmJS watches, in the isolated world, for the dragstart a press and
+// a move on the element may start (HTML5 drag and drop), and keeps the
+// event: whether a page handler cancelled it is known only once every
+// handler has run.
+const dragArmJS = `function() {
+  const doc = this.ownerDocument || document;
+  const st = {ev: null};
+  doc.__browserdDrag = st;
+  doc.addEventListener('dragstart', e => { st.ev = e; }, {capture: true, once: true});
+}`
+
+// dragStartedJS reports whether a dragstart that no handler cancelled
+// came, and stops watching.
+const dragStartedJS = `function() {
+  const doc = this.ownerDocument || document;
+  const st = doc.__browserdDrag;
+  delete doc.__browserdDrag;
+  return !!(st && st.ev && !st.ev.defaultPrevented);
+}`
+
+// dragSteps is how many mouse moves carry a drag from its first move to
+// the drop point: libraries that drag on pointer or mouse events (sortable
+// lists, kanban boards, sliders) follow the pointer move by move, and some
+// ignore a jump.
+const dragSteps = 6
+
+// Drag presses the left button on from (the element e, resolved for the
+// HTML5 check), moves the mouse to to in steps, and lets go there, as a
+// person drags. A drag the page starts with dragstart (HTML5 drag and
+// drop) cannot be carried by mouse events alone in headless Chromium: it
+// is intercepted (Input.setInterceptDrags) and carried to the drop point
+// with drag events — dragenter, dragover, drop — as Chromium would.
+// html5 reports which kind of drag it was.
+func (p *Page) Drag(ctx context.Context, e Elem, from, to Point) (html5 bool, err error) {
+	s, obj, err := p.Resolve(ctx, e)
+	if err != nil {
+		return false, err
+	}
+	if err := callFunction(ctx, s, obj, dragArmJS, nil); err != nil {
+		return false, err
+	}
+	intercepted := p.sess.Listen("Input.dragIntercepted")
+	defer intercepted.Close()
+	if err := p.sess.Call(ctx, "Input.setInterceptDrags", map[string]any{"enabled": true}, nil); err != nil {
+		return false, fmt.Errorf("dragging: %w", err)
+	}
+	intercepting := true
+	stopIntercepting := func() {
+		if intercepting {
+			intercepting = false
+			_ = p.sess.Call(context.WithoutCancel(ctx), "Input.setInterceptDrags", map[string]any{"enabled": false}, nil)
+		}
+	}
+	defer stopIntercepting()
+	pressed := false
+	defer func() {
+		if pressed && err != nil {
+			// Never leave the button down: the page would take the next
+			// click for the end of this drag.
+			_ = p.mouseEvent(context.WithoutCancel(ctx), "mouseReleased", to, 0)
+		}
+	}()
+
+	if err := p.mouseEvent(ctx, "mouseMoved", from, 0); err != nil {
+		return false, err
+	}
+	if err := p.mouseEvent(ctx, "mousePressed", from, 1); err != nil {
+		return false, err
+	}
+	pressed = true
+	// The first move leaves the press by a few pixels toward the drop
+	// point: past the threshold at which pages (and Chromium's own drag
+	// detection) take a press for a drag.
+	first := from.toward(to, 8)
+	if err := p.mouseEvent(ctx, "mouseMoved", first, 1); err != nil {
+		return false, err
+	}
+	var started bool
+	if err := callFunction(ctx, s, obj, dragStartedJS, &started); err != nil && !errors.Is(err, ErrStale) {
+		return false, err
+	}
+	var data jsonv2.Value // the drag's data, passed back as Chromium gave it
+	if started {
+		// Chromium intercepted the drag it would have started: take its
+		// data, to carry it with drag events.
+		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		ev, ok := intercepted.Next(wctx)
+		cancel()
+		if !ok {
+			return false, errors.New("dragging: the page started an HTML5 drag, but Chromium did not hand it over; try again")
+		}
+		var payload struct {
+			Data jsonv2.Value `json:"data"`
+		}
+		if err := ev.Decode(&payload); err != nil {
+			return false, err
+		}
+		data = payload.Data
+	}
+	stopIntercepting()
+
+	if started {
+		pressed = false // the drag events end it, not a release
+		if err := p.dragEvent(ctx, "dragEnter", first, data); err != nil {
+			return true, err
+		}
+		for i := 1; i <= dragSteps; i++ {
+			if err := p.dragEvent(ctx, "dragOver", first.lerp(to, float64(i)/dragSteps), data); err != nil {
+				return true, err
+			}
+		}
+		return true, p.dragEvent(ctx, "drop", to, data)
+	}
+	for i := 1; i <= dragSteps; i++ {
+		if err := p.mouseEvent(ctx, "mouseMoved", first.lerp(to, float64(i)/dragSteps), 1); err != nil {
+			return false, err
+		}
+	}
+	pressed = false
+	return false, p.mouseEvent(ctx, "mouseReleased", to, 1)
+}
+
+// Point is a position in the tab's viewport, in CSS pixels.
+type Point struct{ X, Y float64 }
+
+// toward is the point d pixels from p in the direction of q (to the right
+// when q is p).
+func (p Point) toward(q Point, d float64) Point {
+	dx, dy := q.X-p.X, q.Y-p.Y
+	n := math.Hypot(dx, dy)
+	if n < 1 {
+		return Point{p.X + d, p.Y}
+	}
+	if n < d {
+		return q
+	}
+	return Point{p.X + dx/n*d, p.Y + dy/n*d}
+}
+
+// lerp is the point a fraction t of the way from p to q.
+func (p Point) lerp(q Point, t float64) Point {
+	return Point{p.X + (q.X-p.X)*t, p.Y + (q.Y-p.Y)*t}
+}
+
+// mouseEvent sends a left-button mouse event; buttons is 1 while the
+// button is held (pointer events report it), 0 otherwise.
+func (p *Page) mouseEvent(ctx context.Context, typ string, at Point, buttons int) error {
+	ev := map[string]any{"type": typ, "x": at.X, "y": at.Y, "buttons": buttons}
+	if typ != "mouseMoved" {
+		ev["button"], ev["clickCount"] = "left", 1
+	} else if buttons != 0 {
+		ev["button"] = "left"
+	}
+	if err := p.sess.Call(ctx, "Input.dispatchMouseEvent", ev, nil); err != nil {
+		return fmt.Errorf("dragging: %w", err)
+	}
+	return nil
+}
+
+// dragEvent sends one HTML5 drag event with the drag's data.
+func (p *Page) dragEvent(ctx context.Context, typ string, at Point, data jsonv2.Value) error {
+	if err := p.sess.Call(ctx, "Input.dispatchDragEvent", map[string]any{"type": typ, "x": at.X, "y": at.Y, "data": data}, nil); err != nil {
+		return fmt.Errorf("dragging (%s): %w", typ, err)
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"context"
+	"math"
+
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// drag presses the mouse on the target, moves it to the element of ref
+// to and lets go there, as a hand drags: sortable lists, kanban boards and
+// sliders follow the moves; an HTML5 drag (dragstart) is carried with
+// drag events (browser.Page.Drag). Both elements must show together: the
+// drop target is scrolled into view first, then the dragged element, and
+// the drag is refused when the second scroll hid the first.
+func (c *call) drag(ctx context.Context) error {
+	pg := c.tab.page
+	src, err := c.target(ctx)
+	if err != nil {
+		return err
+	}
+	dst, err := c.dropTarget(ctx)
+	if err != nil {
+		return err
+	}
+	aimTo := func() (browser.Aim, error) {
+		a, err := pg.Aim(ctx, dst, "drop")
+		if err != nil {
+			c.what = "the drop target " + c.in.To
+		}
+		return a, err
+	}
+	if _, err := aimTo(); err != nil {
+		return err
+	}
+	from, err := pg.Aim(ctx, src, "drag")
+	if err != nil {
+		return err
+	}
+	to, err := aimTo()
+	if err != nil {
+		return err
+	}
+	if again, err := pg.Aim(ctx, src, "drag"); err != nil {
+		return err
+	} else if math.Abs(again.X-from.X) > 1 || math.Abs(again.Y-from.Y) > 1 {
+		return fail("%s and the drop target %s do not fit in the viewport together, so a drag cannot reach from one to the other; drag it in steps onto something in between, or use keyboard controls if the page offers them", c.elemName(), c.in.To)
+	}
+	m := pg.Mark(ctx, browser.DOMFirst)
+	html5, err := pg.Drag(ctx, src, browser.Point{X: from.X, Y: from.Y}, browser.Point{X: to.X, Y: to.Y})
+	if err != nil {
+		return err
+	}
+	if html5 {
+		c.res.Notes = append(c.res.Notes, "dropped with HTML5 drag events (the page started a drag and drop)")
+	}
+	return pg.Settle(ctx, m)
+}
+
+// dropTarget is the element drag's to names: a ref, or the one visible
+// element that shows the text (a column's heading, a zone's label), since
+// drop zones seldom have refs of their own.
+func (c *call) dropTarget(ctx context.Context) (browser.Elem, error) {
+	to := c.in.To
+	if tool.LooksLikeRef(to) {
+		return c.refElem(to)
+	}
+	el, n, err := c.tab.page.QueryText(ctx, to)
+	switch {
+	case err != nil:
+		return browser.Elem{}, err
+	case n == 0:
+		return browser.Elem{}, fail("no visible element shows the text %q to drop on: give the ref of the drop target from a snapshot, or text it shows exactly", to)
+	case n > 1:
+		return browser.Elem{}, fail("%d elements show the text %q: give the ref of the one to drop on (take a snapshot), or longer text", n, to)
+	}
+	return el, nil
+}
