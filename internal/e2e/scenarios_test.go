@@ -456,7 +456,7 @@ func testDrag(t *testing.T, d driver, task string) {
 	r := ok(t, d, tool.Input{Action: "drag", Task: task, Ref: from, To: to})
 	contains(t, r.Content, "order: 4,1,2,3")
 	bad(t, d, tool.Input{Action: "drag", Task: task, Ref: from, To: "Nowhere to drop"}, "no visible element shows the text")
-	bad(t, d, tool.Input{Action: "drag", Task: task, Ref: from, To: "e999"}, "unknown ref")
+	bad(t, d, tool.Input{Action: "drag", Task: task, Ref: from, To: "e99999"}, "unknown ref")
 
 	snap = nav(t, d, task, site.URL("/c/drag-html5")).Content
 	card := ref(t, snap, "group", "Fix the login bug")

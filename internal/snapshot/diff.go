@@ -28,7 +28,8 @@ type diffOp struct {
 // line: only its new line is shown), each after its unchanged ancestor
 // lines (by indentation) prefixed "  ", printed once per run of changes
 // under them. Lines keep their own indentation after the prefix. Identical
-// snapshots give "no changes".
+// snapshots give "no changes". An element whose only change is that it
+// lost the focus is left out: the element that has it now shows it.
 func Diff(prev, cur string) string {
 	if prev == cur {
 		return NoChanges
@@ -36,6 +37,26 @@ func Diff(prev, cur string) string {
 	a, b := splitLines(prev), splitLines(cur)
 	ops := diffLines(a, b)
 	changedRef := pairByRef(a, b, ops)
+	unfocused := map[string]bool{}
+	for _, op := range ops {
+		if op.kind == opDel {
+			if r := refOf(a[op.ai]); changedRef[r] {
+				unfocused[r] = true // checked below against its new line
+			}
+		}
+	}
+	for _, op := range ops {
+		if op.kind == opIns {
+			if r := refOf(b[op.bi]); unfocused[r] {
+				unfocused[r] = false
+				for _, d := range ops {
+					if d.kind == opDel && refOf(a[d.ai]) == r {
+						unfocused[r] = withoutFocus(a[d.ai]) == b[op.bi]
+					}
+				}
+			}
+		}
+	}
 
 	parentA, parentB := parents(a), parents(b)
 	eqA := make([]int, len(a)) // prev line -> cur line, -1 if changed
@@ -54,7 +75,8 @@ func Diff(prev, cur string) string {
 	var path []int // context lines printed for the current run, in cur
 	changed := false
 	for _, op := range ops {
-		if op.kind == opEqual || op.kind == opDel && changedRef[refOf(a[op.ai])] {
+		if op.kind == opEqual || op.kind == opDel && changedRef[refOf(a[op.ai])] ||
+			op.kind == opIns && unfocused[refOf(b[op.bi])] {
 			continue
 		}
 		changed = true
@@ -103,6 +125,27 @@ func Diff(prev, cur string) string {
 		return NoChanges
 	}
 	return strings.TrimSuffix(out.String(), "\n")
+}
+
+// withoutFocus is a snapshot line without its focused flag (a flag comes
+// before any quoted value in the brackets), or the line as it is when it
+// has none.
+func withoutFocus(line string) string {
+	i := strings.Index(line, "[ref=")
+	if i < 0 {
+		return line
+	}
+	head := line[i:]
+	if q := strings.IndexByte(head, '"'); q >= 0 {
+		head = head[:q]
+	}
+	for _, f := range []string{", focused,", ", focused]"} {
+		if j := strings.Index(head, f); j >= 0 {
+			j += i
+			return line[:j] + line[j+len(", focused"):]
+		}
+	}
+	return line
 }
 
 // pairByRef returns the refs that are on exactly one removed and one added

@@ -45,6 +45,30 @@ func TestDiff(t *testing.T) {
 -     link "Home" [ref=e1]`,
 		},
 		{
+			// Focus moved from the link to the button: the link's line
+			// lost only its focus and is left out; the button shows it.
+			name: "focus moved",
+			prev: strings.Replace(diffBase, `link "Home" [ref=e1]`, `link "Home" [ref=e1, focused]`, 1),
+			cur:  strings.Replace(diffBase, `button "Send" [ref=e2]`, `button "Send" [ref=e2, focused]`, 1),
+			want: `  document "T"
+    main
+~     button "Send" [ref=e2, focused]`,
+		},
+		{
+			name: "focus lost, nothing else",
+			prev: strings.Replace(diffBase, `button "Send" [ref=e2]`, `button "Send" [ref=e2, focused]`, 1),
+			cur:  diffBase,
+			want: "no changes",
+		},
+		{
+			name: "focus lost and value changed",
+			prev: strings.Replace(diffBase, `button "Send" [ref=e2]`, `textbox "To" [ref=e2, focused, value="a"]`, 1),
+			cur:  strings.Replace(diffBase, `button "Send" [ref=e2]`, `textbox "To" [ref=e2, value="ab"]`, 1),
+			want: `  document "T"
+    main
+~     textbox "To" [ref=e2, value="ab"]`,
+		},
+		{
 			name: "changed, in two places",
 			prev: diffBase,
 			cur: strings.NewReplacer(
