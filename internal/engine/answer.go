@@ -24,7 +24,7 @@ var newDocument = map[string]bool{
 const NoChanges = "no changes since your last snapshot"
 
 // DiffHeader opens an answer that carries only what an action changed.
-const DiffHeader = "changed since your last snapshot (+ added, - removed, ~ changed: its new line; full: true shows the whole page):"
+const DiffHeader = "changed since your last snapshot (+ added, - removed, ~ changed: its new line):"
 
 // answerSnapshot is the page part of an action's answer: the whole
 // snapshot after a new document (or when the agent asks with full, or has
