@@ -68,6 +68,8 @@ func TestCommandInputs(t *testing.T) {
 			tool.Input{Action: "snapshot", Interactive: true, Depth: 3, MaxChars: 2000, Diff: true, Selector: "main"}},
 		{[]string{"click", "e3"}, tool.Input{Action: "click", Ref: "e3"}},
 		{[]string{"drag", "e3", "e9"}, tool.Input{Action: "drag", Ref: "e3", To: "e9"}},
+		{[]string{"fill", "e1=Ada Lovelace", "e2=a=b", "e3=true", "e4="}, tool.Input{Action: "fill",
+			Fields: []tool.Field{{Ref: "e1", Value: "Ada Lovelace"}, {Ref: "e2", Value: "a=b"}, {Ref: "e3", Value: "true"}, {Ref: "e4", Value: ""}}}},
 		{[]string{"drag", "--selector", "#card", "e9"}, tool.Input{Action: "drag", Selector: "#card", To: "e9"}},
 		{[]string{"click", "--role", "button", "--name", "Sign in", "--no-snapshot"},
 			tool.Input{Action: "click", Role: "button", Name: "Sign in", Snapshot: ptr(false)}},
@@ -208,7 +210,7 @@ func TestEveryActionHasACommand(t *testing.T) {
 		{"type", "e1", "x"}, {"select", "e1", "v"}, {"scroll"}, {"eval", "1"}, {"extract"}, {"wait", "--time", "1"},
 		{"tabs"}, {"tab", "new"}, {"tab", "close"}, {"tab", "switch", "t1"}, {"pdf"}, {"console"}, {"status"},
 		{"dialog", "accept"}, {"upload", "e1", "f"}, {"back"}, {"forward"}, {"reload"}, {"hover", "e1"}, {"press", "Enter"},
-		{"task-end"}, {"sessions"}, {"resume", "s1"}, {"handoff", "enter the code"}, {"drag", "e1", "e2"},
+		{"task-end"}, {"sessions"}, {"resume", "s1"}, {"handoff", "enter the code"}, {"drag", "e1", "e2"}, {"fill", "e1=x"},
 	} {
 		d := &fakeDaemon{}
 		if code, _, stderr := runWith(t, d, args...); code != 0 {

@@ -1,6 +1,10 @@
 package cli
 
-import "github.com/browserd/browserd/internal/tool"
+import (
+	"strings"
+
+	"github.com/browserd/browserd/internal/tool"
+)
 
 type clickCmd struct {
 	Ref      string      `arg:"" optional:"" help:"Element ref from the last snapshot, e.g. e12."`
@@ -49,6 +53,24 @@ func (c *dragCmd) input() (tool.Input, error) {
 	}
 	c.Target.apply(&in, ref)
 	in.To = to
+	return in, nil
+}
+
+// fillCmd is fill: REF=VALUE….
+type fillCmd struct {
+	Fields []string  `arg:"" name:"ref=value" help:"Fields to set, each REF=VALUE: text for a textbox (cleared first), an option for a select, true or false for a checkbox, switch or radio."`
+	Page   pageFlags `embed:""`
+}
+
+func (c *fillCmd) input() (tool.Input, error) {
+	in := c.Page.input("fill")
+	for _, a := range c.Fields {
+		ref, value, ok := strings.Cut(a, "=")
+		if !ok {
+			return tool.Input{}, usagef("fill takes REF=VALUE pairs (e.g. e3=Ada e5=true), not %q", a)
+		}
+		in.Fields = append(in.Fields, tool.Field{Ref: ref, Value: value})
+	}
 	return in, nil
 }
 

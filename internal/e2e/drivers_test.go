@@ -289,6 +289,12 @@ func cliArgs(in tool.Input) ([]string, error) {
 		add(in.Ref != "", in.Ref)
 		target()
 		page()
+	case "fill":
+		a = append(a, "fill")
+		for _, f := range in.Fields {
+			a = append(a, f.Ref+"="+f.Value)
+		}
+		page()
 	case "drag":
 		a = append(a, "drag")
 		add(in.Ref != "", in.Ref)

@@ -42,6 +42,7 @@ var scenarios = []scenario{
 	{"wait", testWait},
 	{"scroll_hover_keys", testScrollHoverKeys},
 	{"drag", testDrag},
+	{"fill", testFill},
 	{"history", testHistory},
 	{"evaluate_extract", testEvaluateExtract},
 	{"screenshot_pdf", testScreenshotPDF},
@@ -467,6 +468,32 @@ func testDrag(t *testing.T, d driver, task string) {
 
 	snap = nav(t, d, task, site.URL("/table")).Content
 	bad(t, d, tool.Input{Action: "drag", Task: task, Ref: ref(t, snap, "button", "Edit"), To: "Edit"}, "elements show the text")
+}
+
+// testFill: one fill sets a form's textboxes, select, checkbox and radio
+// button; a checkbox already in the state asked is left as it is; a field
+// it cannot set stops it with an error naming the field.
+func testFill(t *testing.T, d driver, task string) {
+	s := nav(t, d, task, site.URL("/form")).Content
+	f := func(role, name, value string) tool.Field { return tool.Field{Ref: ref(t, s, role, name), Value: value} }
+	fields := []tool.Field{f("textbox", "Name", "Ada"), f("textbox", "Email", "ada@example.com"), f("combobox", "Country", "Japan"),
+		f("checkbox", "Subscribe", "true"), f("radio", "Pro", "true"), f("textbox", "Comment", "two\nlines")}
+	r := ok(t, d, tool.Input{Action: "fill", Task: task, Fields: fields})
+	for _, want := range []string{`value="Ada"`, `value="ada@example.com"`, `value="Japan"`, `checkbox "Subscribe" [ref=`, `radio "Pro" [ref=`} {
+		contains(t, r.Content, want)
+	}
+	// Again: the text replaces what is there; the checkbox stays checked.
+	r = ok(t, d, tool.Input{Action: "fill", Task: task, Fields: []tool.Field{f("textbox", "Name", "Bo"), f("checkbox", "Subscribe", "yes")}})
+	contains(t, r.Content, `value="Bo"`)
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, "button", "Sign up")})
+	contains(t, r.Content, "Signed up: Bo ada@example.com jp subscribed=true plan=pro")
+	bad(t, d, tool.Input{Action: "fill", Task: task, Fields: []tool.Field{f("textbox", "Name", "Cy"), f("checkbox", "Subscribe", "maybe")}},
+		"fields[1]")
+	bad(t, d, tool.Input{Action: "fill", Task: task, Fields: []tool.Field{f("radio", "Pro", "false")}}, "cannot be unchecked")
+	bad(t, d, tool.Input{Action: "fill", Task: task, Fields: []tool.Field{f("combobox", "Country", "Mars")}}, `no option "Mars"`)
+	bad(t, d, tool.Input{Action: "fill", Task: task, Fields: []tool.Field{f("button", "Sign up", "x")}}, "cannot type into")
+	r = ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "document.getElementById('name').value + '|' + document.getElementById('comment').value"})
+	contains(t, text(r), `"Cy|two\nlines"`)
 }
 
 func testHistory(t *testing.T, d driver, task string) {

@@ -29,7 +29,7 @@ const WaitTime = 30 * time.Second
 var changesPage = map[string]bool{
 	"navigate": true, "click": true, "type": true, "select": true, "scroll": true, "wait": true,
 	"tab_new": true, "tab_switch": true, "dialog": true, "upload": true, "back": true,
-	"forward": true, "reload": true, "hover": true, "press": true, "handoff": true, "drag": true,
+	"forward": true, "reload": true, "hover": true, "press": true, "handoff": true, "drag": true, "fill": true,
 }
 
 // call is one action in flight: the input, its task and tab, and the
@@ -614,6 +614,8 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 		return pg.Settle(ctx, m)
 	case "drag":
 		return c.drag(ctx)
+	case "fill":
+		return c.fill(ctx)
 	case "type":
 		return c.typeText(ctx)
 	case "select":

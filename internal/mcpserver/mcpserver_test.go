@@ -153,11 +153,13 @@ func TestRecoveryTools(t *testing.T) {
 }
 
 // TestToolsListSize keeps what a model pays for the tools (the browser
-// tool and source 002's two recovery tools) under 7 KB — Playwright MCP's
-// is 20 KB. It grew from 5 KB with click's button, modifiers and double,
-// select's values and launch's httpCredentials, and from 6 KB with
+// tool and source 002's two recovery tools) under 7.25 KB — Playwright
+// MCP's is 20 KB. It grew from 5 KB with click's button, modifiers and
+// double, select's values and launch's httpCredentials, from 6 KB with
 // launch's environment fields (headless, userAgent, timezone, locale,
-// geolocation) and the browser tool's outputSchema (issue 17 points 4, 7).
+// geolocation) and the browser tool's outputSchema (issue 17 points 4,
+// 7), and from 7 KB with drag and fill (a form in one call), which every
+// peer has.
 func TestToolsListSize(t *testing.T) {
 	cs := connect(t, &fakeHandler{})
 	list, err := cs.ListTools(context.Background(), nil)
@@ -169,8 +171,8 @@ func TestToolsListSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("tools/list result: %d bytes", len(b))
-	if len(b) > 7168 {
-		t.Errorf("tools/list result is %d bytes, want at most 7168: shorten the description or the schema", len(b))
+	if len(b) > 7424 {
+		t.Errorf("tools/list result is %d bytes, want at most 7424: shorten the description or the schema", len(b))
 	}
 }
 

@@ -23,7 +23,7 @@ var Actions = []string{
 	"tab_close", "tab_switch", "pdf", "console", "status",
 	"dialog", "upload", "back", "forward", "reload", "hover", "press",
 	"state_save", "state_load", "task_end", "list_sessions", "session_resume",
-	"handoff", "drag",
+	"handoff", "drag", "fill",
 }
 
 // SessionStates are the filters of list_sessions: a session state, or all.
@@ -62,17 +62,19 @@ type Input struct {
 	// no schema description, for the tools/list budget.
 	Capture CaptureRef `json:"capture,omitempty"`
 
-	Timeout   int      `json:"timeout,omitempty" jsonschema:"ms before giving up"`
-	Time      int      `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
-	TextGone  string   `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
-	Load      bool     `json:"load,omitempty" jsonschema:"wait: next page load"`
-	Human     bool     `json:"human,omitempty" jsonschema:"wait: for a person's hand-back"`
-	Reason    string   `json:"reason,omitempty" jsonschema:"handoff: what the person should do"`
-	FullPage  *bool    `json:"fullPage,omitempty" jsonschema:"screenshot: false for viewport only"`
-	Clear     bool     `json:"clear,omitempty" jsonschema:"type: clear the field first"`
-	Submit    bool     `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
-	Accept    *bool    `json:"accept,omitempty" jsonschema:"dialog: accept (default true) or dismiss"`
-	To        string   `json:"to,omitempty" jsonschema:"drag: ref (or text) to drop on"`
+	Timeout  int    `json:"timeout,omitempty" jsonschema:"ms before giving up"`
+	Time     int    `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
+	TextGone string `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
+	Load     bool   `json:"load,omitempty" jsonschema:"wait: next page load"`
+	Human    bool   `json:"human,omitempty" jsonschema:"wait: for a person's hand-back"`
+	Reason   string `json:"reason,omitempty" jsonschema:"handoff: what the person should do"`
+	FullPage *bool  `json:"fullPage,omitempty" jsonschema:"screenshot: false for viewport only"`
+	Clear    bool   `json:"clear,omitempty" jsonschema:"type: clear the field first"`
+	Submit   bool   `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
+	Accept   *bool  `json:"accept,omitempty" jsonschema:"dialog: accept (default true) or dismiss"`
+	To       string `json:"to,omitempty" jsonschema:"drag: ref (or text) to drop on"`
+	// Fields are fill's fields: each a ref and its value.
+	Fields    []Field  `json:"fields,omitempty" jsonschema:"fill: fields to set at once"`
 	Double    bool     `json:"double,omitempty" jsonschema:"click: double-click"`
 	Button    string   `json:"button,omitempty" jsonschema:"click: left, right, middle"`
 	Modifiers []string `json:"modifiers,omitempty" jsonschema:"click: held keys, e.g. Shift"`
@@ -117,6 +119,17 @@ type HTTPCredential struct {
 	Username string `json:"username"`
 	Password string `json:"password"`
 }
+
+// Field is one field fill sets: a ref from a snapshot and the value —
+// text for a textbox (which is cleared first), an option's value or label
+// for a select, true or false for a checkbox, switch or radio button.
+type Field struct {
+	Ref   string `json:"ref"`
+	Value string `json:"value"`
+}
+
+// MaxFields bounds the fields of one fill.
+const MaxFields = 100
 
 // Geolocation is the position a session's pages read: degrees, and the
 // accuracy in metres (default 10).
@@ -359,6 +372,18 @@ func (in *Input) Validate() error {
 		}
 		if in.URL == "" {
 			return fmt.Errorf("navigate needs url, e.g. {\"action\":\"navigate\",\"url\":\"https://example.com\"}")
+		}
+	case "fill":
+		if len(in.Fields) == 0 || len(in.Fields) > MaxFields {
+			return fmt.Errorf("fill needs fields: 1 to %d of {ref, value}, the refs from a snapshot", MaxFields)
+		}
+		for i, f := range in.Fields {
+			if !LooksLikeRef(f.Ref) {
+				return fmt.Errorf("fill: fields[%d].ref %q is not a ref: use the refs of a snapshot, e.g. e12", i, f.Ref)
+			}
+			if len(f.Value) > 1<<20 {
+				return fmt.Errorf("fill: fields[%d].value is longer than 1 MiB", i)
+			}
 		}
 	case "drag":
 		if err := needTarget(); err != nil {
