@@ -546,6 +546,17 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 		}
 		c.res.Notes = append(c.res.Notes, note)
 	}
+	if in.Action != "tab_close" {
+		// A tab a resume left unloaded loads now — unless the action
+		// loads another page in it anyway.
+		limit := e.cfg.NavTime
+		if in.Timeout > 0 {
+			limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
+		}
+		if note := e.wake(ctx, want, in.Action == "navigate", limit); note != "" {
+			c.res.Notes = append(c.res.Notes, note)
+		}
+	}
 	c.tab = want
 	c.res.Tab = want.id
 	return nil
@@ -772,7 +783,7 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	c.task.popups = nil
 	e.mu.Unlock()
 	for _, p := range pops {
-		url, title, _ := p.page.Info(ctx)
+		url, title := e.tabInfo(ctx, p)
 		c.res.Popups = append(c.res.Popups, tool.Tab{ID: p.id, Task: c.task.name, URL: url, Title: title})
 	}
 	if c.tab != nil && !c.tab.page.Closed() {

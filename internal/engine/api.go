@@ -177,12 +177,12 @@ func (e *Engine) liveTabs(ctx context.Context, s *session) []storagestate.Export
 	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.id), tabNum(b.tb.id)) })
 	out := make([]storagestate.ExportTab, 0, len(items))
 	for _, it := range items {
-		t, ok := e.readTab(ctx, it.tb.page)
+		t, ok := e.readLoaded(ctx, it.tb)
 		if !ok {
 			if p, found := prev[it.tb.id]; found {
 				t = p
 			} else {
-				t.URL, t.Title, _ = it.tb.page.Info(ctx)
+				t.URL, t.Title = e.tabInfo(ctx, it.tb)
 			}
 		}
 		out = append(out, storagestate.ExportTab{ID: it.tb.id, Task: it.task, URL: t.URL, Title: t.Title, Active: it.active, SessionStorage: t.SessionStorage})
@@ -372,6 +372,14 @@ func (e *Engine) TabPage(ctx context.Context, session, tab string) (*browser.Pag
 			return nil, "", fmt.Errorf("%w: session %q has no open tab", store.ErrNotFound, session)
 		}
 		return nil, "", fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
+	}
+	// A person watches what the tab shows: one a resume left unloaded
+	// loads, off the watcher's way.
+	e.mu.Lock()
+	lazy := tb.lazy != nil
+	e.mu.Unlock()
+	if lazy {
+		go e.wake(context.WithoutCancel(ctx), tb, false, e.cfg.NavTime)
 	}
 	return tb.page, tb.id, nil
 }

@@ -161,7 +161,7 @@ func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
 	seen := map[string]capturedTab{}
 	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.id), tabNum(b.tb.id)) })
 	for _, it := range items {
-		t, read := e.readTab(ctx, it.tb.page)
+		t, read := e.readLoaded(ctx, it.tb)
 		if !read {
 			// Closed, crashed, blocked by a dialog or between documents:
 			// keep what the last capture knew of the tab.

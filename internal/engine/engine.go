@@ -191,6 +191,11 @@ type tab struct {
 	// agent paged to (snapshot with a ref or selector; see answer.go).
 	windows []snapshot.Key
 
+	// lazy is a tab a resume opened without loading it (a task's tab
+	// behind its active one): where it was, until something uses it
+	// (wake). Guarded by Engine.mu.
+	lazy *lazyTab
+
 	// A person's hold on the tab, and the hand-back the agent is yet to
 	// be told of (see takeover.go); guarded by Engine.mu.
 	held       *hold
@@ -1007,12 +1012,14 @@ func (e *Engine) tabsOf(ctx context.Context, t *task) []tool.Tab {
 	e.mu.Unlock()
 	out := make([]tool.Tab, 0, len(tabs))
 	for _, tb := range tabs {
-		url, title, _ := tb.page.Info(ctx)
+		url, title := e.tabInfo(ctx, tb)
 		e.mu.Lock()
 		waiting, review := tb.waiting, t.ended
 		live := e.liveURL(t.sess.id, tb.id)
 		state := "idle"
 		switch {
+		case tb.lazy != nil:
+			state = "not loaded yet"
 		case tb.held != nil:
 			state = "person in control"
 		case waiting != "":

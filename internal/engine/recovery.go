@@ -658,6 +658,13 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 		if !strings.HasPrefix(ct.URL, "http://") && !strings.HasPrefix(ct.URL, "https://") || skip.is(ct) {
 			continue
 		}
+		if !ct.Active && !ct.Review {
+			// Behind its task's front tab: it loads when used (lazy.go).
+			e.mu.Lock()
+			tbs[i].lazy = &lazyTab{url: ct.URL, title: ct.Title}
+			e.mu.Unlock()
+			continue
+		}
 		wg.Go(func() {
 			nctx, cancel := context.WithTimeout(ctx, e.cfg.NavTime)
 			defer cancel()
@@ -671,7 +678,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 		if problems[i] != "" {
 			rep.problems = append(rep.problems, problems[i])
 		}
-		url, title, _ := pages[i].Info(ctx)
+		url, title := e.tabInfo(ctx, tbs[i])
 		rep.tabs = append(rep.tabs, tool.Tab{ID: tbs[i].id, Task: tbs[i].task.name, URL: url, Title: title, Active: ct.Active})
 	}
 	e.mu.Lock()

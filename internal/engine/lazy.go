@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Lazy tabs. A resume (a restart, a crash, another node taking a session
+// over) opens every tab of the session, but loads only each task's tab in
+// front (and those left for a person to review): the tabs behind it stay
+// unloaded until something uses them — an action in the tab, tab_switch,
+// a person's live view — as Chromium's own session restore does. A
+// session that comes back with many tabs costs one page load per task,
+// not one per tab, and the memory of blank renderers until then. Until it
+// loads, a lazy tab is listed, captured and exported as its capture knew
+// it (its URL, title and sessionStorage).
+
+// lazyTab is where an unloaded tab was.
+type lazyTab struct {
+	url, title string
+	waking     bool // its load has started (wake)
+}
+
+// tabInfo is a tab's URL and title: the page's, or for a lazy tab where
+// it will load.
+func (e *Engine) tabInfo(ctx context.Context, tb *tab) (url, title string) {
+	e.mu.Lock()
+	lz := tb.lazy
+	e.mu.Unlock()
+	if lz != nil {
+		return lz.url, lz.title
+	}
+	url, title, _ = tb.page.Info(ctx)
+	return url, title
+}
+
+// readLoaded is readTab for a tab that is loaded; a lazy tab is not read
+// (its blank page knows nothing of it): the caller keeps what the last
+// capture knew.
+func (e *Engine) readLoaded(ctx context.Context, tb *tab) (capturedTab, bool) {
+	e.mu.Lock()
+	lazy := tb.lazy != nil
+	e.mu.Unlock()
+	if lazy {
+		return capturedTab{}, false
+	}
+	return e.readTab(ctx, tb.page)
+}
+
+// wake loads a lazy tab where it was, within limit; with skip (the caller
+// is about to load another page in it) it only stops being lazy. It
+// returns a note for the agent when the load failed. A tab that is not
+// lazy is left alone; of two callers at once, one loads it.
+func (e *Engine) wake(ctx context.Context, tb *tab, skip bool, limit time.Duration) string {
+	e.mu.Lock()
+	lz := tb.lazy
+	switch {
+	case lz == nil || lz.waking:
+		e.mu.Unlock()
+		return ""
+	case skip:
+		tb.lazy = nil
+		e.mu.Unlock()
+		return ""
+	}
+	// It stays lazy while it loads, so that a capture meanwhile keeps
+	// what the last one knew instead of reading the blank page.
+	lz.waking = true
+	e.mu.Unlock()
+	lctx, cancel := context.WithTimeout(ctx, limit)
+	err := tb.page.Navigate(lctx, lz.url)
+	cancel()
+	e.mu.Lock()
+	tb.lazy = nil
+	e.mu.Unlock()
+	if err != nil {
+		return fmt.Sprintf("tab %s did not load %s again after the resume: %v", tb.id, lz.url, err)
+	}
+	return ""
+}
