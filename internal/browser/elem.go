@@ -161,13 +161,31 @@ const checkJS = `function(action) {
     l = Math.max(l, 0); t = Math.max(t, 0); ri = Math.min(ri, innerWidth); b = Math.min(b, innerHeight);
     return {l, t, ri, b, whole: ri - l >= Math.min(r.width, innerWidth) - 1 && b - t >= Math.min(r.height, innerHeight) - 1};
   };
-  let v = visible();
-  if (!v.whole) { el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); v = visible(); }
-  if (v.ri <= v.l || v.b <= v.t) return {reason: 'offscreen'};
   const within = (a, n) => { for (; n; n = n.parentNode || n.host) if (n === a) return true; return false; };
   const hitAt = (x, y) => { let hit = document.elementFromPoint(x, y);
     while (hit && hit.shadowRoot) { const h = hit.shadowRoot.elementFromPoint(x, y); if (!h || h === hit) break; hit = h; }
     return hit; };
+  const toggle = el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
+  // A checkbox or radio whose real input is clipped to a pixel or moved
+  // off screen, and drawn by its label (design systems do this): a person
+  // clicks the label, which toggles the input — so does this.
+  const viaLabel = () => {
+    if (!toggle || action === 'scroll' || action === 'drop' || !el.labels) return null;
+    const box = el.getBoundingClientRect();
+    for (const lb of el.labels) {
+      if (!lb.getClientRects().length || getComputedStyle(lb).visibility === 'hidden') continue;
+      lb.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+      for (const r of lb.getClientRects()) {
+        if (r.width <= 0 || r.height <= 0) continue;
+        const x = (Math.max(r.left, 0) + Math.min(r.right, innerWidth)) / 2, y = (Math.max(r.top, 0) + Math.min(r.bottom, innerHeight)) / 2;
+        if (within(lb, hitAt(x, y))) return {ok: true, cx: x, cy: y, rl: box.left, rt: box.top, toggle: true};
+      }
+    }
+    return null;
+  };
+  let v = visible();
+  if (!v.whole) { el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); v = visible(); }
+  if (v.ri <= v.l || v.b <= v.t) return viaLabel() || {reason: 'offscreen'};
   const ours = hit => hit && (within(el, hit) || (el.labels && [...el.labels].some(lb => within(lb, hit))));
   const pts = [];
   for (const r of boxes()) {
@@ -176,15 +194,14 @@ const checkJS = `function(action) {
     pts.push([(l + ri) / 2, (t + b) / 2]);
     for (const fx of [0.25, 0.75, 0.5]) for (const fy of [0.5, 0.25, 0.75]) pts.push([l + (ri - l) * fx, t + (b - t) * fy]);
   }
-  if (!pts.length) return {reason: 'offscreen'};
+  if (!pts.length) return viaLabel() || {reason: 'offscreen'};
   const box = el.getBoundingClientRect();
-  const toggle = el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
   for (const [x, y] of pts) if (ours(hitAt(x, y))) return {ok: true, cx: x, cy: y, rl: box.left, rt: box.top, toggle};
   const [cx, cy] = pts[0];
   // A scroll box, or a drop zone under a placeholder, takes the pointer
   // where it is.
   if (action === 'scroll' || action === 'drop') return {ok: true, cx, cy, rl: box.left, rt: box.top, toggle};
-  return {reason: 'covered', cx, cy};
+  return viaLabel() || {reason: 'covered', cx, cy};
 }`
 
 const coverJS = `function(cx, cy) {

@@ -611,6 +611,16 @@ var confCases = []confCase{
 				}()
 			})
 	}, `!!window.orderDone && orderDone.cart === 'Tea' && orderDone.name === 'Ann Lee' && orderDone.ship === 'exp'`},
+	{"custom-checkbox", "checkboxes and radios whose real input is clipped to 1 px or moved off screen, drawn by their label", func(a *agent) error {
+		return steps(func() error { return a.open("custom-checkbox") },
+			func() error { return e(a.click("checkbox", "Send me the newsletter", none)) },
+			func() error { return e(a.click("checkbox", "Dark mode", none)) },
+			func() error { return e(a.click("radio", "Team", none)) },
+			func() error {
+				txt, err := a.click("button", "Save", none)
+				return want(txt, err, "saved: news=true dark=true plan=team")
+			})
+	}, `document.getElementById('news').checked && document.getElementById('dark').checked && document.getElementById('team').checked`},
 	{"drag-html5", "a card dragged to another column of a board (HTML5 drag and drop)", func(a *agent) error {
 		return steps(func() error { return a.open("drag-html5") },
 			func() error {
