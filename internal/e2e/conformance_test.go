@@ -250,6 +250,32 @@ func (a *agent) scroll(role, name, dir string, amount int) (string, error) {
 	return a.saw(a.tool.scroll(ref, dir, amount))
 }
 
+// refBefore is the ref of the line just before the newest line showing
+// role "name" — a control of role want that has no name of its own and
+// stands beside the text that tells what it is for (TodoMVC's checkbox
+// before its label), as a model reads it.
+func (a *agent) refBefore(role, name, want string) (string, error) {
+	// `label "Buy milk"` here; `generic [ref=e11]: Buy milk` in Playwright
+	// MCP's snapshots.
+	shows := func(l string) bool {
+		return strings.Contains(l, role+` "`+name+`"`) || strings.HasSuffix(strings.TrimSpace(l), ": "+name)
+	}
+	for i := len(a.seen) - 1; i >= 0; i-- {
+		lines := strings.Split(a.seen[i], "\n")
+		for j := len(lines) - 1; j > 0; j-- {
+			// A diff's removed lines start with "- " at the margin.
+			if strings.HasPrefix(lines[j], "- ") || strings.HasPrefix(lines[j-1], "- ") || !shows(lines[j]) {
+				continue
+			}
+			prev := strings.TrimLeft(lines[j-1], " +~-")
+			if m := quotedRef.FindStringSubmatch(prev); m != nil && strings.HasPrefix(prev, want+" ") {
+				return m[1], nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no %s with a ref just before %q in the answers:\n%s", want, name, a.last)
+}
+
 // drag drags the element named name onto another: the element toName
 // of role toRole, or, when toRole is "text", the element of that name
 // when an answer gave it a ref, else whatever shows the text (a drop zone
@@ -611,6 +637,26 @@ var confCases = []confCase{
 				}()
 			})
 	}, `!!window.orderDone && orderDone.cart === 'Tea' && orderDone.name === 'Ann Lee' && orderDone.ship === 'exp'`},
+	{"todomvc", "TodoMVC as written: add with Enter, an unnamed checkbox beside its label, a delete button that shows on hover, filters", func(a *agent) error {
+		add := func(title string) func() error {
+			return func() error { return e(a.typeInto("textbox", "What needs to be done?", title, false, true)) }
+		}
+		return steps(func() error { return a.open("todomvc") },
+			add("Buy milk"), add("Walk the dog"), add("Pay rent"),
+			func() error {
+				ref, err := a.refBefore("label", "Buy milk", "checkbox")
+				if err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.click(ref, none)))
+			},
+			func() error { return e(a.hover("", "Walk the dog")) },
+			func() error { return e(a.click("button", "×", none)) },
+			func() error {
+				txt, err := a.click("link", "Active", none)
+				return want(txt, err, "Pay rent")
+			})
+	}, `location.hash === '#/active' && todos.map(t => t.title + (t.done ? '+' : '')).join(',') === 'Buy milk+,Pay rent'`},
 	{"custom-checkbox", "checkboxes and radios whose real input is clipped to 1 px or moved off screen, drawn by their label", func(a *agent) error {
 		return steps(func() error { return a.open("custom-checkbox") },
 			func() error { return e(a.click("checkbox", "Send me the newsletter", none)) },
