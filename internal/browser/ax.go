@@ -195,8 +195,9 @@ func placeHidden(f *snapshot.Frame, anchors map[int64]int64) {
 
 // clickableJS finds elements that take clicks without saying so to
 // assistive technology: where cursor:pointer (or grab, move: a handle to
-// drag) starts, onclick handlers, draggable="true" and <a> without href —
-// skipping elements that already have an interactive role. Capped, so a page of pointer rows cannot stall a snapshot. It also
+// drag) starts, onclick handlers, draggable="true", <a> without href and
+// focusable leaves without a role (react-select's options) — skipping
+// elements that already have an interactive role. Capped, so a page of pointer rows cannot stall a snapshot. It also
 // finds the elements with aria-current (any value but false), which the
 // accessibility tree does not report. It returns the elements, each once,
 // with their kinds in the array's property k: 1 clickable, 2 current.
@@ -210,7 +211,12 @@ const clickableJS = `((roots) => {
     // clickable by hand: the accessibility tree ignores it, so it is
     // reported here whatever its role.
     const hidden = el.closest('[aria-hidden="true"]');
-    let hit = el.hasAttribute('onclick') || (tag === 'A' && !el.hasAttribute('href')) || el.getAttribute('draggable') === 'true' ||
+    // A focusable leaf without a role (react-select's options: a div with
+    // tabindex="-1", the default cursor and its text) is a target the
+    // accessibility tree leaves nameless.
+    const leaf = el.hasAttribute('tabindex') && !el.hasAttribute('role') && !el.firstElementChild &&
+      el.textContent.trim() !== '' && el.textContent.length <= 200 && !el.matches(skip.replace(',[role],[tabindex]', ''));
+    let hit = leaf || el.hasAttribute('onclick') || (tag === 'A' && !el.hasAttribute('href')) || el.getAttribute('draggable') === 'true' ||
       (hidden && el.matches('button,a[href],input,[role=button],[tabindex]') && el.getClientRects().length > 0);
     if (!hit) {
       const cur = getComputedStyle(el).cursor;
@@ -219,7 +225,7 @@ const clickableJS = `((roots) => {
       if (par && getComputedStyle(par).cursor === cur) return;
       hit = true;
     }
-    if (!hidden && (el.matches(skip) || el.closest('a[href],button'))) return;
+    if (!hidden && (!leaf && el.matches(skip) || el.closest('a[href],button'))) return;
     out.push(el);
   };
   const walk = (root) => {

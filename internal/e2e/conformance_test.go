@@ -657,6 +657,15 @@ var confCases = []confCase{
 				return want(txt, err, "Pay rent")
 			})
 	}, `location.hash === '#/active' && todos.map(t => t.title + (t.done ? '+' : '')).join(',') === 'Buy milk+,Pay rent'`},
+	{"custom-select", "react-select's markup: a menu that opens on mousedown, options that are plain focusable divs", func(a *agent) error {
+		return steps(func() error { return a.open("custom-select") },
+			func() error { return e(a.click("textbox", "Flavour", none)) },
+			func() error { return e(a.click("", "Strawberry", none)) },
+			func() error {
+				txt, err := a.click("button", "Order", none)
+				return want(txt, err, "ordered: Strawberry")
+			})
+	}, `document.getElementById('out').textContent === 'ordered: Strawberry'`},
 	{"custom-checkbox", "checkboxes and radios whose real input is clipped to 1 px or moved off screen, drawn by their label", func(a *agent) error {
 		return steps(func() error { return a.open("custom-checkbox") },
 			func() error { return e(a.click("checkbox", "Send me the newsletter", none)) },
