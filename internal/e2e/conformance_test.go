@@ -657,6 +657,14 @@ var confCases = []confCase{
 				return want(txt, err, "Pay rent")
 			})
 	}, `location.hash === '#/active' && todos.map(t => t.title + (t.done ? '+' : '')).join(',') === 'Buy milk+,Pay rent'`},
+	{"otp", "a one-time code in six one-digit boxes that move the focus on: the whole code typed into the first", func(a *agent) error {
+		return steps(func() error { return a.open("otp") },
+			func() error { return e(a.typeInto("textbox", "Digit 1", "482913", false, false)) },
+			func() error {
+				txt, err := a.click("button", "Verify", none)
+				return want(txt, err, "verified 482913")
+			})
+	}, `document.getElementById('out').textContent === 'verified 482913'`},
 	{"custom-select", "react-select's markup: a menu that opens on mousedown, options that are plain focusable divs", func(a *agent) error {
 		return steps(func() error { return a.open("custom-select") },
 			func() error { return e(a.click("textbox", "Flavour", none)) },

@@ -39,6 +39,7 @@ func (c *call) typeText(ctx context.Context) error {
 		Type     string `json:"type"`
 		Value    string `json:"value"`
 		Suggests bool   `json:"suggests"`
+		Max      int    `json:"max"` // maxlength; 0: none
 	}
 	err = pg.CallOn(ctx, el, `function() {
 	  const el = this.nodeType === 1 ? this : this.parentElement;
@@ -47,7 +48,8 @@ func (c *call) typeText(ctx context.Context) error {
 	    (tag === 'input' && !['checkbox','radio','button','submit','reset','file','image','hidden'].includes(el.type));
 	  const suggests = el.getAttribute('role') === 'combobox' || el.hasAttribute('aria-autocomplete') || el.hasAttribute('list') ||
 	    el.hasAttribute('aria-controls') || el.hasAttribute('aria-owns');
-	  return {editable, tag, type: tag === 'input' ? el.type : '', value: 'value' in el && tag !== 'button' ? String(el.value) : el.innerText, suggests};
+	  const max = (tag === 'input' || tag === 'textarea') && el.maxLength > 0 ? el.maxLength : 0;
+	  return {editable, tag, type: tag === 'input' ? el.type : '', value: 'value' in el && tag !== 'button' ? String(el.value) : el.innerText, suggests, max};
 	}`, &kind)
 	if err != nil {
 		return err
@@ -117,14 +119,33 @@ func (c *call) typeText(ctx context.Context) error {
 		  if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); r.collapse(false); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
 		}`, nil)
 	}
-	if c.in.Text != "" {
+	// More text than the field takes (a one-time code's six one-digit
+	// boxes): typed a character at a time, as a keyboard does, so that
+	// what the field does not take goes where the page moves the focus.
+	spill := kind.Max > 0 && utf8.RuneCountInString(c.in.Text) > kind.Max
+	switch {
+	case spill:
+		for _, r := range c.in.Text {
+			if err := pg.InsertText(ctx, string(r)); err != nil {
+				return err
+			}
+		}
+	case c.in.Text != "":
 		if err := pg.InsertText(ctx, c.in.Text); err != nil {
 			return err
 		}
 	}
+	var moved bool
+	if spill && pg.CallOn(ctx, el, `function() { return document.activeElement !== this; }`, &moved) == nil && moved {
+		takes := "one character"
+		if kind.Max > 1 {
+			takes = fmt.Sprintf("%d characters", kind.Max)
+		}
+		c.res.Notes = append(c.res.Notes, "the field takes "+takes+": the rest of the text went, a character at a time, where the page moved the focus (its next fields)")
+	}
 	// What the field holds now, before Enter can submit and clear it.
 	var now string
-	if pg.CallOn(ctx, el, `function() { const el = this.nodeType === 1 ? this : this.parentElement;
+	if !moved && pg.CallOn(ctx, el, `function() { const el = this.nodeType === 1 ? this : this.parentElement;
 	  return 'value' in el && el.tagName !== 'BUTTON' ? String(el.value) : el.innerText; }`, &now) == nil {
 		want := c.in.Text
 		if !c.in.Clear {
