@@ -2,8 +2,10 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -238,3 +240,71 @@ func (p *Page) Key(ctx context.Context, typ, key, code, text string, keyCode, mo
 	}
 	return p.sess.Call(ctx, "Input.dispatchKeyEvent", ev, nil)
 }
+
+// FileInputOf is the file input an element stands for: itself, the
+// control of a label, or the one file input inside it (a drop zone with
+// its input hidden inside); ok is false when there is none.
+func (p *Page) FileInputOf(ctx context.Context, e Elem) (Elem, bool) {
+	s, obj, err := p.Resolve(ctx, e)
+	if err != nil {
+		return Elem{}, false
+	}
+	var r struct {
+		Result remoteObject `json:"result"`
+	}
+	err = s.Call(ctx, "Runtime.callFunctionOn", map[string]any{"objectId": obj, "objectGroup": "browserd",
+		"functionDeclaration": `function() {
+		  const el = this.nodeType === 1 ? this : this.parentElement;
+		  const isFile = x => x && x.tagName === 'INPUT' && x.type === 'file';
+		  if (isFile(el)) return el;
+		  if (el.tagName === 'LABEL' && isFile(el.control)) return el.control;
+		  const inside = el.querySelectorAll('input[type=file]');
+		  return inside.length === 1 ? inside[0] : null;
+		}`}, &r)
+	if err != nil || r.Result.ObjectID == "" {
+		return Elem{}, false
+	}
+	be, err := describe(ctx, s, r.Result.ObjectID)
+	if err != nil {
+		return Elem{}, false
+	}
+	return Elem{Sess: e.Sess, Backend: be, Frame: e.Frame}, true
+}
+
+// ChooseFiles clicks at (x, y) and answers the file chooser the click
+// opens with files, as a person picks them in the dialog (a button that
+// clicks a hidden file input). It fails when no file chooser opens within
+// wait.
+func (p *Page) ChooseFiles(ctx context.Context, x, y float64, files []string, wait time.Duration) error {
+	opened := p.sess.Listen("Page.fileChooserOpened")
+	defer opened.Close()
+	if err := p.sess.Call(ctx, "Page.setInterceptFileChooserDialog", map[string]any{"enabled": true}, nil); err != nil {
+		return err
+	}
+	defer func() {
+		_ = p.sess.Call(context.WithoutCancel(ctx), "Page.setInterceptFileChooserDialog", map[string]any{"enabled": false}, nil)
+	}()
+	if err := p.Click(ctx, x, y, ClickOptions{}); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	ev, ok := opened.Next(wctx)
+	cancel()
+	if !ok {
+		return ErrNoFileChooser
+	}
+	var c struct {
+		Backend int64  `json:"backendNodeId"`
+		Mode    string `json:"mode"`
+	}
+	if err := ev.Decode(&c); err != nil {
+		return err
+	}
+	if c.Mode == "selectSingle" && len(files) > 1 {
+		return fmt.Errorf("the file chooser takes one file, not %d", len(files))
+	}
+	return p.sess.Call(ctx, "DOM.setFileInputFiles", map[string]any{"files": files, "backendNodeId": c.Backend}, nil)
+}
+
+// ErrNoFileChooser: a click meant to open a file chooser opened none.
+var ErrNoFileChooser = errors.New("no file chooser opened")

@@ -657,6 +657,32 @@ var confCases = []confCase{
 				return want(txt, err, "Pay rent")
 			})
 	}, `location.hash === '#/active' && todos.map(t => t.title + (t.done ? '+' : '')).join(',') === 'Buy milk+,Pay rent'`},
+	{"upload-button", "a styled button that clicks a hidden file input, and a drop zone with its input hidden inside", func(a *agent) error {
+		if err := os.MkdirAll(a.tool.uploadDir(), 0o700); err != nil {
+			return err
+		}
+		for _, f := range []string{"me.txt", "cv.txt"} {
+			if err := os.WriteFile(filepath.Join(a.tool.uploadDir(), f), []byte(f), 0o600); err != nil {
+				return err
+			}
+		}
+		return steps(func() error { return a.open("upload-button") },
+			func() error {
+				ref, err := a.find("button", "Choose a photo")
+				if err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.upload(ref, []string{"me.txt"})))
+			},
+			func() error {
+				ref, err := a.find("", "Drop your CV here")
+				if err != nil {
+					return err
+				}
+				txt, err := a.saw(a.tool.upload(ref, []string{"cv.txt"}))
+				return want(txt, err, "cv: cv.txt")
+			})
+	}, `document.getElementById('out').textContent === 'photo: me.txt' && document.getElementById('out2').textContent === 'cv: cv.txt'`},
 	{"otp", "a one-time code in six one-digit boxes that move the focus on: the whole code typed into the first", func(a *agent) error {
 		return steps(func() error { return a.open("otp") },
 			func() error { return e(a.typeInto("textbox", "Digit 1", "482913", false, false)) },

@@ -328,6 +328,8 @@ func testUpload(t *testing.T, d driver, task string) {
 	bad(t, d, tool.Input{Action: "upload", Task: task, Ref: file, Files: []string{"../secret"}}, "without '..'")
 	bad(t, d, tool.Input{Action: "upload", Task: task, Ref: file, Files: []string{"/etc/passwd"}}, "inside")
 	bad(t, d, tool.Input{Action: "upload", Task: task, Ref: file, Files: []string{"missing.txt"}}, "not found")
+	// A button that opens no file picker says what to give instead.
+	bad(t, d, tool.Input{Action: "upload", Task: task, Ref: ref(t, s, "button", "Send"), Files: []string{"hello.txt"}}, "opened no file picker")
 }
 
 func testDownload(t *testing.T, d driver, task string) {

@@ -735,13 +735,7 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 		if err != nil {
 			return err
 		}
-		if err := pg.SetFiles(ctx, el, files); err != nil {
-			if strings.Contains(err.Error(), "Not a file input") || strings.Contains(err.Error(), "not a file") {
-				return fail("the target is not a file input (<input type=file>); pick the file input's ref from the snapshot")
-			}
-			return err
-		}
-		return nil
+		return c.upload(ctx, el, files)
 	}
 	return fail("action %q is not implemented", in.Action)
 }
