@@ -657,6 +657,14 @@ var confCases = []confCase{
 				return want(txt, err, "Pay rent")
 			})
 	}, `location.hash === '#/active' && todos.map(t => t.title + (t.done ? '+' : '')).join(',') === 'Buy milk+,Pay rent'`},
+	{"table-sort", "a table sorted by clicking its column headers (no role of their own, a pointer cursor)", func(a *agent) error {
+		return steps(func() error { return a.open("table-sort") },
+			func() error { return e(a.click("", "Age", none)) },
+			func() error {
+				txt, err := a.click("", "Age", none)
+				return want(txt, err, "sorted by age descending")
+			})
+	}, `document.querySelector('#t tbody tr td').textContent === 'Cy'`},
 	{"upload-button", "a styled button that clicks a hidden file input, and a drop zone with its input hidden inside", func(a *agent) error {
 		if err := os.MkdirAll(a.tool.uploadDir(), 0o700); err != nil {
 			return err
