@@ -186,7 +186,16 @@ const checkJS = `function(action) {
   let v = visible();
   if (!v.whole) { el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); v = visible(); }
   if (v.ri <= v.l || v.b <= v.t) return viaLabel() || {reason: 'offscreen'};
-  const ours = hit => hit && (within(el, hit) || (el.labels && [...el.labels].some(lb => within(lb, hit))));
+  // A hit that stops at a shadow host holding the element: the hit test
+  // cannot look into a closed root, and answers with the host for a text
+  // slotted there (a button labelled by its <slot>); no element of the
+  // root covers the point, or the test would have answered with it.
+  const hostOf = hit => { for (let n = el; n; ) { const r = n.getRootNode();
+      if (r.nodeType !== 11 || !r.host) return false;
+      if (r.host === hit) return true;
+      n = r.host; }
+    return false; };
+  const ours = hit => hit && (within(el, hit) || hostOf(hit) || (el.labels && [...el.labels].some(lb => within(lb, hit))));
   const pts = [];
   for (const r of boxes()) {
     const l = Math.max(r.left, v.l), t = Math.max(r.top, v.t), ri = Math.min(r.right, v.ri), b = Math.min(r.bottom, v.b);

@@ -197,20 +197,31 @@ var (
 )
 
 const watchJS = `(() => { const w = globalThis.__browserdWatch;
-  if (w) w.obs.disconnect();
-  const m = {n: 0, start: performance.now(), last: performance.now()};
+  if (w) w.stop();
+  const m = {n: 0, start: performance.now(), last: performance.now(), invalid: [], submitted: false};
   m.obs = new MutationObserver(recs => { m.n += recs.length; m.last = performance.now(); if (m.wake) m.wake(); });
   m.obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  // A form the browser's own checks stop fires invalid at each field that
+  // fails them, and no submit: the page shows only a bubble no snapshot has.
+  const label = el => { const l = el.labels && el.labels[0];
+    return String(el.getAttribute('aria-label') || (l && l.innerText) || el.getAttribute('placeholder') || el.name || el.id || el.tagName.toLowerCase()).replace(/\s+/g, ' ').trim().slice(0, 80); };
+  m.onInvalid = e => { const el = e.target;
+    if (m.invalid.length < 10) m.invalid.push({name: label(el), type: String(el.type || el.tagName.toLowerCase()), message: String(el.validationMessage || '').slice(0, 300)}); };
+  m.onSubmit = () => { m.submitted = true; };
+  document.addEventListener('invalid', m.onInvalid, true);
+  document.addEventListener('submit', m.onSubmit, true);
+  m.stop = () => { m.obs.disconnect(); document.removeEventListener('invalid', m.onInvalid, true); document.removeEventListener('submit', m.onSubmit, true); };
   globalThis.__browserdWatch = m; return true; })()`
 
 const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
-  if (!m) return res(false);
+  if (!m) return res({});
   const first = %d, quiet = %d, most = %d;
   const t0 = performance.now();
   let timer = 0;
   const tick = () => { const now = performance.now();
     const left = m.n === 0 ? first - (now - m.start) : quiet - (now - m.last);
-    if (left <= 0 || now - t0 >= most) { clearTimeout(timer); m.wake = null; m.obs.disconnect(); delete globalThis.__browserdWatch; return res(m.n > 0); }
+    if (left <= 0 || now - t0 >= most) { clearTimeout(timer); m.wake = null; m.stop(); delete globalThis.__browserdWatch;
+      return res({changed: m.n > 0, invalid: m.submitted ? [] : m.invalid}); }
     clearTimeout(timer); timer = setTimeout(tick, Math.max(1, Math.min(left, most - (now - t0)))); };
   m.wake = tick;
   tick(); })`
@@ -221,6 +232,7 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
 func (p *Page) Mark(ctx context.Context, first time.Duration) Mark {
 	p.mu.Lock()
 	m := Mark{nav: p.navSeq, load: p.loadSeq, first: max(first, DOMQuiet)}
+	p.invalid = nil
 	p.mu.Unlock()
 	if p.Dialog() != nil {
 		return m // the page's scripts are blocked: nothing to watch
@@ -262,7 +274,14 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 		qctx, cancel := context.WithTimeout(ctx, DOMMax+time.Second)
 		// An error here is the page navigating or a dialog opening: both
 		// are reported by the caller from the tab's state.
-		_ = p.Run(qctx, fmt.Sprintf(quietJS, m.first.Milliseconds(), DOMQuiet.Milliseconds(), DOMMax.Milliseconds()), nil)
+		var r struct {
+			Invalid []InvalidField `json:"invalid"`
+		}
+		if p.Run(qctx, fmt.Sprintf(quietJS, m.first.Milliseconds(), DOMQuiet.Milliseconds(), DOMMax.Milliseconds()), &r) == nil {
+			p.mu.Lock()
+			p.invalid = r.Invalid
+			p.mu.Unlock()
+		}
 		cancel()
 		// The reaction may have been a navigation (a script that submits
 		// after a request, a redirect after a delay): wait for its load, so
@@ -279,6 +298,28 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 		return p.WaitQuiet(ctx)
 	}
 	return nil
+}
+
+// InvalidField is a form field the browser's own constraint checks
+// (required, type=email, minlength, pattern, …) stopped a form at: its
+// label as the page shows it, its type, and the browser's message. All
+// three are page text.
+type InvalidField struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// TakeInvalid returns (and forgets) the fields that stopped a form from
+// being sent during the last action: the browser checked the form, found
+// them wanting and sent nothing (it shows the reason in a bubble, outside
+// the page). Empty when no form was stopped, or one was sent.
+func (p *Page) TakeInvalid() []InvalidField {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f := p.invalid
+	p.invalid = nil
+	return f
 }
 
 // settleNav waits for a navigation that began since m: for the new

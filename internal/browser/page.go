@@ -191,6 +191,7 @@ type Page struct {
 	crashed     bool
 	windowOpens int
 	blocked     []string        // refused by the Fetch guard, not yet reported
+	invalid     []InvalidField  // fields that stopped a form in the last action
 	authTried   map[string]bool // requests already answered with a credential
 	handled     int64           // events the loop has handled
 	events      *cdp.Listener

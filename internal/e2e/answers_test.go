@@ -213,3 +213,46 @@ func TestPatchedAnswers(t *testing.T) {
 		t.Errorf("%d of %d answers read the whole tree:\n%s", len(whole), len(steps), strings.Join(whole, "\n"))
 	}
 }
+
+// TestFormNotSent: a click on a submit button that the browser's own form
+// checks stop says so, naming each field and the browser's message (in the
+// page-content envelope: a page can set the message); typing without a
+// submit, and a form that is sent, say nothing of it.
+func TestFormNotSent(t *testing.T) {
+	cfg := testConfig(t)
+	e, _ := newEngine(t, cfg)
+	d := &engineDriver{e: e, data: cfg.Data}
+	const task = "invalid"
+	s := nav(t, d, task, site.URL("/c/form-validation")).Content
+	signUp := ref(t, s, "button", "Sign up")
+	r := ok(t, d, tool.Input{Action: "click", Task: task, Ref: signUp})
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "the form was not sent") {
+		t.Fatalf("no note that the form was not sent: notes %q\n%s", r.Notes, r.Content)
+	}
+	// All four fields are empty: each is named, with its message, inside
+	// the envelope.
+	for _, f := range []string{`"Name" (text)`, `"Email" (email)`, `"Password" (password)`, `"I accept the terms" (checkbox)`} {
+		contains(t, r.Content, "not sent: "+f+": ")
+	}
+	_, inside, _ := strings.Cut(r.Content, "<<<page-content")
+	contains(t, inside, "not sent: ")
+	r = ok(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Name"), Text: "Ada"})
+	r = ok(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Email"), Text: "ada.example.com"})
+	if strings.Contains(r.Content, "not sent") || len(r.Notes) > 0 && strings.Contains(strings.Join(r.Notes, " "), "not sent") {
+		t.Fatalf("typing without a submit reports a form not sent:\n%q\n%s", r.Notes, r.Content)
+	}
+	ok(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Password"), Text: "secret12"})
+	ok(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, "checkbox", "I accept the terms")})
+	// Enter in the email field submits: stopped at the email alone.
+	r = ok(t, d, tool.Input{Action: "press", Task: task, Ref: ref(t, s, "textbox", "Email"), Key: "Enter"})
+	contains(t, r.Content, `not sent: "Email" (email): `)
+	if strings.Contains(r.Content, `"Name" (text)`) {
+		t.Fatalf("a field that passes is reported:\n%s", r.Content)
+	}
+	ok(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Email"), Text: "ada@example.com", Clear: true})
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: signUp})
+	contains(t, r.Content, "welcome Ada")
+	if strings.Contains(r.Content, "not sent") || strings.Contains(strings.Join(r.Notes, " "), "not sent") {
+		t.Fatalf("a form that was sent is reported stopped:\n%q\n%s", r.Notes, r.Content)
+	}
+}

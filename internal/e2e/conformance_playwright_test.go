@@ -81,7 +81,9 @@ func TestConformancePlaywright(t *testing.T) {
 	})
 	passed := 0
 	for _, cc := range confCases {
-		if res[cc.page].pass {
+		if r, ran := res[cc.page]; !ran {
+			continue
+		} else if r.pass {
 			passed++
 		} else {
 			msg := fmt.Sprint(res[cc.page].err)
@@ -91,7 +93,7 @@ func TestConformancePlaywright(t *testing.T) {
 			t.Logf("playwright: %s: %s", cc.page, strings.ReplaceAll(msg, "\n", " "))
 		}
 	}
-	t.Logf("Playwright MCP finished %d of %d conformance tasks", passed, len(confCases))
+	t.Logf("Playwright MCP finished %d of %d conformance tasks", passed, len(res))
 	writeConformance(t, "playwright-mcp", res)
 }
 

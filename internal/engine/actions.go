@@ -786,6 +786,7 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	c.navRefused = ""
 	if c.tab != nil {
 		c.res.Blocked = append(c.res.Blocked, c.tab.page.TakeBlocked()...)
+		c.reportInvalid(c.tab.page.TakeInvalid())
 	}
 	e.mu.Lock()
 	eg := c.task.sess.egress
@@ -804,6 +805,28 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 				cmp.Or(originOf(c.res.URL), "an address"), d.Reason)
 			c.res.Details = append(c.res.Details, "refused: "+c.res.URL)
 		}
+	}
+}
+
+// reportInvalid tells the agent that a form it tried to send was stopped
+// by the browser's own checks (a required field left empty, an email
+// without an @): the page shows why only in a bubble no snapshot holds, and
+// without this the action looks as if it did nothing. Only an action that
+// can send a form says so; a page checking its fields itself while text is
+// typed is not a form stopped.
+func (c *call) reportInvalid(fields []browser.InvalidField) {
+	sends := c.in.Action == "click" || c.in.Action == "press" || c.in.Action == "type" && c.in.Submit
+	if len(fields) == 0 || !sends {
+		return
+	}
+	what := "a field"
+	if len(fields) > 1 {
+		what = fmt.Sprintf("%d fields", len(fields))
+	}
+	c.res.Notes = append(c.res.Notes, "the form was not sent: the browser's own checks stopped it at "+what+
+		" (what the browser says is in the details, as its bubble is not in the page) — correct them and send it again")
+	for _, f := range fields {
+		c.res.Details = append(c.res.Details, fmt.Sprintf("not sent: %s (%s): %s", jsString(f.Name), f.Type, f.Message))
 	}
 }
 

@@ -1,6 +1,7 @@
 package testsite
 
 import (
+	"bytes"
 	"fmt"
 	"html"
 	"io/fs"
@@ -34,12 +35,15 @@ func conformanceIndex(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(b.String()))
 }
 
-func conformancePage(w http.ResponseWriter, r *http.Request) {
+// conformancePage serves a page of the corpus; "{{other}}" in it becomes
+// the other site's origin (http://localhost:PORT2), for cross-site frames.
+func (s *Site) conformancePage(w http.ResponseWriter, r *http.Request) {
 	body, err := conformanceFS.ReadFile("conformance/" + r.PathValue("name") + ".html")
 	if err != nil {
 		http.NotFound(w, r)
 		return
 	}
+	body = bytes.ReplaceAll(body, []byte("{{other}}"), []byte(strings.TrimSuffix(s.OtherURL("/"), "/")))
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = w.Write(body)
 }
