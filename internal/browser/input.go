@@ -67,6 +67,96 @@ func (p *Page) InsertText(ctx context.Context, text string) error {
 	return p.sess.Call(ctx, "Input.insertText", map[string]any{"text": text}, nil)
 }
 
+// KeyTypeMax is the longest text TypeKeys types; a longer one is inserted
+// at once, as a paste would be.
+const KeyTypeMax = 256
+
+// KeyTypeable says whether TypeKeys types text: at most KeyTypeMax
+// characters and none that is a key of its own (a newline is Enter, which
+// sends a form or a chat message; a tab moves the focus).
+func KeyTypeable(text string) bool {
+	if utf8.RuneCountInString(text) > KeyTypeMax {
+		return false
+	}
+	for _, r := range text {
+		if r < ' ' || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// TypeKeys types text into the focused element a key at a time, as a
+// keyboard does: each character is a keydown (with its keypress,
+// beforeinput and input) and a keyup, with the key, code and key code of a
+// US keyboard and Shift held where that keyboard needs it; a character it
+// has no key for is sent with its text alone. Pages that listen to keys — a
+// search filtered on keyup, a phone mask that cancels each keydown and
+// writes the digit itself — hear what a person's typing tells them, which
+// Input.insertText does not. The events are pipelined, as Click's are.
+func (p *Page) TypeKeys(ctx context.Context, text string) error {
+	var waits []func(any) error
+	for _, r := range text {
+		d, mods := keyOf(r)
+		base := map[string]any{"key": d.key, "code": d.code, "windowsVirtualKeyCode": d.keyCode, "modifiers": mods}
+		down := map[string]any{"type": "keyDown", "text": d.text, "unmodifiedText": d.text}
+		up := map[string]any{"type": "keyUp"}
+		for k, v := range base {
+			down[k], up[k] = v, v
+		}
+		waits = append(waits, p.sess.Send(ctx, "Input.dispatchKeyEvent", down), p.sess.Send(ctx, "Input.dispatchKeyEvent", up))
+	}
+	var first error
+	for _, w := range waits {
+		if err := w(nil); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// usKeys are the keys of a US keyboard's punctuation: code, key code, and
+// whether the character needs Shift.
+var usKeys = map[rune]struct {
+	code    string
+	keyCode int
+	shift   bool
+}{
+	' ': {"Space", 32, false}, '-': {"Minus", 189, false}, '_': {"Minus", 189, true},
+	'=': {"Equal", 187, false}, '+': {"Equal", 187, true}, '[': {"BracketLeft", 219, false},
+	'{': {"BracketLeft", 219, true}, ']': {"BracketRight", 221, false}, '}': {"BracketRight", 221, true},
+	'\\': {"Backslash", 220, false}, '|': {"Backslash", 220, true}, ';': {"Semicolon", 186, false},
+	':': {"Semicolon", 186, true}, '\'': {"Quote", 222, false}, '"': {"Quote", 222, true},
+	',': {"Comma", 188, false}, '<': {"Comma", 188, true}, '.': {"Period", 190, false},
+	'>': {"Period", 190, true}, '/': {"Slash", 191, false}, '?': {"Slash", 191, true},
+	'`': {"Backquote", 192, false}, '~': {"Backquote", 192, true},
+	'!': {"Digit1", 49, true}, '@': {"Digit2", 50, true}, '#': {"Digit3", 51, true},
+	'$': {"Digit4", 52, true}, '%': {"Digit5", 53, true}, '^': {"Digit6", 54, true},
+	'&': {"Digit7", 55, true}, '*': {"Digit8", 56, true}, '(': {"Digit9", 57, true}, ')': {"Digit0", 48, true},
+}
+
+// keyOf is the key that types r, and the modifiers held for it.
+func keyOf(r rune) (keyDef, int) {
+	d := keyDef{key: string(r), text: string(r)}
+	switch {
+	case r >= 'a' && r <= 'z':
+		d.code, d.keyCode = "Key"+string(r-'a'+'A'), int(r-'a'+'A')
+	case r >= 'A' && r <= 'Z':
+		d.code, d.keyCode = "Key"+string(r), int(r)
+		return d, modifierBits["shift"]
+	case r >= '0' && r <= '9':
+		d.code, d.keyCode = "Digit"+string(r), int(r)
+	default:
+		if k, ok := usKeys[r]; ok {
+			d.code, d.keyCode = k.code, k.keyCode
+			if k.shift {
+				return d, modifierBits["shift"]
+			}
+		}
+	}
+	return d, 0
+}
+
 // Focus focuses the element.
 func (p *Page) Focus(ctx context.Context, e Elem) error {
 	s := p.SessionFor(e.Sess)

@@ -846,6 +846,22 @@ var confCases = []confCase{
 				return want(txt, err, "saved Lyon 69001")
 			})
 	}, `document.getElementById('out').textContent === 'saved Lyon 69001'`},
+	{"keyboard-listeners", "pages that hear only the keyboard: a search filtered on keyup, a phone mask that takes each key on keydown and refuses inserted text", func(a *agent) error {
+		return steps(func() error { return a.open("keyboard-listeners") },
+			func() error {
+				txt, err := a.typeInto("textbox", "Search people", "ann", false, false)
+				return want(txt, err, "3 people")
+			},
+			func() error { return e(a.click("link", "Joanna Park", none)) },
+			func() error {
+				txt, err := a.typeInto("textbox", "Phone", "5551234567", false, false)
+				return want(txt, err, "(555) 123-4567")
+			},
+			func() error {
+				txt, err := a.click("button", "Save", none)
+				return want(txt, err, "saved Joanna Park (555) 123-4567")
+			})
+	}, `document.getElementById('out').textContent === 'saved Joanna Park (555) 123-4567'`},
 }
 
 // confSelected says whether page is to be run: every page, or only those

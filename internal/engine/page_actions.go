@@ -122,15 +122,25 @@ func (c *call) typeText(ctx context.Context) error {
 	// More text than the field takes (a one-time code's six one-digit
 	// boxes): typed a character at a time, as a keyboard does, so that
 	// what the field does not take goes where the page moves the focus.
+	//
+	// A text of up to browser.KeyTypeMax characters is typed a key at a
+	// time (keydown, keypress, input, keyup), so pages that listen to keys
+	// hear it; a longer one, or one with a newline or tab, is inserted at
+	// once, as a paste.
 	spill := kind.Max > 0 && utf8.RuneCountInString(c.in.Text) > kind.Max
 	switch {
+	case c.in.Text == "":
+	case browser.KeyTypeable(c.in.Text):
+		if err := pg.TypeKeys(ctx, c.in.Text); err != nil {
+			return err
+		}
 	case spill:
 		for _, r := range c.in.Text {
 			if err := pg.InsertText(ctx, string(r)); err != nil {
 				return err
 			}
 		}
-	case c.in.Text != "":
+	default:
 		if err := pg.InsertText(ctx, c.in.Text); err != nil {
 			return err
 		}
