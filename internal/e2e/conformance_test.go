@@ -862,6 +862,21 @@ var confCases = []confCase{
 				return want(txt, err, "saved Joanna Park (555) 123-4567")
 			})
 	}, `document.getElementById('out').textContent === 'saved Joanna Park (555) 123-4567'`},
+	{"virtual-list", "a virtualised list (react-window): only the rows in view exist; scrolling the page scrolls the list beside the middle of the window, and its new rows are in the answer", func(a *agent) error {
+		if err := a.open("virtual-list"); err != nil {
+			return err
+		}
+		for range 30 {
+			if _, err := a.find("", "Contact 137"); err == nil {
+				txt, err := a.click("", "Contact 137", none)
+				return want(txt, err, "opened Contact 137")
+			}
+			if _, err := a.saw(a.tool.scroll("", "down", 0)); err != nil {
+				return err
+			}
+		}
+		return fmt.Errorf("Contact 137 never showed in the answers:\n%s", a.last)
+	}, `document.getElementById('out').textContent === 'opened Contact 137'`},
 }
 
 // confSelected says whether page is to be run: every page, or only those

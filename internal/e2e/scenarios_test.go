@@ -436,6 +436,12 @@ func testScrollHoverKeys(t *testing.T, d driver, task string) {
 	if text(r) != "300" {
 		t.Fatalf("element scroll: scrollTop %s, want 300", text(r))
 	}
+	// A page shorter than the window, with no scroll box: the answer says
+	// nothing moved (a scroll box beside the middle of the window is
+	// scrolled instead: conformance page virtual-list).
+	nav(t, d, task, site.URL("/c/form-validation"))
+	r = ok(t, d, tool.Input{Action: "scroll", Task: task, Snapshot: new(bool)})
+	contains(t, strings.Join(r.Notes, "\n"), "nothing scrolled: neither the window nor a scroll box in view can move down")
 	s := nav(t, d, task, site.URL("/hover")).Content
 	_ = s
 	r = ok(t, d, tool.Input{Action: "hover", Task: task, Selector: "#hover"})

@@ -174,6 +174,27 @@ func (c *call) typeText(ctx context.Context) error {
 	return pg.Settle(ctx, m)
 }
 
+// scrollBoxJS scrolls, by (%v, %v), the largest element in view that has
+// more content than room in that direction and lets it scroll; it returns
+// its tag, or "" when there is none.
+const scrollBoxJS = `(() => { const dx = %v, dy = %v;
+  let best = null, area = 0;
+  for (const el of document.querySelectorAll('*')) {
+    if (el === document.documentElement || el === document.body) continue;
+    const fits = dy > 0 ? el.scrollTop + el.clientHeight < el.scrollHeight - 1 : dy < 0 ? el.scrollTop > 0 :
+      dx > 0 ? el.scrollLeft + el.clientWidth < el.scrollWidth - 1 : el.scrollLeft > 0;
+    if (!fits) continue;
+    const s = getComputedStyle(el), o = dy !== 0 ? s.overflowY : s.overflowX;
+    if (o !== 'auto' && o !== 'scroll') continue;
+    const r = el.getBoundingClientRect();
+    const w = Math.min(r.right, innerWidth) - Math.max(r.left, 0), h = Math.min(r.bottom, innerHeight) - Math.max(r.top, 0);
+    if (w <= 0 || h <= 0 || w * h <= area) continue;
+    best = el; area = w * h;
+  }
+  if (!best) return '';
+  best.scrollBy(dx, dy);
+  return best.tagName.toLowerCase(); })()`
+
 // truncate cuts s to at most n bytes on a rune boundary, marking the cut.
 func truncate(s string, n int) string {
 	if len(s) <= n {
@@ -272,16 +293,26 @@ func (c *call) scroll(ctx context.Context) error {
 			return err
 		}
 	}
+	// What the page does when it scrolls (a virtual list drawing the rows
+	// now in view, an infinite feed loading more) is waited for, as a
+	// click's reaction is.
+	m := pg.Mark(ctx, 0)
 	if dir == "top" || dir == "bottom" {
 		fn := `function(bottom) { const el = this.nodeType === 1 ? this : this.parentElement; el.scrollTop = bottom ? el.scrollHeight : 0; }`
+		var err error
 		if el != nil {
-			return pg.CallOn(ctx, *el, fn, nil, dir == "bottom")
+			err = pg.CallOn(ctx, *el, fn, nil, dir == "bottom")
+		} else {
+			expr := "window.scrollTo(0, 0)"
+			if dir == "bottom" {
+				expr = "window.scrollTo(0, document.documentElement.scrollHeight)"
+			}
+			err = pg.Run(ctx, expr, nil)
 		}
-		expr := "window.scrollTo(0, 0)"
-		if dir == "bottom" {
-			expr = "window.scrollTo(0, document.documentElement.scrollHeight)"
+		if err != nil {
+			return err
 		}
-		return pg.Run(ctx, expr, nil)
+		return pg.Settle(ctx, m)
 	}
 	amount := float64(c.in.Amount)
 	if amount == 0 {
@@ -306,7 +337,9 @@ func (c *call) scroll(ctx context.Context) error {
 		if el != nil {
 			return pg.CallOn(ctx, *el, posJS, out)
 		}
-		return pg.Run(ctx, "("+posJS+").call(null)", out)
+		// The boxes under the wheel count too: the window stays put when
+		// a box under the mouse scrolls.
+		return pg.Run(ctx, fmt.Sprintf("(%s).call(document.elementFromPoint(%v, %v))", posJS, x, y), out)
 	}
 	var before, after [3]float64
 	_ = pos(&before)
@@ -331,6 +364,24 @@ func (c *call) scroll(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+	}
+	if !moved && el == nil {
+		// The window does not scroll that way (an app whose content lives
+		// in a scroll box, a list beside the middle of the window): scroll
+		// the largest box in view that can, as a person would reach for it.
+		var box string
+		if err := pg.Run(ctx, fmt.Sprintf(scrollBoxJS, dx, dy), &box); err != nil {
+			return err
+		}
+		switch box {
+		case "":
+			c.res.Notes = append(c.res.Notes, "nothing scrolled: neither the window nor a scroll box in view can move "+dir)
+		default:
+			c.res.Notes = append(c.res.Notes, "the window cannot scroll "+dir+"; the largest scroll box in view did (give a target inside another box to scroll that one)")
+		}
+	}
+	if err := pg.Settle(ctx, m); err != nil {
+		return err
 	}
 	var page []float64
 	if pg.Run(ctx, "[scrollX, scrollY, document.documentElement.scrollHeight - innerHeight]", &page) == nil && len(page) == 3 {
