@@ -30,11 +30,14 @@ import (
 // The journal says "unknown" — and the tab's whole tree is read as before —
 // whenever a patch could miss something: too many changes, a change to
 // <html> or <body> themselves or to a style sheet, a frame inside a changed
-// subtree, or style rules that show or hide content on a state no mutation
+// subtree, a <dialog> opened or closed (a modal one makes the rest of the
+// page inert without touching it), or style rules that show or hide content on a state no mutation
 // reports (:hover, :focus-within, :checked, :has() … with display,
 // visibility or content). Sibling rules (`.open + .panel`) widen a changed
 // element to its parent. The patch itself refuses a result that does not
-// hang together (snapshot.Patch).
+// hang together (snapshot.Patch). A popover shown or hidden (a click
+// outside closes it, changing no attribute) reports a toggle event: the
+// popover and the buttons that invoke it are read again.
 
 // journalJS stops the journal numbered take (0: none) and returns what it
 // recorded — the changed elements in globalThis.__browserdChanged, and
@@ -77,6 +80,9 @@ const journalJS = `((take, next) => {
       if (t === html || t === body) { why = why || 'the body changed'; continue; }
       if (t.nodeName === 'STYLE' || (r.type === 'characterData' && t.parentNode && t.parentNode.nodeName === 'STYLE')) { why = why || 'a style sheet changed'; continue; }
       if (r.type === 'childList' && [...r.addedNodes, ...r.removedNodes].some(n => n.nodeName === 'STYLE' || n.nodeName === 'LINK')) { why = why || 'a style sheet changed'; continue; }
+      // A modal dialog opening or closing makes the rest of the page inert,
+      // or lively again, without touching it.
+      if (r.type === 'attributes' && t.nodeName === 'DIALOG' && r.attributeName === 'open') { why = why || 'a dialog opened or closed'; continue; }
       const el = r.type === 'characterData' ? t.parentNode : t;
       // Sibling rules style an element by its neighbours' attributes.
       add(r.type === 'attributes' && css.sib && el.parentNode ? el.parentNode : el);
@@ -85,7 +91,15 @@ const journalJS = `((take, next) => {
   const obs = new MutationObserver(onRecs);
   const opts = {subtree: true, childList: true, attributes: true, characterData: true};
   obs.observe(document, opts);
-  const ev = e => { const p = e.composedPath(); add(p.length && p[0].nodeType === 1 ? p[0] : e.target); };
+  const ev = e => { const p = e.composedPath(), t = p.length && p[0].nodeType === 1 ? p[0] : e.target;
+    add(t);
+    // A popover shown or hidden (light dismiss too) changes no attribute;
+    // its invokers' expanded state follows it.
+    if (e.type === 'toggle' && t.id && t.hasAttribute('popover')) {
+      const r = t.getRootNode(), id = CSS.escape(t.id);
+      for (const b of (r.querySelectorAll ? r : document).querySelectorAll('[popovertarget="' + id + '"],[commandfor="' + id + '"]')) add(b);
+    }
+  };
   const types = ['input', 'change', 'focusin', 'focusout', 'toggle'];
   const roots = [document];
   const walk = root => {

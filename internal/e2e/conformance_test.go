@@ -877,6 +877,34 @@ var confCases = []confCase{
 		}
 		return fmt.Errorf("Contact 137 never showed in the answers:\n%s", a.last)
 	}, `document.getElementById('out').textContent === 'opened Contact 137'`},
+	{"popover", "the platform's own widgets: a popover menu that closes on a click outside (no attribute changes), <details>, a modal <dialog>", func(a *agent) error {
+		return steps(func() error { return a.open("popover") },
+			func() error {
+				txt, err := a.click("button", "Actions", none)
+				return want(txt, err, "Archive")
+			},
+			// A click outside closes the menu: the answer says its items went.
+			func() error {
+				txt, err := a.click("", "Sharing options", none)
+				if err != nil {
+					return err
+				}
+				if _, open := findIn(txt, "button", "Rename"); open {
+					return fmt.Errorf("the answer shows the closed menu's items:\n%s", txt)
+				}
+				return nil
+			},
+			func() error { return e(a.click("checkbox", "Anyone with the link can view", none)) },
+			func() error { return e(a.click("button", "Actions", none)) },
+			func() error {
+				txt, err := a.click("button", "Archive", none)
+				return want(txt, err, "Archive report.pdf?")
+			},
+			func() error {
+				txt, err := a.click("button", "Archive it", none)
+				return want(txt, err, "archived report.pdf, link shared")
+			})
+	}, `document.getElementById('out').textContent === 'archived report.pdf, link shared' && !document.getElementById('menu').matches(':popover-open')`},
 }
 
 // confSelected says whether page is to be run: every page, or only those
