@@ -154,7 +154,7 @@ func (p *Page) axFrame(ctx context.Context, j frameJob) (snapshot.Frame, error) 
 	if axErr != nil {
 		return f, fmt.Errorf("reading the accessibility tree: %w", axErr)
 	}
-	f.Clickable, f.ClickableText, f.Anchors, f.Current = d.clickable, d.text, d.anchors, d.current
+	f.Clickable, f.ClickableText, f.Anchors, f.Current, f.Hints = d.clickable, d.text, d.anchors, d.current, d.hints
 	placeHidden(&f, f.Anchors)
 	return f, nil
 }
@@ -199,8 +199,12 @@ func placeHidden(f *snapshot.Frame, anchors map[int64]int64) {
 // focusable leaves without a role (react-select's options) — skipping
 // elements that already have an interactive role. Capped, so a page of pointer rows cannot stall a snapshot. It also
 // finds the elements with aria-current (any value but false), which the
-// accessibility tree does not report. It returns the elements, each once,
-// with their kinds in the array's property k: 1 clickable, 2 current.
+// accessibility tree does not report, and controls without a name (icon
+// buttons) with a hint of what they do: the icon's name (fa-trash →
+// "trash", <use href="#icon-cart">, data-icon, an image's file name), a
+// test id, or an id that does not look generated. It returns the elements,
+// each once, with their kinds in the array's property k (1 clickable, 2
+// current, 4 hinted) and their hints in h.
 const clickableJS = `((roots) => {
   const out = [], cur = [];
   const skip = 'a[href],button,input,select,textarea,summary,option,label,[role],[tabindex],[contenteditable]';
@@ -228,17 +232,62 @@ const clickableJS = `((roots) => {
     if (!hidden && (!leaf && el.matches(skip) || el.closest('a[href],button'))) return;
     out.push(el);
   };
+  // A control with no name (an icon button: <button><i class="fa
+  // fa-trash">) gets a hint of what it does, from its icon, test id or id.
+  const hints = new Map();
+  const iconRe = /^(?:fa[srlbdt]?|bi|icon|icons|glyphicon|mdi|lucide|ti|ri|la[srb]?|ion|ionicons|octicon|feather|ph|tabler|heroicon|iconify|svg-icon|codicon|gg|uil|bx|bxs)[-_](.+)$/;
+  const styleWord = /^(solid|regular|light|thin|duotone|brands|lg|xs|sm|xl|\dx|fw|spin|pulse|border|inverse|stack|outline|outlined|filled|round|rounded|sharp|fill|line|icon|svg|\d+)$/;
+  const autoId = /^[:_\d]|[0-9a-f]{6,}|\d{3,}|:r|radix|mui-|headlessui|react-aria|^ember\d|^yui|^ext-/i;
+  const actionWord = /(close|delete|remove|trash|edit|search|menu|cart|add|plus|minus|next|prev|back|forward|expand|collapse|settings|share|like|more|download|upload|play|pause|copy|save|refresh|filter|sort|send|attach|favou?rite|star|bookmark|notif|bell|user|profile|logout|login|home|help|info|zoom)/i;
+  const controlRoles = /^(button|link|menuitem|tab|switch|checkbox|radio|option|treeitem)$/;
+  const iconOf = el => {
+    const ds = [el, ...el.querySelectorAll('i,span,svg,use,img,em')];
+    for (let k = 0; k < ds.length && k < 12; k++) {
+      const d = ds[k], tag = d.tagName.toLowerCase();
+      if (tag === 'use') { const m = /#(?:icon[-_])?([\w-]{2,40})$/.exec(d.getAttribute('href') || d.getAttribute('xlink:href') || ''); if (m) return m[1]; }
+      if (tag === 'img') { const m = /([\w-]{2,40})\.(?:svg|png|gif|webp)(?:[?#]|$)/.exec(d.getAttribute('src') || ''); if (m) return m[1]; }
+      const di = d.getAttribute('data-icon') || d.getAttribute('data-lucide') || d.getAttribute('icon') || d.getAttribute('name') && (tag === 'ion-icon' ? d.getAttribute('name') : '');
+      if (di && di.length <= 40) return di;
+      for (const c of d.classList) { const m = iconRe.exec(c); if (m && !styleWord.test(m[1])) return m[1]; }
+    }
+    return '';
+  };
+  const hintOf = el => {
+    let h = iconOf(el);
+    for (const a of ['data-testid', 'data-test-id', 'data-test', 'data-cy', 'data-qa', 'data-action', 'name']) {
+      if (h) break;
+      const v = el.getAttribute(a); if (v && v.length <= 40) h = v;
+    }
+    if (!h && el.id && el.id.length <= 40 && !autoId.test(el.id)) h = el.id;
+    if (!h) for (const c of el.classList) if (c.length <= 40 && actionWord.test(c)) { h = c; break; }
+    return h.replace(/[^\w -]/g, '').slice(0, 40);
+  };
+  const unnamed = el => {
+    const t = el.tagName, role = el.getAttribute('role') || '';
+    if (!(t === 'BUTTON' || (t === 'A' && el.hasAttribute('href')) || (t === 'INPUT' && /^(button|submit|reset|image)$/.test(el.type)) || controlRoles.test(role))) return false;
+    if (el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || el.getAttribute('title')) return false;
+    if (t === 'INPUT') return !el.value && !el.getAttribute('alt') && el.type !== 'submit' && el.type !== 'reset';
+    if (el.textContent.trim()) return false;
+    return !el.querySelector('img[alt]:not([alt=""]),[title],svg title,[aria-label]');
+  };
   const walk = (root) => {
     if (root.nodeType === 1) {
       if (root.shadowRoot) walk(root.shadowRoot);
       check(root);
+      named(root);
     }
     const it = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
     for (let el = it.nextNode(); el; el = it.nextNode()) {
       if (el.shadowRoot) walk(el.shadowRoot);
       current(el);
       if (out.length < 200) check(el);
+      named(el);
     }
+  };
+  const named = (el) => {
+    if (hints.size >= 200 || !unnamed(el)) return;
+    const h = hintOf(el);
+    if (h) hints.set(el, h);
   };
   const current = (el) => {
     const v = el.getAttribute('aria-current');
@@ -254,8 +303,11 @@ const clickableJS = `((roots) => {
   const kinds = new Map();
   for (const el of out) kinds.set(el, 1);
   for (const el of cur) kinds.set(el, (kinds.get(el) || 0) | 2);
+  for (const el of hints.keys()) kinds.set(el, (kinds.get(el) || 0) | 4);
+  for (const el of out) if (!hints.has(el) && !el.textContent.trim()) { const h = hintOf(el); if (h) { hints.set(el, h); kinds.set(el, kinds.get(el) | 4); } }
   const els = [...kinds.keys()];
   els.k = [...kinds.values()];
+  els.h = els.map(el => hints.get(el) || '');
   return els;
 })`
 
@@ -263,13 +315,14 @@ const clickableJS = `((roots) => {
 // accessibility tree (see snapshot.Frame): the elements that take clicks
 // without saying so (see clickableJS), with their text — the accessibility
 // tree names none of those it leaves out — and, for those inside
-// aria-hidden, the element their hidden subtree hangs from; and the
-// elements with aria-current.
+// aria-hidden, the element their hidden subtree hangs from; the elements
+// with aria-current; and a hint for controls without a name.
 type domFacts struct {
 	clickable map[int64]bool
 	text      map[int64]string
 	anchors   map[int64]int64
 	current   map[int64]bool
+	hints     map[int64]string // of controls without a name
 }
 
 // domFacts reads the facts of the elements under (and including) the
@@ -292,7 +345,7 @@ func (p *Page) domFacts(ctx context.Context, j frameJob, roots string) domFacts 
 	wg.Go(func() {
 		infoErr = callFunction(ctx, j.sess, obj, `function() { return this.map((el, i) => this.k[i] & 1 ? {k: this.k[i],
 		  t: (el.innerText || el.getAttribute('aria-label') || el.getAttribute('title') || el.getAttribute('alt') || '').trim().replace(/\s+/g, ' ').slice(0, 200),
-		  h: !!el.closest('[aria-hidden="true"]')} : {k: this.k[i]}); }`, &info)
+		  h: !!el.closest('[aria-hidden="true"]'), i: this.h[i]} : {k: this.k[i], i: this.h[i]}); }`, &info)
 	})
 	els, err := p.arrayItems(ctx, j.sess, obj)
 	wg.Wait()
@@ -326,13 +379,16 @@ func (p *Page) domFacts(ctx context.Context, j frameJob, roots string) domFacts 
 	}
 	wg.Wait()
 	d := domFacts{clickable: make(map[int64]bool, len(ids)), text: make(map[int64]string, len(ids)),
-		anchors: map[int64]int64{}, current: map[int64]bool{}}
+		anchors: map[int64]int64{}, current: map[int64]bool{}, hints: map[int64]string{}}
 	for i, id := range ids {
 		if id == 0 {
 			continue
 		}
 		if info[i].Kind&2 != 0 {
 			d.current[id] = true
+		}
+		if info[i].Kind&4 != 0 && info[i].Hint != "" {
+			d.hints[id] = info[i].Hint
 		}
 		if info[i].Kind&1 == 0 {
 			continue
@@ -350,9 +406,10 @@ func (p *Page) domFacts(ctx context.Context, j frameJob, roots string) domFacts 
 
 // clickInfo is what domFacts reads of one element.
 type clickInfo struct {
-	Kind   int    `json:"k"` // 1 clickable, 2 aria-current (see clickableJS)
+	Kind   int    `json:"k"` // 1 clickable, 2 aria-current, 4 a hint (see clickableJS)
 	Text   string `json:"t"` // innerText or label, for a name
 	Hidden bool   `json:"h"` // inside aria-hidden: not in the accessibility tree
+	Hint   string `json:"i"` // what a control without a name is for
 }
 
 // arrayItems returns the object ids of a JavaScript array's items, by

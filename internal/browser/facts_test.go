@@ -19,6 +19,7 @@ func TestMergeFacts(t *testing.T) {
 		ClickableText: map[int64]string{5: "five", 6: "six", 9: "nine"},
 		Anchors:       map[int64]int64{9: 3},
 		Current:       map[int64]bool{11: true, 13: true},
+		Hints:         map[int64]string{5: "trash", 6: "pencil"},
 	}
 	changed := map[int64]bool{6: true, 11: true, 12: true}
 	var f snapshot.Frame
@@ -27,12 +28,14 @@ func TestMergeFacts(t *testing.T) {
 		text:      map[int64]string{7: "seven"},
 		anchors:   map[int64]int64{},
 		current:   map[int64]bool{12: true},
+		hints:     map[int64]string{7: "cart"},
 	})
 	for name, c := range map[string]struct{ got, want any }{
 		"clickable": {f.Clickable, map[int64]bool{5: true, 7: true, 9: true}},
 		"text":      {f.ClickableText, map[int64]string{5: "five", 7: "seven", 9: "nine"}},
 		"anchors":   {f.Anchors, map[int64]int64{9: 3}},
 		"current":   {f.Current, map[int64]bool{12: true, 13: true}},
+		"hints":     {f.Hints, map[int64]string{5: "trash", 7: "cart"}},
 	} {
 		if !equalMaps(c.got, c.want) {
 			t.Errorf("%s = %v, want %v", name, c.got, c.want)

@@ -357,6 +357,12 @@ func mergeFacts(f *snapshot.Frame, old snapshot.Frame, changed map[int64]bool, d
 	f.ClickableText = make(map[int64]string, len(old.ClickableText)+len(d.text))
 	f.Anchors = make(map[int64]int64, len(old.Anchors)+len(d.anchors))
 	f.Current = make(map[int64]bool, len(old.Current)+len(d.current))
+	f.Hints = make(map[int64]string, len(old.Hints)+len(d.hints))
+	for b, h := range old.Hints {
+		if !changed[b] {
+			f.Hints[b] = h
+		}
+	}
 	inside := func(b int64) bool {
 		if changed[b] {
 			return true
@@ -385,6 +391,7 @@ func mergeFacts(f *snapshot.Frame, old snapshot.Frame, changed map[int64]bool, d
 	maps.Copy(f.ClickableText, d.text)
 	maps.Copy(f.Anchors, d.anchors)
 	maps.Copy(f.Current, d.current)
+	maps.Copy(f.Hints, d.hints)
 }
 
 // subtreeIDs lists the ids of node id and everything under it in nodes.

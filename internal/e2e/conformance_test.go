@@ -905,6 +905,27 @@ var confCases = []confCase{
 				return want(txt, err, "archived report.pdf, link shared")
 			})
 	}, `document.getElementById('out').textContent === 'archived report.pdf, link shared' && !document.getElementById('menu').matches(':popover-open')`},
+	{"icon-buttons", "icon buttons drawn by an icon font (a private-use glyph, no text, no label): which is the bin and which the pencil", func(a *agent) error {
+		// A model picks the control whose line says what it does, next to
+		// the row it acts on.
+		iconRef := regexp.MustCompile(`\[ref=(e\d+)[^\]]*trash`)
+		return steps(func() error { return a.open("icon-buttons") },
+			func() error {
+				lines := strings.Split(a.last, "\n")
+				for i, l := range lines {
+					if !strings.Contains(l, "Invoice 2") {
+						continue
+					}
+					for _, m := range lines[i:min(i+8, len(lines))] {
+						if r := iconRef.FindStringSubmatch(m); r != nil {
+							txt, err := a.saw(a.tool.click(r[1], none))
+							return want(txt, err, "deleted Invoice 2")
+						}
+					}
+				}
+				return fmt.Errorf("nothing in the answer says which control of Invoice 2 deletes it:\n%s", a.last)
+			})
+	}, `document.getElementById('out').textContent === 'deleted Invoice 2' && document.querySelectorAll('tr').length === 2`},
 }
 
 // confSelected says whether page is to be run: every page, or only those

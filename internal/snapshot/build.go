@@ -34,6 +34,10 @@ type Frame struct {
 	// Current holds the backend ids of elements with aria-current (any
 	// value but false), which the accessibility tree does not report.
 	Current map[int64]bool
+	// Hints holds, for controls the page gave no name (an icon button),
+	// a word for what they do: the icon's name ("trash" from fa-trash), a
+	// test id, an id. Shown as hint="…" on a control whose name is empty.
+	Hints map[int64]string
 }
 
 // Options controls Build.
@@ -519,6 +523,9 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 	}
 
 	name := n.Name
+	if strings.IndexFunc(name, iconRune) >= 0 {
+		name = norm(name) // an icon font's glyph is no name
+	}
 	if !hasRef && !force {
 		switch {
 		case generic, n.Role == "rowgroup":
@@ -554,7 +561,11 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 		role = "generic"
 	}
 	it := &item{role: role, name: name, ref: hasRef, refID: ref, key: Key{f.Key, n.BackendID}}
-	it.attrs, it.cut = b.attrs(n, pr, role, ref, n.BackendID != 0 && f.Current[n.BackendID])
+	hint := ""
+	if hasRef && norm(name) == "" && n.BackendID != 0 {
+		hint = f.Hints[n.BackendID]
+	}
+	it.attrs, it.cut = b.attrs(n, pr, role, ref, hint, n.BackendID != 0 && f.Current[n.BackendID])
 	kids = tidy(kids, name)
 
 	switch {
@@ -856,7 +867,7 @@ func hasRef(it *item) bool {
 
 // attrs is the bracket list of a printed node, ref first, and the number of
 // characters cut from its values.
-func (b *builder) attrs(n *Node, pr printed, role, ref string, current bool) (string, int) {
+func (b *builder) attrs(n *Node, pr printed, role, ref, hint string, current bool) (string, int) {
 	var a []string
 	cut := 0
 	str := func(key, v string) {
@@ -866,6 +877,9 @@ func (b *builder) attrs(n *Node, pr printed, role, ref string, current bool) (st
 	}
 	if ref != "" {
 		a = append(a, "ref="+ref)
+	}
+	if hint != "" {
+		str("hint", hint)
 	}
 	if pr.typ != "" {
 		a = append(a, "type="+pr.typ)

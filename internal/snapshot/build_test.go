@@ -166,6 +166,22 @@ func TestBuild(t *testing.T) {
   button "Off" [ref=e9, disabled]`,
 		},
 		{
+			name: "icon fonts and hints: a private-use glyph is no name; a control without a name shows its hint",
+			frames: []Frame{{Key: "m", Nodes: nodes(doc("T",
+				n("button", "\uf1f8", txt("\uf1f8")).be(200),
+				n("button", "\uf0c7 Save", txt("\uf0c7 Save")).be(201),
+				n("link", "").be(202).p("url", "/cart"),
+				n("button", "Named").be(203),
+				n("button", "").be(204),
+			)), Hints: map[int64]string{200: "trash", 201: "floppy", 202: "cart", 203: "ignored", 204: `q"uote`}}},
+			want: `document "T"
+  button [ref=e1, hint="trash"]
+  button "Save" [ref=e2]
+  link [ref=e3, hint="cart", href="/cart"]
+  button "Named" [ref=e4]
+  button [ref=e5, hint="q\"uote"]`,
+		},
+		{
 			name: "iframes: same frame content, child frame, orphans",
 			frames: []Frame{
 				{Key: "main", Nodes: nodes(doc("Top",

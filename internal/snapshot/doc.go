@@ -50,8 +50,9 @@
 // characters left out, or "[+N chars: extract to read all]" when the line
 // has no ref ("+N+" when N is a lower bound).
 //
-// Attributes come in this order when present: ref, type (inputs Chromium
-// gives an internal role), level (headings), checked/checked=mixed,
+// Attributes come in this order when present: ref, hint (a control the
+// page gave no name: a word for what it does, from its icon, test id or id
+// — Frame.Hints), type (inputs Chromium gives an internal role), level (headings), checked/checked=mixed,
 // selected, pressed/pressed=mixed/pressed=false, expanded/collapsed,
 // disabled, required, readonly, invalid, focused, value (text fields,
 // comboboxes, sliders, spin buttons, typed inputs), href (same-origin links

@@ -10,7 +10,15 @@ import (
 // maxText is the number of characters a name, value or cell keeps.
 const maxText = 200
 
-// norm collapses runs of white space to one space and trims the ends.
+// iconRune reports a character of a Private Use Area: what icon fonts
+// (Font Awesome, Bootstrap Icons) draw their glyphs with, in ::before
+// content that Chromium counts into names. It means nothing as text.
+func iconRune(r rune) bool {
+	return r >= 0xE000 && r <= 0xF8FF || r >= 0xF0000 && r <= 0x10FFFD
+}
+
+// norm collapses runs of white space to one space and trims the ends, and
+// drops icon-font characters (see iconRune).
 func norm(s string) string {
 	simple := true
 	prevSpace := true
@@ -34,6 +42,9 @@ func norm(s string) string {
 	b.Grow(len(s))
 	space := false
 	for _, r := range s {
+		if iconRune(r) {
+			continue
+		}
 		if unicode.IsSpace(r) {
 			space = b.Len() > 0
 			continue
