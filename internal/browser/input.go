@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -359,6 +360,41 @@ func (p *Page) FileInputOf(ctx context.Context, e Elem) (Elem, bool) {
 		return Elem{}, false
 	}
 	return Elem{Sess: e.Sess, Backend: be, Frame: e.Frame}, true
+}
+
+// ElemFrom calls fn (a JavaScript function declaration) on the element in
+// browserd's isolated world and returns the element it returns, in the
+// same frame; false when it returns none.
+func (p *Page) ElemFrom(ctx context.Context, e Elem, fn string, args ...any) (Elem, bool, error) {
+	s, obj, err := p.Resolve(ctx, e)
+	if err != nil {
+		return Elem{}, false, err
+	}
+	cargs := make([]map[string]any, len(args))
+	for i, a := range args {
+		cargs[i] = map[string]any{"value": a}
+	}
+	var r evalResult
+	err = s.Call(ctx, "Runtime.callFunctionOn", map[string]any{"objectId": obj, "objectGroup": "browserd",
+		"functionDeclaration": fn, "arguments": cargs}, &r)
+	if err != nil {
+		if isStale(err) {
+			return Elem{}, false, ErrStale
+		}
+		return Elem{}, false, err
+	}
+	if err := r.decode(nil); err != nil {
+		return Elem{}, false, err
+	}
+	var ro remoteObject
+	if json.Unmarshal(r.Result, &ro) != nil || ro.ObjectID == "" || ro.Subtype != "node" {
+		return Elem{}, false, nil
+	}
+	be, err := describe(ctx, s, ro.ObjectID)
+	if err != nil {
+		return Elem{}, false, err
+	}
+	return Elem{Sess: e.Sess, Backend: be, Frame: e.Frame}, true, nil
 }
 
 // ChooseFiles clicks at (x, y) and answers the file chooser the click

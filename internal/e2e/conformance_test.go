@@ -926,6 +926,38 @@ var confCases = []confCase{
 				return fmt.Errorf("nothing in the answer says which control of Invoice 2 deletes it:\n%s", a.last)
 			})
 	}, `document.getElementById('out').textContent === 'deleted Invoice 2' && document.querySelectorAll('tr').length === 2`},
+	{"dropdowns", "select on dropdowns the page draws: a Headless UI listbox, a combobox whose options appear as you type, react-select (the agent falls back to clicks when select refuses)", func(a *agent) error {
+		pick := func(role, name, value string, typeFirst bool) func() error {
+			return func() error {
+				ref, err := a.find(role, name)
+				if err != nil {
+					return err
+				}
+				if _, err := a.saw(a.tool.selectValues(ref, []string{value})); err == nil {
+					return nil
+				}
+				// As an agent does when select refuses: open it (typing
+				// into a combobox that filters), then click the option.
+				if typeFirst {
+					_, err = a.saw(a.tool.typeText(ref, value, true, false))
+				} else {
+					_, err = a.saw(a.tool.click(ref, none))
+				}
+				if err != nil {
+					return err
+				}
+				return e(a.click("", value, none))
+			}
+		}
+		return steps(func() error { return a.open("dropdowns") },
+			pick("button", "Speed Standard", "Express", false),
+			pick("combobox", "Country", "Germany", true),
+			pick("textbox", "Gift wrap", "Ribbon and card", false),
+			func() error {
+				txt, err := a.click("button", "Ship", none)
+				return want(txt, err, "shipping Express to Germany, wrap: Ribbon and card")
+			})
+	}, `document.getElementById('out').textContent === 'shipping Express to Germany, wrap: Ribbon and card'`},
 }
 
 // confSelected says whether page is to be run: every page, or only those

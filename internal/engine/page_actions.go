@@ -260,7 +260,10 @@ func (c *call) selectOption(ctx context.Context) error {
 	switch r.Err {
 	case "":
 	case "not a select":
-		return fail("the target is not a dropdown (<select>); for custom dropdowns click the option instead")
+		if ok, err := c.selectCustom(ctx, el, want); ok {
+			return err
+		}
+		return fail("the target is not a dropdown: pick a <select>, a combobox or a listbox (or click the option you want)")
 	case "not multiple":
 		return fail("this select takes one option: pass value, not values")
 	case "no option":

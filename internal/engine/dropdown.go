@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"context"
+	"strings"
+
+	"github.com/browserd/browserd/internal/browser"
+)
+
+// A dropdown the page draws itself (react-select, an ARIA combobox or
+// listbox, a button that pops up a menu) is chosen from as a person does:
+// open it with a click, click the option that shows the wanted text —
+// after typing the text to filter the list when the control takes typing
+// and the option is not shown. select on such a control does that instead
+// of failing because it is not a <select>.
+
+// dropdownJS tells whether the element is a control that shows options
+// (see above), and whether it takes typing.
+const dropdownJS = `function() {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  const role = el.getAttribute('role') || '';
+  const tag = el.tagName;
+  const editable = !el.readOnly && (tag === 'INPUT' && !['checkbox','radio','button','submit','reset','file','image','hidden','range','color'].includes(el.type)) || el.isContentEditable;
+  const pops = /^(combobox|listbox|radiogroup|menu|menubar|tree|grid)$/.test(role) || el.hasAttribute('aria-haspopup') ||
+    el.hasAttribute('aria-autocomplete') || el.hasAttribute('aria-expanded') || el.hasAttribute('aria-controls') ||
+    el.hasAttribute('aria-owns') || el.hasAttribute('list') || /react-select|select__input|combobox|dropdown|picker/i.test(el.id + ' ' + el.className) ||
+    !!el.closest('[class*="select__control"],[class*="-control"][class*="select"],[role=combobox]');
+  return {pops, editable};
+}`
+
+// optionJS finds, for a dropdown, the shown option whose text is want
+// (trimmed, any case; else the one option whose text starts with it): in
+// the elements the control names (aria-controls, aria-owns, a datalist),
+// then in the control's own box, then anywhere in the page among elements
+// that say they are options (role option, menuitem, radio, treeitem;
+// react-select's ids and classes). It returns the option, or null.
+const optionJS = `function(want) {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  const w = want.trim().toLowerCase();
+  const root = el.getRootNode();
+  const byId = id => (root.getElementById ? root.getElementById(id) : document.getElementById(id));
+  const vis = x => x.getClientRects().length > 0 && getComputedStyle(x).visibility !== 'hidden';
+  const text = x => (x.getAttribute('aria-label') || x.innerText || x.textContent || '').trim().replace(/\s+/g, ' ').toLowerCase();
+  const optSel = '[role=option],[role=menuitem],[role=menuitemradio],[role=menuitemcheckbox],[role=radio],[role=treeitem],[role=gridcell],[id*="-option-"],[class*="__option"],[class*="-option"]';
+  const scopes = [];
+  for (const a of ['aria-controls', 'aria-owns']) for (const id of (el.getAttribute(a) || '').split(/\s+/)) { const s = id && byId(id); if (s) scopes.push([s, optSel + ',li']); }
+  const box = el.closest('[class*="select"],[class*="Select"],[class*="dropdown"],[class*="Dropdown"],[class*="combobox"],[role=combobox],[role=listbox],[role=radiogroup],[role=menu],[role=tree],[role=grid]');
+  if (box) scopes.push([box, optSel + ',li']);
+  if (/^(listbox|radiogroup|menu|tree|grid)$/.test(el.getAttribute('role') || '')) scopes.push([el, optSel + ',li']);
+  scopes.push([document, optSel]);
+  for (const [s, sel] of scopes) {
+    const cands = [...s.querySelectorAll(sel)].filter(x => x !== el && !x.contains(el) && vis(x));
+    const hit = cands.find(x => text(x) === w);
+    if (hit) return hit;
+    const starts = cands.filter(x => text(x).startsWith(w));
+    if (starts.length === 1) return starts[0];
+  }
+  return null;
+}`
+
+// shownOptionsJS lists the texts of the options a dropdown shows, for an
+// error that says what there is.
+const shownOptionsJS = `function() {
+  const out = [];
+  for (const x of document.querySelectorAll('[role=option],[role=menuitem],[role=menuitemradio],[role=radio],[role=treeitem],[id*="-option-"],[class*="__option"]')) {
+    if (!x.getClientRects().length) continue;
+    const t = (x.innerText || x.getAttribute('aria-label') || '').trim().replace(/\s+/g, ' ');
+    if (t && !out.includes(t)) out.push(t.slice(0, 60));
+    if (out.length >= 20) break;
+  }
+  return out;
+}`
+
+// selectCustom chooses want's values from a dropdown the page draws; ok is
+// false when el is not such a control (the caller's error stands).
+func (c *call) selectCustom(ctx context.Context, el browser.Elem, want []string) (ok bool, err error) {
+	pg := c.tab.page
+	var kind struct {
+		Pops     bool `json:"pops"`
+		Editable bool `json:"editable"`
+	}
+	if err := pg.CallOn(ctx, el, dropdownJS, &kind); err != nil {
+		return false, err
+	}
+	if !kind.Pops {
+		return false, nil
+	}
+	click := func(e browser.Elem) error {
+		aim, err := pg.Aim(ctx, e, "click")
+		if err != nil {
+			return err
+		}
+		m := pg.Mark(ctx, browser.DOMFirst)
+		if err := pg.Click(ctx, aim.X, aim.Y, browser.ClickOptions{}); err != nil {
+			return err
+		}
+		return pg.Settle(ctx, m)
+	}
+	var picked []string
+	for _, w := range want {
+		opt, found, err := pg.ElemFrom(ctx, el, optionJS, w)
+		if err != nil {
+			return true, err
+		}
+		if !found { // open it
+			if err := click(el); err != nil {
+				return true, err
+			}
+			if opt, found, err = pg.ElemFrom(ctx, el, optionJS, w); err != nil {
+				return true, err
+			}
+		}
+		if !found && kind.Editable { // filter the list by typing
+			if err := pg.Focus(ctx, el); err != nil {
+				return true, err
+			}
+			m := pg.Mark(ctx, browser.DOMFirst)
+			if err := pg.TypeKeys(ctx, w); err != nil {
+				return true, err
+			}
+			if err := pg.Settle(ctx, m); err != nil {
+				return true, err
+			}
+			if opt, found, err = pg.ElemFrom(ctx, el, optionJS, w); err != nil {
+				return true, err
+			}
+		}
+		if !found {
+			var shown []string
+			_ = pg.CallOn(ctx, el, shownOptionsJS, &shown)
+			if len(shown) > 0 {
+				c.res.Details = append(c.res.Details, "options shown: "+strings.Join(shown, ", "))
+				return true, fail("this dropdown shows no option %s; the options it shows are listed in the result's details", jsString(w))
+			}
+			return true, fail("this dropdown showed no options when clicked; take a snapshot to see what it opened, and click the option you want")
+		}
+		if err := click(opt); err != nil {
+			return true, err
+		}
+		picked = append(picked, w)
+	}
+	c.res.Details = append(c.res.Details, "selected: "+strings.Join(picked, ", ")+" (the page's own dropdown: opened, and the option clicked)")
+	return true, nil
+}
