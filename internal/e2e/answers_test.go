@@ -256,3 +256,22 @@ func TestFormNotSent(t *testing.T) {
 		t.Fatalf("a form that was sent is reported stopped:\n%q\n%s", r.Notes, r.Content)
 	}
 }
+
+// TestReplacedRef: a ref whose element the page replaced since the
+// snapshot (a re-render) acts on the one element with the same role and
+// name that took its place, and the answer says so, naming its new ref.
+func TestReplacedRef(t *testing.T) {
+	cfg := testConfig(t)
+	e, _ := newEngine(t, cfg)
+	d := &engineDriver{e: e, data: cfg.Data}
+	const task = "replaced"
+	s := nav(t, d, task, site.URL("/c/rerender")).Content
+	name := ref(t, s, "textbox", "Display name")
+	time.Sleep(400 * time.Millisecond) // the page draws its form again every 300 ms
+	r := ok(t, d, tool.Input{Action: "type", Task: task, Ref: name, Text: "Ada"})
+	notes := strings.Join(r.Notes, "\n")
+	contains(t, notes, name+" was replaced by the page since your snapshot")
+	contains(t, r.Content, `value="Ada"`)
+	r = ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "document.getElementById('name').value"})
+	contains(t, r.Content, "Ada")
+}

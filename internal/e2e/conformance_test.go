@@ -958,6 +958,29 @@ var confCases = []confCase{
 				return want(txt, err, "shipping Express to Germany, wrap: Ribbon and card")
 			})
 	}, `document.getElementById('out').textContent === 'shipping Express to Germany, wrap: Ribbon and card'`},
+	{"rerender", "a form drawn again every 300 ms: the agent acts with the refs of the snapshot it planned from, whose elements were replaced since", func(a *agent) error {
+		if err := a.open("rerender"); err != nil {
+			return err
+		}
+		var name, city, save string
+		var err error
+		if name, err = a.find("textbox", "Display name"); err != nil {
+			return err
+		}
+		if city, err = a.find("textbox", "City"); err != nil {
+			return err
+		}
+		if save, err = a.find("button", "Save profile"); err != nil {
+			return err
+		}
+		time.Sleep(400 * time.Millisecond) // the agent thinks; the page draws the form again
+		return steps(func() error { return e(a.tool.typeText(name, "Ada", false, false)) },
+			func() error { return e(a.tool.typeText(city, "Lyon", false, false)) },
+			func() error {
+				txt, err := a.tool.click(save, none)
+				return want(txt, err, "saved Ada from Lyon")
+			})
+	}, `document.getElementById('out').textContent === 'saved Ada from Lyon'`},
 }
 
 // confSelected says whether page is to be run: every page, or only those

@@ -900,7 +900,11 @@ func (c *call) target(ctx context.Context) (browser.Elem, error) {
 	in, pg := c.in, c.tab.page
 	switch {
 	case in.Ref != "":
-		return c.refElem(in.Ref)
+		el, err := c.refElem(in.Ref)
+		if err != nil {
+			return el, err
+		}
+		return c.replaced(ctx, in.Ref, el)
 	case in.Role != "":
 		els, err := pg.QueryRole(ctx, in.Role, in.Name)
 		if err != nil {
@@ -925,6 +929,31 @@ func (c *call) target(ctx context.Context) (browser.Elem, error) {
 
 // refElem is the element of a ref the task's latest snapshot of its tab
 // gave, or why it cannot be used.
+// replaced checks that the element of ref is still in the page. When the
+// page replaced it since the snapshot (a re-render that swaps nodes: React
+// remounting a form, htmx swapping a fragment), the one element that now
+// has the same role and name in the accessibility tree stands in for it,
+// and the answer says so; with none or several, the ref is stale.
+func (c *call) replaced(ctx context.Context, ref string, el browser.Elem) (browser.Elem, error) {
+	pg := c.tab.page
+	var live bool
+	err := pg.CallOn(ctx, el, `function() { return this.isConnected; }`, &live)
+	if live || err != nil && !errors.Is(err, browser.ErrStale) {
+		return el, nil // live, or an error the action meets again
+	}
+	role, name := c.task.sess.refs.LabelOf(ref)
+	if name == "" || role == "" || role == "generic" || role == "StaticText" || strings.HasSuffix(name, "…") {
+		return el, nil
+	}
+	els, err := pg.QueryRole(ctx, role, name)
+	if err != nil || len(els) != 1 {
+		return el, nil
+	}
+	now := c.task.sess.refs.Assign(pg.KeyOf(els[0]), c.tab.id)
+	c.res.Notes = append(c.res.Notes, fmt.Sprintf("%s was replaced by the page since your snapshot; the action went to the element that took its place, with the same role and name (now %s)", ref, now))
+	return els[0], nil
+}
+
 func (c *call) refElem(ref string) (browser.Elem, error) {
 	k, owner, ok := c.task.sess.refs.Lookup(ref)
 	if !ok {

@@ -34,6 +34,9 @@ func (c *call) fillOne(ctx context.Context, f tool.Field) error {
 	if err != nil {
 		return err
 	}
+	if el, err = c.replaced(ctx, f.Ref, el); err != nil {
+		return err
+	}
 	var kind struct {
 		Kind    string `json:"kind"` // check, radio, select, text
 		Checked bool   `json:"checked"`

@@ -501,6 +501,7 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 	var ref string
 	if hasRef {
 		ref = b.refs.Assign(Key{f.Key, n.BackendID}, b.opt.Owner)
+		b.refs.Label(ref, n.Role, n.Name)
 	}
 
 	var kids []*item

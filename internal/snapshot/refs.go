@@ -17,6 +17,9 @@ type refEntry struct {
 	ref   string
 	key   Key
 	owner string
+	// role and name are the node's accessibility role and name when last
+	// shown, to find the node that replaced it (see Label).
+	role, name string
 }
 
 type ownerFrame struct {
@@ -75,6 +78,27 @@ func (r *Refs) Lookup(ref string) (k Key, owner string, ok bool) {
 		return Key{}, "", false
 	}
 	return e.key, e.owner, true
+}
+
+// Label records what the node of ref is, in the accessibility tree's
+// terms (role, name), as a snapshot showed it: if the page replaces the
+// node with one like it (a re-render), the ref's new node can be found.
+func (r *Refs) Label(ref, role, name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := r.byRef[ref]; ok {
+		e.role, e.name = role, name
+	}
+}
+
+// LabelOf returns what Label recorded for ref.
+func (r *Refs) LabelOf(ref string) (role, name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := r.byRef[ref]; ok {
+		return e.role, e.name
+	}
+	return "", ""
 }
 
 // Forget drops the refs of one frame of an owner, for instance after its
