@@ -194,7 +194,7 @@ func placeHidden(f *snapshot.Frame, anchors map[int64]int64) {
 }
 
 // clickableJS finds elements that take clicks without saying so to
-// assistive technology: where cursor:pointer (or grab, move: a handle to
+// assistive technology: where cursor:pointer (or grab, move, a resize cursor: a handle to
 // drag) starts, onclick handlers, draggable="true", <a> without href and
 // focusable leaves without a role (react-select's options) — skipping
 // elements that already have an interactive role. Capped, so a page of pointer rows cannot stall a snapshot. It also
@@ -224,7 +224,7 @@ const clickableJS = `((roots) => {
       (hidden && el.matches('button,a[href],input,[role=button],[tabindex]') && el.getClientRects().length > 0);
     if (!hit) {
       const cur = getComputedStyle(el).cursor;
-      if (cur !== 'pointer' && cur !== 'grab' && cur !== 'move') return;
+      if (cur !== 'pointer' && cur !== 'grab' && cur !== 'move' && !cur.endsWith('resize')) return;
       const par = el.parentElement || (el.parentNode && el.parentNode.host);
       if (par && getComputedStyle(par).cursor === cur) return;
       hit = true;
@@ -238,7 +238,7 @@ const clickableJS = `((roots) => {
   const iconRe = /^(?:fa[srlbdt]?|bi|icon|icons|glyphicon|mdi|lucide|ti|ri|la[srb]?|ion|ionicons|octicon|feather|ph|tabler|heroicon|iconify|svg-icon|codicon|gg|uil|bx|bxs)[-_](.+)$/;
   const styleWord = /^(solid|regular|light|thin|duotone|brands|lg|xs|sm|xl|\dx|fw|spin|pulse|border|inverse|stack|outline|outlined|filled|round|rounded|sharp|fill|line|icon|svg|\d+)$/;
   const autoId = /^[:_\d]|[0-9a-f]{6,}|\d{3,}|:r|radix|mui-|headlessui|react-aria|^ember\d|^yui|^ext-/i;
-  const actionWord = /(close|delete|remove|trash|edit|search|menu|cart|add|plus|minus|next|prev|back|forward|expand|collapse|settings|share|like|more|download|upload|play|pause|copy|save|refresh|filter|sort|send|attach|favou?rite|star|bookmark|notif|bell|user|profile|logout|login|home|help|info|zoom)/i;
+  const actionWord = /(close|delete|remove|trash|edit|search|menu|cart|add|plus|minus|next|prev|back|forward|expand|collapse|settings|share|like|more|download|upload|play|pause|copy|save|refresh|filter|sort|send|attach|favou?rite|star|bookmark|notif|bell|user|profile|logout|login|home|help|info|zoom|resize|handle|grip|drag|slider|thumb)/i;
   const controlRoles = /^(button|link|menuitem|tab|switch|checkbox|radio|option|treeitem)$/;
   const iconOf = el => {
     const ds = [el, ...el.querySelectorAll('i,span,svg,use,img,em')];

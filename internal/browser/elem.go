@@ -137,10 +137,25 @@ func firstNonEmpty(s ...string) string {
 // per line; a rotated or half-covered element is hit away from its centre)
 // and returns the first one where the element itself, or something inside
 // it, is on top. A scroll takes any visible point: the wheel goes to what
-// is under the mouse either way.
-const checkJS = `function(action) {
+// is under the mouse either way. An element that a finite animation or
+// transition still moves (a menu scaling in, a drawer sliding in) is first
+// waited for, up to 1.5 s, so the point is where it comes to rest.
+const checkJS = `async function(action) {
   let el = this.nodeType === 1 ? this : this.parentElement;
   if (!el || !el.isConnected) return {reason: 'detached'};
+  const moving = document.getAnimations().filter(a => {
+    const t = a.effect && a.effect.target;
+    if (a.playState !== 'running' || !t || !(t === el || t.contains(el))) return false;
+    const ct = a.effect.getComputedTiming();
+    return isFinite(ct.endTime) && ct.endTime - (ct.localTime || 0) < 3000;
+  });
+  if (moving.length) {
+    await Promise.race([Promise.all(moving.map(a => a.finished.catch(() => null))), new Promise(r => setTimeout(r, 1500))]);
+    // The page's transitionend and animationend handlers (which often
+    // turn pointer events back on) run after the animation's end.
+    await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+    if (!el.isConnected) return {reason: 'detached'};
+  }
   const st = getComputedStyle(el);
   if (st.visibility === 'hidden' || st.display === 'none') return {reason: 'hidden'};
   const boxes = () => [...el.getClientRects()].filter(r => r.width > 0 && r.height > 0);

@@ -73,7 +73,7 @@ type CLI struct {
 
 	Click   clickCmd   `cmd:"" group:"Interaction" help:"Click an element."`
 	Hover   hoverCmd   `cmd:"" group:"Interaction" help:"Move the mouse over an element."`
-	Drag    dragCmd    `cmd:"" group:"Interaction" help:"Drag an element onto another: drag REF TO (both refs from the last snapshot)."`
+	Drag    dragCmd    `cmd:"" group:"Interaction" help:"Drag an element onto another: drag REF TO (TO: a ref from the last snapshot, the text a drop zone shows, or an offset in pixels: +120,0; a negative one after --: drag e5 -- -40,0)."`
 	Fill    fillCmd    `cmd:"" group:"Interaction" help:"Set several fields at once: fill e3=Ada e5=Japan e7=true."`
 	Type    typeCmd    `cmd:"" group:"Interaction" help:"Type text into an element: type [REF] TEXT."`
 	Select  selectCmd  `cmd:"" group:"Interaction" help:"Choose an option of a select element: select [REF] VALUE."`

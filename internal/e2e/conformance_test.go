@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -981,6 +982,33 @@ var confCases = []confCase{
 				return want(txt, err, "saved Ada from Lyon")
 			})
 	}, `document.getElementById('out').textContent === 'saved Ada from Lyon'`},
+	{"animated-menu", "a menu that scales into place over 600 ms: the click on its last item waits until it comes to rest", func(a *agent) error {
+		return steps(func() error { return a.open("animated-menu") },
+			func() error {
+				txt, err := a.click("button", "File", none)
+				return want(txt, err, "Move to bin")
+			},
+			func() error {
+				txt, err := a.click("menuitem", "Move to bin", none)
+				return want(txt, err, "chose Move to bin")
+			})
+	}, `document.getElementById('out').textContent === 'chose Move to bin'`},
+	{"resize", "a panel resized by dragging its edge: a handle with only a resize cursor and a class, dragged by an offset the agent works out from the width the page shows", func(a *agent) error {
+		if err := a.open("resize"); err != nil {
+			return err
+		}
+		m := regexp.MustCompile(`width: (\d+)px`).FindStringSubmatch(a.last)
+		if m == nil {
+			return fmt.Errorf("the answer does not show the panel's width:\n%s", a.last)
+		}
+		w, _ := strconv.Atoi(m[1])
+		handle := regexp.MustCompile(`\[ref=(e\d+)[^\]]*(resize|handle)`).FindStringSubmatch(a.last)
+		if handle == nil {
+			return fmt.Errorf("nothing in the answer is the resize handle:\n%s", a.last)
+		}
+		txt, err := a.saw(a.tool.drag(handle[1], fmt.Sprintf("%+d,0", 320-w)))
+		return want(txt, err, "width: 320px")
+	}, `document.getElementById('panel').offsetWidth === 320`},
 }
 
 // confSelected says whether page is to be run: every page, or only those

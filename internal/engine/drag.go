@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/browserd/browserd/internal/browser"
@@ -19,6 +20,9 @@ func (c *call) drag(ctx context.Context) error {
 	src, err := c.target(ctx)
 	if err != nil {
 		return err
+	}
+	if dx, dy, ok := tool.DragOffset(c.in.To); ok {
+		return c.dragBy(ctx, src, float64(dx), float64(dy))
 	}
 	dst, err := c.dropTarget(ctx)
 	if err != nil {
@@ -55,6 +59,33 @@ func (c *call) drag(ctx context.Context) error {
 	if html5 {
 		c.res.Notes = append(c.res.Notes, "dropped with HTML5 drag events (the page started a drag and drop)")
 	}
+	return pg.Settle(ctx, m)
+}
+
+// dragBy drags the element by (dx, dy) CSS pixels from where the drag
+// starts (its centre, or the visible point Aim picks): a slider's thumb or
+// a resize handle that follows the pointer and has no drop target. The end
+// point must lie in the viewport.
+func (c *call) dragBy(ctx context.Context, src browser.Elem, dx, dy float64) error {
+	pg := c.tab.page
+	from, err := pg.Aim(ctx, src, "drag")
+	if err != nil {
+		return err
+	}
+	to := browser.Point{X: from.X + dx, Y: from.Y + dy}
+	w, h := float64(c.e.cfg.Width), float64(c.e.cfg.Height)
+	var vp []float64
+	if pg.Run(ctx, "[innerWidth, innerHeight]", &vp) == nil && len(vp) == 2 {
+		w, h = vp[0], vp[1]
+	}
+	if to.X < 0 || to.Y < 0 || to.X >= w || to.Y >= h {
+		return fail("the drag would end at %.0f,%.0f, outside the viewport (%.0f×%.0f) — the drag starts at %.0f,%.0f; drag by less, or scroll first", to.X, to.Y, w, h, from.X, from.Y)
+	}
+	m := pg.Mark(ctx, browser.DOMFirst)
+	if _, err := pg.Drag(ctx, src, browser.Point{X: from.X, Y: from.Y}, to); err != nil {
+		return err
+	}
+	c.res.Details = append(c.res.Details, fmt.Sprintf("dragged from %.0f,%.0f to %.0f,%.0f", from.X, from.Y, to.X, to.Y))
 	return pg.Settle(ctx, m)
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,7 +73,7 @@ type Input struct {
 	Clear    bool   `json:"clear,omitempty" jsonschema:"type: clear the field first"`
 	Submit   bool   `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
 	Accept   *bool  `json:"accept,omitempty" jsonschema:"dialog: accept (default true) or dismiss"`
-	To       string `json:"to,omitempty" jsonschema:"drag: ref (or text) to drop on"`
+	To       string `json:"to,omitempty" jsonschema:"drag: ref, text or +dx,dy px to drop on"`
 	// Fields are fill's fields: each a ref and its value.
 	Fields    []Field  `json:"fields,omitempty" jsonschema:"fill: fields to set at once"`
 	Double    bool     `json:"double,omitempty" jsonschema:"click: double-click"`
@@ -390,7 +391,7 @@ func (in *Input) Validate() error {
 			return err
 		}
 		if strings.TrimSpace(in.To) == "" || len(in.To) > 500 {
-			return fmt.Errorf("drag needs to: the ref of the element to drop on, from a snapshot (e.g. e12), or the text it shows")
+			return fmt.Errorf("drag needs to: the ref of the element to drop on, from a snapshot (e.g. e12), the text it shows, or an offset in pixels from where the drag starts (+120,0)")
 		}
 	case "click", "hover":
 		if err := needTarget(); err != nil {
@@ -539,6 +540,21 @@ func ValidLocale(l string) bool {
 		}
 	}
 	return true
+}
+
+// dragOffset is drag's to written as an offset: "+120,0", "-40, 15".
+var dragOffset = regexp.MustCompile(`^\s*([+-]\d{1,5})\s*,\s*([+-]?\d{1,5})\s*$`)
+
+// DragOffset parses drag's to as an offset in CSS pixels (dx signed:
+// "+120,0"); ok is false when to is a ref or text.
+func DragOffset(to string) (dx, dy int, ok bool) {
+	m := dragOffset.FindStringSubmatch(to)
+	if m == nil {
+		return 0, 0, false
+	}
+	dx, _ = strconv.Atoi(m[1])
+	dy, _ = strconv.Atoi(m[2])
+	return dx, dy, true
 }
 
 // LooksLikeRef reports whether s is written like a ref: e and a number.

@@ -75,3 +75,21 @@ func TestCheckDomains(t *testing.T) {
 		}
 	}
 }
+
+func TestDragOffset(t *testing.T) {
+	for to, want := range map[string][3]int{
+		"+120,0":    {120, 0, 1},
+		"-40, 15":   {-40, 15, 1},
+		" +5 , -7 ": {5, -7, 1},
+		"e12":       {0, 0, 0},
+		"Done":      {0, 0, 0},
+		"120,0":     {0, 0, 0}, // a text a drop zone may show; an offset is signed
+		"+1,2,3":    {0, 0, 0},
+		"+999999,0": {0, 0, 0},
+	} {
+		dx, dy, ok := DragOffset(to)
+		if got := [3]int{dx, dy, map[bool]int{true: 1}[ok]}; got != want {
+			t.Errorf("DragOffset(%q) = %v, want %v", to, got, want)
+		}
+	}
+}
