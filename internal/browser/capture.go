@@ -69,7 +69,7 @@ func (p *Page) Screenshot(ctx context.Context, fullPage bool, e *Elem) ([]byte, 
 		var r struct {
 			X, Y, W, H float64
 		}
-		if _, _, err := p.Point(ctx, *e, "hover"); err != nil {
+		if _, err := p.aimOnce(ctx, *e, "hover"); err != nil { // scrolled into view; covered or not
 			if _, ok := err.(*NotActionableError); !ok {
 				return nil, err
 			}

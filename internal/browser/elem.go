@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/chromedp/cdproto/target"
 
@@ -256,7 +257,34 @@ func (p *Page) Point(ctx context.Context, e Elem, action string) (x, y float64, 
 }
 
 // Aim is Point, telling also what the element is.
+//
+// An element that is hidden, disabled or covered is waited for, up to
+// ActionableWait, as a person waits for a loading overlay to fade or a
+// button to come on once its request returns; then the error says why.
 func (p *Page) Aim(ctx context.Context, e Elem, action string) (Aim, error) {
+	deadline := time.Now().Add(ActionableWait)
+	for {
+		a, err := p.aimOnce(ctx, e, action)
+		var nae *NotActionableError
+		if !errors.As(err, &nae) || time.Now().After(deadline) {
+			return a, err
+		}
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return a, err
+		case <-t.C:
+		}
+	}
+}
+
+// ActionableWait bounds how long Aim waits for an element to become
+// actionable (see Aim).
+var ActionableWait = 1500 * time.Millisecond
+
+// aimOnce is Aim without waiting.
+func (p *Page) aimOnce(ctx context.Context, e Elem, action string) (Aim, error) {
 	s, obj, err := p.Resolve(ctx, e)
 	if err != nil {
 		return Aim{}, err

@@ -1009,6 +1009,14 @@ var confCases = []confCase{
 		txt, err := a.saw(a.tool.drag(handle[1], fmt.Sprintf("%+d,0", 320-w)))
 		return want(txt, err, "width: 320px")
 	}, `document.getElementById('panel').offsetWidth === 320`},
+	{"loading-overlay", "a loading overlay over the page for 900 ms after an action, and a button that comes on only when the data has arrived: the next click waits for them", func(a *agent) error {
+		return steps(func() error { return a.open("loading-overlay") },
+			func() error { return e(a.click("button", "Refresh data", none)) },
+			func() error {
+				txt, err := a.click("button", "Export CSV", none)
+				return want(txt, err, "exported report.csv")
+			})
+	}, `document.getElementById('out').textContent === 'exported report.csv'`},
 }
 
 // confSelected says whether page is to be run: every page, or only those
