@@ -275,3 +275,26 @@ func TestReplacedRef(t *testing.T) {
 	r = ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "document.getElementById('name').value"})
 	contains(t, r.Content, "Ada")
 }
+
+// TestTypeKeys: type sends a key per character — letters, Shift-ed
+// symbols, and characters no US key makes (ü, 東, an emoji) — and the
+// field ends up holding exactly the text, each key heard on keydown and
+// keyup.
+func TestTypeKeys(t *testing.T) {
+	cfg := testConfig(t)
+	e, _ := newEngine(t, cfg)
+	d := &engineDriver{e: e, data: cfg.Data}
+	const task = "keys"
+	s := nav(t, d, task, site.URL("/c/form-validation")).Content
+	ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: `(() => { window.keys = {down: 0, up: 0};
+	  const n = document.getElementById('name');
+	  n.addEventListener('keydown', () => keys.down++); n.addEventListener('keyup', () => keys.up++); return 1; })()`})
+	const typed = `Ada "Q" @x.io #1 (ü) 東京 🙂`
+	r := ok(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Name"), Text: typed})
+	if len(r.Notes) > 0 {
+		t.Fatalf("type noted a difference: %q\n%s", r.Notes, r.Content)
+	}
+	r = ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "[document.getElementById('name').value, keys.down, keys.up]"})
+	n := len([]rune(typed))
+	contains(t, r.Content, fmt.Sprintf(`[%q,%d,%d]`, typed, n, n))
+}
