@@ -32,6 +32,16 @@ func TestSelectDropdowns(t *testing.T) {
 	ok(t, d, tool.Input{Action: "select", Task: task, Ref: gift, Value: "Ribbon and card"})
 	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, "button", "Ship")})
 	contains(t, r.Content, "shipping Express to Germany, wrap: Ribbon and card")
+	// fill chooses in a dropdown that takes no typing, and types into one
+	// that does.
+	s = nav(t, d, task, site.URL("/c/dropdowns")).Content
+	r = ok(t, d, tool.Input{Action: "fill", Task: task, Fields: []tool.Field{
+		{Ref: ref(t, s, "button", "Speed Standard"), Value: "Overnight"},
+		{Ref: ref(t, s, "combobox", "Country"), Value: "Spain"},
+	}})
+	contains(t, r.Content, `button "Speed Overnight"`)
+	r = ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "document.getElementById('country').value"})
+	contains(t, r.Content, "Spain")
 	// Not a dropdown of any kind.
 	s = nav(t, d, task, site.URL("/c/form-validation")).Content
 	r = bad(t, d, tool.Input{Action: "select", Task: task, Ref: ref(t, s, "textbox", "Name"), Value: "x"}, "the target is not a dropdown")

@@ -79,6 +79,17 @@ func (c *call) fillOne(ctx context.Context, f tool.Field) error {
 		}
 		return pg.Settle(ctx, m)
 	}
+	// A dropdown the page draws that takes no typing (a button popping
+	// up a list, react-select's read-only input): its option is chosen.
+	var dd struct {
+		Pops     bool `json:"pops"`
+		Editable bool `json:"editable"`
+	}
+	if err := pg.CallOn(ctx, el, dropdownJS, &dd); err == nil && dd.Pops && !dd.Editable {
+		if ok, err := c.selectCustom(ctx, el, []string{f.Value}); ok {
+			return err
+		}
+	}
 	c.in.Text, c.in.Clear = f.Value, true
 	return c.typeText(ctx)
 }
