@@ -160,8 +160,9 @@ func (p *Page) axFrame(ctx context.Context, j frameJob) (snapshot.Frame, error) 
 }
 
 // placeHidden puts clickable elements the accessibility tree leaves out
-// (inside aria-hidden) into it, as children of the node of the element
-// their hidden subtree hangs from, so the snapshot can give them refs.
+// (inside aria-hidden, or empty: a close "×" drawn by CSS) into it, as
+// children of the node of their anchor (see snapshot.Frame.Anchors), so
+// the snapshot can give them refs.
 func placeHidden(f *snapshot.Frame, anchors map[int64]int64) {
 	if len(anchors) == 0 {
 		return
@@ -345,7 +346,7 @@ func (p *Page) domFacts(ctx context.Context, j frameJob, roots string) domFacts 
 	wg.Go(func() {
 		infoErr = callFunction(ctx, j.sess, obj, `function() { return this.map((el, i) => this.k[i] & 1 ? {k: this.k[i],
 		  t: (el.innerText || el.getAttribute('aria-label') || el.getAttribute('title') || el.getAttribute('alt') || '').trim().replace(/\s+/g, ' ').slice(0, 200),
-		  h: !!el.closest('[aria-hidden="true"]'), i: this.h[i]} : {k: this.k[i], i: this.h[i]}); }`, &info)
+		  h: !!el.closest('[aria-hidden="true"]'), e: !el.firstElementChild && !el.textContent.trim(), i: this.h[i]} : {k: this.k[i], i: this.h[i]}); }`, &info)
 	})
 	els, err := p.arrayItems(ctx, j.sess, obj)
 	wg.Wait()
@@ -353,12 +354,18 @@ func (p *Page) domFacts(ctx context.Context, j frameJob, roots string) domFacts 
 		return domFacts{}
 	}
 	var anchorEls []string
-	if slices.ContainsFunc(info, func(x clickInfo) bool { return x.Hidden }) {
+	// Where to show clickable elements the accessibility tree may leave
+	// out: those inside aria-hidden (under the element their hidden
+	// subtree hangs from), and empty ones — an icon drawn by CSS, a close
+	// "×" of a background image — under their parent (placeHidden adds
+	// them only when the tree has no node for them).
+	if slices.ContainsFunc(info, func(x clickInfo) bool { return x.Hidden || x.Empty }) {
 		var r struct {
 			Result remoteObject `json:"result"`
 		}
 		err := j.sess.Call(ctx, "Runtime.callFunctionOn", map[string]any{"objectId": obj, "objectGroup": group,
-			"functionDeclaration": `function() { return this.map((el, i) => { if (!(this.k[i] & 1) || !el.closest('[aria-hidden="true"]')) return null;
+			"functionDeclaration": `function() { return this.map((el, i) => { if (!(this.k[i] & 1)) return null;
+			  if (!el.closest('[aria-hidden="true"]')) return !el.firstElementChild && !el.textContent.trim() ? el.parentElement : null;
 			  let top = el; for (let a = el; a && a.nodeType === 1; a = a.parentElement) if (a.getAttribute('aria-hidden') === 'true') top = a;
 			  return top.parentElement; }); }`}, &r)
 		if err == nil && r.Result.ObjectID != "" {
@@ -409,6 +416,7 @@ type clickInfo struct {
 	Kind   int    `json:"k"` // 1 clickable, 2 aria-current, 4 a hint (see clickableJS)
 	Text   string `json:"t"` // innerText or label, for a name
 	Hidden bool   `json:"h"` // inside aria-hidden: not in the accessibility tree
+	Empty  bool   `json:"e"` // no text, no child elements: the tree may leave it out
 	Hint   string `json:"i"` // what a control without a name is for
 }
 

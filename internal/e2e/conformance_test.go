@@ -1017,6 +1017,25 @@ var confCases = []confCase{
 				return want(txt, err, "exported report.csv")
 			})
 	}, `document.getElementById('out').textContent === 'exported report.csv'`},
+	{"close-buttons", "close controls drawn by CSS alone (an empty span, a background image, a pointer cursor) at the end of each notice", func(a *agent) error {
+		closeRef := regexp.MustCompile(`\[ref=(e\d+)[^\]]*close`)
+		return steps(func() error { return a.open("close-buttons") },
+			func() error {
+				lines := strings.Split(a.last, "\n")
+				for i, l := range lines {
+					if !strings.Contains(l, "Password changed") {
+						continue
+					}
+					for _, m := range lines[i:min(i+4, len(lines))] {
+						if r := closeRef.FindStringSubmatch(m); r != nil {
+							txt, err := a.saw(a.tool.click(r[1], none))
+							return want(txt, err, "dismissed Password changed")
+						}
+					}
+				}
+				return fmt.Errorf("nothing in the answer closes the notice \"Password changed\":\n%s", a.last)
+			})
+	}, `document.getElementById('out').textContent === 'dismissed Password changed' && document.querySelectorAll('#list li').length === 2`},
 }
 
 // confSelected says whether page is to be run: every page, or only those

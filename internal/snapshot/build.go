@@ -28,8 +28,10 @@ type Frame struct {
 	// text for: Chromium reports the nodes of an aria-hidden subtree as
 	// ignored, without names.
 	ClickableText map[int64]string
-	// Anchors holds, for Clickable elements inside aria-hidden, the element
-	// their hidden subtree hangs from: where the snapshot shows them.
+	// Anchors holds, for Clickable elements the accessibility tree may
+	// leave out — inside aria-hidden, or empty (an icon drawn by CSS) — the
+	// element to show them under: the one their hidden subtree hangs
+	// from, or their parent. Used only for those the tree has no node for.
 	Anchors map[int64]int64
 	// Current holds the backend ids of elements with aria-current (any
 	// value but false), which the accessibility tree does not report.
