@@ -154,7 +154,8 @@ const checkJS = `async function(action) {
     await Promise.race([Promise.all(moving.map(a => a.finished.catch(() => null))), new Promise(r => setTimeout(r, 1500))]);
     // The page's transitionend and animationend handlers (which often
     // turn pointer events back on) run after the animation's end.
-    await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+    // (A background tab gets no animation frames: a timer bounds it.)
+    await Promise.race([new Promise(r => requestAnimationFrame(() => setTimeout(r, 0))), new Promise(r => setTimeout(r, 50))]);
     if (!el.isConnected) return {reason: 'detached'};
   }
   const st = getComputedStyle(el);
@@ -206,12 +207,17 @@ const checkJS = `async function(action) {
   // cannot look into a closed root, and answers with the host for a text
   // slotted there (a button labelled by its <slot>); no element of the
   // root covers the point, or the test would have answered with it.
-  const hostOf = hit => { for (let n = el; n; ) { const r = n.getRootNode();
+  const hostOf = (hit, x, y) => { for (let n = el; n; ) { const r = n.getRootNode();
       if (r.nodeType !== 11 || !r.host) return false;
-      if (r.host === hit) return true;
+      if (r.host === hit) {
+        // Ask the root itself (el.getRootNode() gives even a closed one):
+        // an element of it on top of the point is a cover.
+        const h = r.elementFromPoint(x, y);
+        return !h || h === hit || within(el, h);
+      }
       n = r.host; }
     return false; };
-  const ours = hit => hit && (within(el, hit) || hostOf(hit) || (el.labels && [...el.labels].some(lb => within(lb, hit))));
+  const ours = (hit, x, y) => hit && (within(el, hit) || hostOf(hit, x, y) || (el.labels && [...el.labels].some(lb => within(lb, hit))));
   const pts = [];
   for (const r of boxes()) {
     const l = Math.max(r.left, v.l), t = Math.max(r.top, v.t), ri = Math.min(r.right, v.ri), b = Math.min(r.bottom, v.b);
@@ -221,7 +227,7 @@ const checkJS = `async function(action) {
   }
   if (!pts.length) return viaLabel() || {reason: 'offscreen'};
   const box = el.getBoundingClientRect();
-  for (const [x, y] of pts) if (ours(hitAt(x, y))) return {ok: true, cx: x, cy: y, rl: box.left, rt: box.top, toggle};
+  for (const [x, y] of pts) if (ours(hitAt(x, y), x, y)) return {ok: true, cx: x, cy: y, rl: box.left, rt: box.top, toggle};
   const [cx, cy] = pts[0];
   // A scroll box, or a drop zone under a placeholder, takes the pointer
   // where it is.

@@ -198,7 +198,7 @@ var (
 
 const watchJS = `(() => { const w = globalThis.__browserdWatch;
   if (w) w.stop();
-  const m = {n: 0, start: performance.now(), last: performance.now(), invalid: [], submitted: false};
+  const m = {n: 0, start: performance.now(), last: performance.now(), invalid: [], submitted: false, attempt: false};
   m.obs = new MutationObserver(recs => { m.n += recs.length; m.last = performance.now(); if (m.wake) m.wake(); });
   m.obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   // A form the browser's own checks stop fires invalid at each field that
@@ -208,9 +208,17 @@ const watchJS = `(() => { const w = globalThis.__browserdWatch;
   m.onInvalid = e => { const el = e.target;
     if (m.invalid.length < 10) m.invalid.push({name: label(el), type: String(el.type || el.tagName.toLowerCase()), message: String(el.validationMessage || '').slice(0, 300)}); };
   m.onSubmit = () => { m.submitted = true; };
+  // What tries to send a form: a click on a submit button, Enter in a
+  // field of one. (A page checking its fields itself fires invalid too.)
+  m.onClick = e => { const b = e.target && e.target.closest && e.target.closest('button,input[type=submit],input[type=image]');
+    if (b && b.form && (b.type === 'submit' || b.type === 'image')) m.attempt = true; };
+  m.onKey = e => { if (e.key === 'Enter' && e.target && e.target.form) m.attempt = true; };
   document.addEventListener('invalid', m.onInvalid, true);
   document.addEventListener('submit', m.onSubmit, true);
-  m.stop = () => { m.obs.disconnect(); document.removeEventListener('invalid', m.onInvalid, true); document.removeEventListener('submit', m.onSubmit, true); };
+  document.addEventListener('click', m.onClick, true);
+  document.addEventListener('keydown', m.onKey, true);
+  m.stop = () => { m.obs.disconnect(); document.removeEventListener('invalid', m.onInvalid, true); document.removeEventListener('submit', m.onSubmit, true);
+    document.removeEventListener('click', m.onClick, true); document.removeEventListener('keydown', m.onKey, true); };
   globalThis.__browserdWatch = m; return true; })()`
 
 const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
@@ -221,7 +229,7 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
   const tick = () => { const now = performance.now();
     const left = m.n === 0 ? first - (now - m.start) : quiet - (now - m.last);
     if (left <= 0 || now - t0 >= most) { clearTimeout(timer); m.wake = null; m.stop(); delete globalThis.__browserdWatch;
-      return res({changed: m.n > 0, invalid: m.submitted ? [] : m.invalid}); }
+      return res({changed: m.n > 0, invalid: m.attempt && !m.submitted ? m.invalid : []}); }
     clearTimeout(timer); timer = setTimeout(tick, Math.max(1, Math.min(left, most - (now - t0)))); };
   m.wake = tick;
   tick(); })`

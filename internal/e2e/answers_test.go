@@ -298,3 +298,25 @@ func TestTypeKeys(t *testing.T) {
 	n := len([]rune(typed))
 	contains(t, r.Content, fmt.Sprintf(`[%q,%d,%d]`, typed, n, n))
 }
+
+// TestReplacedRefAmbiguous: a ref whose role and name another ref of its
+// snapshot shared (two "Remove" buttons) is not handed to the survivor
+// when its own element goes: the answer says it is stale.
+func TestReplacedRefAmbiguous(t *testing.T) {
+	cfg := testConfig(t)
+	e, _ := newEngine(t, cfg)
+	d := &engineDriver{e: e, data: cfg.Data}
+	const task = "ambiguous"
+	nav(t, d, task, site.URL("/c/form-validation"))
+	ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: `(() => { for (const id of ['a', 'b']) {
+	  const b = document.createElement('button'); b.type = 'button'; b.id = id; b.textContent = 'Remove'; b.onclick = () => b.remove(); document.body.append(b); } return 1; })()`})
+	s := ok(t, d, tool.Input{Action: "snapshot", Task: task}).Content
+	removes := refs(s, "button", "Remove")
+	if len(removes) != 2 {
+		t.Fatalf("want 2 Remove buttons, got %v in\n%s", removes, s)
+	}
+	ok(t, d, tool.Input{Action: "click", Task: task, Ref: removes[0]})
+	bad(t, d, tool.Input{Action: "click", Task: task, Ref: removes[0]}, "no longer on the page")
+	r := ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "!!document.getElementById('b')"})
+	contains(t, r.Content, "true")
+}

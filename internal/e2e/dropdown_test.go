@@ -19,7 +19,7 @@ func TestSelectDropdowns(t *testing.T) {
 	const task = "dropdowns"
 	s := nav(t, d, task, site.URL("/c/dropdowns")).Content
 	r := ok(t, d, tool.Input{Action: "select", Task: task, Ref: ref(t, s, "button", "Speed Standard"), Value: "express"})
-	contains(t, r.Content, "selected: express (the page's own dropdown")
+	contains(t, r.Content, "selected: Express (the page's own dropdown")
 	contains(t, r.Content, `button "Speed Express"`)
 	ok(t, d, tool.Input{Action: "select", Task: task, Ref: ref(t, s, "combobox", "Country"), Value: "Germany"})
 	gift, found := findIn(s, "", "Gift wrap")

@@ -931,9 +931,12 @@ func (c *call) target(ctx context.Context) (browser.Elem, error) {
 // gave, or why it cannot be used.
 // replaced checks that the element of ref is still in the page. When the
 // page replaced it since the snapshot (a re-render that swaps nodes: React
-// remounting a form, htmx swapping a fragment), the one element that now
-// has the same role and name in the accessibility tree stands in for it,
-// and the answer says so; with none or several, the ref is stale.
+// remounting a form, htmx swapping a fragment), the one element of the same
+// frame that now has the same role and name in the accessibility tree
+// stands in for it, and the answer says so — if the ref's role and name
+// were unique in the snapshot that showed it; otherwise (two "Delete"
+// buttons, one of them gone), or with none or several now, the ref is
+// stale.
 func (c *call) replaced(ctx context.Context, ref string, el browser.Elem) (browser.Elem, error) {
 	pg := c.tab.page
 	var live bool
@@ -941,15 +944,19 @@ func (c *call) replaced(ctx context.Context, ref string, el browser.Elem) (brows
 	if live || err != nil && !errors.Is(err, browser.ErrStale) {
 		return el, nil // live, or an error the action meets again
 	}
-	role, name := c.task.sess.refs.LabelOf(ref)
-	if name == "" || role == "" || role == "generic" || role == "StaticText" || strings.HasSuffix(name, "…") {
+	role, name, unique := c.task.sess.refs.LabelOf(ref)
+	if !unique || name == "" || role == "" || role == "generic" || role == "StaticText" {
 		return el, nil
 	}
 	els, err := pg.QueryRole(ctx, role, name)
-	if err != nil || len(els) != 1 {
-		return el, nil
+	if err != nil || len(els) != 1 || pg.KeyOf(els[0]).Frame != pg.KeyOf(el).Frame {
+		return el, nil // none, several, or in another frame
 	}
 	now := c.task.sess.refs.Assign(pg.KeyOf(els[0]), c.tab.id)
+	c.task.sess.refs.Label(now, role, name, true)
+	if c.in.Ref == ref {
+		c.in.Ref = now // the action's later steps target it again
+	}
 	c.res.Notes = append(c.res.Notes, fmt.Sprintf("%s was replaced by the page since your snapshot; the action went to the element that took its place, with the same role and name (now %s)", ref, now))
 	return els[0], nil
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"strings"
 
@@ -20,21 +21,26 @@ const dropdownJS = `function() {
   const el = this.nodeType === 1 ? this : this.parentElement;
   const role = el.getAttribute('role') || '';
   const tag = el.tagName;
-  const editable = !el.readOnly && (tag === 'INPUT' && !['checkbox','radio','button','submit','reset','file','image','hidden','range','color'].includes(el.type)) || el.isContentEditable;
+  // Inputs with a value of their own kind (a range, a date) are set, not
+  // chosen from; a textarea takes typing.
+  if (tag === 'INPUT' && ['checkbox','radio','file','range','color','date','time','datetime-local','month','week','number','hidden'].includes(el.type)) return {pops: false};
+  const editable = !el.readOnly && ((tag === 'INPUT' && !['button','submit','reset','image'].includes(el.type)) || tag === 'TEXTAREA') || el.isContentEditable;
+  const open = /^(listbox|radiogroup|menu|menubar|tree|grid)$/.test(role) || el.getAttribute('aria-expanded') === 'true';
   const pops = /^(combobox|listbox|radiogroup|menu|menubar|tree|grid)$/.test(role) || el.hasAttribute('aria-haspopup') ||
     el.hasAttribute('aria-autocomplete') || el.hasAttribute('aria-expanded') || el.hasAttribute('aria-controls') ||
     el.hasAttribute('aria-owns') || el.hasAttribute('list') || /react-select|select__input|combobox|dropdown|picker/i.test(el.id + ' ' + el.className) ||
     !!el.closest('[class*="select__control"],[class*="-control"][class*="select"],[role=combobox]');
-  return {pops, editable};
+  return {pops, editable, open};
 }`
 
 // optionJS finds, for a dropdown, the shown option whose text is want
 // (trimmed, any case; else the one option whose text starts with it): in
-// the elements the control names (aria-controls, aria-owns, a datalist),
-// then in the control's own box, then anywhere in the page among elements
-// that say they are options (role option, menuitem, radio, treeitem;
-// react-select's ids and classes). It returns the option, or null.
-const optionJS = `function(want) {
+// the elements the control names (aria-controls, aria-owns), then in the
+// control's own box, then anywhere in the page among elements that say
+// they are options (role option; react-select's ids and classes) — and,
+// with wide (once the control was opened), menu and tree items. It
+// returns the option, or null.
+const optionJS = `function(want, wide) {
   const el = this.nodeType === 1 ? this : this.parentElement;
   const w = want.trim().toLowerCase();
   const root = el.getRootNode();
@@ -47,7 +53,10 @@ const optionJS = `function(want) {
   const box = el.closest('[class*="select"],[class*="Select"],[class*="dropdown"],[class*="Dropdown"],[class*="combobox"],[role=combobox],[role=listbox],[role=radiogroup],[role=menu],[role=tree],[role=grid]');
   if (box) scopes.push([box, optSel + ',li']);
   if (/^(listbox|radiogroup|menu|tree|grid)$/.test(el.getAttribute('role') || '')) scopes.push([el, optSel + ',li']);
-  scopes.push([document, optSel]);
+  // Anywhere in the page (a menu portalled to the body): what says it is
+  // an option — and, once the control was opened, a menu or tree item.
+  scopes.push([document, '[role=option],[id*="-option-"],[class*="__option"]' +
+    (wide ? ',[role=menuitem],[role=menuitemradio],[role=menuitemcheckbox],[role=treeitem],[class*="-option"]' : '')]);
   for (const [s, sel] of scopes) {
     const cands = [...s.querySelectorAll(sel)].filter(x => x !== el && !x.contains(el) && vis(x));
     const hit = cands.find(x => text(x) === w);
@@ -78,9 +87,10 @@ func (c *call) selectCustom(ctx context.Context, el browser.Elem, want []string)
 	var kind struct {
 		Pops     bool `json:"pops"`
 		Editable bool `json:"editable"`
+		Open     bool `json:"open"` // shows its options already: no click opens it
 	}
 	if err := pg.CallOn(ctx, el, dropdownJS, &kind); err != nil {
-		return false, err
+		return true, err
 	}
 	if !kind.Pops {
 		return false, nil
@@ -98,22 +108,23 @@ func (c *call) selectCustom(ctx context.Context, el browser.Elem, want []string)
 	}
 	var picked []string
 	for _, w := range want {
-		opt, found, err := pg.ElemFrom(ctx, el, optionJS, w)
+		opt, found, err := pg.ElemFrom(ctx, el, optionJS, w, kind.Open)
 		if err != nil {
 			return true, err
 		}
-		if !found { // open it
+		if !found && !kind.Open { // open it
 			if err := click(el); err != nil {
 				return true, err
 			}
-			if opt, found, err = pg.ElemFrom(ctx, el, optionJS, w); err != nil {
+			if opt, found, err = pg.ElemFrom(ctx, el, optionJS, w, true); err != nil {
 				return true, err
 			}
 		}
-		if !found && kind.Editable { // filter the list by typing
+		if !found && kind.Editable { // filter the list by typing, in place of its text
 			if err := pg.Focus(ctx, el); err != nil {
 				return true, err
 			}
+			_ = pg.CallOn(ctx, el, `function() { if (typeof this.select === 'function') this.select(); }`, nil)
 			m := pg.Mark(ctx, browser.DOMFirst)
 			if err := pg.TypeKeys(ctx, w); err != nil {
 				return true, err
@@ -121,7 +132,7 @@ func (c *call) selectCustom(ctx context.Context, el browser.Elem, want []string)
 			if err := pg.Settle(ctx, m); err != nil {
 				return true, err
 			}
-			if opt, found, err = pg.ElemFrom(ctx, el, optionJS, w); err != nil {
+			if opt, found, err = pg.ElemFrom(ctx, el, optionJS, w, true); err != nil {
 				return true, err
 			}
 		}
@@ -134,10 +145,12 @@ func (c *call) selectCustom(ctx context.Context, el browser.Elem, want []string)
 			}
 			return true, fail("this dropdown showed no options when clicked; take a snapshot to see what it opened, and click the option you want")
 		}
+		var text string
+		_ = pg.CallOn(ctx, opt, `function() { return (this.innerText || this.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 80); }`, &text)
 		if err := click(opt); err != nil {
 			return true, err
 		}
-		picked = append(picked, w)
+		picked = append(picked, cmp.Or(text, w))
 	}
 	c.res.Details = append(c.res.Details, "selected: "+strings.Join(picked, ", ")+" (the page's own dropdown: opened, and the option clicked)")
 	return true, nil

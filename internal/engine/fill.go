@@ -85,6 +85,7 @@ func (c *call) fillOne(ctx context.Context, f tool.Field) error {
 		Pops     bool `json:"pops"`
 		Editable bool `json:"editable"`
 	}
+	// (dropdownJS says no to inputs set by value: a range, a date.)
 	if err := pg.CallOn(ctx, el, dropdownJS, &dd); err == nil && dd.Pops && !dd.Editable {
 		if ok, err := c.selectCustom(ctx, el, []string{f.Value}); ok {
 			return err

@@ -368,7 +368,12 @@ func (c *call) scroll(ctx context.Context) error {
 			return err
 		}
 	}
+	// (A frame under the mouse scrolls out of this document's sight.)
+	var underFrame bool
 	if !moved && el == nil {
+		_ = pg.Run(ctx, fmt.Sprintf("(() => { const h = document.elementFromPoint(%v, %v); return !!h && /^(IFRAME|FRAME|EMBED|OBJECT)$/.test(h.tagName); })()", x, y), &underFrame)
+	}
+	if !moved && el == nil && !underFrame {
 		// The window does not scroll that way (an app whose content lives
 		// in a scroll box, a list beside the middle of the window): scroll
 		// the largest box in view that can, as a person would reach for it.

@@ -309,6 +309,9 @@ type builder struct {
 	used     []bool
 	refs     *Refs
 	opt      Options
+	// labels: the refs shown, by accessibility role and name (see
+	// Refs.Label), to tell the refs whose role and name were unique.
+	labels map[[2]string][]string
 }
 
 // Build renders the snapshot text of frames, assigning refs through refs in
@@ -324,7 +327,18 @@ func Build(frames []Frame, refs *Refs, opt Options) Result {
 		used:     make([]bool, len(frames)),
 		refs:     refs,
 		opt:      opt,
+		labels:   map[[2]string][]string{},
 	}
+	defer func() {
+		if b.opt.Root != nil || b.opt.Page != nil {
+			return // a part of the page cannot tell what is unique in it
+		}
+		for l, rs := range b.labels {
+			for _, r := range rs {
+				refs.Label(r, l[0], l[1], len(rs) == 1)
+			}
+		}
+	}()
 	main := -1
 	for i := range frames {
 		b.index(i)
@@ -503,7 +517,8 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 	var ref string
 	if hasRef {
 		ref = b.refs.Assign(Key{f.Key, n.BackendID}, b.opt.Owner)
-		b.refs.Label(ref, n.Role, n.Name)
+		l := [2]string{n.Role, n.Name}
+		b.labels[l] = append(b.labels[l], ref)
 	}
 
 	var kids []*item

@@ -18,8 +18,10 @@ type refEntry struct {
 	key   Key
 	owner string
 	// role and name are the node's accessibility role and name when last
-	// shown, to find the node that replaced it (see Label).
+	// shown, to find the node that replaced it (see Label); unique says
+	// no other ref of that snapshot had both.
 	role, name string
+	unique     bool
 }
 
 type ownerFrame struct {
@@ -83,22 +85,25 @@ func (r *Refs) Lookup(ref string) (k Key, owner string, ok bool) {
 // Label records what the node of ref is, in the accessibility tree's
 // terms (role, name), as a snapshot showed it: if the page replaces the
 // node with one like it (a re-render), the ref's new node can be found.
-func (r *Refs) Label(ref, role, name string) {
+// unique says whether it was the only ref of that snapshot with both: only
+// then can a look-alike stand in for it (two "Delete" buttons, one gone,
+// must not make the other the first's heir).
+func (r *Refs) Label(ref, role, name string, unique bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if e, ok := r.byRef[ref]; ok {
-		e.role, e.name = role, name
+		e.role, e.name, e.unique = role, name, unique
 	}
 }
 
 // LabelOf returns what Label recorded for ref.
-func (r *Refs) LabelOf(ref string) (role, name string) {
+func (r *Refs) LabelOf(ref string) (role, name string, unique bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if e, ok := r.byRef[ref]; ok {
-		return e.role, e.name
+		return e.role, e.name, e.unique
 	}
-	return "", ""
+	return "", "", false
 }
 
 // Forget drops the refs of one frame of an owner, for instance after its
