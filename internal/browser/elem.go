@@ -103,14 +103,19 @@ func (p *Page) CallOn(ctx context.Context, e Elem, fn string, out any, args ...a
 	return callFunction(ctx, s, obj, fn, out, args...)
 }
 
-func callFunction(ctx context.Context, s *cdp.Session, obj, fn string, out any, args ...any) error {
+// callArgs are Runtime.callFunctionOn's arguments for values.
+func callArgs(args []any) []map[string]any {
 	cargs := make([]map[string]any, len(args))
 	for i, a := range args {
 		cargs[i] = map[string]any{"value": a}
 	}
+	return cargs
+}
+
+func callFunction(ctx context.Context, s *cdp.Session, obj, fn string, out any, args ...any) error {
 	var r evalResult
 	err := s.Call(ctx, "Runtime.callFunctionOn", map[string]any{
-		"functionDeclaration": fn, "objectId": obj, "arguments": cargs,
+		"functionDeclaration": fn, "objectId": obj, "arguments": callArgs(args),
 		"returnByValue": true, "awaitPromise": true,
 	}, &r)
 	if err != nil {

@@ -44,6 +44,11 @@ func (p *Page) Click(ctx context.Context, x, y float64, o ClickOptions) error {
 	for _, ev := range events {
 		waits = append(waits, p.sess.Send(ctx, "Input.dispatchMouseEvent", ev))
 	}
+	return waitAll(waits)
+}
+
+// waitAll waits for every pipelined call and returns the first error.
+func waitAll(waits []func(any) error) error {
 	var first error
 	for _, w := range waits {
 		if err := w(nil); err != nil && first == nil {
@@ -99,21 +104,14 @@ func (p *Page) TypeKeys(ctx context.Context, text string) error {
 	var waits []func(any) error
 	for _, r := range text {
 		d, mods := keyOf(r)
-		base := map[string]any{"key": d.key, "code": d.code, "windowsVirtualKeyCode": d.keyCode, "modifiers": mods}
-		down := map[string]any{"type": "keyDown", "text": d.text, "unmodifiedText": d.text}
-		up := map[string]any{"type": "keyUp"}
-		for k, v := range base {
-			down[k], up[k] = v, v
+		ev := func(typ string) map[string]any {
+			return map[string]any{"type": typ, "key": d.key, "code": d.code, "windowsVirtualKeyCode": d.keyCode, "modifiers": mods}
 		}
-		waits = append(waits, p.sess.Send(ctx, "Input.dispatchKeyEvent", down), p.sess.Send(ctx, "Input.dispatchKeyEvent", up))
+		down := ev("keyDown")
+		down["text"], down["unmodifiedText"] = d.text, d.text
+		waits = append(waits, p.sess.Send(ctx, "Input.dispatchKeyEvent", down), p.sess.Send(ctx, "Input.dispatchKeyEvent", ev("keyUp")))
 	}
-	var first error
-	for _, w := range waits {
-		if err := w(nil); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+	return waitAll(waits)
 }
 
 // usKeys are the keys of a US keyboard's punctuation: code, key code, and
@@ -336,30 +334,15 @@ func (p *Page) Key(ctx context.Context, typ, key, code, text string, keyCode, mo
 // control of a label, or the one file input inside it (a drop zone with
 // its input hidden inside); ok is false when there is none.
 func (p *Page) FileInputOf(ctx context.Context, e Elem) (Elem, bool) {
-	s, obj, err := p.Resolve(ctx, e)
-	if err != nil {
-		return Elem{}, false
-	}
-	var r struct {
-		Result remoteObject `json:"result"`
-	}
-	err = s.Call(ctx, "Runtime.callFunctionOn", map[string]any{"objectId": obj, "objectGroup": "browserd",
-		"functionDeclaration": `function() {
-		  const el = this.nodeType === 1 ? this : this.parentElement;
-		  const isFile = x => x && x.tagName === 'INPUT' && x.type === 'file';
-		  if (isFile(el)) return el;
-		  if (el.tagName === 'LABEL' && isFile(el.control)) return el.control;
-		  const inside = el.querySelectorAll('input[type=file]');
-		  return inside.length === 1 ? inside[0] : null;
-		}`}, &r)
-	if err != nil || r.Result.ObjectID == "" {
-		return Elem{}, false
-	}
-	be, err := describe(ctx, s, r.Result.ObjectID)
-	if err != nil {
-		return Elem{}, false
-	}
-	return Elem{Sess: e.Sess, Backend: be, Frame: e.Frame}, true
+	in, ok, err := p.ElemFrom(ctx, e, `function() {
+	  const el = this.nodeType === 1 ? this : this.parentElement;
+	  const isFile = x => x && x.tagName === 'INPUT' && x.type === 'file';
+	  if (isFile(el)) return el;
+	  if (el.tagName === 'LABEL' && isFile(el.control)) return el.control;
+	  const inside = el.querySelectorAll('input[type=file]');
+	  return inside.length === 1 ? inside[0] : null;
+	}`)
+	return in, ok && err == nil
 }
 
 // ElemFrom calls fn (a JavaScript function declaration) on the element in
@@ -370,13 +353,9 @@ func (p *Page) ElemFrom(ctx context.Context, e Elem, fn string, args ...any) (El
 	if err != nil {
 		return Elem{}, false, err
 	}
-	cargs := make([]map[string]any, len(args))
-	for i, a := range args {
-		cargs[i] = map[string]any{"value": a}
-	}
 	var r evalResult
 	err = s.Call(ctx, "Runtime.callFunctionOn", map[string]any{"objectId": obj, "objectGroup": "browserd",
-		"functionDeclaration": fn, "arguments": cargs}, &r)
+		"functionDeclaration": fn, "arguments": callArgs(args)}, &r)
 	if err != nil {
 		if isStale(err) {
 			return Elem{}, false, ErrStale

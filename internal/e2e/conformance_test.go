@@ -302,6 +302,26 @@ func (a *agent) refAfter(text string) (string, error) {
 	return "", fmt.Errorf("no ref after %q in the answers:\n%s", text, a.last)
 }
 
+// refNear is the ref of a control within the lines lines from the newest
+// line showing text (the row or notice it acts on) whose attributes say
+// word — a control without a name that a model picks by what its line
+// says (an icon button's hint="trash").
+func (a *agent) refNear(text, word string, lines int) (string, error) {
+	re := regexp.MustCompile(`\[ref=(e\d+)[^\]]*` + regexp.QuoteMeta(word))
+	ls := strings.Split(a.last, "\n")
+	for i, l := range ls {
+		if !strings.Contains(l, text) {
+			continue
+		}
+		for _, m := range ls[i:min(i+lines, len(ls))] {
+			if r := re.FindStringSubmatch(m); r != nil {
+				return r[1], nil
+			}
+		}
+	}
+	return "", fmt.Errorf("nothing near %q in the answer says %q:\n%s", text, word, a.last)
+}
+
 // drag drags the element named name onto another: the element toName
 // of role toRole, or, when toRole is "text", the element of that name
 // when an answer gave it a ref, else whatever shows the text (a drop zone
@@ -907,24 +927,14 @@ var confCases = []confCase{
 			})
 	}, `document.getElementById('out').textContent === 'archived report.pdf, link shared' && !document.getElementById('menu').matches(':popover-open')`},
 	{"icon-buttons", "icon buttons drawn by an icon font (a private-use glyph, no text, no label): which is the bin and which the pencil", func(a *agent) error {
-		// A model picks the control whose line says what it does, next to
-		// the row it acts on.
-		iconRef := regexp.MustCompile(`\[ref=(e\d+)[^\]]*trash`)
 		return steps(func() error { return a.open("icon-buttons") },
 			func() error {
-				lines := strings.Split(a.last, "\n")
-				for i, l := range lines {
-					if !strings.Contains(l, "Invoice 2") {
-						continue
-					}
-					for _, m := range lines[i:min(i+8, len(lines))] {
-						if r := iconRef.FindStringSubmatch(m); r != nil {
-							txt, err := a.saw(a.tool.click(r[1], none))
-							return want(txt, err, "deleted Invoice 2")
-						}
-					}
+				ref, err := a.refNear("Invoice 2", "trash", 8)
+				if err != nil {
+					return err
 				}
-				return fmt.Errorf("nothing in the answer says which control of Invoice 2 deletes it:\n%s", a.last)
+				txt, err := a.saw(a.tool.click(ref, none))
+				return want(txt, err, "deleted Invoice 2")
 			})
 	}, `document.getElementById('out').textContent === 'deleted Invoice 2' && document.querySelectorAll('tr').length === 2`},
 	{"dropdowns", "select on dropdowns the page draws: a Headless UI listbox, a combobox whose options appear as you type, react-select (the agent falls back to clicks when select refuses)", func(a *agent) error {
@@ -1002,11 +1012,11 @@ var confCases = []confCase{
 			return fmt.Errorf("the answer does not show the panel's width:\n%s", a.last)
 		}
 		w, _ := strconv.Atoi(m[1])
-		handle := regexp.MustCompile(`\[ref=(e\d+)[^\]]*(resize|handle)`).FindStringSubmatch(a.last)
-		if handle == nil {
-			return fmt.Errorf("nothing in the answer is the resize handle:\n%s", a.last)
+		handle, err := a.refNear("width:", "handle", 4)
+		if err != nil {
+			return err
 		}
-		txt, err := a.saw(a.tool.drag(handle[1], fmt.Sprintf("%+d,0", 320-w)))
+		txt, err := a.saw(a.tool.drag(handle, fmt.Sprintf("%+d,0", 320-w)))
 		return want(txt, err, "width: 320px")
 	}, `document.getElementById('panel').offsetWidth === 320`},
 	{"loading-overlay", "a loading overlay over the page for 900 ms after an action, and a button that comes on only when the data has arrived: the next click waits for them", func(a *agent) error {
@@ -1018,22 +1028,14 @@ var confCases = []confCase{
 			})
 	}, `document.getElementById('out').textContent === 'exported report.csv'`},
 	{"close-buttons", "close controls drawn by CSS alone (an empty span, a background image, a pointer cursor) at the end of each notice", func(a *agent) error {
-		closeRef := regexp.MustCompile(`\[ref=(e\d+)[^\]]*close`)
 		return steps(func() error { return a.open("close-buttons") },
 			func() error {
-				lines := strings.Split(a.last, "\n")
-				for i, l := range lines {
-					if !strings.Contains(l, "Password changed") {
-						continue
-					}
-					for _, m := range lines[i:min(i+4, len(lines))] {
-						if r := closeRef.FindStringSubmatch(m); r != nil {
-							txt, err := a.saw(a.tool.click(r[1], none))
-							return want(txt, err, "dismissed Password changed")
-						}
-					}
+				ref, err := a.refNear("Password changed", "close", 4)
+				if err != nil {
+					return err
 				}
-				return fmt.Errorf("nothing in the answer closes the notice \"Password changed\":\n%s", a.last)
+				txt, err := a.saw(a.tool.click(ref, none))
+				return want(txt, err, "dismissed Password changed")
 			})
 	}, `document.getElementById('out').textContent === 'dismissed Password changed' && document.querySelectorAll('#list li').length === 2`},
 }

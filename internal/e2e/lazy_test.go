@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,14 +24,7 @@ func TestLazyTabsAfterResume(t *testing.T) {
 
 	restart := func() {
 		t.Helper()
-		if err := d.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		_, _ = d.Process.Wait()
-		waitNoChromium(t, data)
-		_ = os.Remove(filepath.Join(data, "browserd.sock"))
-		d = startDaemon(t, data, "--snapshot-interval", "200ms")
-		do = socketDo(t, data)
+		d, do = killAndRestart(t, d, data, "--snapshot-interval", "200ms")
 		if r := do(tool.Input{Action: "session_resume", Session: "lz"}); !r.Success {
 			t.Fatalf("session_resume: %s", r.Error)
 		}
