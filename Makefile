@@ -6,7 +6,7 @@ BIN     := bin/browserd
 ARGS    ?=
 PKGS    := ./...
 
-.PHONY: run build test unit e2e bench fuzz chromium vet clean conformance-peers
+.PHONY: run build test unit e2e bench fuzz chromium thirdparty vet clean conformance-peers
 
 run: chromium build
 	$(BIN) serve $(ARGS)
@@ -17,6 +17,12 @@ build:
 chromium:
 	@scripts/ensure-chromium.sh
 
+# The third-party conformance corpus: widget libraries pinned in
+# internal/testsite/thirdparty/package-lock.json, installed with npm and
+# bundled with esbuild (scripts/build-thirdparty.sh).
+thirdparty:
+	@scripts/build-thirdparty.sh
+
 vet:
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -25,8 +31,8 @@ vet:
 # against a throwaway cluster (scripts/ensure-postgres.sh, which installs
 # PostgreSQL when missing), stopped afterwards whatever the outcome — then
 # the end-to-end suites (the cluster's on the same PostgreSQL) against real headless Chromium, the conformance
-# corpus included.
-test: chromium vet
+# corpora (ours and the third-party one) included.
+test: chromium thirdparty vet
 	pgdir=$$(mktemp -d /tmp/browserd-pg.XXXXXX) && \
 	trap 'scripts/ensure-postgres.sh stop "$$pgdir"' EXIT && trap 'exit 130' INT TERM && \
 	url=$$(scripts/ensure-postgres.sh start "$$pgdir") && \
@@ -37,7 +43,7 @@ test: chromium vet
 # agent, for docs/conformance.md's comparison (installed with npm; skipped,
 # saying so, without npm). A peer's figures, not a test of browserd: kept
 # out of `make test` and its 15-minute budget.
-conformance-peers: chromium
+conformance-peers: chromium thirdparty
 	BROWSERD_CONFORMANCE_PEERS=1 $(GO) test -count=1 -timeout 12m -v -run 'TestConformancePlaywright' ./internal/e2e/
 
 bench: chromium

@@ -221,7 +221,11 @@ const clickableJS = `((roots) => {
     // accessibility tree leaves nameless.
     const leaf = el.hasAttribute('tabindex') && !el.hasAttribute('role') && !el.firstElementChild &&
       el.textContent.trim() !== '' && el.textContent.length <= 200 && !el.matches(skip.replace(',[role],[tabindex]', ''));
-    let hit = leaf || el.hasAttribute('onclick') || (tag === 'A' && !el.hasAttribute('href')) || el.getAttribute('draggable') === 'true' ||
+    // An empty element in the tab order without a role (jQuery UI's
+    // slider handle) is a handle a hand can grab or a key can move.
+    const knob = !leaf && el.tabIndex >= 0 && el.hasAttribute('tabindex') && !el.hasAttribute('role') && !el.firstElementChild &&
+      el.textContent.trim() === '' && !el.matches(skip.replace(',[role],[tabindex]', '')) && el.getClientRects().length > 0;
+    let hit = leaf || knob || el.hasAttribute('onclick') || (tag === 'A' && !el.hasAttribute('href')) || el.getAttribute('draggable') === 'true' ||
       (hidden && el.matches('button,a[href],input,[role=button],[tabindex]') && el.getClientRects().length > 0);
     if (!hit) {
       const cur = getComputedStyle(el).cursor;
@@ -230,7 +234,10 @@ const clickableJS = `((roots) => {
       if (par && getComputedStyle(par).cursor === cur) return;
       hit = true;
     }
-    if (!hidden && (!leaf && el.matches(skip) || el.closest('a[href],button'))) return;
+    if (!hidden && (!leaf && !knob && el.matches(skip) || el.closest('a[href],button'))) return;
+    // Inside aria-hidden, only what shows counts (a closed modal's
+    // buttons keep their pointer cursor under display: none).
+    if (hidden && (el.getClientRects().length === 0 || getComputedStyle(el).visibility !== 'visible')) return;
     out.push(el);
   };
   // A control with no name (an icon button: <button><i class="fa
@@ -240,6 +247,10 @@ const clickableJS = `((roots) => {
   const styleWord = /^(solid|regular|light|thin|duotone|brands|lg|xs|sm|xl|\dx|fw|spin|pulse|border|inverse|stack|outline|outlined|filled|round|rounded|sharp|fill|line|icon|svg|\d+)$/;
   const autoId = /^[:_\d]|[0-9a-f]{6,}|\d{3,}|:r|radix|mui-|headlessui|react-aria|^ember\d|^yui|^ext-/i;
   const actionWord = /(close|delete|remove|trash|edit|search|menu|cart|add|plus|minus|next|prev|back|forward|expand|collapse|settings|share|like|more|download|upload|play|pause|copy|save|refresh|filter|sort|send|attach|favou?rite|star|bookmark|notif|bell|user|profile|logout|login|home|help|info|zoom|resize|handle|grip|drag|slider|thumb)/i;
+  // A direction or step in a class name (jQuery UI's ui-spinner-up and
+  // ui-icon-triangle-1-n, a chevron-down, an increment button) tells twin
+  // arrows apart.
+  const direction = /(?:^|[-_])(?:up|down|left|right|inc|dec|increment|decrement|increase|decrease|chevron|arrow|caret|triangle|[nsew])(?:[-_]|$)|(?:chevron|arrow|caret|triangle)/i;
   const controlRoles = /^(button|link|menuitem|tab|switch|checkbox|radio|option|treeitem)$/;
   const iconOf = el => {
     const ds = [el, ...el.querySelectorAll('i,span,svg,use,img,em')];
@@ -260,7 +271,8 @@ const clickableJS = `((roots) => {
       const v = el.getAttribute(a); if (v && v.length <= 40) h = v;
     }
     if (!h && el.id && el.id.length <= 40 && !autoId.test(el.id)) h = el.id;
-    if (!h) for (const c of el.classList) if (c.length <= 40 && actionWord.test(c)) { h = c; break; }
+    if (!h) for (const c of el.classList) if (c.length <= 40 && (actionWord.test(c) || direction.test(c))) { h = c; break; }
+    if (!h) for (const d of el.querySelectorAll('*')) { let f = false; for (const c of d.classList) if (c.length <= 40 && direction.test(c)) { h = c; f = true; break; } if (f) break; }
     return h.replace(/[^\w -]/g, '').slice(0, 40);
   };
   const unnamed = el => {

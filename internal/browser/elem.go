@@ -145,7 +145,8 @@ func firstNonEmpty(s ...string) string {
 // it, is on top. A scroll takes any visible point: the wheel goes to what
 // is under the mouse either way. An element that a finite animation or
 // transition still moves (a menu scaling in, a drawer sliding in) is first
-// waited for, up to 1.5 s, so the point is where it comes to rest.
+// waited for, up to 1.5 s, so the point is where it comes to rest. An
+// element whose box is mostly empty is aimed at its content first.
 const checkJS = `async function(action) {
   let el = this.nodeType === 1 ? this : this.parentElement;
   if (!el || !el.isConnected) return {reason: 'detached'};
@@ -224,6 +225,25 @@ const checkJS = `async function(action) {
     return false; };
   const ours = (hit, x, y) => hit && (within(el, hit) || hostOf(hit, x, y) || (el.labels && [...el.labels].some(lb => within(lb, hit))));
   const pts = [];
+  // An element whose box is mostly empty (a full-width list item, a wide
+  // row around a short text) is aimed at its content — its text run, its
+  // icon — as a person does: the handler is often on the text alone.
+  const content = () => {
+    if (action === 'scroll' || action === 'drop' || toggle || /^(INPUT|TEXTAREA|SELECT|IMG|CANVAS|VIDEO|IFRAME|OPTION)$/.test(el.tagName)) return null;
+    const r = el.getBoundingClientRect();
+    if (r.width * r.height < 3000) return null;
+    const rg = document.createRange();
+    rg.selectNodeContents(el);
+    const rs = [...rg.getClientRects()].filter(c => c.width > 0 && c.height > 0);
+    if (!rs.length) return null;
+    let l = Infinity, t = Infinity, ri = -Infinity, b = -Infinity;
+    for (const c of rs) { l = Math.min(l, c.left); t = Math.min(t, c.top); ri = Math.max(ri, c.right); b = Math.max(b, c.bottom); }
+    if ((ri - l) * (b - t) > 0.4 * r.width * r.height) return null;
+    const x = (Math.max(l, v.l) + Math.min(ri, v.ri)) / 2, y = (Math.max(t, v.t) + Math.min(b, v.b)) / 2;
+    return x > v.l && x < v.ri && y > v.t && y < v.b ? [x, y] : null;
+  };
+  const c = content();
+  if (c) pts.push(c);
   for (const r of boxes()) {
     const l = Math.max(r.left, v.l), t = Math.max(r.top, v.t), ri = Math.min(r.right, v.ri), b = Math.min(r.bottom, v.b);
     if (ri <= l || b <= t) continue;

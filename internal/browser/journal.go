@@ -60,7 +60,6 @@ const journalJS = `((take, next) => {
   const touched = new Set();
   let over = false, why = '';
   const add = n => { if (!n) return; if (touched.size >= 300) { over = true; return; } touched.add(n); };
-  const css = cssFlags();
   const onRecs = recs => {
     for (const r of recs) {
       const t = r.target;
@@ -107,6 +106,7 @@ const journalJS = `((take, next) => {
     for (let el = it.nextNode(); el; el = it.nextNode()) if (el.shadowRoot) { roots.push(el.shadowRoot); walk(el.shadowRoot); }
   };
   walk(document);
+  const css = cssFlags(roots);
   const ctl = [];
   for (const r of roots) {
     if (r !== document) obs.observe(r, opts);
@@ -148,11 +148,14 @@ const journalJS = `((take, next) => {
   globalThis.__browserdJournal = {seq: next, stop, finish};
   return out;
 
-  // cssFlags tells whether the page's style rules show or hide content on
-  // a state no mutation reports (dyn), or by a sibling (sib). Cached per
-  // set of rules.
-  function cssFlags() {
-    const sheets = [...document.styleSheets, ...(document.adoptedStyleSheets || [])];
+  // cssFlags tells whether the style rules of the document and its shadow
+  // roots show or hide content on a state no mutation reports (dyn), or by
+  // a sibling (sib). Cached per set of rules.
+  function cssFlags(roots) {
+    // Shadow roots have sheets of their own (a web component's :hover rule
+    // lives there, often adopted).
+    const sheets = [];
+    for (const r of roots) sheets.push(...(r.styleSheets || []), ...(r.adoptedStyleSheets || []));
     let key = sheets.length + ':';
     for (const s of sheets) { try { key += s.cssRules.length + ','; } catch (e) { return {dyn: true, sib: true}; } }
     const c = globalThis.__browserdCSS;
@@ -247,11 +250,6 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 	for i, o := range objs {
 		wg.Go(func() { roots[i], _ = describe(ctx, p.sess, o) })
 	}
-	// Clickable and current elements in the changed subtrees, meanwhile.
-	var facts domFacts
-	wg.Go(func() {
-		facts = p.domFacts(ctx, frameJob{sess: p.sess, frameID: p.TargetID, isRoot: true}, "(globalThis.__browserdChanged || [])")
-	})
 	wg.Wait()
 
 	byBackend := make(map[int64]int, len(old.Nodes))
@@ -271,6 +269,31 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 			}
 		}
 	}
+	// An element the accessibility tree ignores (a React <span> around
+	// "Page 1 of 3") has no subtree Chromium will answer for: the nearest
+	// ancestor it does not ignore is read instead.
+	moved := false
+	for i, b := range roots {
+		for j, ok := byBackend[b]; ok && old.Nodes[j].Ignored; j, ok = byID[old.Nodes[j].ParentID] {
+			pj, pok := byID[old.Nodes[j].ParentID]
+			if !pok || old.Nodes[pj].BackendID == 0 {
+				return nil, next, errors.New("a changed element has no accessibility node to read")
+			}
+			b = old.Nodes[pj].BackendID
+			roots[i], moved = b, true
+		}
+	}
+	if moved {
+		roots = outermost(roots, old.Nodes, byBackend, byID)
+		if err := p.setChanged(ctx, roots); err != nil {
+			return nil, next, err
+		}
+	}
+	// Clickable and current elements in the changed subtrees, meanwhile.
+	var facts domFacts
+	wg.Go(func() {
+		facts = p.domFacts(ctx, frameJob{sess: p.sess, frameID: p.TargetID, isRoot: true}, "(globalThis.__browserdChanged || [])")
+	})
 	first := map[int64]bool{}
 	for _, b := range roots {
 		if b == 0 {
@@ -395,6 +418,51 @@ func mergeFacts(f *snapshot.Frame, old snapshot.Frame, changed map[int64]bool, d
 }
 
 // subtreeIDs lists the ids of node id and everything under it in nodes.
+// setChanged makes the elements of roots the changed elements the DOM
+// facts of a patch are read under (globalThis.__browserdChanged).
+func (p *Page) setChanged(ctx context.Context, roots []int64) error {
+	if err := p.Run(ctx, "globalThis.__browserdChanged = []", nil); err != nil {
+		return err
+	}
+	for _, b := range roots {
+		err := p.CallOn(ctx, Elem{Backend: b}, "function() { (globalThis.__browserdChanged || []).push(this); }", nil)
+		if err != nil {
+			return fmt.Errorf("reading the changed element %d: %w", b, err)
+		}
+	}
+	return nil
+}
+
+// outermost drops the roots that are another root, or under one in the
+// old tree.
+func outermost(roots []int64, nodes []snapshot.Node, byBackend map[int64]int, byID map[string]int) []int64 {
+	in := make(map[int64]bool, len(roots))
+	for _, b := range roots {
+		in[b] = true
+	}
+	var out []int64
+	seen := map[int64]bool{}
+	for _, b := range roots {
+		if seen[b] {
+			continue
+		}
+		seen[b] = true
+		under := false
+		if j, ok := byBackend[b]; ok {
+			for k, ok := byID[nodes[j].ParentID]; ok; k, ok = byID[nodes[k].ParentID] {
+				if in[nodes[k].BackendID] {
+					under = true
+					break
+				}
+			}
+		}
+		if !under {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 func subtreeIDs(nodes []snapshot.Node, byID map[string]int, id string) []string {
 	var out []string
 	stack := []string{id}
@@ -424,7 +492,11 @@ func (p *Page) axSubtree(ctx context.Context, backend int64) ([]snapshot.Node, e
 	if err != nil {
 		return nil, err
 	}
-	if len(nodes) > 0 && nodes[0].BackendID != backend {
+	if len(nodes) == 0 {
+		// An element the tree ignores: Chromium answers nothing for it.
+		return nil, fmt.Errorf("element %d has no accessibility subtree", backend)
+	}
+	if nodes[0].BackendID != backend {
 		// The element has no node of its own; its children hang from its
 		// parent's node, which a subtree read does not show.
 		return nil, fmt.Errorf("element %d has no accessibility node of its own", backend)

@@ -125,10 +125,18 @@ func (p *Page) unfreeze(ctx context.Context) {
 // WaitLoad waits for the tab's next page load — the one in progress, or
 // else the next navigation's, whoever starts it (a click, a script, a
 // redirect) — and then for network quiet.
+//
+// A load that the last input action started and its answer already waited
+// for (a click whose page navigates 800 ms later) counts: the agent that
+// clicked, then waits for the load, gets the page at once.
 func (p *Page) WaitLoad(ctx context.Context) error {
 	p.mu.Lock()
-	seq := p.loadSeq
+	seq, loaded := p.loadSeq, p.loaded
+	p.loaded = false
 	p.mu.Unlock()
+	if loaded {
+		return p.WaitQuiet(ctx)
+	}
 	return p.settle(ctx, seq)
 }
 
@@ -181,6 +189,7 @@ type Mark struct {
 	nav, load int
 	watching  bool          // a mutation watch runs in the page (see Mark)
 	first     time.Duration // how long to wait for a first DOM change
+	at        time.Time     // when the mark was taken
 }
 
 // The page's delayed reaction to an action (a submenu opening 100–300 ms
@@ -189,7 +198,9 @@ type Mark struct {
 // loads no new document, Settle waits until the DOM has been quiet for
 // DOMQuiet — or, when nothing changed at all, until the Mark's first wait
 // (DOMFirst for a click or hover, whose reactions come late) has passed
-// since the action — and never longer than DOMMax.
+// since the action — and never longer than DOMMax. A short timer the page
+// started during the action (a menu's 300 ms open delay, an autocomplete's
+// debounce: see timersJS) extends the wait until it has run.
 var (
 	DOMQuiet = 60 * time.Millisecond
 	DOMFirst = 500 * time.Millisecond
@@ -224,10 +235,10 @@ const watchJS = `(() => { const w = globalThis.__browserdWatch;
 const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
   if (!m) return res({});
   const first = %d, quiet = %d, most = %d;
-  const t0 = performance.now();
+  const t0 = performance.now(), until = t0 + %d;
   let timer = 0;
   const tick = () => { const now = performance.now();
-    const left = m.n === 0 ? first - (now - m.start) : quiet - (now - m.last);
+    const left = Math.max(m.n === 0 ? first - (now - m.start) : quiet - (now - m.last), until - now);
     if (left <= 0 || now - t0 >= most) { clearTimeout(timer); m.wake = null; m.stop(); delete globalThis.__browserdWatch;
       return res({changed: m.n > 0, invalid: m.attempt && !m.submitted ? m.invalid : []}); }
     clearTimeout(timer); timer = setTimeout(tick, Math.max(1, Math.min(left, most - (now - t0)))); };
@@ -239,8 +250,8 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
 // the reaction to begin.
 func (p *Page) Mark(ctx context.Context, first time.Duration) Mark {
 	p.mu.Lock()
-	m := Mark{nav: p.navSeq, load: p.loadSeq, first: max(first, DOMQuiet)}
-	p.invalid = nil
+	m := Mark{nav: p.navSeq, load: p.loadSeq, first: max(first, DOMQuiet), at: time.Now()}
+	p.invalid, p.loaded = nil, false
 	p.mu.Unlock()
 	if p.Dialog() != nil {
 		return m // the page's scripts are blocked: nothing to watch
@@ -285,7 +296,8 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 		var r struct {
 			Invalid []InvalidField `json:"invalid"`
 		}
-		if p.Run(qctx, fmt.Sprintf(quietJS, m.first.Milliseconds(), DOMQuiet.Milliseconds(), DOMMax.Milliseconds()), &r) == nil {
+		late := p.lateTimers(qctx, time.Since(m.at))
+		if p.Run(qctx, fmt.Sprintf(quietJS, m.first.Milliseconds(), DOMQuiet.Milliseconds(), DOMMax.Milliseconds(), late.Milliseconds()), &r) == nil {
 			p.mu.Lock()
 			p.invalid = r.Invalid
 			p.mu.Unlock()
@@ -295,9 +307,9 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 		// after a request, a redirect after a delay): wait for its load, so
 		// the answer shows the new document, not a half-loaded one.
 		p.mu.Lock()
-		late := started()
+		navigated := started()
 		p.mu.Unlock()
-		if late {
+		if navigated {
 			if done, err := p.settleNav(ctx, m); done || err != nil {
 				return err
 			}
@@ -350,6 +362,9 @@ func (p *Page) settleNav(ctx context.Context, m Mark) (done bool, err error) {
 	if err := p.waitUntil(ctx, func() bool { return p.loadSeq > m.load || p.crashed }); err != nil {
 		return true, err
 	}
+	p.mu.Lock()
+	p.loaded = !p.crashed
+	p.mu.Unlock()
 	return true, p.WaitQuiet(ctx)
 }
 

@@ -192,6 +192,10 @@ type Page struct {
 	windowOpens int
 	blocked     []string        // refused by the Fetch guard, not yet reported
 	invalid     []InvalidField  // fields that stopped a form in the last action
+	// loaded: the last input action's settle waited out a page load it
+	// started (a click whose page navigates on a timer); the next
+	// WaitLoad counts it as the load it waits for.
+	loaded bool
 	authTried   map[string]bool // requests already answered with a credential
 	handled     int64           // events the loop has handled
 	events      *cdp.Listener
@@ -246,6 +250,8 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 	for _, st := range emulationSteps(o.Emulation) {
 		steps = append(steps, step{st[0].(string), st[1]})
 	}
+	// Short timers are followed for the settle wait (timers.go).
+	steps = append(steps, step{"Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": timersJS}})
 	if o.InitScript != "" {
 		steps = append(steps, step{"Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": o.InitScript}})
 	}

@@ -25,60 +25,7 @@ import (
 // neither works; it never fails on Playwright's results (browserd's own
 // test does on browserd's).
 func TestConformancePlaywright(t *testing.T) {
-	if os.Getenv("BROWSERD_CONFORMANCE_PEERS") == "" {
-		t.Skip("set BROWSERD_CONFORMANCE_PEERS=1 to run the corpus against Playwright MCP (npm install @playwright/mcp)")
-	}
-	cli := os.Getenv("BROWSERD_PLAYWRIGHT_MCP")
-	if cli == "" {
-		dir := t.TempDir()
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			t.Skip("Playwright MCP comparison skipped: npm is not installed and BROWSERD_PLAYWRIGHT_MCP is not set")
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		out, err := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--prefix", dir, "@playwright/mcp@0.0.83").CombinedOutput()
-		cancel()
-		if err != nil {
-			t.Skipf("Playwright MCP comparison skipped: npm install @playwright/mcp failed (registry unreachable?): %v\n%s", err, out)
-		}
-		cli = filepath.Join(dir, "node_modules", "@playwright", "mcp", "cli.js")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("Playwright MCP comparison skipped: node is not installed")
-	}
-	chrome, err := browser.FindChromium("")
-	if err != nil {
-		t.Skip(err)
-	}
-	cfgPath := filepath.Join(t.TempDir(), "pw.json")
-	cfg, _ := json.Marshal(map[string]any{"browser": map[string]any{"browserName": "chromium", "isolated": true,
-		"launchOptions": map[string]any{"executablePath": chrome, "headless": true, "chromiumSandbox": false,
-			"args": []string{"--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"}}}})
-	if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	up := t.TempDir()
-	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-	// One Playwright MCP per case: it has one browser and no tasks, so
-	// cases must not share its tabs.
-	var sessions []*mcp.ClientSession
-	t.Cleanup(func() {
-		for _, s := range sessions {
-			s.Close()
-		}
-	})
-	res := runConformance(t, func(i int) confTool {
-		cmd := exec.Command("node", cli, "--config", cfgPath, "--output-dir", up)
-		s, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			t.Skipf("Playwright MCP comparison skipped: Playwright MCP did not start: %v", err)
-		}
-		if len(sessions) > 0 {
-			sessions[len(sessions)-1].Close() // the previous case's
-		}
-		sessions = append(sessions, s)
-		return &playwrightTool{s: s, up: up}
-	})
+	res := runConformance(t, playwrightTools(t))
 	passed := 0
 	for _, cc := range confCases {
 		if r, ran := res[cc.page]; !ran {
@@ -214,3 +161,65 @@ func (p *playwrightTool) eval(js string) (string, error) {
 	return p.call("browser_evaluate", map[string]any{"function": "() => (" + js + ")"})
 }
 func (p *playwrightTool) uploadDir() string { return p.up }
+
+// playwrightTools starts Playwright MCP (see TestConformancePlaywright) and
+// returns a maker of one Playwright MCP per task: it has one browser and no
+// tasks, so tasks must not share its tabs. Each task's closes the previous
+// one's, so tasks run one at a time. It skips the test when Playwright MCP
+// cannot be had.
+func playwrightTools(t *testing.T) func(i int) confTool {
+	if os.Getenv("BROWSERD_CONFORMANCE_PEERS") == "" {
+		t.Skip("set BROWSERD_CONFORMANCE_PEERS=1 to run the corpus against Playwright MCP (npm install @playwright/mcp)")
+	}
+	cli := os.Getenv("BROWSERD_PLAYWRIGHT_MCP")
+	if cli == "" {
+		dir := t.TempDir()
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			t.Skip("Playwright MCP comparison skipped: npm is not installed and BROWSERD_PLAYWRIGHT_MCP is not set")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		out, err := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--prefix", dir, "@playwright/mcp@0.0.83").CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Skipf("Playwright MCP comparison skipped: npm install @playwright/mcp failed (registry unreachable?): %v\n%s", err, out)
+		}
+		cli = filepath.Join(dir, "node_modules", "@playwright", "mcp", "cli.js")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("Playwright MCP comparison skipped: node is not installed")
+	}
+	chrome, err := browser.FindChromium("")
+	if err != nil {
+		t.Skip(err)
+	}
+	cfgPath := filepath.Join(t.TempDir(), "pw.json")
+	cfg, _ := json.Marshal(map[string]any{"browser": map[string]any{"browserName": "chromium", "isolated": true,
+		"launchOptions": map[string]any{"executablePath": chrome, "headless": true, "chromiumSandbox": false,
+			"args": []string{"--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"}}}})
+	if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	up := t.TempDir()
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	// One Playwright MCP per case: it has one browser and no tasks, so
+	// cases must not share its tabs.
+	var sessions []*mcp.ClientSession
+	t.Cleanup(func() {
+		for _, s := range sessions {
+			s.Close()
+		}
+	})
+	return func(i int) confTool {
+		cmd := exec.Command("node", cli, "--config", cfgPath, "--output-dir", up)
+		s, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Skipf("Playwright MCP comparison skipped: Playwright MCP did not start: %v", err)
+		}
+		if len(sessions) > 0 {
+			sessions[len(sessions)-1].Close() // the previous case's
+		}
+		sessions = append(sessions, s)
+		return &playwrightTool{s: s, up: up}
+	}
+}

@@ -76,6 +76,13 @@ func (b *browserdTool) do(in tool.Input) (string, error) {
 	if !r.Success {
 		return r.Content, fmt.Errorf("%s %s: %s", in.Action, brief(in), r.Error)
 	}
+	// Every patched answer is checked against a whole read of the page
+	// (BROWSERD_VERIFY_PATCH): a stale answer fails the step that got it.
+	for _, n := range r.Notes {
+		if strings.Contains(n, "BROWSERD_VERIFY_PATCH") {
+			return r.Content, fmt.Errorf("%s %s: the answer's view of the page is not the page: %s", in.Action, brief(in), n)
+		}
+	}
 	return r.Content, nil
 }
 
@@ -1115,29 +1122,40 @@ func TestConformance(t *testing.T) {
 // writeConformance appends one tool's results to the JSON file named by
 // BROWSERD_CONFORMANCE_OUT, if set.
 func writeConformance(t *testing.T, tool string, res map[string]confResult) {
+	var rows []confRow
+	for _, c := range confCases {
+		if r, ran := res[c.page]; ran {
+			rows = append(rows, newConfRow(tool, c.page, c.what, r))
+		}
+	}
+	writeRows(t, rows)
+}
+
+// confRow is one task's outcome for one tool, as docs/conformance.md's
+// tables are made from.
+type confRow struct {
+	Tool, Page, What, Error string
+	Pass                    bool
+	Ms                      int64
+}
+
+func newConfRow(tool, page, what string, r confResult) confRow {
+	msg := ""
+	if r.err != nil {
+		msg = r.err.Error()
+		if len(msg) > 300 {
+			msg = msg[:300]
+		}
+	}
+	return confRow{tool, page, what, msg, r.pass, r.ms}
+}
+
+// writeRows appends rows to the JSON file named by
+// BROWSERD_CONFORMANCE_OUT, if set.
+func writeRows(t *testing.T, rows []confRow) {
 	out := os.Getenv("BROWSERD_CONFORMANCE_OUT")
 	if out == "" {
 		return
-	}
-	type row struct {
-		Tool, Page, What, Error string
-		Pass                    bool
-		Ms                      int64
-	}
-	var rows []row
-	for _, c := range confCases {
-		r, ran := res[c.page]
-		if !ran {
-			continue
-		}
-		msg := ""
-		if r.err != nil {
-			msg = r.err.Error()
-			if len(msg) > 300 {
-				msg = msg[:300]
-			}
-		}
-		rows = append(rows, row{tool, c.page, c.what, msg, r.pass, r.ms})
 	}
 	b, _ := json.MarshalIndent(rows, "", " ")
 	f, err := os.OpenFile(out, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

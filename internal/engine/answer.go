@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strings"
 
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/snapshot"
@@ -183,7 +184,8 @@ func (c *call) verifyPatch(ctx context.Context, patched []snapshot.Frame) error 
 	r := snapshot.Build(patched, refs, c.buildOptions(snapshot.Options{All: true}))
 	pg.Release(context.WithoutCancel(ctx))
 	if w.Text != r.Text {
-		return fmt.Errorf("patched snapshot differs from a whole read (BROWSERD_VERIFY_PATCH):\n%s", snapshot.Diff(w.Text, r.Text))
+		// One line: answers carry notes a line each.
+		return fmt.Errorf("patched snapshot differs from a whole read (BROWSERD_VERIFY_PATCH): %s", strings.ReplaceAll(snapshot.Diff(w.Text, r.Text), "\n", " ⏎ "))
 	}
 	return nil
 }

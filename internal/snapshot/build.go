@@ -173,6 +173,8 @@ var (
 		"scrollbar", "ToggleButton", "PopUpButton", "MenuListOption",
 		"DisclosureTriangle", "ColorWell", "Date", "DateTime", "InputTime")
 	listItemRoles = set("listitem", "ListItem")
+	// phrasingRoles hold inline content only (HTML's phrasing content).
+	phrasingRoles = set("paragraph", "heading", "LabelText", "label")
 	imageRoles    = set("image", "img", "SvgRoot")
 )
 
@@ -202,7 +204,11 @@ type item struct {
 	bare     bool   // a table row: only its cells, no role
 	header   bool   // a row whose first cell is a column header
 	text     bool   // a text line (StaticText)
+	group    bool   // a nameless container kept for what it groups (see groups)
+	settled  bool   // a group kept for good: it has look-alikes beside it
 	owner    string // a text line's element: the AX id its text belongs to
+	parent   string // a text node's own parent element (owner may be further up)
+	pos      int    // a text node's place among its parent's children
 	inline   bool   // printed "role: rest"
 	rest     string // the text after "role: "
 	key      Key    // the DOM node printed (Backend 0: none)
@@ -503,7 +509,7 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 		if norm(n.Name) == "" {
 			return nil
 		}
-		return []*item{{role: "text", name: n.Name, text: true, owner: n.ParentID}}
+		return []*item{{role: "text", name: n.Name, text: true, owner: n.ParentID, parent: n.ParentID}}
 	}
 
 	pr := roleOf(n.Role)
@@ -521,10 +527,19 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 		b.labels[l] = append(b.labels[l], ref)
 	}
 
+	// Inside a control, a clickable element is the control's own (a
+	// pointer cursor is inherited) — but not inside a container that is
+	// merely focusable (a list or menu with tabindex, as jQuery UI's
+	// autocomplete draws): its items are targets of their own.
+	within := inRef || control && (clickable || widgetRoles[n.Role] || genericRoles[n.Role])
 	var kids []*item
-	for _, id := range n.ChildIDs {
+	for i, id := range n.ChildIDs {
 		if ci, ok := x.byID[id]; ok {
-			kids = append(kids, b.visit(fi, ci, inRef || control, false)...)
+			got := b.visit(fi, ci, within, false)
+			if len(got) == 1 && got[0].text && got[0].parent == n.ID {
+				got[0].pos = i
+			}
+			kids = append(kids, got...)
 		}
 	}
 	if valueRoles[pr.role] && norm(n.Value) != "" {
@@ -535,7 +550,7 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 	if pr.role == "iframe" && n.BackendID != 0 {
 		for _, ci := range b.children[frameOwner{f.Key, n.BackendID}] {
 			if !b.used[ci] {
-				kids = append(kids, b.frame(ci, inRef || control)...)
+				kids = append(kids, b.frame(ci, within)...)
 			}
 		}
 	}
@@ -547,6 +562,13 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 	if !hasRef && !force {
 		switch {
 		case generic, n.Role == "rowgroup":
+			if generic && n.BackendID != 0 {
+				if kids = tidy(kids, ""); groups(kids) {
+					// A card or a row of a grid: its controls go with its
+					// text (kept when it has look-alikes: see tidy).
+					return []*item{{role: "generic", group: true, key: Key{f.Key, n.BackendID}, children: kids}}
+				}
+			}
 			return kids
 		case wrapperRoles[n.Role] && norm(name) == "":
 			if inlineRoles[n.Role] {
@@ -573,6 +595,8 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 
 	role := pr.role
 	switch {
+	case control && editableRoot(n):
+		role = "textbox"
 	case clickable && genericRoles[n.Role]:
 		role = "clickable"
 	case role == "":
@@ -584,6 +608,16 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 		hint = f.Hints[n.BackendID]
 	}
 	it.attrs, it.cut = b.attrs(n, pr, role, ref, hint, n.BackendID != 0 && f.Current[n.BackendID])
+	if phrasingRoles[n.Role] {
+		// A paragraph, heading or label holds only inline content: the
+		// text of its spans reads as one run with its own ("Price: 20 to
+		// 80", not four lines).
+		for _, k := range kids {
+			if k.text {
+				k.owner = n.ID
+			}
+		}
+	}
 	kids = tidy(kids, name)
 
 	switch {
@@ -622,9 +656,16 @@ func actionable(n *Node) bool {
 		return false
 	}
 	if genericRoles[n.Role] {
-		return norm(n.Name) != ""
+		return norm(n.Name) != "" || editableRoot(n)
 	}
 	return true
+}
+
+// editableRoot reports whether a node is the focusable root of an editor
+// the page made with contenteditable and no role (Quill, ProseMirror,
+// TipTap): it prints as a textbox.
+func editableRoot(n *Node) bool {
+	return n.Props["editable"] != "" && n.Props["focusable"] == "true" && genericRoles[n.Role]
 }
 
 // ownRef reports whether a node that is no control gets a ref all the same,
@@ -733,11 +774,31 @@ func tidy(kids []*item, parentName string) []*item {
 	if len(kids) == 0 {
 		return kids
 	}
+	// A group (see groups) is kept among others like it — the cards of a
+	// grid — and folded when it is alone: one row of text and a field
+	// needs no container to say what goes with what.
+	loose := func(k *item) bool { return k.group && !k.settled }
+	if g := slices.IndexFunc(kids, loose); g >= 0 {
+		if !slices.ContainsFunc(kids[g+1:], loose) {
+			kids = slices.Concat(kids[:g], kids[g].children, kids[g+1:])
+		} else {
+			for _, k := range kids {
+				k.settled = k.settled || k.group
+			}
+		}
+	}
 	out := kids[:0]
 	for _, k := range kids {
 		if k.text && len(out) > 0 {
 			if p := out[len(out)-1]; p.text && p.owner == k.owner && len(p.name)+len(k.name) < maxText {
-				out[len(out)-1] = &item{role: "text", text: true, owner: k.owner, name: joinText(p.name, k.name)}
+				// Two text nodes of one element (React renders "$" and
+				// "29.99" apart) show as one run: whatever space the page
+				// shows between them is in their own text.
+				name := joinText(p.name, k.name)
+				if p.parent != "" && p.parent == k.parent && k.pos == p.pos+1 {
+					name = p.name + k.name
+				}
+				out[len(out)-1] = &item{role: "text", text: true, owner: k.owner, parent: k.parent, pos: k.pos, name: name}
 				continue
 			}
 		}
@@ -872,6 +933,30 @@ func (cb *cellBuf) flush() {
 	cb.row.cut += n
 	cb.s = joinText(cb.s, t)
 	cb.text = ""
+}
+
+// groups reports whether a nameless container's items are a group worth
+// keeping: a card or a grid row whose lines are a control (or a few) and
+// the text that says what it is for — "Fleece Jacket", "$29.99", "Add to
+// cart" — so that an agent can tell which of many look-alike buttons goes
+// with which item. Only small containers of single lines are kept: a grid
+// of cards is folded, its cards are not; a page's wrapper is folded.
+func groups(kids []*item) bool {
+	if len(kids) < 2 || len(kids) > 8 {
+		return false
+	}
+	var controls, others int
+	for _, k := range kids {
+		switch {
+		case len(k.children) > 0 || k.group:
+			return false
+		case k.ref:
+			controls++
+		default:
+			others++
+		}
+	}
+	return controls > 0 && others > 0
 }
 
 func hasRef(it *item) bool {

@@ -53,10 +53,10 @@ func TestBuild(t *testing.T) {
 				n("button", "Save", txt("Save")),
 				n("link", "Hello world", n("generic", "", txt("Hello ")), n("strong", "", txt("world"))),
 				n("link", "Icon", n("image", "Icon"), txt("Icon")),
-				n("heading", "Head", txt("Head"), txt("extra")),
+				n("heading", "Head", txt("Head "), txt("extra")),
 				n("LabelText", "", txt("Email")),
 				n("textbox", "Email"),
-				txt("a"), txt("b"), n("generic", "", txt("c")),
+				txt("a"), txt("b"), txt("$"), txt("9.99"), n("generic", "", txt("c")),
 			)),
 			want: `document "T"
   button "Save" [ref=e1]
@@ -66,7 +66,7 @@ func TestBuild(t *testing.T) {
   heading "Head"
     text "Head extra"
   textbox "Email" [ref=e4]
-  text "a b"
+  text "ab$9.99"
   text "c"`,
 		},
 		{
@@ -251,6 +251,31 @@ func TestBuild(t *testing.T) {
     listitem "one" [ref=e6]
     listitem "two parts" [ref=e7]
     link "three" [ref=e8]`,
+		},
+		{
+			// A grid of product cards keeps each card, so the third "Add"
+			// goes with the third product; a lone row of text and a field
+			// is folded; "$" and "29.99", two text nodes of one element,
+			// read as one run.
+			name: "groups",
+			frames: frame(doc("T",
+				n("generic", "",
+					n("generic", "", n("generic", "", txt("Backpack")), n("generic", "", txt("$"), txt("49.99")), n("button", "Add")),
+					n("generic", "", n("generic", "", txt("Jacket")), n("generic", "", txt("$"), txt("29.99")), n("button", "Add")),
+				),
+				n("generic", "", txt("3 x 9 ="), n("textbox", "Answer")),
+			)),
+			want: `document "T"
+  generic
+    text "Backpack"
+    text "$49.99"
+    button "Add" [ref=e1]
+  generic
+    text "Jacket"
+    text "$29.99"
+    button "Add" [ref=e2]
+  text "3 x 9 ="
+  textbox "Answer" [ref=e3]`,
 		},
 	}
 	for _, tt := range tests {

@@ -187,6 +187,8 @@ func (s *Site) handler() http.Handler {
 	mux.HandleFunc("GET /auth/basic", basicAuth)
 	mux.HandleFunc("GET /c/{$}", conformanceIndex)
 	mux.HandleFunc("GET /c/{name}", s.conformancePage)
+	mux.HandleFunc("GET /tp/{name}", thirdPartyPage)
+	mux.Handle("GET /tp/assets/", thirdPartyAssets())
 	mux.HandleFunc("POST /upload", s.postUpload)
 	mux.HandleFunc("GET /files/report.csv", reportCSV)
 	mux.HandleFunc("GET /slow", s.slow)

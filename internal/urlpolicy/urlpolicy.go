@@ -53,7 +53,13 @@ func Parse(raw string) (*url.URL, error) {
 		return nil, &Error{URL: raw, Reason: "no host", Hint: "give a full http:// or https:// URL"}
 	}
 	if u.User != nil {
-		return nil, &Error{URL: u.Redacted(), Reason: "URLs with credentials are not allowed"}
+		// The login goes to launch, answered to its own origin only and
+		// sealed at rest; the URL never carries it.
+		origin := strings.ToLower(u.Scheme) + "://" + u.Host
+		bare := *u
+		bare.User = nil
+		return nil, &Error{URL: u.Redacted(), Reason: "URLs with credentials are not allowed",
+			Hint: fmt.Sprintf(`give the login to launch instead — {"action":"launch","httpCredentials":[{"origin":%q,"username":"…","password":"…"}]} — then navigate to %s`, origin, bare.String())}
 	}
 	return u, nil
 }

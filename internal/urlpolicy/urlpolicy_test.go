@@ -24,6 +24,8 @@ func TestParse(t *testing.T) {
 		{"blob:http://x/y", "scheme \"blob\""},
 		{"ws://x/", "scheme \"ws\""},
 		{"http://user:pw@public.test/", "credentials"},
+		// The refusal says how to give the login, without echoing it.
+		{"https://ann:s3cret@Public.test:8443/a?b=1", `{"action":"launch","httpCredentials":[{"origin":"https://Public.test:8443","username":"…","password":"…"}]} — then navigate to https://Public.test:8443/a?b=1`},
 		{"http:///path", "no host"},
 		{"not a url", "refused"},
 	}
@@ -36,6 +38,8 @@ func TestParse(t *testing.T) {
 			t.Errorf("%s: accepted, want refusal with %q", c.url, c.want)
 		case c.want != "" && !strings.Contains(err.Error(), c.want):
 			t.Errorf("%s: error %q does not contain %q", c.url, err, c.want)
+		case err != nil && strings.Contains(err.Error(), "s3cret"):
+			t.Errorf("%s: error %q shows the password", c.url, err)
 		}
 	}
 }

@@ -1,0 +1,60 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Pages often react to an action later than at once, on a timer: jQuery
+// UI's menu opens a submenu 300 ms after the click, its autocomplete
+// searches 300 ms after the last key, a search box debounces. The DOM
+// watch (watchJS) cannot see a timer, so a reaction that starts with a
+// quiet 300 ms would be missed. timersJS, run in every document's main
+// world before the page's own scripts, keeps the due times of the short
+// timers (1 ms to 1 s) the page has pending; lateTimers asks, after an
+// action, when the last of those the action started will have run, and
+// Settle waits until then. The page can see and tamper with the wrapper:
+// all it can do is make browserd wait, never past DOMMax.
+const timersJS = `(() => { const w = window;
+  if (Object.getOwnPropertyDescriptor(w, '__browserdTimers')) return;
+  const st = w.setTimeout, ct = w.clearTimeout, now = () => performance.now();
+  const due = new Map();
+  Object.defineProperty(w, '__browserdTimers', {value: due});
+  const t = {setTimeout(fn, ms, ...args) {
+      const d = +ms || 0;
+      if (typeof fn !== 'function' || !(d >= 1 && d <= 1000)) return st.call(w, fn, ms, ...args);
+      const id = st.call(w, function () { due.delete(id); return fn.apply(this, arguments); }, ms, ...args);
+      if (due.size < 1000) due.set(id, [now(), now() + d]);
+      return id; },
+    clearTimeout(id) { due.delete(id); return ct.call(w, id); }};
+  w.setTimeout = t.setTimeout; w.clearTimeout = t.clearTimeout; })()`
+
+// lateJS gives the milliseconds until the last short timer started in the
+// last %d ms is due.
+const lateJS = `(() => { const due = window.__browserdTimers;
+  if (!(due instanceof Map)) return 0;
+  const t = performance.now(), since = t - %d; let last = 0;
+  for (const [id, v] of due) { if (!Array.isArray(v)) continue;
+    if (v[1] < t - 1000) due.delete(id); else if (v[0] >= since && v[1] > last) last = v[1]; }
+  return Math.max(0, Math.ceil(last - t)); })()`
+
+// lateTimers is how long until the short timers the page started in the
+// last since will have run (0 when none), at most DOMMax. It asks the
+// page's main world: what it answers only bounds a wait.
+func (p *Page) lateTimers(ctx context.Context, since time.Duration) time.Duration {
+	var r struct {
+		Result struct {
+			Value float64 `json:"value"`
+		} `json:"result"`
+	}
+	err := p.sess.Call(ctx, "Runtime.evaluate", map[string]any{
+		"expression": fmt.Sprintf(lateJS, since.Milliseconds()+1), "returnByValue": true,
+	}, &r)
+	v := r.Result.Value
+	if err != nil || math.IsNaN(v) || v <= 0 {
+		return 0
+	}
+	return min(time.Duration(v)*time.Millisecond, DOMMax)
+}

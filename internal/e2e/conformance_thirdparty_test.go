@@ -1,0 +1,755 @@
+package e2e
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/browserd/browserd/internal/testsite"
+)
+
+// The third-party corpus (internal/testsite/thirdparty, served at /tp/)
+// holds pages built on widget libraries real sites use, installed from npm
+// at pinned versions and bundled at test time: code none of us wrote. The
+// same scripted agent drives each task on refs only, and the page's own
+// state scores it. Every patched answer is checked against a whole read
+// (BROWSERD_VERIFY_PATCH, set by TestMain), so a stale answer fails the
+// step that got it.
+
+// tpTask is one task on a third-party page.
+type tpTask struct {
+	lib, page, task string
+	what            string               // the class of difficulty it covers
+	run             func(a *agent) error // the agent's way through
+	check           string               // JavaScript that yields true when done
+}
+
+func (c tpTask) key() string { return c.page + ":" + c.task }
+
+// openTP opens a page of the third-party corpus.
+func (a *agent) openTP(page string) error {
+	_, err := a.saw(a.tool.navigate(site.URL("/tp/" + page)))
+	return err
+}
+
+// refInGroup is the ref of the control named name in the smallest group
+// that shows text: the lines under the nearest line above text's that is
+// indented less — a card, a row, a list item — as a model reads which
+// "Add to cart" goes with which product.
+func (a *agent) refInGroup(text, role, name string) (string, error) {
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " +~-")) }
+	for k := len(a.seen) - 1; k >= 0; k-- {
+		ls := strings.Split(a.seen[k], "\n")
+		for i, l := range ls {
+			if !strings.Contains(l, text) || strings.HasPrefix(l, "- ") {
+				continue
+			}
+			start := i
+			for start > 0 && indent(ls[start]) >= indent(l) {
+				start--
+			}
+			for j := start + 1; j < len(ls) && (j <= i || indent(ls[j]) > indent(ls[start])); j++ {
+				if ref, ok := findIn(ls[j], role, name); ok {
+					return ref, nil
+				}
+			}
+			return "", fmt.Errorf("no %s %q in the group of %q:\n%s", role, name, text, a.seen[k])
+		}
+	}
+	return "", fmt.Errorf("no %q in the answers:\n%s", text, a.last)
+}
+
+var tpTasks = []tpTask{
+	{"jQuery UI", "jqueryui-autocomplete", "pick", "suggestions shown 300 ms after the last key, plain <li>s whose click listener is on their list", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-autocomplete") },
+			func() error {
+				txt, err := a.typeInto("textbox", "Country:", "Gu", false, false)
+				return want(txt, err, "Guinea")
+			},
+			func() error { return e(a.click("", "Guinea", none)) })
+	}, `document.getElementById('out').textContent === 'country: Guinea' && document.getElementById('country').value === 'Guinea'`},
+	{"jQuery UI", "jqueryui-menu", "item", "a menu of plain list items", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-menu") },
+			func() error { return e(a.click("menuitem", "Books", none)) })
+	}, `document.getElementById('out').textContent === 'chose Books'`},
+	{"jQuery UI", "jqueryui-menu", "submenu", "submenus that open after a delay, two levels deep", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-menu") },
+			func() error { txt, err := a.click("menuitem", "Music", none); return want(txt, err, "Rock") },
+			func() error { txt, err := a.click("menuitem", "Rock", none); return want(txt, err, "Classic") },
+			func() error { return e(a.click("menuitem", "Classic", none)) })
+	}, `document.getElementById('out').textContent === 'chose Classic'`},
+	{"jQuery UI", "jqueryui-spinner", "arrows", "a spinner's up arrow, hidden from assistive technology, told from its down arrow", func(a *agent) error {
+		if err := a.openTP("jqueryui-spinner"); err != nil {
+			return err
+		}
+		up, err := a.refNear("Select a value", "up", 6)
+		if err != nil {
+			return err
+		}
+		for range 2 {
+			if _, err := a.saw(a.tool.click(up, none)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, `document.getElementById('spinner').value === '7'`},
+	{"jQuery UI", "jqueryui-spinner", "type", "typing over a spinner's value", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-spinner") },
+			func() error { return e(a.typeInto("spinbutton", "Select a value:", "3", true, false)) })
+	}, `document.getElementById('spinner').value === '3'`},
+	{"jQuery UI", "jqueryui-datepicker", "pick", "a calendar that opens on focus; next month; a day", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-datepicker") },
+			func() error {
+				// "Date: <input>": the field has no name; it follows its text.
+				ref, err := a.refAfter("Date:")
+				if err != nil {
+					return err
+				}
+				txt, err := a.saw(a.tool.click(ref, none))
+				return want(txt, err, "March")
+			},
+			func() error { txt, err := a.click("", "Next", none); return want(txt, err, "April") },
+			func() error { return e(a.click("link", "14", none)) })
+	}, `document.getElementById('datepicker').value === '04/14/2025'`},
+	{"jQuery UI", "jqueryui-slider", "keys", "a slider handle without a role, moved by keys", func(a *agent) error {
+		if err := a.openTP("jqueryui-slider"); err != nil {
+			return err
+		}
+		ref, err := a.refNear("Volume", "slider", 6)
+		if err != nil {
+			return err
+		}
+		return e(a.saw(a.tool.press(ref, "End")))
+	}, `document.getElementById('amount').value === '100'`},
+	{"jQuery UI", "jqueryui-dialog", "confirm", "a modal dialog's buttons", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-dialog") },
+			func() error {
+				txt, err := a.click("button", "Delete account", none)
+				return want(txt, err, "permanently deleted")
+			},
+			func() error { return e(a.click("button", "Delete all items", none)) })
+	}, `document.getElementById('out').textContent === 'deleted' && !$('#dialog-confirm').dialog('isOpen')`},
+	{"jQuery UI", "jqueryui-dialog", "close", "a dialog's close button (an icon with hidden text)", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-dialog") },
+			func() error { return e(a.click("button", "Delete account", none)) },
+			func() error { return e(a.click("button", "Close", none)) })
+	}, `!$('#dialog-confirm').dialog('isOpen') && document.getElementById('out').textContent === ''`},
+	{"jQuery UI", "jqueryui-sortable", "drag", "a sortable list of plain items dragged by the pointer", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-sortable") },
+			func() error { return e(a.drag("", "Item 1", "text", "Item 3")) })
+	}, `$('#sortable li').first().text() === 'Item 2'`},
+	{"jQuery UI", "jqueryui-accordion-tabs", "accordion", "an accordion's headers", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-accordion-tabs") },
+			func() error { txt, err := a.click("tab", "Section 2", none); return want(txt, err, "Sed non urna") })
+	}, `$('#accordion').accordion('option', 'active') === 1`},
+	{"jQuery UI", "jqueryui-accordion-tabs", "tabs", "tabs", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-accordion-tabs") },
+			func() error {
+				txt, err := a.click("tab", "Proin dolor", none)
+				return want(txt, err, "Morbi tincidunt")
+			})
+	}, `$('#tabs').tabs('option', 'active') === 1`},
+	{"jQuery UI", "jqueryui-selectmenu", "select", "a select replaced by a button and a list", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-selectmenu") },
+			func() error {
+				// The button jQuery UI draws is named by its value; it
+				// follows its label.
+				ref, err := a.refAfter("Select a speed")
+				if err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.selectValues(ref, []string{"Fast"})))
+			})
+	}, `$('#speed').val() === 'Fast'`},
+	{"jQuery UI", "jqueryui-selectmenu", "checkboxradio", "radios and checkboxes drawn by their labels", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-selectmenu") },
+			func() error { return e(a.click("radio", "3 Star", none)) },
+			func() error { return e(a.click("checkbox", "1 Queen", none)) })
+	}, `document.getElementById('radio-2').checked && document.getElementById('checkbox-2').checked`},
+	{"Lit", "lit-todo", "hover-delete", "a Delete button shown by :hover inside a shadow root", func(a *agent) error {
+		return steps(func() error { return a.openTP("lit-todo") },
+			func() error { txt, err := a.hover("", "Call Bob"); return want(txt, err, "Delete") },
+			func() error {
+				ref, err := a.refInGroup("Call Bob", "button", "Delete")
+				if err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.click(ref, none)))
+			})
+	}, `document.getElementById('out').textContent === 'deleted Call Bob'`},
+	{"React", "react-shop", "add-to-cart", "product cards keep their grouping; prices read as the page shows them", func(a *agent) error {
+		return steps(func() error { return a.openTP("react-shop") },
+			func() error {
+				if !strings.Contains(a.last, "$29.99") {
+					return fmt.Errorf("the price does not read as the page shows it ($29.99):\n%s", a.last)
+				}
+				ref, err := a.refInGroup("Fleece Jacket", "button", "Add to cart")
+				if err != nil {
+					return err
+				}
+				txt, err := a.saw(a.tool.click(ref, none))
+				return want(txt, err, "Total: $29.99")
+			})
+	}, `document.getElementById('cart').textContent === 'Fleece Jacket'`},
+	{"React", "react-shop", "two-items", "a second card's button after the first answer changed the page", func(a *agent) error {
+		return steps(func() error { return a.openTP("react-shop") },
+			func() error {
+				ref, err := a.refInGroup("Onesie", "button", "Add to cart")
+				if err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.click(ref, none)))
+			},
+			func() error {
+				ref, err := a.refInGroup("Bike Light", "button", "Add to cart")
+				if err != nil {
+					return err
+				}
+				txt, err := a.saw(a.tool.click(ref, none))
+				return want(txt, err, "Total: $17.98")
+			})
+	}, `document.getElementById('cart').textContent === 'OnesieBike Light'`},
+	{"Lit", "lit-todo", "count", "a count rendered by a web component updates in the answer", func(a *agent) error {
+		return steps(func() error { return a.openTP("lit-todo") },
+			func() error { return e(a.hover("", "Write report")) },
+			func() error {
+				ref, err := a.refInGroup("Write report", "button", "Delete")
+				if err != nil {
+					return err
+				}
+				txt, err := a.saw(a.tool.click(ref, none))
+				return want(txt, err, "2 left")
+			})
+	}, `document.getElementById('out').textContent === 'deleted Write report'`},
+
+	// Bootstrap 5.
+	{"Bootstrap", "bootstrap-components", "dropdown", "a dropdown menu of links", func(a *agent) error {
+		return steps(func() error { return a.openTP("bootstrap-components") },
+			func() error { txt, err := a.click("button", "Actions", none); return want(txt, err, "Duplicate") },
+			func() error { return e(a.click("link", "Duplicate", none)) })
+	}, `document.getElementById('out').textContent === 'action: duplicate'`},
+	{"Bootstrap", "bootstrap-components", "collapse", "a collapse that animates open", func(a *agent) error {
+		return steps(func() error { return a.openTP("bootstrap-components") },
+			func() error {
+				txt, err := a.click("button", "Show details", none)
+				return want(txt, err, "Shipping takes 3 to 5 business days.")
+			})
+	}, `document.getElementById('details').classList.contains('show')`},
+	{"Bootstrap", "bootstrap-components", "accordion", "an accordion: opening one closes the other", func(a *agent) error {
+		return steps(func() error { return a.openTP("bootstrap-components") },
+			func() error {
+				txt, err := a.click("button", "Do you ship abroad?", none)
+				return want(txt, err, "We ship to 40 countries.")
+			})
+	}, `document.getElementById('q2').classList.contains('show') && !document.getElementById('q1').classList.contains('show')`},
+	{"Bootstrap", "bootstrap-components", "tabs", "nav tabs", func(a *agent) error {
+		return steps(func() error { return a.openTP("bootstrap-components") },
+			func() error { txt, err := a.click("tab", "Profile", none); return want(txt, err, "Your profile: Ada.") })
+	}, `document.getElementById('profile').classList.contains('active')`},
+	{"Bootstrap", "bootstrap-overlays", "modal", "a modal that fades in; its buttons", func(a *agent) error {
+		return steps(func() error { return a.openTP("bootstrap-overlays") },
+			func() error {
+				txt, err := a.click("button", "Remove project", none)
+				return want(txt, err, "All its files will be deleted.")
+			},
+			func() error { return e(a.click("button", "Remove", none)) })
+	}, `document.getElementById('out').textContent === 'removed'`},
+	{"Bootstrap", "bootstrap-overlays", "modal-close", "a modal's close button, named by aria-label", func(a *agent) error {
+		return steps(func() error { return a.openTP("bootstrap-overlays") },
+			func() error { return e(a.click("button", "Remove project", none)) },
+			func() error { txt, err := a.click("button", "Close", none); return want(txt, err, "Remove project") })
+	}, `!document.getElementById('confirm').classList.contains('show') && document.getElementById('out').textContent === ''`},
+	{"Bootstrap", "bootstrap-overlays", "offcanvas", "an off-canvas panel that slides in, a checkbox and a switch in it", func(a *agent) error {
+		return steps(func() error { return a.openTP("bootstrap-overlays") },
+			func() error { txt, err := a.click("button", "Filters", none); return want(txt, err, "In stock only") },
+			func() error { return e(a.click("checkbox", "In stock only", none)) },
+			func() error { return e(a.click("switch", "On sale", none)) },
+			func() error { return e(a.click("button", "Apply", none)) })
+	}, `document.getElementById('out').textContent === 'filters: in stock sale'`},
+	{"Bootstrap", "bootstrap-overlays", "tooltip", "a tooltip shown on hover", func(a *agent) error {
+		return steps(func() error { return a.openTP("bootstrap-overlays") },
+			func() error {
+				txt, err := a.hover("button", "Share")
+				return want(txt, err, "Copies the link to your clipboard")
+			})
+	}, `!!document.querySelector('.tooltip.show')`},
+	{"Bootstrap", "bootstrap-overlays", "carousel", "a carousel's next control (text only for screen readers)", func(a *agent) error {
+		return steps(func() error { return a.openTP("bootstrap-overlays") },
+			func() error {
+				txt, err := a.click("button", "Next", none)
+				return want(txt, err, "Slide two: free shipping")
+			})
+	}, `document.querySelector('.carousel-item.active').textContent.includes('Slide two')`},
+
+	// Tom Select.
+	{"Tom Select", "tomselect", "single", "a searchable single select", func(a *agent) error {
+		return steps(func() error { return a.openTP("tomselect") },
+			func() error { return e(a.pick("combobox", "Favourite fruit", "Mango")) })
+	}, `document.getElementById('fruit').value === 'mango'`},
+	{"Tom Select", "tomselect", "type-filter", "typing filters the options, then one is clicked", func(a *agent) error {
+		return steps(func() error { return a.openTP("tomselect") },
+			func() error {
+				txt, err := a.typeInto("combobox", "Favourite fruit", "che", false, false)
+				return want(txt, err, "Cherry")
+			},
+			func() error { return e(a.click("option", "Cherry", none)) })
+	}, `document.getElementById('fruit').value === 'cherry'`},
+	{"Tom Select", "tomselect", "multi", "a tag input: two tags chosen", func(a *agent) error {
+		return steps(func() error { return a.openTP("tomselect") },
+			func() error { txt, err := a.click("combobox", "Tags", none); return want(txt, err, "Green") },
+			func() error { return e(a.click("option", "Green", none)) },
+			func() error { return e(a.click("option", "Blue", none)) })
+	}, `[...document.getElementById('tags').selectedOptions].map(o => o.value).join() === 'green,blue'`},
+
+	// SortableJS.
+	{"SortableJS", "sortablejs", "move", "a card dragged to another column", func(a *agent) error {
+		return steps(func() error { return a.openTP("sortablejs") },
+			func() error { return e(a.drag("", "Fix login bug", "", "Set up CI")) })
+	}, `document.getElementById('done').textContent.includes('Fix login bug')`},
+	{"SortableJS", "sortablejs", "reorder", "a card dragged within its column", func(a *agent) error {
+		return steps(func() error { return a.openTP("sortablejs") },
+			func() error { return e(a.drag("", "Update docs", "", "Write tests")) })
+	}, `document.querySelector('#todo .item').textContent === 'Update docs'`},
+
+	// Quill.
+	{"Quill", "quill", "type", "typing into a contenteditable editor", func(a *agent) error {
+		return steps(func() error { return a.openTP("quill") },
+			func() error {
+				txt, err := a.typeInto("textbox", "Meeting notes", " with Bob", false, false)
+				return want(txt, err, "with Bob")
+			})
+	}, `quill.getText().includes('with Bob')`},
+	{"Quill", "quill", "bold", "a toolbar button applies to what is typed next", func(a *agent) error {
+		return steps(func() error { return a.openTP("quill") },
+			func() error { return e(a.click("textbox", "Meeting notes", none)) },
+			func() error { return e(a.press("textbox", "Meeting notes", "End")) },
+			func() error { return e(a.click("button", "bold", none)) },
+			func() error { return e(a.typeInto("textbox", "Meeting notes", " URGENT", false, false)) })
+	}, `quill.root.querySelector('strong') !== null && quill.root.querySelector('strong').textContent.includes('URGENT')`},
+	{"Quill", "quill", "list", "a bulleted list from the toolbar", func(a *agent) error {
+		return steps(func() error { return a.openTP("quill") },
+			func() error { return e(a.click("textbox", "Meeting notes", none)) },
+			func() error { return e(a.click("button", "list: bullet", none)) })
+	}, `quill.root.querySelector('li') !== null`},
+
+	// flatpickr.
+	{"flatpickr", "flatpickr", "pick", "a read-only field whose calendar opens on click: next month, a day", func(a *agent) error {
+		return steps(func() error { return a.openTP("flatpickr") },
+			func() error { txt, err := a.click("textbox", "Check-in date", none); return want(txt, err, "March") },
+			func() error {
+				ref, err := a.refAfter("March")
+				if err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.click(ref, none)))
+			},
+			func() error { return e(a.click("", "April 14, 2025", none)) })
+	}, `document.getElementById('checkin').value === '2025-04-14'`},
+	{"flatpickr", "flatpickr", "type", "a read-only date field given a value as its picker would", func(a *agent) error {
+		return steps(func() error { return a.openTP("flatpickr") },
+			func() error { return e(a.typeInto("textbox", "Check-in date", "2025-05-02", false, false)) })
+	}, `document.getElementById('checkin').value === '2025-05-02'`},
+
+	// Choices.js.
+	{"Choices.js", "choices", "pick", "a searchable select drawn by the page", func(a *agent) error {
+		return steps(func() error { return a.openTP("choices") },
+			func() error { return e(a.pick("combobox", "City", "Rome")) })
+	}, `document.getElementById('city').value === 'rome'`},
+
+	// noUiSlider.
+	{"noUiSlider", "nouislider", "keys", "a range slider's two handles moved by keys", func(a *agent) error {
+		return steps(func() error { return a.openTP("nouislider") },
+			func() error { return e(a.press("slider", "Lowest price", "ArrowRight")) },
+			func() error { return e(a.press("slider", "Highest price", "ArrowLeft")) })
+	}, `document.getElementById('lo').textContent === '21' && document.getElementById('hi').textContent === '79'`},
+	{"noUiSlider", "nouislider", "drag", "a handle dragged by an offset", func(a *agent) error {
+		if err := a.openTP("nouislider"); err != nil {
+			return err
+		}
+		ref, err := a.find("slider", "Highest price")
+		if err != nil {
+			return err
+		}
+		txt, err := a.saw(a.tool.drag(ref, "+40,0"))
+		return want(txt, err, "90")
+	}, `document.getElementById('hi').textContent === '90'`},
+	{"noUiSlider", "nouislider", "read", "text of spans in a paragraph reads as one line", func(a *agent) error {
+		if err := a.openTP("nouislider"); err != nil {
+			return err
+		}
+		if !strings.Contains(a.last, "Price: 20 to 80") {
+			return fmt.Errorf("the price range does not read as one line:\n%s", a.last)
+		}
+		return nil
+	}, `true`},
+
+	// Headless UI.
+	{"Headless UI", "headlessui", "menu", "a menu button and its items", func(a *agent) error {
+		return steps(func() error { return a.openTP("headlessui") },
+			func() error { txt, err := a.click("button", "Options", none); return want(txt, err, "Duplicate") },
+			func() error { return e(a.click("menuitem", "Duplicate", none)) })
+	}, `document.getElementById('out').textContent === 'duplicate'`},
+	{"Headless UI", "headlessui", "listbox", "a listbox button", func(a *agent) error {
+		return steps(func() error { return a.openTP("headlessui") },
+			func() error {
+				txt, err := a.click("button", "Assigned to Wade Cooper", none)
+				return want(txt, err, "Tom Cook")
+			},
+			func() error { return e(a.click("option", "Tom Cook", none)) })
+	}, `document.getElementById('state').textContent.startsWith('Tom Cook|')`},
+	{"Headless UI", "headlessui", "switch", "a switch", func(a *agent) error {
+		return steps(func() error { return a.openTP("headlessui") },
+			func() error { return e(a.click("switch", "Enable notifications", none)) })
+	}, `document.getElementById('state').textContent.includes('|true|')`},
+	{"Headless UI", "headlessui", "combobox", "a combobox filtered by typing", func(a *agent) error {
+		return steps(func() error { return a.openTP("headlessui") },
+			func() error {
+				txt, err := a.typeInto("combobox", "Reviewer", "dev", false, false)
+				return want(txt, err, "Devon Webb")
+			},
+			func() error { return e(a.click("option", "Devon Webb", none)) })
+	}, `document.getElementById('state').textContent.endsWith('|Devon Webb')`},
+	{"Headless UI", "headlessui", "combobox-select", "select on a combobox", func(a *agent) error {
+		return steps(func() error { return a.openTP("headlessui") },
+			func() error { return e(a.pick("combobox", "Reviewer", "Tanya Fox")) })
+	}, `document.getElementById('state').textContent.endsWith('|Tanya Fox')`},
+
+	// Radix UI.
+	{"Radix UI", "radix", "menu", "a dropdown menu in a portal", func(a *agent) error {
+		return steps(func() error { return a.openTP("radix") },
+			func() error { txt, err := a.click("button", "Customise", none); return want(txt, err, "New Tab") },
+			func() error { return e(a.click("menuitem", "New Tab", none)) })
+	}, `document.getElementById('out').textContent === 'new tab'`},
+	{"Radix UI", "radix", "submenu", "a submenu opened from its trigger", func(a *agent) error {
+		return steps(func() error { return a.openTP("radix") },
+			func() error { return e(a.click("button", "Customise", none)) },
+			func() error {
+				txt, err := a.click("menuitem", "More Tools", none)
+				return want(txt, err, "Developer Tools")
+			},
+			func() error { return e(a.click("menuitem", "Developer Tools", none)) })
+	}, `document.getElementById('out').textContent === 'dev tools'`},
+	{"Radix UI", "radix", "checkbox-item", "a checkbox item in a menu", func(a *agent) error {
+		return steps(func() error { return a.openTP("radix") },
+			func() error { return e(a.click("button", "Customise", none)) },
+			func() error { return e(a.click("menuitemcheckbox", "Show Bookmarks", none)) })
+	}, `document.getElementById('state').textContent.includes('|true|')`},
+	{"Radix UI", "radix", "dialog", "a dialog: a field typed into, saved", func(a *agent) error {
+		return steps(func() error { return a.openTP("radix") },
+			func() error {
+				txt, err := a.click("button", "Edit profile", none)
+				return want(txt, err, "Make changes")
+			},
+			func() error { return e(a.typeInto("textbox", "Name", "Ada Lovelace", true, false)) },
+			func() error { return e(a.click("button", "Save changes", none)) })
+	}, `document.getElementById('state').textContent.startsWith('Ada Lovelace|')`},
+	{"Radix UI", "radix", "popover", "a popover with a field", func(a *agent) error {
+		return steps(func() error { return a.openTP("radix") },
+			func() error {
+				txt, err := a.click("button", "Dimensions", none)
+				return want(txt, err, "Set the width.")
+			},
+			func() error { return e(a.typeInto("textbox", "Width", "50%", true, false)) })
+	}, `document.getElementById('out').textContent === 'width 50%'`},
+	{"Radix UI", "radix", "slider", "a slider thumb moved by keys", func(a *agent) error {
+		return steps(func() error { return a.openTP("radix") },
+			func() error { return e(a.press("slider", "Volume", "End")) })
+	}, `document.getElementById('state').textContent.endsWith('|100')`},
+
+	// react-datepicker.
+	{"react-datepicker", "react-datepicker", "pick", "a calendar in a popper: next month, a day", func(a *agent) error {
+		return steps(func() error { return a.openTP("react-datepicker") },
+			func() error { txt, err := a.click("textbox", "Due date", none); return want(txt, err, "March") },
+			func() error { return e(a.click("button", "Next Month", none)) },
+			func() error { return e(a.click("gridcell", "Choose Monday, April 14th, 2025", none)) })
+	}, `document.getElementById('out').textContent === '2025-4-14'`},
+	{"react-datepicker", "react-datepicker", "type", "a date typed into the field", func(a *agent) error {
+		return steps(func() error { return a.openTP("react-datepicker") },
+			func() error { return e(a.typeInto("textbox", "Due date", "2025-06-30", true, true)) })
+	}, `document.getElementById('out').textContent === '2025-6-30'`},
+
+	// react-select.
+	{"react-select", "react-select", "single", "select on react-select", func(a *agent) error {
+		return steps(func() error { return a.openTP("react-select") },
+			func() error { return e(a.pick("combobox", "Flavour", "Vanilla")) })
+	}, `document.getElementById('out').textContent.startsWith('vanilla|')`},
+	{"react-select", "react-select", "type-click", "typing filters, an option is clicked", func(a *agent) error {
+		return steps(func() error { return a.openTP("react-select") },
+			func() error {
+				txt, err := a.typeInto("combobox", "Flavour", "str", false, false)
+				return want(txt, err, "Strawberry")
+			},
+			func() error { return e(a.click("option", "Strawberry", none)) })
+	}, `document.getElementById('out').textContent.startsWith('strawberry|')`},
+	{"react-select", "react-select", "multi", "a multi-select: two values", func(a *agent) error {
+		return steps(func() error { return a.openTP("react-select") },
+			func() error { return e(a.pick("combobox", "Toppings", "Chocolate")) },
+			func() error { return e(a.pick("combobox", "Toppings", "Pistachio")) })
+	}, `document.getElementById('out').textContent.endsWith('|chocolate,pistachio')`},
+
+	// MUI.
+	{"MUI", "mui", "select", "MUI's Select: a button and a listbox in a portal", func(a *agent) error {
+		return steps(func() error { return a.openTP("mui") },
+			func() error { return e(a.pick("combobox", "Age", "Twenty")) })
+	}, `document.getElementById('state').textContent.startsWith('20|')`},
+	{"MUI", "mui", "select-click", "MUI's Select opened, an option clicked", func(a *agent) error {
+		return steps(func() error { return a.openTP("mui") },
+			func() error { txt, err := a.click("combobox", "Age", none); return want(txt, err, "Thirty") },
+			func() error { return e(a.click("option", "Thirty", none)) })
+	}, `document.getElementById('state').textContent.startsWith('30|')`},
+	{"MUI", "mui", "autocomplete", "MUI's Autocomplete filtered by typing", func(a *agent) error {
+		return steps(func() error { return a.openTP("mui") },
+			func() error {
+				txt, err := a.typeInto("combobox", "Movie", "inc", false, false)
+				return want(txt, err, "Inception")
+			},
+			func() error { return e(a.click("option", "Inception", none)) })
+	}, `document.getElementById('state').textContent.split('|')[1] === 'Inception'`},
+	{"MUI", "mui", "menu", "a menu anchored to a button", func(a *agent) error {
+		return steps(func() error { return a.openTP("mui") },
+			func() error { txt, err := a.click("button", "ACCOUNT", none); return want(txt, err, "Logout") },
+			func() error { return e(a.click("menuitem", "Logout", none)) })
+	}, `document.getElementById('out').textContent === 'logout'`},
+	{"MUI", "mui", "checkbox", "a checkbox drawn over a hidden input", func(a *agent) error {
+		return steps(func() error { return a.openTP("mui") },
+			func() error { return e(a.click("checkbox", "I accept the terms", none)) })
+	}, `document.getElementById('state').textContent.split('|')[2] === 'true'`},
+	{"MUI", "mui", "tabs", "tabs", func(a *agent) error {
+		return steps(func() error { return a.openTP("mui") },
+			func() error { txt, err := a.click("tab", "BILLING", none); return want(txt, err, "no invoices") })
+	}, `document.getElementById('state').textContent.endsWith('|1')`},
+	{"MUI", "mui", "dialog", "a dialog with a field", func(a *agent) error {
+		return steps(func() error { return a.openTP("mui") },
+			func() error {
+				txt, err := a.click("button", "INVITE MEMBER", none)
+				return want(txt, err, "Invite a member")
+			},
+			func() error { return e(a.typeInto("textbox", "Email address", "ann@example.com", false, false)) },
+			func() error { return e(a.click("button", "SEND INVITE", none)) })
+	}, `document.getElementById('out').textContent === 'invited ann@example.com'`},
+
+	// TanStack Table.
+	{"TanStack Table", "tanstack-table", "sort", "a header sorts on click", func(a *agent) error {
+		return steps(func() error { return a.openTP("tanstack-table") },
+			// Numbers sort from the largest first.
+			func() error { txt, err := a.click("columnheader", "Age", none); return want(txt, err, "Age ▼") },
+			func() error { txt, err := a.click("columnheader", "Age ▼", none); return want(txt, err, "Age ▲") })
+	}, `document.querySelector('tbody tr td:nth-child(3)').textContent === '20'`},
+	{"TanStack Table", "tanstack-table", "filter", "a search filters the rows", func(a *agent) error {
+		return steps(func() error { return a.openTP("tanstack-table") },
+			func() error {
+				txt, err := a.typeInto("textbox", "Search people", "lima", false, false)
+				return want(txt, err, "Carol")
+			})
+	}, `document.querySelectorAll('tbody tr').length === 4`},
+	{"TanStack Table", "tanstack-table", "select", "row checkboxes", func(a *agent) error {
+		return steps(func() error { return a.openTP("tanstack-table") },
+			func() error { return e(a.click("checkbox", "Select Bob", none)) },
+			func() error { return e(a.click("checkbox", "Select Erin", none)) })
+	}, `document.getElementById('out').textContent === 'Bob,Erin'`},
+	{"TanStack Table", "tanstack-table", "page", "the next page, then a row on it", func(a *agent) error {
+		return steps(func() error { return a.openTP("tanstack-table") },
+			func() error { txt, err := a.click("button", "Next", none); return want(txt, err, "Page 2 of 3") },
+			func() error { return e(a.click("checkbox", "Select Grace", none)) })
+	}, `document.getElementById('out').textContent === 'Grace'`},
+
+	// CodeMirror 6.
+	{"CodeMirror", "codemirror", "type", "typing into a code editor", func(a *agent) error {
+		return steps(func() error { return a.openTP("codemirror") },
+			func() error {
+				ref, err := a.refAfter("CodeMirror 6")
+				if err != nil {
+					return err
+				}
+				if _, err := a.saw(a.tool.click(ref, none)); err != nil {
+					return err
+				}
+				if _, err := a.saw(a.tool.press(ref, "Control+End")); err != nil {
+					return err
+				}
+				txt, err := a.saw(a.tool.typeText(ref, "greet(\"Ann\");", false, false))
+				return want(txt, err, `greet(\"Ann\");`)
+			})
+	}, `cm.state.doc.toString().includes('greet("Ann");')`},
+	{"CodeMirror", "codemirror", "select-all", "a chord in the editor", func(a *agent) error {
+		return steps(func() error { return a.openTP("codemirror") },
+			func() error {
+				ref, err := a.refAfter("CodeMirror 6")
+				if err != nil {
+					return err
+				}
+				if _, err := a.saw(a.tool.click(ref, none)); err != nil {
+					return err
+				}
+				if _, err := a.saw(a.tool.press(ref, "Control+a")); err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.typeText(ref, "let x = 1;", false, false)))
+			})
+	}, `cm.state.doc.toString() === 'let x = 1;'`},
+
+	// Alpine.js.
+	{"Alpine.js", "alpine", "toggle", "x-show toggled by a button", func(a *agent) error {
+		return steps(func() error { return a.openTP("alpine") },
+			func() error {
+				txt, err := a.click("button", "Toggle details", none)
+				return want(txt, err, "Details: delivered on Tuesday.")
+			})
+	}, `document.querySelector('[x-show]').style.display !== 'none'`},
+	{"Alpine.js", "alpine", "counter", "spans with a click handler and a pointer cursor", func(a *agent) error {
+		return steps(func() error { return a.openTP("alpine") },
+			func() error { return e(a.click("", "+", none)) },
+			func() error { return e(a.click("", "+", none)) },
+			func() error { return e(a.click("", "−", none)) })
+	}, `document.getElementById('count').textContent === '1'`},
+	{"Alpine.js", "alpine", "add", "a form that adds to a list rendered by x-for", func(a *agent) error {
+		return steps(func() error { return a.openTP("alpine") },
+			func() error { return e(a.typeInto("textbox", "New item", "Bread", false, true)) },
+			func() error {
+				txt, err := a.typeInto("textbox", "New item", "Jam", false, true)
+				return want(txt, err, "Jam")
+			})
+	}, `document.getElementById('items').textContent === 'MilkEggsBreadJam'`},
+	{"Alpine.js", "alpine", "dblclick", "a double-click on a wide list item lands on its short text, which handles it", func(a *agent) error {
+		return steps(func() error { return a.openTP("alpine") },
+			func() error {
+				txt, err := a.click("listitem", "Eggs", clickOpts{double: true})
+				return want(txt, err, "Picked: Eggs")
+			})
+	}, `document.getElementById('picked').textContent === 'Eggs'`},
+}
+
+// ensureThirdParty builds the third-party corpus when it is not built yet
+// (make test builds it first).
+func ensureThirdParty(t *testing.T) {
+	if testsite.ThirdPartyBuilt() == nil {
+		return
+	}
+	script := filepath.Join(testsite.ThirdPartyDir(), "..", "..", "..", "scripts", "build-thirdparty.sh")
+	out, err := exec.Command("bash", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("building the third-party corpus (%s): %v\n%s", script, err, out)
+	}
+	if err := testsite.ThirdPartyBuilt(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tpParallel is how many tasks run at once, each in its own tab of one
+// browser.
+const tpParallel = 3
+
+// runThirdParty drives the selected tasks, parallel at a time, with the
+// tools newTool makes (one per task, made on the test's goroutine), and
+// returns the outcomes by key.
+func runThirdParty(parallel int, newTool func(i int) confTool) map[string]confResult {
+	var (
+		mu  sync.Mutex
+		out = map[string]confResult{}
+		wg  sync.WaitGroup
+		sem = make(chan struct{}, parallel)
+	)
+	for i, c := range tpTasks {
+		if !confSelected(c.page) && !confSelected(c.key()) {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		tl := newTool(i)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			start := time.Now()
+			err := c.run(&agent{tool: tl})
+			if err == nil {
+				got, eerr := tl.eval("!!(" + c.check + ")")
+				if eerr != nil || !strings.Contains(got, "true") {
+					err = fmt.Errorf("the page's final state is not the task's goal (%s): %v %s", c.check, eerr, got)
+				}
+			}
+			r := confResult{pass: err == nil, err: err, ms: time.Since(start).Milliseconds()}
+			if errors.Is(err, errUnsupported) {
+				r = confResult{err: err}
+			}
+			mu.Lock()
+			out[c.key()] = r
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// TestConformanceThirdParty drives every task of the third-party corpus
+// through MCP; browserd must finish every one.
+func TestConformanceThirdParty(t *testing.T) {
+	ensureThirdParty(t)
+	covered := map[string]bool{}
+	libs := map[string]bool{}
+	for _, c := range tpTasks {
+		covered[c.page] = true
+		libs[c.lib] = true
+	}
+	for _, p := range testsite.ThirdPartyPages() {
+		if !covered[p] {
+			t.Errorf("third-party page %s has no task", p)
+		}
+	}
+	d := newMCPDriver(t)
+	res := runThirdParty(tpParallel, func(i int) confTool { return &browserdTool{t: t, d: d, task: fmt.Sprintf("tp%d", i)} })
+	passed := 0
+	for _, c := range tpTasks {
+		r, ran := res[c.key()]
+		if !ran {
+			continue
+		}
+		if r.pass {
+			passed++
+		} else {
+			t.Errorf("%s (%s, %s): %v", c.key(), c.lib, c.what, r.err)
+		}
+	}
+	t.Logf("browserd finished %d of %d third-party tasks (%d libraries)", passed, len(res), len(libs))
+	writeThirdParty(t, "browserd", res)
+}
+
+// TestConformanceThirdPartyPlaywright drives the third-party corpus through
+// Playwright MCP, one task at a time, for docs/conformance.md (make
+// conformance-peers); it never fails on Playwright's results.
+func TestConformanceThirdPartyPlaywright(t *testing.T) {
+	ensureThirdParty(t)
+	res := runThirdParty(1, playwrightTools(t))
+	passed := 0
+	for _, c := range tpTasks {
+		if r, ran := res[c.key()]; !ran {
+			continue
+		} else if r.pass {
+			passed++
+		} else {
+			msg := fmt.Sprint(r.err)
+			if len(msg) > 200 {
+				msg = msg[:200] + "…"
+			}
+			t.Logf("playwright: %s: %s", c.key(), strings.ReplaceAll(msg, "\n", " "))
+		}
+	}
+	t.Logf("Playwright MCP finished %d of %d third-party tasks", passed, len(res))
+	writeThirdParty(t, "playwright-mcp", res)
+}
+
+// writeThirdParty appends one tool's results to the JSON file named by
+// BROWSERD_CONFORMANCE_OUT, if set, in writeConformance's rows (Page is
+// "tp/PAGE:TASK").
+func writeThirdParty(t *testing.T, tool string, res map[string]confResult) {
+	var rows []confRow
+	for _, c := range tpTasks {
+		if r, ran := res[c.key()]; ran {
+			rows = append(rows, newConfRow(tool, "tp/"+c.key(), c.lib+": "+c.what, r))
+		}
+	}
+	writeRows(t, rows)
+}

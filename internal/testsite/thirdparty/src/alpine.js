@@ -1,0 +1,3 @@
+import Alpine from 'alpinejs';
+window.Alpine = Alpine;
+document.addEventListener('DOMContentLoaded', () => Alpine.start());

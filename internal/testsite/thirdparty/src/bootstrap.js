@@ -1,0 +1,3 @@
+import * as bootstrap from 'bootstrap/dist/js/bootstrap.bundle.js';
+import 'bootstrap/dist/css/bootstrap.css';
+window.bootstrap = bootstrap;

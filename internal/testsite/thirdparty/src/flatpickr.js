@@ -1,0 +1,3 @@
+import flatpickr from 'flatpickr';
+import 'flatpickr/dist/flatpickr.css';
+window.flatpickr = flatpickr;

@@ -1,0 +1,3 @@
+import noUiSlider from 'nouislider';
+import 'nouislider/dist/nouislider.css';
+window.noUiSlider = noUiSlider;

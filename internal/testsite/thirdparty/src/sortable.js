@@ -1,0 +1,2 @@
+import Sortable from 'sortablejs';
+window.Sortable = Sortable;
