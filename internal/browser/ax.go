@@ -224,7 +224,7 @@ const clickableJS = `((roots) => {
     // An empty element in the tab order without a role (jQuery UI's
     // slider handle) is a handle a hand can grab or a key can move.
     const knob = !leaf && el.tabIndex >= 0 && el.hasAttribute('tabindex') && !el.hasAttribute('role') && !el.firstElementChild &&
-      el.textContent.trim() === '' && !el.matches(skip.replace(',[role],[tabindex]', '')) && el.getClientRects().length > 0;
+      el.textContent.trim() === '' && !el.matches(skip.replace(',[role],[tabindex]', '')) && (r => r.width >= 4 && r.height >= 4)(el.getBoundingClientRect());
     let hit = leaf || knob || el.hasAttribute('onclick') || (tag === 'A' && !el.hasAttribute('href')) || el.getAttribute('draggable') === 'true' ||
       (hidden && el.matches('button,a[href],input,[role=button],[tabindex]') && el.getClientRects().length > 0);
     if (!hit) {

@@ -121,10 +121,23 @@ func (p *Page) Drag(ctx context.Context, e Elem, from, to Point) (html5 bool, er
 				return true, err
 			}
 		}
+		// Hover over the drop point as a hand does: the list makes room
+		// with an animation, and pages ignore the pointer over what still
+		// moves (SortableJS); once it rests, one more move.
+		if p.awaitAnimations(ctx) {
+			if err := p.dragEvent(ctx, "dragOver", to, data); err != nil {
+				return true, err
+			}
+		}
 		return true, p.dragEvent(ctx, "drop", to, data)
 	}
 	for i := 1; i <= dragSteps; i++ {
 		if err := p.mouseEvent(ctx, "mouseMoved", first.lerp(to, float64(i)/dragSteps), 1); err != nil {
+			return false, err
+		}
+	}
+	if p.awaitAnimations(ctx) {
+		if err := p.mouseEvent(ctx, "mouseMoved", to, 1); err != nil {
 			return false, err
 		}
 	}
@@ -175,4 +188,23 @@ func (p *Page) dragEvent(ctx context.Context, typ string, at Point, data jsonv2.
 		return fmt.Errorf("dragging (%s): %w", typ, err)
 	}
 	return nil
+}
+
+// awaitAnimationsJS waits, up to 500 ms, for the page's finite animations
+// and transitions that are running to end, and tells whether there were
+// any.
+const awaitAnimationsJS = `(async () => {
+  const moving = document.getAnimations().filter(a => { if (a.playState !== 'running' || !a.effect) return false;
+    const t = a.effect.getComputedTiming(); return isFinite(t.endTime) && t.endTime - (t.localTime || 0) < 2000; });
+  if (!moving.length) return false;
+  await Promise.race([Promise.all(moving.map(a => a.finished.catch(() => null))), new Promise(r => setTimeout(r, 500))]);
+  return true; })()`
+
+// awaitAnimations waits for what the page animates to rest (see
+// awaitAnimationsJS); true when something was moving.
+func (p *Page) awaitAnimations(ctx context.Context) bool {
+	var moved bool
+	actx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	return p.Run(actx, awaitAnimationsJS, &moved) == nil && moved
 }

@@ -190,15 +190,15 @@ type Page struct {
 	journalSeq  int64                    // the last journal started (see journal.go)
 	crashed     bool
 	windowOpens int
-	blocked     []string        // refused by the Fetch guard, not yet reported
-	invalid     []InvalidField  // fields that stopped a form in the last action
+	blocked     []string       // refused by the Fetch guard, not yet reported
+	invalid     []InvalidField // fields that stopped a form in the last action
 	// loaded: the last input action's settle waited out a page load it
 	// started (a click whose page navigates on a timer); the next
 	// WaitLoad counts it as the load it waits for.
-	loaded bool
-	authTried   map[string]bool // requests already answered with a credential
-	handled     int64           // events the loop has handled
-	events      *cdp.Listener
+	loaded    bool
+	authTried map[string]bool // requests already answered with a credential
+	handled   int64           // events the loop has handled
+	events    *cdp.Listener
 
 	loopDone chan struct{}
 }

@@ -342,18 +342,28 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("flatpickr") },
 			func() error { txt, err := a.click("textbox", "Check-in date", none); return want(txt, err, "March") },
 			func() error {
-				ref, err := a.refAfter("March")
+				// The arrows have no name; their class says which is which.
+				ref, err := a.refNear(`combobox "Month"`, "next-month", 20)
 				if err != nil {
 					return err
 				}
-				return e(a.saw(a.tool.click(ref, none)))
+				txt, err := a.saw(a.tool.click(ref, none))
+				return want(txt, err, "April 14, 2025")
 			},
 			func() error { return e(a.click("", "April 14, 2025", none)) })
 	}, `document.getElementById('checkin').value === '2025-04-14'`},
-	{"flatpickr", "flatpickr", "type", "a read-only date field given a value as its picker would", func(a *agent) error {
+	{"flatpickr", "flatpickr", "read-only", "typing into a picker's read-only field says to use the picker; the agent does", func(a *agent) error {
 		return steps(func() error { return a.openTP("flatpickr") },
-			func() error { return e(a.typeInto("textbox", "Check-in date", "2025-05-02", false, false)) })
-	}, `document.getElementById('checkin').value === '2025-05-02'`},
+			func() error {
+				txt, err := a.typeInto("textbox", "Check-in date", "2025-03-02", false, false)
+				if err == nil || !strings.Contains(err.Error(), "read-only") {
+					return fmt.Errorf("typing into a read-only field did not say so: %v\n%s", err, txt)
+				}
+				return nil
+			},
+			func() error { return e(a.click("textbox", "Check-in date", none)) },
+			func() error { return e(a.click("", "March 2, 2025", none)) })
+	}, `document.getElementById('checkin').value === '2025-03-02'`},
 
 	// Choices.js.
 	{"Choices.js", "choices", "pick", "a searchable select drawn by the page", func(a *agent) error {

@@ -40,6 +40,7 @@ func (c *call) typeText(ctx context.Context) error {
 		Value    string `json:"value"`
 		Suggests bool   `json:"suggests"`
 		Max      int    `json:"max"` // maxlength; 0: none
+		ReadOnly bool   `json:"readOnly"`
 	}
 	err = pg.CallOn(ctx, el, `function() {
 	  const el = this.nodeType === 1 ? this : this.parentElement;
@@ -49,7 +50,8 @@ func (c *call) typeText(ctx context.Context) error {
 	  const suggests = el.getAttribute('role') === 'combobox' || el.hasAttribute('aria-autocomplete') || el.hasAttribute('list') ||
 	    el.hasAttribute('aria-controls') || el.hasAttribute('aria-owns');
 	  const max = (tag === 'input' || tag === 'textarea') && el.maxLength > 0 ? el.maxLength : 0;
-	  return {editable, tag, type: tag === 'input' ? el.type : '', value: 'value' in el && tag !== 'button' ? String(el.value) : el.innerText, suggests, max};
+	  const readOnly = (tag === 'input' || tag === 'textarea') && el.readOnly;
+	  return {editable, tag, type: tag === 'input' ? el.type : '', value: 'value' in el && tag !== 'button' ? String(el.value) : el.innerText, suggests, max, readOnly};
 	}`, &kind)
 	if err != nil {
 		return err
@@ -66,6 +68,11 @@ func (c *call) typeText(ctx context.Context) error {
 			what += " type=" + safeWord(kind.Type)
 		}
 		return fail("cannot type into a <%s>: pick a textbox, searchbox or editable element (use click for checkboxes and buttons, select for dropdowns, upload for file inputs)", what)
+	}
+	if _, typed := valueTypes[kind.Type]; kind.ReadOnly && !typed {
+		// Keys would do nothing: a date picker's field (flatpickr) takes
+		// its value from the picker.
+		return fail("the field is read-only: it takes its value from a picker or the page — click it and choose from what opens")
 	}
 	if _, _, err := pg.Point(ctx, el, "type"); err != nil {
 		return err
@@ -96,6 +103,16 @@ func (c *call) typeText(ctx context.Context) error {
 		}
 		return pg.Settle(ctx, m)
 	}
+	// A field that has the focus already (the agent clicked into it, or
+	// selected its text with Control+a) is typed into where its caret or
+	// selection is, as a keyboard does; else at its end.
+	var focused bool
+	_ = pg.CallOn(ctx, el, `function() {
+	  const el = this.nodeType === 1 ? this : this.parentElement;
+	  let a = document.activeElement;
+	  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+	  return a === el;
+	}`, &focused)
 	if err := pg.Focus(ctx, el); err != nil {
 		return err
 	}
@@ -111,7 +128,7 @@ func (c *call) typeText(ctx context.Context) error {
 		if err := pg.Press(ctx, "Delete"); err != nil {
 			return err
 		}
-	} else {
+	} else if !focused {
 		// Type at the end, as a person who clicked into the field would.
 		_ = pg.CallOn(ctx, el, `function() {
 		  const el = this.nodeType === 1 ? this : this.parentElement;
@@ -206,6 +223,22 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// replacementJS finds the control a widget library drew in place of a
+// <select>: an ancestor combobox, or one in the next two siblings.
+const replacementJS = `function() {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (el.tagName !== 'SELECT') return null;
+  const pops = '[role=combobox],[aria-haspopup]';
+  const up = el.parentElement && el.parentElement.closest(pops);
+  if (up) return up;
+  for (let s = el.nextElementSibling, i = 0; s && i < 2; s = s.nextElementSibling, i++) {
+    if (s.matches(pops)) return s;
+    const inner = s.querySelector(pops);
+    if (inner) return inner;
+  }
+  return null;
+}`
+
 // selectOption picks options of a <select> by value or by label, the way
 // a person's choice does: selected, then input and change events. values
 // picks several of a multi-select (and only those).
@@ -215,14 +248,25 @@ func (c *call) selectOption(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, _, err := pg.Point(ctx, el, "select"); err != nil {
-		return err
-	}
 	// value and values together name the options of both (clients that
 	// fill every field they know send the same option twice).
 	want := slices.Clone(c.in.Values)
 	if c.in.Value != "" && !slices.Contains(want, c.in.Value) {
 		want = append(want, c.in.Value)
+	}
+	if _, _, err := pg.Point(ctx, el, "select"); err != nil {
+		// A <select> a widget library hid or covered with its own
+		// control (Choices.js, Select2, jQuery UI's selectmenu, Tom
+		// Select) is chosen from through that control, as a person does.
+		var na *browser.NotActionableError
+		if errors.As(err, &na) {
+			if w, found, ferr := pg.ElemFrom(ctx, el, replacementJS); ferr == nil && found {
+				if ok, cerr := c.selectCustom(ctx, w, want); ok {
+					return cerr
+				}
+			}
+		}
+		return err
 	}
 	m := pg.Mark(ctx, 0)
 	var r struct {
