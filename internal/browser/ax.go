@@ -219,7 +219,9 @@ const clickableJS = `((roots) => {
     // A focusable leaf without a role (react-select's options: a div with
     // tabindex="-1", the default cursor and its text) is a target the
     // accessibility tree leaves nameless.
-    const leaf = el.hasAttribute('tabindex') && !el.hasAttribute('role') && !el.firstElementChild &&
+    // An item role counts as none: Chromium drops role=option from an
+    // element a <li> separates from its listbox (jQuery UI's selectmenu).
+    const leaf = el.hasAttribute('tabindex') && (!el.hasAttribute('role') || /^(option|menuitem|menuitemradio|menuitemcheckbox|treeitem)$/.test(el.getAttribute('role'))) && !el.firstElementChild &&
       el.textContent.trim() !== '' && el.textContent.length <= 200 && !el.matches(skip.replace(',[role],[tabindex]', ''));
     // An empty element in the tab order without a role (jQuery UI's
     // slider handle) is a handle a hand can grab or a key can move.
@@ -237,7 +239,8 @@ const clickableJS = `((roots) => {
     if (!hidden && (!leaf && !knob && el.matches(skip) || el.closest('a[href],button'))) return;
     // Inside aria-hidden, only what shows counts (a closed modal's
     // buttons keep their pointer cursor under display: none).
-    if (hidden && (el.getClientRects().length === 0 || getComputedStyle(el).visibility !== 'visible')) return;
+    if (hidden && (el.getClientRects().length === 0 || getComputedStyle(el).visibility !== 'visible' ||
+      (r => r.width <= 2 || r.height <= 2)(el.getBoundingClientRect()))) return; // a select a widget clipped to a pixel
     out.push(el);
   };
   // A control with no name (an icon button: <button><i class="fa

@@ -174,8 +174,11 @@ const checkJS = `async function(action) {
   const visible = () => {
     let r = el.getBoundingClientRect();
     let l = r.left, t = r.top, ri = r.right, b = r.bottom;
-    for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+    for (let a = el, fixed = false; !fixed && (a = a.parentElement) && a !== document.documentElement; ) {
       const s = getComputedStyle(a);
+      // What is fixed to the window (a modal's container) is clipped by
+      // no ancestor of it: SweetAlert2 sets the body's overflow hidden.
+      fixed = s.position === 'fixed';
       if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
       const c = a.getBoundingClientRect();
       l = Math.max(l, c.left + a.clientLeft); t = Math.max(t, c.top + a.clientTop);

@@ -302,6 +302,17 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 			p.invalid = r.Invalid
 			p.mu.Unlock()
 		}
+		// A handler may start its timer after the first look (the input
+		// event's ack can come before the page has handled it): a timer
+		// still pending is waited for once more, within DOMMax.
+		// So is an animation it started that still runs (a dialog fading
+		// out before the page removes it on animationend).
+		if left := DOMMax - time.Since(m.at); left > DOMQuiet && p.Dialog() == nil {
+			late := max(p.lateTimers(qctx, time.Since(m.at)), p.animationsLeft(qctx))
+			if late = min(late, left); late > 0 && p.Run(qctx, watchJS, nil) == nil {
+				_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds()), nil)
+			}
+		}
 		cancel()
 		// The reaction may have been a navigation (a script that submits
 		// after a request, a redirect after a delay): wait for its load, so

@@ -58,3 +58,26 @@ func (p *Page) lateTimers(ctx context.Context, since time.Duration) time.Duratio
 	}
 	return min(time.Duration(v)*time.Millisecond, DOMMax)
 }
+
+// animationsLeftJS gives the milliseconds until the page's running finite
+// animations and transitions that end within a second have ended, but for
+// cosmetic transitions.
+const animationsLeftJS = `(() => { let left = 0;
+  // A transition of a colour or a shadow (a button's focus ring) shows or
+  // moves nothing: not waited for.
+  const cosmetic = /color|shadow|outline|filter|border|background|fill|stroke/;
+  for (const a of document.getAnimations()) { if (a.playState !== 'running' || !a.effect) continue;
+    if (a.transitionProperty && cosmetic.test(a.transitionProperty)) continue;
+    const t = a.effect.getComputedTiming(), r = (t.endTime - (t.localTime || 0)) / (a.playbackRate || 1);
+    if (isFinite(r) && r > 0 && r <= 1000) left = Math.max(left, r); }
+  return Math.ceil(left); })()`
+
+// animationsLeft is how long until the animations running in the page end
+// (see animationsLeftJS), 0 when none.
+func (p *Page) animationsLeft(ctx context.Context) time.Duration {
+	var ms float64
+	if err := p.Run(ctx, animationsLeftJS, &ms); err != nil || math.IsNaN(ms) || ms <= 0 {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
+}

@@ -632,6 +632,364 @@ var tpTasks = []tpTask{
 				return want(txt, err, "Picked: Eggs")
 			})
 	}, `document.getElementById('picked').textContent === 'Eggs'`},
+
+	// More of each library: the other items, the other ways in.
+	{"jQuery UI", "jqueryui-autocomplete", "keys", "suggestions chosen with the arrow keys and Enter", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-autocomplete") },
+			func() error {
+				txt, err := a.typeInto("textbox", "Country:", "Ger", false, false)
+				return want(txt, err, "Germany")
+			},
+			func() error { return e(a.press("textbox", "Country:", "ArrowDown")) },
+			func() error { return e(a.press("textbox", "Country:", "Enter")) })
+	}, `document.getElementById('country').value === 'Germany'`},
+	{"jQuery UI", "jqueryui-menu", "nested", "an item of a submenu one level down", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-menu") },
+			func() error { txt, err := a.click("menuitem", "Electronics", none); return want(txt, err, "Car Hifi") },
+			func() error { return e(a.click("menuitem", "Utilities", none)) })
+	}, `document.getElementById('out').textContent === 'chose Utilities'`},
+	{"jQuery UI", "jqueryui-spinner", "down", "a spinner's down arrow, told from its up arrow", func(a *agent) error {
+		if err := a.openTP("jqueryui-spinner"); err != nil {
+			return err
+		}
+		down, err := a.refNear("Select a value", "down", 6)
+		if err != nil {
+			return err
+		}
+		return e(a.saw(a.tool.click(down, none)))
+	}, `document.getElementById('spinner').value === '4'`},
+	{"jQuery UI", "jqueryui-datepicker", "type", "a date typed into the picker's field", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-datepicker") },
+			func() error {
+				ref, err := a.refAfter("Date:")
+				if err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.typeText(ref, "05/20/2025", false, false)))
+			})
+	}, `document.getElementById('datepicker').value === '05/20/2025'`},
+	{"jQuery UI", "jqueryui-slider", "drag", "a slider handle dragged by an offset", func(a *agent) error {
+		if err := a.openTP("jqueryui-slider"); err != nil {
+			return err
+		}
+		ref, err := a.refNear("Volume", "slider", 6)
+		if err != nil {
+			return err
+		}
+		return e(a.saw(a.tool.drag(ref, "+150,0")))
+	}, `+document.getElementById('amount').value >= 60 && +document.getElementById('amount').value <= 80`},
+	{"jQuery UI", "jqueryui-dialog", "cancel", "a dialog's second button", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-dialog") },
+			func() error { return e(a.click("button", "Delete account", none)) },
+			func() error { return e(a.click("button", "Cancel", none)) })
+	}, `document.getElementById('out').textContent === 'cancelled'`},
+	{"jQuery UI", "jqueryui-sortable", "drag-down", "an item dragged down the list", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-sortable") },
+			func() error { return e(a.drag("", "Item 2", "text", "Item 4")) })
+	}, `$('#sortable li').map((i, e) => e.textContent).get().indexOf('Item 2') >= 2`},
+	{"jQuery UI", "jqueryui-accordion-tabs", "third", "the third accordion section and the third tab", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-accordion-tabs") },
+			func() error { txt, err := a.click("tab", "Section 3", none); return want(txt, err, "Nam enim risus") },
+			func() error {
+				txt, err := a.click("tab", "Aenean lacinia", none)
+				return want(txt, err, "Mauris eleifend")
+			})
+	}, `$('#accordion').accordion('option', 'active') === 2 && $('#tabs').tabs('option', 'active') === 2`},
+	{"jQuery UI", "jqueryui-selectmenu", "open-click", "a selectmenu opened, an option clicked", func(a *agent) error {
+		return steps(func() error { return a.openTP("jqueryui-selectmenu") },
+			func() error {
+				ref, err := a.refAfter("Select a speed")
+				if err != nil {
+					return err
+				}
+				txt, err := a.saw(a.tool.click(ref, none))
+				return want(txt, err, "Slower")
+			},
+			func() error { return e(a.click("", "Slower", none)) })
+	}, `$('#speed').val() === 'Slower'`},
+
+	{"Bootstrap", "bootstrap-components", "dropdown-last", "the last item of a dropdown, after a divider", func(a *agent) error {
+		return steps(func() error { return a.openTP("bootstrap-components") },
+			func() error { return e(a.click("button", "Actions", none)) },
+			func() error { return e(a.click("link", "Delete", none)) })
+	}, `document.getElementById('out').textContent === 'action: delete'`},
+	{"Bootstrap", "bootstrap-components", "accordion-close", "an open accordion section closed", func(a *agent) error {
+		return steps(func() error { return a.openTP("bootstrap-components") },
+			func() error { return e(a.click("button", "How do I return an item?", none)) })
+	}, `!document.getElementById('q1').classList.contains('show')`},
+	{"Bootstrap", "bootstrap-overlays", "modal-keep", "a modal's dismiss button", func(a *agent) error {
+		return steps(func() error { return a.openTP("bootstrap-overlays") },
+			func() error { return e(a.click("button", "Remove project", none)) },
+			func() error { return e(a.click("button", "Keep it", none)) })
+	}, `!document.getElementById('confirm').classList.contains('show') && document.getElementById('out').textContent === ''`},
+	{"Bootstrap", "bootstrap-overlays", "carousel-prev", "a carousel's previous control wraps to the last slide", func(a *agent) error {
+		return steps(func() error { return a.openTP("bootstrap-overlays") },
+			func() error {
+				txt, err := a.click("button", "Previous", none)
+				return want(txt, err, "Slide three: gift cards")
+			})
+	}, `document.querySelector('.carousel-item.active').textContent.includes('Slide three')`},
+
+	{"Tom Select", "tomselect", "remove-tag", "a chosen tag removed with its × button", func(a *agent) error {
+		return steps(func() error { return a.openTP("tomselect") },
+			func() error { return e(a.click("combobox", "Tags", none)) },
+			func() error { return e(a.click("option", "Red", none)) },
+			func() error { return e(a.click("option", "Yellow", none)) },
+			func() error {
+				// Each chosen tag shows its text and a "×" button.
+				ref, err := a.refInGroup(`text "Red"`, "button", "×")
+				if err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.click(ref, none)))
+			})
+	}, `[...document.getElementById('tags').selectedOptions].map(o => o.value).join() === 'yellow'`},
+	{"Choices.js", "choices", "type-filter", "typing into the search of a drawn select, then an option", func(a *agent) error {
+		return steps(func() error { return a.openTP("choices") },
+			func() error {
+				ref, err := a.refAfter(`text "City"`)
+				if err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.click(ref, none)))
+			},
+			func() error {
+				txt, err := a.typeInto("searchbox", "Choose a city", "ber", false, false)
+				return want(txt, err, "Berlin")
+			},
+			func() error { return e(a.click("option", "Berlin", none)) })
+	}, `document.getElementById('city').value === 'berlin'`},
+	{"noUiSlider", "nouislider", "home", "a handle sent to its end with Home", func(a *agent) error {
+		return steps(func() error { return a.openTP("nouislider") },
+			func() error {
+				txt, err := a.press("slider", "Lowest price", "Home")
+				return want(txt, err, "Price: 0 to 80")
+			})
+	}, `document.getElementById('lo').textContent === '0'`},
+	{"Headless UI", "headlessui", "menu-last", "the last item of a menu", func(a *agent) error {
+		return steps(func() error { return a.openTP("headlessui") },
+			func() error { return e(a.click("button", "Options", none)) },
+			func() error { return e(a.click("menuitem", "Archive", none)) })
+	}, `document.getElementById('out').textContent === 'archive'`},
+	{"Headless UI", "headlessui", "listbox-select", "select on a listbox button", func(a *agent) error {
+		return steps(func() error { return a.openTP("headlessui") },
+			func() error { return e(a.pick("button", "Assigned to Wade Cooper", "Devon Webb")) })
+	}, `document.getElementById('state').textContent.startsWith('Devon Webb|')`},
+	{"Radix UI", "radix", "dialog-close", "a dialog's × button named by aria-label", func(a *agent) error {
+		return steps(func() error { return a.openTP("radix") },
+			func() error { return e(a.click("button", "Edit profile", none)) },
+			func() error { txt, err := a.click("button", "Close", none); return want(txt, err, "Edit profile") })
+	}, `!document.querySelector('[role=dialog]') && document.getElementById('state').textContent.startsWith('Pedro Duarte|')`},
+	{"react-datepicker", "react-datepicker", "previous", "the previous month", func(a *agent) error {
+		return steps(func() error { return a.openTP("react-datepicker") },
+			func() error { return e(a.click("textbox", "Due date", none)) },
+			func() error {
+				txt, err := a.click("button", "Previous Month", none)
+				return want(txt, err, "February 2025")
+			},
+			func() error { return e(a.click("gridcell", "Choose Friday, February 14th, 2025", none)) })
+	}, `document.getElementById('out').textContent === '2025-2-14'`},
+	{"react-select", "react-select", "multi-type", "a multi-select filled by typing and Enter", func(a *agent) error {
+		return steps(func() error { return a.openTP("react-select") },
+			func() error { return e(a.typeInto("combobox", "Toppings", "van", false, false)) },
+			func() error { return e(a.press("combobox", "Toppings", "Enter")) })
+	}, `document.getElementById('out').textContent.endsWith('|vanilla')`},
+	{"MUI", "mui", "autocomplete-select", "select on MUI's Autocomplete", func(a *agent) error {
+		return steps(func() error { return a.openTP("mui") },
+			func() error { return e(a.pick("combobox", "Movie", "Fight Club")) })
+	}, `document.getElementById('state').textContent.split('|')[1] === 'Fight Club'`},
+	{"MUI", "mui", "dialog-cancel", "a dialog's cancel button", func(a *agent) error {
+		return steps(func() error { return a.openTP("mui") },
+			func() error { return e(a.click("button", "INVITE MEMBER", none)) },
+			func() error { txt, err := a.click("button", "CANCEL", none); return want(txt, err, "INVITE MEMBER") })
+	}, `!document.querySelector('[role=dialog]') && document.getElementById('out').textContent === ''`},
+	{"TanStack Table", "tanstack-table", "sort-name", "a text column sorts A to Z first", func(a *agent) error {
+		return steps(func() error { return a.openTP("tanstack-table") },
+			func() error { txt, err := a.click("columnheader", "Name", none); return want(txt, err, "Name ▲") })
+	}, `document.querySelector('tbody tr td:nth-child(2)').textContent === 'Alice'`},
+	{"TanStack Table", "tanstack-table", "last-page", "the last page", func(a *agent) error {
+		return steps(func() error { return a.openTP("tanstack-table") },
+			func() error { return e(a.click("button", "Next", none)) },
+			func() error { txt, err := a.click("button", "Next", none); return want(txt, err, "Page 3 of 3") },
+			func() error { return e(a.click("checkbox", "Select Niaj", none)) })
+	}, `document.getElementById('out').textContent === 'Niaj'`},
+	{"CodeMirror", "codemirror", "newline", "Enter in a code editor, then a line typed", func(a *agent) error {
+		return steps(func() error { return a.openTP("codemirror") },
+			func() error {
+				ref, err := a.refAfter("CodeMirror 6")
+				if err != nil {
+					return err
+				}
+				if _, err := a.saw(a.tool.click(ref, none)); err != nil {
+					return err
+				}
+				if _, err := a.saw(a.tool.press(ref, "Control+Home")); err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.typeText(ref, "// greeting", false, false)))
+			})
+	}, `cm.state.doc.line(1).text.startsWith('// greeting')`},
+	{"Alpine.js", "alpine", "toggle-twice", "x-show toggled open and shut", func(a *agent) error {
+		return steps(func() error { return a.openTP("alpine") },
+			func() error { return e(a.click("button", "Toggle details", none)) },
+			func() error {
+				txt, err := a.click("button", "Toggle details", none)
+				return want(txt, err, "collapsed")
+			})
+	}, `document.querySelector('[x-show]').style.display === 'none'`},
+	{"Lit", "lit-todo", "last", "the last item's hover-only button", func(a *agent) error {
+		return steps(func() error { return a.openTP("lit-todo") },
+			func() error { return e(a.hover("", "Buy stamps")) },
+			func() error {
+				ref, err := a.refInGroup("Buy stamps", "button", "Delete")
+				if err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.click(ref, none)))
+			})
+	}, `document.getElementById('out').textContent === 'deleted Buy stamps'`},
+	{"React", "react-shop", "first", "the first card's button", func(a *agent) error {
+		return steps(func() error { return a.openTP("react-shop") },
+			func() error {
+				ref, err := a.refInGroup("Backpack", "button", "Add to cart")
+				if err != nil {
+					return err
+				}
+				txt, err := a.saw(a.tool.click(ref, none))
+				return want(txt, err, "Total: $49.99")
+			})
+	}, `document.getElementById('cart').textContent === 'Backpack'`},
+	{"Quill", "quill", "italic", "italic from the toolbar for what is typed next", func(a *agent) error {
+		return steps(func() error { return a.openTP("quill") },
+			func() error { return e(a.click("textbox", "Meeting notes", none)) },
+			func() error { return e(a.press("textbox", "Meeting notes", "End")) },
+			func() error { return e(a.click("button", "italic", none)) },
+			func() error { return e(a.typeInto("textbox", "Meeting notes", " (draft)", false, false)) })
+	}, `!!quill.root.querySelector('em') && quill.root.querySelector('em').textContent.includes('draft')`},
+	{"SortableJS", "sortablejs", "to-empty-side", "a card dragged onto the other column's heading area", func(a *agent) error {
+		return steps(func() error { return a.openTP("sortablejs") },
+			func() error { return e(a.drag("", "Write tests", "", "Set up CI")) })
+	}, `document.getElementById('done').textContent.includes('Write tests')`},
+
+	// Select2.
+	{"Select2", "select2", "single", "select on a Select2 box (a hidden select and a drawn combobox)", func(a *agent) error {
+		return steps(func() error { return a.openTP("select2") },
+			func() error {
+				// Select2's box is named by what it shows; it follows its label.
+				ref, err := a.refAfter("State")
+				if err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.selectValues(ref, []string{"Colorado"})))
+			})
+	}, `$('#state').val() === 'CO'`},
+	{"Select2", "select2", "search", "a Select2 box opened, searched, an option clicked", func(a *agent) error {
+		return steps(func() error { return a.openTP("select2") },
+			func() error {
+				ref, err := a.refAfter("State")
+				if err != nil {
+					return err
+				}
+				txt, err := a.saw(a.tool.click(ref, none))
+				return want(txt, err, "Wyoming")
+			},
+			func() error { return e(a.click("option", "New York", none)) })
+	}, `$('#state').val() === 'NY'`},
+	{"Select2", "select2", "multi", "a Select2 multi-select: two values", func(a *agent) error {
+		return steps(func() error { return a.openTP("select2") },
+			func() error {
+				ref, err := a.refAfter("Languages")
+				if err != nil {
+					return err
+				}
+				if _, err := a.saw(a.tool.selectValues(ref, []string{"Rust"})); err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.selectValues(ref, []string{"Go"})))
+			})
+	}, `$('#langs').val().sort().join() === 'go,rust'`},
+
+	// SweetAlert2.
+	{"SweetAlert2", "sweetalert2", "confirm", "a modal alert's confirm button", func(a *agent) error {
+		return steps(func() error { return a.openTP("sweetalert2") },
+			func() error {
+				txt, err := a.click("button", "Delete file", none)
+				return want(txt, err, "Are you sure?")
+			},
+			func() error { return e(a.click("button", "Yes, delete it!", none)) })
+	}, `document.getElementById('out').textContent === 'deleted'`},
+	{"SweetAlert2", "sweetalert2", "cancel", "a modal alert's cancel button", func(a *agent) error {
+		return steps(func() error { return a.openTP("sweetalert2") },
+			func() error { return e(a.click("button", "Delete file", none)) },
+			func() error { return e(a.click("button", "Cancel", none)) })
+	}, `document.getElementById('out').textContent === 'kept'`},
+	{"SweetAlert2", "sweetalert2", "prompt", "a prompt's field typed into and confirmed", func(a *agent) error {
+		return steps(func() error { return a.openTP("sweetalert2") },
+			func() error { txt, err := a.click("button", "Rename file", none); return want(txt, err, "File name") },
+			func() error { return e(a.typeInto("textbox", "File name", "notes.txt", false, false)) },
+			func() error { return e(a.click("button", "OK", none)) })
+	}, `document.getElementById('out').textContent === 'renamed to notes.txt'`},
+
+	// Shoelace: web components, controls inside shadow roots.
+	{"Shoelace", "shoelace", "input", "a text field inside a web component", func(a *agent) error {
+		return steps(func() error { return a.openTP("shoelace") },
+			func() error { return e(a.typeInto("textbox", "Your name", "Ada", false, false)) })
+	}, `document.getElementById('name').value === 'Ada'`},
+	{"Shoelace", "shoelace", "select", "a select drawn in a shadow root", func(a *agent) error {
+		return steps(func() error { return a.openTP("shoelace") },
+			func() error { return e(a.pick("combobox", "Size", "Large")) })
+	}, `document.getElementById('size').value === 'l'`},
+	{"Shoelace", "shoelace", "checkbox-switch", "a checkbox and a switch in shadow roots", func(a *agent) error {
+		return steps(func() error { return a.openTP("shoelace") },
+			func() error { return e(a.click("checkbox", "Send me the newsletter", none)) },
+			func() error { return e(a.click("switch", "Dark mode", none)) })
+	}, `document.getElementById('news').checked && document.getElementById('dark').checked`},
+	{"Shoelace", "shoelace", "dropdown", "a dropdown menu of web components", func(a *agent) error {
+		return steps(func() error { return a.openTP("shoelace") },
+			func() error { txt, err := a.click("button", "Edit", none); return want(txt, err, "Paste") },
+			func() error { return e(a.click("menuitem", "Paste", none)) })
+	}, `document.getElementById('out').textContent === 'menu: paste'`},
+	{"Shoelace", "shoelace", "dialog", "a dialog with a slotted button", func(a *agent) error {
+		return steps(func() error { return a.openTP("shoelace") },
+			func() error {
+				txt, err := a.click("button", "Open dialog", none)
+				return want(txt, err, "Do you accept the terms?")
+			},
+			func() error { return e(a.click("button", "Accept", none)) })
+	}, `document.getElementById('out').textContent === 'accepted'`},
+	{"Shoelace", "shoelace", "tabs", "tabs of a tab group", func(a *agent) error {
+		return steps(func() error { return a.openTP("shoelace") },
+			func() error {
+				txt, err := a.click("tab", "Custom", none)
+				return want(txt, err, "Custom settings: none yet.")
+			})
+	}, `document.querySelector('sl-tab-panel[name=custom]').active`},
+	{"Bootstrap", "bootstrap-components", "tabs-back", "a tab and back to the first", func(a *agent) error {
+		return steps(func() error { return a.openTP("bootstrap-components") },
+			func() error { return e(a.click("tab", "Profile", none)) },
+			func() error { txt, err := a.click("tab", "Home", none); return want(txt, err, "Welcome home.") })
+	}, `document.getElementById('home').classList.contains('active')`},
+	{"Radix UI", "radix", "submenu-first", "the first item of a submenu", func(a *agent) error {
+		return steps(func() error { return a.openTP("radix") },
+			func() error { return e(a.click("button", "Customise", none)) },
+			func() error { return e(a.click("menuitem", "More Tools", none)) },
+			func() error { return e(a.click("menuitem", "Save Page As…", none)) })
+	}, `document.getElementById('out').textContent === 'save page'`},
+	{"MUI", "mui", "select-first", "MUI's Select: the first option", func(a *agent) error {
+		return steps(func() error { return a.openTP("mui") },
+			func() error { return e(a.click("combobox", "Age", none)) },
+			func() error { return e(a.click("option", "Ten", none)) })
+	}, `document.getElementById('state').textContent.startsWith('10|')`},
+	{"react-select", "react-select", "open-click", "react-select opened with a click, an option clicked", func(a *agent) error {
+		return steps(func() error { return a.openTP("react-select") },
+			func() error { txt, err := a.click("combobox", "Flavour", none); return want(txt, err, "Chocolate") },
+			func() error { return e(a.click("option", "Chocolate", none)) })
+	}, `document.getElementById('out').textContent.startsWith('chocolate|')`},
+	{"Shoelace", "shoelace", "select-click", "a shadow-root select opened, an option clicked", func(a *agent) error {
+		return steps(func() error { return a.openTP("shoelace") },
+			func() error { txt, err := a.click("combobox", "Size", none); return want(txt, err, "Medium") },
+			func() error { return e(a.click("option", "Medium", none)) })
+	}, `document.getElementById('size').value === 'm'`},
 }
 
 // ensureThirdParty builds the third-party corpus when it is not built yet

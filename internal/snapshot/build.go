@@ -173,6 +173,9 @@ var (
 		"scrollbar", "ToggleButton", "PopUpButton", "MenuListOption",
 		"DisclosureTriangle", "ColorWell", "Date", "DateTime", "InputTime")
 	listItemRoles = set("listitem", "ListItem")
+	// containerRoles are widgets made of items (a listbox of options): an
+	// element inside that takes clicks is an item with a ref of its own.
+	containerRoles = set("listbox", "combobox", "menu", "menubar", "tree", "treegrid", "grid", "radiogroup", "tablist", "MenuListPopup")
 	// phrasingRoles hold inline content only (HTML's phrasing content).
 	phrasingRoles = set("paragraph", "heading", "LabelText", "label")
 	imageRoles    = set("image", "img", "SvgRoot")
@@ -531,7 +534,7 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 	// pointer cursor is inherited) — but not inside a container that is
 	// merely focusable (a list or menu with tabindex, as jQuery UI's
 	// autocomplete draws): its items are targets of their own.
-	within := inRef || control && (clickable || widgetRoles[n.Role] || genericRoles[n.Role])
+	within := inRef || control && (clickable || widgetRoles[n.Role] && !containerRoles[n.Role] || genericRoles[n.Role])
 	var kids []*item
 	for i, id := range n.ChildIDs {
 		if ci, ok := x.byID[id]; ok {

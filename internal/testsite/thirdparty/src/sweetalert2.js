@@ -1,0 +1,2 @@
+import Swal from 'sweetalert2';
+window.Swal = Swal;
