@@ -990,6 +990,15 @@ var tpTasks = []tpTask{
 			func() error { txt, err := a.click("combobox", "Size", none); return want(txt, err, "Medium") },
 			func() error { return e(a.click("option", "Medium", none)) })
 	}, `document.getElementById('size').value === 'm'`},
+	{"React", "react-shop", "login-in-url", "a URL with a login is refused with how to give it instead", func(a *agent) error {
+		u := strings.Replace(site.URL("/tp/react-shop"), "http://", "http://ann:s3cret@", 1)
+		txt, err := a.tool.navigate(u)
+		_, refusal, _ := strings.Cut(fmt.Sprint(err), " refused")
+		if err == nil || !strings.Contains(refusal, `"httpCredentials"`) || strings.Contains(refusal, "s3cret") {
+			return fmt.Errorf("the refusal does not say how to give the login (or shows it): %v\n%s", err, txt)
+		}
+		return a.openTP("react-shop")
+	}, `location.pathname === '/tp/react-shop'`},
 }
 
 // ensureThirdParty builds the third-party corpus when it is not built yet

@@ -54,7 +54,8 @@ func TestReadmeErrors(t *testing.T) {
 	got["covered"] = cli(t, data, "click", under).Error
 	cli(t, data, "eval", "document.getElementById('later').style.display = 'none'")
 	got["not visible"] = cli(t, data, "click", later).Error
-	got["refused"] = cli(t, data, "open", "http://10.0.0.5/").Error
+	got["refused: 10.0"] = cli(t, data, "open", "http://10.0.0.5/").Error
+	got["credentials"] = cli(t, data, "open", "https://ann:s3cret@intranet.example/").Error
 
 	ref := regexp.MustCompile(`\be\d+\b`)
 	for _, ex := range examples {
