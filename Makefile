@@ -44,7 +44,7 @@ test: chromium thirdparty vet
 # saying so, without npm). A peer's figures, not a test of browserd: kept
 # out of `make test` and its 15-minute budget.
 conformance-peers: chromium thirdparty
-	BROWSERD_CONFORMANCE_PEERS=1 $(GO) test -count=1 -timeout 12m -v -run 'TestConformancePlaywright|TestConformanceThirdPartyPlaywright' ./internal/e2e/
+	BROWSERD_CONFORMANCE_PEERS=1 $(GO) test -count=1 -timeout 25m -v -run 'TestConformancePlaywright|TestConformanceThirdPartyPlaywright' ./internal/e2e/
 
 bench: chromium
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./internal/e2e/ ./internal/snapshot/ ./internal/egress/ ./internal/chromeprofile/
