@@ -19,17 +19,23 @@ import (
 // all it can do is make browserd wait, never past DOMMax.
 const timersJS = `(() => { const w = window;
   if (Object.getOwnPropertyDescriptor(w, '__browserdTimers')) return;
-  const st = w.setTimeout, ct = w.clearTimeout, now = () => performance.now();
+  // Everything used later is taken now: a page that rewrites a built-in
+  // afterwards bends neither the bookkeeping nor its own timers.
+  const st = w.setTimeout, ct = w.clearTimeout, apply = Reflect.apply, P = Proxy;
+  const now = performance.now.bind(performance), mset = Map.prototype.set, mdel = Map.prototype.delete, msize = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get;
   const due = new Map();
   Object.defineProperty(w, '__browserdTimers', {value: due});
-  const t = {setTimeout(fn, ms, ...args) {
-      const d = +ms || 0;
-      if (typeof fn !== 'function' || !(d >= 1 && d <= 1000)) return st.call(w, fn, ms, ...args);
-      const id = st.call(w, function () { due.delete(id); return fn.apply(this, arguments); }, ms, ...args);
-      if (due.size < 1000) due.set(id, [now(), now() + d]);
-      return id; },
-    clearTimeout(id) { due.delete(id); return ct.call(w, id); }};
-  w.setTimeout = t.setTimeout; w.clearTimeout = t.clearTimeout; })()`
+  // Proxies of the natives: their name, length and source read as native.
+  w.setTimeout = new P(st, {apply(target, self, args) {
+    const fn = args[0], d = +args[1] || 0;
+    if (typeof fn !== 'function' || !(d >= 1 && d <= 1000)) return apply(target, w, args);
+    let id;
+    args[0] = function () { try { apply(mdel, due, [id]); } catch (e) {} return apply(fn, this, arguments); };
+    id = apply(target, w, args);
+    try { if (apply(msize, due, []) < 1000) apply(mset, due, [id, [now(), now() + d]]); } catch (e) {}
+    return id; }});
+  w.clearTimeout = new P(ct, {apply(target, self, args) { try { apply(mdel, due, [args[0]]); } catch (e) {} return apply(target, w, args); }});
+})()`
 
 // lateJS gives the milliseconds until the last short timer started in the
 // last %d ms is due.

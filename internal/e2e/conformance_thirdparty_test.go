@@ -64,6 +64,33 @@ func (a *agent) refInGroup(text, role, name string) (string, error) {
 	return "", fmt.Errorf("no %q in the answers:\n%s", text, a.last)
 }
 
+// clickAfter clicks the first control after the newest line showing text
+// (a field or a box named by its value, after the label that says what it
+// is for).
+func (a *agent) clickAfter(text string) (string, error) {
+	ref, err := a.refAfter(text)
+	if err != nil {
+		return "", err
+	}
+	return a.saw(a.tool.click(ref, none))
+}
+
+// inEditor clicks into the editor after the line showing text, presses
+// key there, then types.
+func (a *agent) inEditor(text, key, typed string) (string, error) {
+	ref, err := a.refAfter(text)
+	if err != nil {
+		return "", err
+	}
+	if _, err := a.saw(a.tool.click(ref, none)); err != nil {
+		return "", err
+	}
+	if _, err := a.saw(a.tool.press(ref, key)); err != nil {
+		return "", err
+	}
+	return a.saw(a.tool.typeText(ref, typed, false, false))
+}
+
 var tpTasks = []tpTask{
 	{"jQuery UI", "jqueryui-autocomplete", "pick", "suggestions shown 300 ms after the last key, plain <li>s whose click listener is on their list", func(a *agent) error {
 		return steps(func() error { return a.openTP("jqueryui-autocomplete") },
@@ -106,11 +133,7 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("jqueryui-datepicker") },
 			func() error {
 				// "Date: <input>": the field has no name; it follows its text.
-				ref, err := a.refAfter("Date:")
-				if err != nil {
-					return err
-				}
-				txt, err := a.saw(a.tool.click(ref, none))
+				txt, err := a.clickAfter("Date:")
 				return want(txt, err, "March")
 			},
 			func() error { txt, err := a.click("", "Next", none); return want(txt, err, "April") },
@@ -572,35 +595,13 @@ var tpTasks = []tpTask{
 	{"CodeMirror", "codemirror", "type", "typing into a code editor", func(a *agent) error {
 		return steps(func() error { return a.openTP("codemirror") },
 			func() error {
-				ref, err := a.refAfter("CodeMirror 6")
-				if err != nil {
-					return err
-				}
-				if _, err := a.saw(a.tool.click(ref, none)); err != nil {
-					return err
-				}
-				if _, err := a.saw(a.tool.press(ref, "Control+End")); err != nil {
-					return err
-				}
-				txt, err := a.saw(a.tool.typeText(ref, "greet(\"Ann\");", false, false))
+				txt, err := a.inEditor("CodeMirror 6", "Control+End", "greet(\"Ann\");")
 				return want(txt, err, `greet(\"Ann\");`)
 			})
 	}, `cm.state.doc.toString().includes('greet("Ann");')`},
 	{"CodeMirror", "codemirror", "select-all", "a chord in the editor", func(a *agent) error {
 		return steps(func() error { return a.openTP("codemirror") },
-			func() error {
-				ref, err := a.refAfter("CodeMirror 6")
-				if err != nil {
-					return err
-				}
-				if _, err := a.saw(a.tool.click(ref, none)); err != nil {
-					return err
-				}
-				if _, err := a.saw(a.tool.press(ref, "Control+a")); err != nil {
-					return err
-				}
-				return e(a.saw(a.tool.typeText(ref, "let x = 1;", false, false)))
-			})
+			func() error { return e(a.inEditor("CodeMirror 6", "Control+a", "let x = 1;")) })
 	}, `cm.state.doc.toString() === 'let x = 1;'`},
 
 	// Alpine.js.
@@ -698,11 +699,7 @@ var tpTasks = []tpTask{
 	{"jQuery UI", "jqueryui-selectmenu", "open-click", "a selectmenu opened, an option clicked", func(a *agent) error {
 		return steps(func() error { return a.openTP("jqueryui-selectmenu") },
 			func() error {
-				ref, err := a.refAfter("Select a speed")
-				if err != nil {
-					return err
-				}
-				txt, err := a.saw(a.tool.click(ref, none))
+				txt, err := a.clickAfter("Select a speed")
 				return want(txt, err, "Slower")
 			},
 			func() error { return e(a.click("", "Slower", none)) })
@@ -746,13 +743,7 @@ var tpTasks = []tpTask{
 	}, `[...document.getElementById('tags').selectedOptions].map(o => o.value).join() === 'yellow'`},
 	{"Choices.js", "choices", "type-filter", "typing into the search of a drawn select, then an option", func(a *agent) error {
 		return steps(func() error { return a.openTP("choices") },
-			func() error {
-				ref, err := a.refAfter(`text "City"`)
-				if err != nil {
-					return err
-				}
-				return e(a.saw(a.tool.click(ref, none)))
-			},
+			func() error { return e(a.clickAfter(`text "City"`)) },
 			func() error {
 				txt, err := a.typeInto("searchbox", "Choose a city", "ber", false, false)
 				return want(txt, err, "Berlin")
@@ -815,19 +806,7 @@ var tpTasks = []tpTask{
 	}, `document.getElementById('out').textContent === 'Niaj'`},
 	{"CodeMirror", "codemirror", "newline", "Enter in a code editor, then a line typed", func(a *agent) error {
 		return steps(func() error { return a.openTP("codemirror") },
-			func() error {
-				ref, err := a.refAfter("CodeMirror 6")
-				if err != nil {
-					return err
-				}
-				if _, err := a.saw(a.tool.click(ref, none)); err != nil {
-					return err
-				}
-				if _, err := a.saw(a.tool.press(ref, "Control+Home")); err != nil {
-					return err
-				}
-				return e(a.saw(a.tool.typeText(ref, "// greeting", false, false)))
-			})
+			func() error { return e(a.inEditor("CodeMirror 6", "Control+Home", "// greeting")) })
 	}, `cm.state.doc.line(1).text.startsWith('// greeting')`},
 	{"Alpine.js", "alpine", "toggle-twice", "x-show toggled open and shut", func(a *agent) error {
 		return steps(func() error { return a.openTP("alpine") },
@@ -886,11 +865,7 @@ var tpTasks = []tpTask{
 	{"Select2", "select2", "search", "a Select2 box opened, searched, an option clicked", func(a *agent) error {
 		return steps(func() error { return a.openTP("select2") },
 			func() error {
-				ref, err := a.refAfter("State")
-				if err != nil {
-					return err
-				}
-				txt, err := a.saw(a.tool.click(ref, none))
+				txt, err := a.clickAfter("State")
 				return want(txt, err, "Wyoming")
 			},
 			func() error { return e(a.click("option", "New York", none)) })

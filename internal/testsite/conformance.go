@@ -12,8 +12,12 @@ import (
 
 // ConformancePages lists the names of the conformance corpus's pages
 // (served at /c/NAME), sorted.
-func ConformancePages() []string {
-	ents, _ := fs.ReadDir(conformanceFS, "conformance")
+func ConformancePages() []string { return pageNames(conformanceFS, "conformance") }
+
+// pageNames lists the names of the .html files in dir of fsys, without
+// the suffix, sorted.
+func pageNames(fsys fs.FS, dir string) []string {
+	ents, _ := fs.ReadDir(fsys, dir)
 	var out []string
 	for _, e := range ents {
 		if name, ok := strings.CutSuffix(e.Name(), ".html"); ok {

@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"strings"
 )
 
 // The third-party corpus: pages built on widget libraries real sites use
@@ -26,17 +24,7 @@ var thirdPartyFS embed.FS
 
 // ThirdPartyPages lists the names of the third-party corpus's pages
 // (served at /tp/NAME), sorted.
-func ThirdPartyPages() []string {
-	ents, _ := fs.ReadDir(thirdPartyFS, "thirdparty/pages")
-	var out []string
-	for _, e := range ents {
-		if name, ok := strings.CutSuffix(e.Name(), ".html"); ok {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+func ThirdPartyPages() []string { return pageNames(thirdPartyFS, "thirdparty/pages") }
 
 // ThirdPartyDir is the folder of the corpus's package.json, in the source
 // tree this package was built from.

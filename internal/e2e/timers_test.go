@@ -1,0 +1,30 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// TestTimersLookNative: the short-timer bookkeeping browserd adds to every
+// document (internal/browser/timers.go) reads as the native setTimeout to
+// the page, and a page that rewrites the built-ins it uses still gets its
+// timers run.
+func TestTimersLookNative(t *testing.T) {
+	_, do := newEngine(t, testConfig(t))
+	if r := do(tool.Input{Action: "navigate", URL: site.URL("/c/menu-delayed")}); !r.Success {
+		t.Fatal(r.Error)
+	}
+	r := do(tool.Input{Action: "evaluate", Expression: `[Function.prototype.toString.call(setTimeout).includes('[native code]'),
+	  setTimeout.name, setTimeout.length, Function.prototype.toString.call(clearTimeout).includes('[native code]')].join()`})
+	if !r.Success || !strings.Contains(r.Content, "true,setTimeout,1,true") {
+		t.Errorf("setTimeout does not read as native: %s %s", r.Error, r.Content)
+	}
+	r = do(tool.Input{Action: "evaluate", Expression: `(async () => { Map.prototype.set = null; Map.prototype.delete = null; Reflect.apply = null;
+	  Function.prototype.apply = null; performance.now = () => { throw new Error('x'); };
+	  return await new Promise(res => { setTimeout(() => res('ran'), 20); const id = setTimeout(() => res('cleared one ran'), 5); clearTimeout(id); }); })()`})
+	if !r.Success || !strings.Contains(r.Content, "ran") || strings.Contains(r.Content, "cleared") {
+		t.Errorf("a page that rewrites built-ins lost its timers: %s %s", r.Error, r.Content)
+	}
+}
