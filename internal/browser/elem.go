@@ -464,6 +464,13 @@ func describe(ctx context.Context, s *cdp.Session, obj string) (int64, error) {
 
 // Query finds the first element matching a CSS selector in the main frame
 // (open shadow roots included) and returns it.
+// NoMatchError says that no element matches a selector (yet).
+type NoMatchError struct{ Selector string }
+
+func (e *NoMatchError) Error() string {
+	return fmt.Sprintf("no element matches selector %q", e.Selector)
+}
+
 func (p *Page) Query(ctx context.Context, selector string) (Elem, error) {
 	sel, _ := json.Marshal(selector)
 	expr := `(() => { const sel = ` + string(sel) + `;
@@ -480,7 +487,7 @@ func (p *Page) Query(ctx context.Context, selector string) (Elem, error) {
 		return Elem{}, err
 	}
 	if obj == "" {
-		return Elem{}, fmt.Errorf("no element matches selector %q", selector)
+		return Elem{}, &NoMatchError{Selector: selector}
 	}
 	be, err := describe(ctx, p.sess, obj)
 	if err != nil {

@@ -306,3 +306,20 @@ func TestBrokenProfilesRecover(t *testing.T) {
 		})
 	}
 }
+
+// TestInlineStateOverMCP: an inline storageState passes the browser tool's
+// published schema (it was an array of bytes there, and every MCP client
+// was refused) for state_load and launch alike.
+func TestInlineStateOverMCP(t *testing.T) {
+	fixture, err := os.ReadFile(filepath.Join("..", "storagestate", "testdata", "playwright.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newMCPDriver(t)
+	ok(t, d, tool.Input{Action: "state_load", Session: "inline", State: fixture})
+	ok(t, d, tool.Input{Action: "launch", Session: "inline2", State: fixture})
+	r := ok(t, d, tool.Input{Action: "state_save", Session: "inline2"})
+	if !strings.Contains(string(r.State)+r.Content, "cookies") {
+		t.Errorf("state_save after an inline launch: %+v", r)
+	}
+}

@@ -906,25 +906,74 @@ func (c *call) target(ctx context.Context) (browser.Elem, error) {
 		}
 		return c.replaced(ctx, in.Ref, el)
 	case in.Role != "":
-		els, err := pg.QueryRole(ctx, in.Role, in.Name)
+		var els []browser.Elem
+		waited, err := c.awaitTarget(ctx, func() (bool, error) {
+			var err error
+			els, err = pg.QueryRole(ctx, in.Role, in.Name)
+			return len(els) > 0, err
+		})
 		if err != nil {
 			return browser.Elem{}, err
 		}
 		switch len(els) {
 		case 0:
-			return browser.Elem{}, fail("no element with role %q and name %q; take a snapshot to see what is on the page", in.Role, in.Name)
+			return browser.Elem{}, fail("no element with role %q and name %q after %s; take a snapshot to see what is on the page, or raise timeout (ms)", in.Role, in.Name, waited)
 		case 1:
 			return els[0], nil
 		}
 		return browser.Elem{}, fail("%d elements have role %q and name %q; use the ref of the one you mean from a snapshot", len(els), in.Role, in.Name)
 	case in.Selector != "":
-		el, err := pg.Query(ctx, in.Selector)
+		var el browser.Elem
+		waited, err := c.awaitTarget(ctx, func() (bool, error) {
+			var err error
+			el, err = pg.Query(ctx, in.Selector)
+			var none *browser.NoMatchError
+			if errors.As(err, &none) {
+				return false, nil
+			}
+			return err == nil, err
+		})
 		if err != nil {
 			return browser.Elem{}, &userError{err.Error()}
+		}
+		if el.Backend == 0 {
+			return browser.Elem{}, fail("no element matches selector %q after %s; take a snapshot to see what is on the page, or raise timeout (ms)", in.Selector, waited)
 		}
 		return el, nil
 	}
 	return browser.Elem{}, fail("%s needs a target: ref, role+name, or selector", in.Action)
+}
+
+// TargetWait bounds how long an action waits for its selector or role and
+// name to match (an element a script adds, a page still rendering), as
+// Playwright's locators do; the action's timeout, when the call gives one,
+// replaces it.
+const TargetWait = 5 * time.Second
+
+// awaitTarget asks found every 100 ms until it finds the target, fails,
+// or the wait is over; it returns how long it waited.
+func (c *call) awaitTarget(ctx context.Context, found func() (bool, error)) (time.Duration, error) {
+	limit := TargetWait
+	if c.in.Timeout > 0 {
+		limit = time.Duration(c.in.Timeout) * time.Millisecond
+	}
+	start := time.Now()
+	for {
+		ok, err := found()
+		if ok || err != nil {
+			return time.Since(start), err
+		}
+		if time.Since(start) >= limit {
+			return time.Since(start).Round(100 * time.Millisecond), nil
+		}
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return time.Since(start).Round(100 * time.Millisecond), nil
+		case <-t.C:
+		}
+	}
 }
 
 // refElem is the element of a ref the task's latest snapshot of its tab

@@ -144,6 +144,11 @@ func sessionResumeSchema() *jsonschema.Schema {
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: schema of SessionResumeInput: %v", err))
 	}
+	if st := s.Properties["state"]; st != nil {
+		// json.RawMessage would publish as an array of bytes: the
+		// storageState is an object ({cookies, origins}).
+		st.Type, st.Items, st.Types = "object", nil, nil
+	}
 	captureIDOrTime(s)
 	return s
 }
@@ -352,6 +357,11 @@ func inputSchema(deny []string) *jsonschema.Schema {
 	}
 	if dir := s.Properties["direction"]; dir != nil {
 		dir.Enum = []any{"down", "up", "left", "right", "top", "bottom"}
+	}
+	if st := s.Properties["state"]; st != nil {
+		// json.RawMessage would publish as an array of bytes: the
+		// storageState is an object ({cookies, origins}).
+		st.Type, st.Items, st.Types = "object", nil, nil
 	}
 	captureIDOrTime(s)
 	return s
