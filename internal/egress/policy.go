@@ -104,6 +104,25 @@ func (p Policy) Narrow(q Policy) Policy {
 	return r
 }
 
+// Wider returns the entries of q.AllowHosts that p.AllowHosts does not
+// cover whole ("h:8080" is covered by "h"; "h" is not by "h:8080"): what a
+// session asked to reach that the server does not allow, and Narrow would
+// drop without a word. Entries that do not parse are left to Validate.
+func (p Policy) Wider(q Policy) []string {
+	own := parseList(p.AllowHosts, false)
+	var out []string
+	for _, s := range q.AllowHosts {
+		y, err := parsePattern(s, false)
+		if err != nil {
+			continue
+		}
+		if !slices.ContainsFunc(own, func(x pattern) bool { z, ok := intersect(x, y); return ok && z.String() == y.String() }) {
+			out = append(out, strings.TrimSpace(s))
+		}
+	}
+	return out
+}
+
 func intersectLists(a, b []pattern) []string {
 	var out []string
 	for _, x := range a {

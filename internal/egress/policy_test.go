@@ -462,3 +462,17 @@ func TestNarrowNeverAllowsMore(t *testing.T) {
 		t.Fatal("grid allowed nothing: test is vacuous")
 	}
 }
+
+// TestWider: the entries of a session's allowHosts the server's list does
+// not cover whole.
+func TestWider(t *testing.T) {
+	server := Policy{AllowHosts: []string{"127.0.0.1", "intranet.local:8080"}}
+	got := server.Wider(Policy{AllowHosts: []string{"127.0.0.1:3000", "127.0.0.1", "intranet.local:8080", "intranet.local", "10.0.0.5", "not a host!"}})
+	want := []string{"intranet.local", "10.0.0.5"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Wider = %q, want %q", got, want)
+	}
+	if got := (Policy{}).Wider(Policy{}); len(got) != 0 {
+		t.Errorf("Wider of nothing = %q", got)
+	}
+}

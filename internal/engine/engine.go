@@ -643,6 +643,12 @@ func (e *Engine) setPolicy(s *session, in *tool.Input) error {
 	if err := q.Validate(); err != nil {
 		return &userError{strings.NewReplacer("egress: --allow-host", "allowHosts", "egress: --block-host", "blockHosts", "egress: --only-hosts", "onlyHosts").Replace(err.Error())}
 	}
+	// A session narrows the server's guard, never widens it: an entry the
+	// server does not allow is refused, not dropped without a word.
+	if wider := e.guard.Wider(q); len(wider) > 0 && !e.guard.AllowPrivate {
+		return fail("allowHosts %s: not allowed by the server, and a session can only narrow the server's list — start browserd with --allow-host %s to let sessions reach it",
+			strings.Join(wider, ", "), strings.Join(wider, " --allow-host "))
+	}
 	pol := e.guard.Narrow(q)
 	e.mu.Lock()
 	s.policy = pol
