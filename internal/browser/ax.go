@@ -353,7 +353,7 @@ func (p *Page) domFacts(ctx context.Context, j frameJob, roots string) domFacts 
 		return domFacts{}
 	}
 	defer func() {
-		_ = j.sess.Call(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group}, nil)
+		p.cleanup(ctx, j.sess, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group})
 	}()
 	var info []clickInfo
 	var infoErr error

@@ -354,7 +354,9 @@ func (b *Browser) NewPage(ctx context.Context, contextID string, o PageOptions) 
 	}
 	pg, err := b.AttachPage(ctx, r.TargetID, o)
 	if err != nil {
-		_ = b.CloseTarget(context.WithoutCancel(ctx), r.TargetID)
+		cctx, cancel := cdp.Cleanup(ctx)
+		defer cancel()
+		_ = b.CloseTarget(cctx, r.TargetID)
 		return nil, err
 	}
 	return pg, nil

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/browserd/browserd/internal/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 )
 
@@ -60,7 +61,7 @@ func (p *Page) Drag(ctx context.Context, e Elem, from, to Point) (html5 bool, er
 	stopIntercepting := func() {
 		if intercepting {
 			intercepting = false
-			_ = p.sess.Call(context.WithoutCancel(ctx), "Input.setInterceptDrags", map[string]any{"enabled": false}, nil)
+			p.cleanup(ctx, p.sess, "Input.setInterceptDrags", map[string]any{"enabled": false})
 		}
 	}
 	defer stopIntercepting()
@@ -69,7 +70,9 @@ func (p *Page) Drag(ctx context.Context, e Elem, from, to Point) (html5 bool, er
 		if pressed && err != nil {
 			// Never leave the button down: the page would take the next
 			// click for the end of this drag.
-			_ = p.mouseEvent(context.WithoutCancel(ctx), "mouseReleased", to, 0)
+			cctx, cancel := cdp.Cleanup(ctx)
+			defer cancel()
+			_ = p.mouseEvent(cctx, "mouseReleased", to, 0)
 		}
 	}()
 

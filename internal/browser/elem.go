@@ -530,8 +530,20 @@ func (p *Page) QueryRole(ctx context.Context, role, name string) ([]Elem, error)
 }
 
 // Release frees the JavaScript objects browserd's calls kept alive.
+//
+// It is a clean-up call: it runs when ctx has ended, within a short
+// deadline of its own.
 func (p *Page) Release(ctx context.Context) {
-	_ = p.sess.Call(ctx, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": "browserd"}, nil)
+	p.cleanup(ctx, p.sess, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": "browserd"})
+}
+
+// cleanup makes a clean-up call after ctx's work: not cancelled with ctx
+// (it must run after a timeout too), but bounded by cdp.CleanupTimeout, so
+// a renderer that stopped answering cannot hold the action's task.
+func (p *Page) cleanup(ctx context.Context, sess *cdp.Session, method string, params any) {
+	cctx, cancel := cdp.Cleanup(ctx)
+	defer cancel()
+	_ = sess.Call(cctx, method, params, nil)
 }
 
 // queryTextJS lists the visible elements of the document (shadow roots

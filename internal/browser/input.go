@@ -297,7 +297,19 @@ func (p *Page) AfterDialog(ctx context.Context) error {
 	if err := p.waitUntil(ctx, func() bool { return p.dialog == nil }); err != nil {
 		return err
 	}
-	return p.Run(ctx, "0", nil)
+	// The script may open another dialog at once (a handler that alerts
+	// on every key, and keys still queued): that ends the wait, and the
+	// answer reports the new dialog.
+	actx, stop := p.ActionContext(ctx)
+	defer stop()
+	return p.Run(actx, "0", nil)
+}
+
+// DialogBlocked reports whether err is Chromium refusing a command because
+// a JavaScript dialog is open (an action's key event after its own
+// handler opened an alert).
+func DialogBlocked(err error) bool {
+	return err != nil && (errors.Is(err, ErrDialogOpen) || strings.Contains(err.Error(), "JavaScript dialog is open"))
 }
 
 // AddInitScript runs src in every document the tab loads from now on,
@@ -387,7 +399,7 @@ func (p *Page) ChooseFiles(ctx context.Context, x, y float64, files []string, wa
 		return err
 	}
 	defer func() {
-		_ = p.sess.Call(context.WithoutCancel(ctx), "Page.setInterceptFileChooserDialog", map[string]any{"enabled": false}, nil)
+		p.cleanup(ctx, p.sess, "Page.setInterceptFileChooserDialog", map[string]any{"enabled": false})
 	}()
 	if err := p.Click(ctx, x, y, ClickOptions{}); err != nil {
 		return err

@@ -235,7 +235,7 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 	}
 	const group = "browserd-patch"
 	defer func() {
-		_ = p.sess.Call(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group}, nil)
+		p.cleanup(ctx, p.sess, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group})
 	}()
 	arr, err := p.objectInWorld(ctx, p.sess, p.TargetID, "globalThis.__browserdChanged", group)
 	if err != nil || arr == "" {

@@ -120,6 +120,20 @@ func (p *Page) unfreeze(ctx context.Context) {
 	tctx, cancel := context.WithTimeout(ctx, FreezeProbe)
 	_ = p.sess.Call(tctx, "Runtime.terminateExecution", nil, nil)
 	cancel()
+	if p.Responsive(ctx) {
+		return
+	}
+	// Still stuck, and not in a script: a synchronous request that is not
+	// answered, a loop of microtasks. Only a new renderer helps: crash
+	// this one (Page.crash runs on the renderer's IO thread, which a busy
+	// main thread does not hold) and let the navigation start another.
+	tctx, cancel = context.WithTimeout(ctx, FreezeProbe)
+	defer cancel()
+	p.mu.Lock()
+	p.crashing = true
+	p.mu.Unlock()
+	_ = p.sess.Call(tctx, "Page.crash", nil, nil)
+	_ = p.waitUntil(tctx, func() bool { return p.crashed })
 }
 
 // WaitLoad waits for the tab's next page load — the one in progress, or

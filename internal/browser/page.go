@@ -189,6 +189,7 @@ type Page struct {
 	worlds      map[string]int64         // frame id -> browserd's isolated world (see world.go)
 	journalSeq  int64                    // the last journal started (see journal.go)
 	crashed     bool
+	crashing    bool // unfreeze asked for the crash: actions go on
 	windowOpens int
 	blocked     []string       // refused by the Fetch guard, not yet reported
 	invalid     []InvalidField // fields that stopped a form in the last action
@@ -603,7 +604,13 @@ func (p *Page) handle(ev cdp.Event) {
 		}
 	case "Inspector.targetCrashed":
 		p.crashed = true
-		p.dialogEnd(ErrCrashed)
+		if p.crashing {
+			// unfreeze crashed it to load another page: the action that
+			// asked goes on.
+			p.crashing = false
+		} else {
+			p.dialogEnd(ErrCrashed)
+		}
 	}
 }
 

@@ -28,7 +28,7 @@ func (p *Page) Screencast(ctx context.Context, maxWidth, maxHeight int, each fun
 		return fmt.Errorf("starting the live view of the tab: %w", err)
 	}
 	defer func() {
-		_ = p.sess.Call(context.WithoutCancel(ctx), "Page.stopScreencast", nil, nil)
+		p.cleanup(ctx, p.sess, "Page.stopScreencast", nil)
 	}()
 	for {
 		ev, ok := l.Next(ctx)

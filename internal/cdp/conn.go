@@ -21,6 +21,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/chromedp/cdproto"
 	cdpt "github.com/chromedp/cdproto/cdp"
@@ -222,6 +223,27 @@ func (c *Conn) shutdown(err error) {
 	}
 }
 
+// MaxCall bounds a call whose context has no deadline: no CDP call waits
+// for ever, whatever its caller forgot. Actions give their calls their own
+// (shorter) deadlines; this is the backstop.
+const MaxCall = 2 * time.Minute
+
+// CleanupTimeout bounds a clean-up call (releasing objects, switching an
+// interception off) made after its action ended or failed.
+const CleanupTimeout = 500 * time.Millisecond
+
+// ErrNoAnswer is returned (wrapped) by a call that had no deadline of its
+// own and got no answer within MaxCall.
+var ErrNoAnswer = errors.New("cdp: the browser did not answer within " + MaxCall.String())
+
+// Cleanup returns a context for a clean-up call after ctx's work: it is
+// not cancelled with ctx (the clean-up must run when the action timed
+// out), but it has a short deadline of its own, so a hung renderer cannot
+// hold the caller. cancel must be called.
+func Cleanup(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), CleanupTimeout)
+}
+
 // Session is a flat CDP session with one target (or the browser, for the
 // session with the empty id). It implements cdproto's cdp.Session.
 type Session struct {
@@ -297,7 +319,16 @@ func (s *Session) Send(ctx context.Context, method string, params any) (wait fun
 		return failed(err)
 	}
 	return func(result any) error {
+		var backstop <-chan time.Time
+		if _, ok := ctx.Deadline(); !ok {
+			t := time.NewTimer(MaxCall)
+			defer t.Stop()
+			backstop = t.C
+		}
 		select {
+		case <-backstop:
+			s.forget(msg.ID)
+			return fmt.Errorf("%s: %w", method, ErrNoAnswer)
 		case <-ctx.Done():
 			s.forget(msg.ID)
 			if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {

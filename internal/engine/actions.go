@@ -252,12 +252,17 @@ func (c *call) run(ctx context.Context) error {
 	c.res.Task = t.name
 	t.run.Lock()
 	defer t.run.Unlock()
+	// Closing the session ends the call (its CDP calls return at once).
+	ctx, end := context.WithCancelCause(ctx)
+	defer end(nil)
 	e.mu.Lock()
 	t.working = true
+	t.stop = end
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()
 		t.working = false
+		t.stop = nil
 		e.mu.Unlock()
 	}()
 	e.mu.Lock()
@@ -389,15 +394,23 @@ func (c *call) run(ctx context.Context) error {
 
 	err = c.dispatch(actx, br)
 	dialogOpen := errors.Is(context.Cause(actx), browser.ErrDialogOpen) || pg.Dialog() != nil
-	if err != nil && dialogOpen && (errors.Is(err, browser.ErrDialogOpen) || errors.Is(err, context.Canceled)) {
-		err = nil // the action opened a dialog: report it, not an error
+	if err != nil && dialogOpen && (browser.DialogBlocked(err) || errors.Is(err, context.Canceled)) {
+		// The action opened a dialog: report it, not an error.
+		if in.Action != "dialog" {
+			c.res.Notes = append(c.res.Notes, "a dialog opened before "+in.Action+" finished: answer it, then check what the action did")
+		}
+		err = nil
 	}
 	if err != nil && errors.Is(err, context.DeadlineExceeded) {
 		err = c.timedOut(ctx, err, in.Action, timeout)
 	}
+	// The answer is due by the call's timeout plus a short grace to read
+	// what the action did: a page that stalls the action cannot stall
+	// the answer too.
+	answerBy := started.Add(timeout + answerGrace)
 	// What the action caused besides its own result.
 	if !pg.Closed() {
-		sctx, cancel := context.WithTimeout(ctx, time.Second)
+		sctx, cancel := context.WithDeadline(ctx, earliest(time.Now().Add(time.Second), answerBy))
 		_ = pg.Sync(sctx)
 		cancel()
 	}
@@ -427,11 +440,13 @@ func (c *call) run(ctx context.Context) error {
 		if in.Timeout > 0 {
 			limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
 		}
-		sctx, cancel := context.WithTimeout(ctx, limit)
+		begun := time.Now()
+		by := earliest(begun.Add(limit), answerBy)
+		sctx, cancel := context.WithDeadline(ctx, by)
 		defer cancel()
 		text, err := c.answerSnapshot(sctx)
 		if err != nil && errors.Is(err, context.DeadlineExceeded) {
-			err = c.timedOut(ctx, err, "reading the page", limit)
+			err = c.timedOut(ctx, err, "reading the page", by.Sub(begun).Round(100*time.Millisecond))
 		}
 		if err != nil {
 			c.res.Notes = append(c.res.Notes, "no snapshot: "+c.explain(err))
@@ -440,6 +455,18 @@ func (c *call) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// answerGrace is how long past its timeout a call may take to read the
+// page after its action: a call answers within its timeout plus this.
+const answerGrace = 1500 * time.Millisecond
+
+// earliest is the earlier of two times.
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // timedOut says why what (an action, or reading the page after it) ran
@@ -1072,6 +1099,9 @@ func (c *call) explain(err error) string {
 			return fmt.Sprintf("%s is outside the viewport and could not be scrolled into view", what)
 		}
 		return fmt.Sprintf("%s cannot be used: %s", what, nae.Reason)
+	}
+	if errors.Is(err, ErrSessionClosed) {
+		return "the session was closed while " + c.in.Action + " ran; it was stopped where it was"
 	}
 	var se *browser.ScriptError
 	if errors.As(err, &se) {

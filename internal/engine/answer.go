@@ -97,7 +97,7 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 	}
 	opt.Page, opt.Windows = page, tb.windows
 	r := snapshot.Build(frames, refs, c.buildOptions(opt))
-	pg.Release(context.WithoutCancel(ctx))
+	pg.Release(ctx)
 	if r.WholePage {
 		tb.windows = r.Windows
 	}
@@ -182,7 +182,7 @@ func (c *call) verifyPatch(ctx context.Context, patched []snapshot.Frame) error 
 	}
 	w := snapshot.Build(whole, refs, c.buildOptions(snapshot.Options{All: true}))
 	r := snapshot.Build(patched, refs, c.buildOptions(snapshot.Options{All: true}))
-	pg.Release(context.WithoutCancel(ctx))
+	pg.Release(ctx)
 	if w.Text != r.Text {
 		// One line: answers carry notes a line each.
 		return fmt.Errorf("patched snapshot differs from a whole read (BROWSERD_VERIFY_PATCH): %s", strings.ReplaceAll(snapshot.Diff(w.Text, r.Text), "\n", " ⏎ "))

@@ -257,9 +257,13 @@ func (e *Engine) Tokens() auth.Store {
 	return nil
 }
 
+// ErrSessionClosed ends the calls that run when their session is closed.
+var ErrSessionClosed = errors.New("the session was closed while this call ran")
+
 // CloseSession closes every task of the caller's session and marks it
 // closed (DELETE /api/sessions/{id}); a session only in the store (such
-// as a recoverable one) is closed there.
+// as a recoverable one) is closed there. Calls running in it end at once
+// with ErrSessionClosed.
 func (e *Engine) CloseSession(ctx context.Context, id string) error {
 	started := time.Now()
 	s, q, err := e.liveSession(ctx, id)
@@ -292,6 +296,9 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 	tasks := make([]*task, 0, len(s.tasks))
 	for _, t := range s.tasks {
 		tasks = append(tasks, t)
+		if t.stop != nil {
+			t.stop(ErrSessionClosed) // a call stuck on the page ends now
+		}
 	}
 	e.mu.Unlock()
 	slices.SortFunc(tasks, func(a, b *task) int { return strings.Compare(a.name, b.name) })

@@ -173,6 +173,9 @@ type task struct {
 	ended    bool   // task_end was called; tabs stay for review
 	endedAt  time.Time
 	working  bool // an agent's action runs in the task
+	// stop ends the running action (while working): closing the session
+	// calls it with ErrSessionClosed.
+	stop context.CancelCauseFunc
 }
 
 type tab struct {
