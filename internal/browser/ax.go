@@ -64,8 +64,15 @@ type frameJob struct {
 // AXFrames fetches the accessibility tree of every frame of the tab — the
 // main frame, same-process iframes, out-of-process iframes — with the
 // elements that are clickable without an ARIA role, ready for
-// snapshot.Build. The frames are fetched concurrently.
+// snapshot.Build. The frames are fetched concurrently. A frame too big to
+// read whole is read in part (see bigpage.go).
 func (p *Page) AXFrames(ctx context.Context) ([]snapshot.Frame, error) {
+	return p.AXFramesFrom(ctx, nil)
+}
+
+// AXFramesFrom is AXFrames for a snapshot of a part of the page: a frame
+// too big to read whole is read from focus on when focus is in it.
+func (p *Page) AXFramesFrom(ctx context.Context, focus *Elem) ([]snapshot.Frame, error) {
 	var jobs []frameJob
 	var tree struct {
 		FrameTree frameTree `json:"frameTree"`
@@ -96,7 +103,7 @@ func (p *Page) AXFrames(ctx context.Context) ([]snapshot.Frame, error) {
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Go(func() {
-			frames[i], errs[i] = p.axFrame(ctx, j)
+			frames[i], errs[i] = p.axFrame(ctx, j, focusIn(focus, j))
 		})
 	}
 	wg.Wait()
@@ -121,11 +128,40 @@ func (p *Page) AXFrames(ctx context.Context) ([]snapshot.Frame, error) {
 	return out, nil
 }
 
-func (p *Page) axFrame(ctx context.Context, j frameJob) (snapshot.Frame, error) {
+// focusIn is focus when it is an element of j's frame, else nil.
+func focusIn(focus *Elem, j frameJob) *Elem {
+	if focus == nil || focus.Sess != j.sess.ID() {
+		return nil
+	}
+	if focus.Frame == j.frameID || focus.Frame == "" && j.isRoot {
+		return focus
+	}
+	return nil
+}
+
+// axFrame reads one frame: its accessibility tree — whole, or in part when
+// it is too big (planFrame) — the owner of its <iframe>, and the facts of
+// its DOM the tree lacks (domFacts; of the part read only).
+func (p *Page) axFrame(ctx context.Context, j frameJob, focus *Elem) (snapshot.Frame, error) {
 	f := snapshot.Frame{Key: FrameKey(j.sess.ID(), j.frameID)}
+	plan, elements, err := p.planFrame(ctx, j, focus)
+	if err != nil && ctx.Err() != nil {
+		return f, fmt.Errorf("reading the accessibility tree: %w", context.Cause(ctx))
+	}
+	// A frame that cannot be counted (its isolated world gone) is read
+	// whole, as it was before pages were counted.
+	roots := "[document.documentElement]"
+	if plan != nil {
+		roots = partRootsJS
+		defer p.cleanup(ctx, j.sess, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": plan.group})
+	}
 	var wg sync.WaitGroup
 	var axErr error
 	wg.Go(func() {
+		if plan != nil {
+			f.Nodes, f.Part, axErr = p.readPart(ctx, j, plan)
+			return
+		}
 		var raw cdp.Raw
 		params := map[string]any{}
 		if !j.isRoot {
@@ -148,10 +184,16 @@ func (p *Page) axFrame(ctx context.Context, j frameJob) (snapshot.Frame, error) 
 	}
 	var d domFacts
 	wg.Go(func() {
-		d = p.domFacts(ctx, j, "[document.documentElement]")
+		d = p.domFacts(ctx, j, roots)
 	})
 	wg.Wait()
 	if axErr != nil {
+		if ctx.Err() != nil {
+			// Counted, then out of time in Chromium's accessibility work:
+			// not a script of the page's (which the count would have waited
+			// for).
+			axErr = &TreeReadError{Elements: elements, Err: context.Cause(ctx)}
+		}
 		return f, fmt.Errorf("reading the accessibility tree: %w", axErr)
 	}
 	f.Clickable, f.ClickableText, f.Anchors, f.Current, f.Hints = d.clickable, d.text, d.anchors, d.current, d.hints

@@ -3,56 +3,12 @@ package browser
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
 )
-
-// Eval evaluates the agent's JavaScript expression in the main frame's
-// main world — the page's own globals, as the agent asked — awaiting a
-// promise, and returns the result as JSON text (or a description for values
-// JSON cannot carry). browserd's own scripts use Run instead.
-func (p *Page) Eval(ctx context.Context, expr string) (string, error) {
-	var r struct {
-		Result    remoteObject `json:"result"`
-		Exception *struct {
-			Text      string       `json:"text"`
-			Exception remoteObject `json:"exception"`
-		} `json:"exceptionDetails"`
-	}
-	eval := func(expr string) error {
-		r.Exception = nil
-		return p.sess.Call(ctx, "Runtime.evaluate", map[string]any{
-			"expression": expr, "returnByValue": true, "awaitPromise": true, "userGesture": true,
-		}, &r)
-	}
-	if err := eval(expr); err != nil {
-		return "", err
-	}
-	if r.Exception != nil && strings.Contains(r.Exception.Exception.Description, "await is only valid") {
-		// Top-level await: run the expression as an async function's body.
-		if err := eval("(async () => (" + expr + "\n))()"); err != nil {
-			return "", err
-		}
-	}
-	if r.Exception != nil {
-		return "", &ScriptError{Msg: firstNonEmpty(r.Exception.Exception.Description, r.Exception.Text)}
-	}
-	switch {
-	case r.Result.Type == "undefined":
-		return "undefined", nil
-	case r.Result.Value != nil || r.Result.Subtype == "null":
-		b, err := json.Marshal(r.Result.Value)
-		if err != nil {
-			return fmt.Sprint(r.Result.Value), nil
-		}
-		return string(b), nil
-	}
-	return firstNonEmpty(r.Result.Description, r.Result.Type), nil
-}
 
 // ScriptError is an exception thrown by page JavaScript; Msg is page
 // content.

@@ -210,6 +210,10 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 	if len(prev) != 1 {
 		return nil, 0, errors.New("the tab has frames besides its main one")
 	}
+	if prev[0].Part != nil {
+		// Which part a read takes depends on what the snapshot asks for.
+		return nil, 0, errors.New("the page was read in part")
+	}
 	if journal == 0 {
 		return nil, 0, errors.New("the page was not watched since the last read")
 	}

@@ -36,6 +36,12 @@ type LaunchOptions struct {
 	// PIDFile, when set, records the browser's process group so that a later
 	// daemon can kill what a SIGKILLed one left behind (see KillLeftovers).
 	PIDFile string
+	// Forget: UserDataDir is browserd's own (a profile's, a throwaway
+	// one), and the browser leaves no record in it of where its pages went
+	// or what was typed into them once it stops — no history, no
+	// session-restore files, no autofill entries, no HTTP cache (see
+	// forget.go). Not for a caller's folder, which keeps what Chrome keeps.
+	Forget bool
 }
 
 // FindChromium returns the Chromium binary to run: path when given, else
@@ -138,6 +144,9 @@ type Process struct {
 	stderr  *tailBuffer
 	pidFile string
 	killed  sync.Once
+	// forget is the user-data-dir whose records Kill discards once the
+	// browser is gone (LaunchOptions.Forget); "" for none.
+	forget string
 }
 
 // Launch starts Chromium and connects to it over its debugging pipe.
@@ -153,6 +162,11 @@ func Launch(ctx context.Context, o LaunchOptions) (*Process, *cdp.Conn, error) {
 		return nil, nil, fmt.Errorf("creating profile folder: %w", err)
 	}
 	quietPrefs(o.UserDataDir)
+	if o.Forget {
+		if err := prepareForget(o.UserDataDir); err != nil {
+			return nil, nil, fmt.Errorf("launch: %w", err)
+		}
+	}
 	// Pipes: Chromium reads commands on fd 3 and writes replies on fd 4.
 	cmdR, cmdW, err := os.Pipe()
 	if err != nil {
@@ -181,6 +195,9 @@ func Launch(ctx context.Context, o LaunchOptions) (*Process, *cdp.Conn, error) {
 	cmd.Env = append(os.Environ(), "GOOGLE_API_KEY=no", "GOOGLE_DEFAULT_CLIENT_ID=no", "GOOGLE_DEFAULT_CLIENT_SECRET=no")
 
 	p := &Process{cmd: cmd, done: make(chan struct{}), stderr: stderr, pidFile: o.PIDFile}
+	if o.Forget {
+		p.forget = o.UserDataDir
+	}
 	started := make(chan error, 1)
 	// The goroutine that starts Chromium keeps its OS thread for as long as
 	// Chromium runs: Pdeathsig is tied to the thread, not the process, and
@@ -261,6 +278,11 @@ func (p *Process) Kill() {
 		<-p.done
 		if p.pidFile != "" {
 			_ = os.Remove(p.pidFile)
+		}
+		if p.forget != "" {
+			// Its helpers were killed with it; a file one still holds
+			// open goes once it lets go.
+			_ = discardRecords(p.forget)
 		}
 	})
 }

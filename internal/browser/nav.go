@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/browserd/browserd/internal/untrusted"
 )
 
 // QuietWindow is how long the network must be idle after the load event
@@ -16,11 +18,11 @@ var (
 
 // NavError is a navigation Chromium refused or could not complete.
 type NavError struct {
-	URL  string
-	Text string // net::ERR_… from Chromium
+	URL  untrusted.Text // the agent's, or the page's (a reload, a lazy tab)
+	Text string         // net::ERR_… from Chromium
 }
 
-func (e *NavError) Error() string { return fmt.Sprintf("navigation to %s failed: %s", e.URL, e.Text) }
+func (e *NavError) Error() string { return "navigation failed: " + e.Text }
 
 // ErrNoAnswer is wrapped, with ctx's error, in the error of a navigation
 // whose new document had not arrived when ctx ended: the site (or the way
@@ -63,7 +65,7 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 		return err
 	}
 	if r.ErrorText != "" {
-		return &NavError{URL: url, Text: r.ErrorText}
+		return &NavError{URL: untrusted.Page(url), Text: r.ErrorText}
 	}
 	if r.LoaderID == "" { // same-document navigation
 		return nil
@@ -463,9 +465,10 @@ func (p *Page) History(ctx context.Context, delta int) error {
 	return p.settle(ctx, seq)
 }
 
-// URL is the main frame's last committed URL.
-func (p *Page) URL() string {
+// URL is the main frame's last committed URL. The page may have chosen
+// it (history.pushState): it is page text.
+func (p *Page) URL() untrusted.Text {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.url
+	return untrusted.Page(p.url)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/browserd/browserd/internal/cdp"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/tool"
+	"github.com/browserd/browserd/internal/untrusted"
 )
 
 // PageOptions configures a tab.
@@ -143,7 +144,8 @@ var ErrCrashed = errors.New("the tab's renderer crashed")
 
 // Dialog is an open JavaScript dialog.
 type Dialog struct {
-	Type, Message, DefaultPrompt string
+	Type                   string // alert, confirm, prompt or beforeunload
+	Message, DefaultPrompt untrusted.Text
 }
 
 // ConsoleMessage is one console line or page error.
@@ -445,7 +447,7 @@ func (p *Page) handle(ev cdp.Event) {
 			DefaultPrompt string `json:"defaultPrompt"`
 		}
 		if ev.Decode(&e) == nil {
-			p.dialog = &Dialog{Type: e.Type, Message: e.Message, DefaultPrompt: e.DefaultPrompt}
+			p.dialog = &Dialog{Type: e.Type, Message: untrusted.Page(e.Message), DefaultPrompt: untrusted.Page(e.DefaultPrompt)}
 			p.dialogEnd(ErrDialogOpen)
 		}
 	case "Page.javascriptDialogClosed":
@@ -790,15 +792,15 @@ func (p *Page) Close(ctx context.Context) error {
 	return err
 }
 
-// Info returns the tab's current URL and title.
-func (p *Page) Info(ctx context.Context) (url, title string, err error) {
+// Info returns the tab's current URL and title: page text, both.
+func (p *Page) Info(ctx context.Context) (url, title untrusted.Text, err error) {
 	var r struct {
 		TargetInfo TargetInfo `json:"targetInfo"`
 	}
 	if err := p.b.conn.Browser().Call(ctx, "Target.getTargetInfo", map[string]any{"targetId": p.TargetID}, &r); err != nil {
-		return "", "", err
+		return untrusted.Text{}, untrusted.Text{}, err
 	}
-	return r.TargetInfo.URL, r.TargetInfo.Title, nil
+	return untrusted.Page(r.TargetInfo.URL), untrusted.Page(r.TargetInfo.Title), nil
 }
 
 // remoteObject is the part of a CDP RemoteObject used for text.

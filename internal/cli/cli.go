@@ -135,15 +135,18 @@ func Run(ctx context.Context, args []string) int {
 // none runs, and warns on stderr when the daemon runs with other settings
 // than the command line gives: those settings take effect only in a daemon
 // that a command starts.
+//
+// The handler starts the daemon again if it dies during the call
+// (client.Resilient).
 func (e *env) connectDaemon(ctx context.Context, cfg config.Config) (tool.Handler, func(), error) {
-	c, err := client.Ensure(ctx, cfg)
+	r, err := client.EnsureResilient(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	if w := c.SettingsWarning(ctx, cfg); w != "" {
+	if w := r.Client().SettingsWarning(ctx, cfg); w != "" {
 		fmt.Fprintf(e.stderr, "%s: warning: %s\n", programName, w)
 	}
-	return c, c.Close, nil
+	return r, r.Close, nil
 }
 
 func run(ctx context.Context, args []string, e *env) int {
@@ -303,6 +306,17 @@ func (e *env) act(ctx context.Context, a action) error {
 	if err != nil {
 		return err
 	}
+	res, err := e.call(ctx, in)
+	if err != nil {
+		return err
+	}
+	return e.print(res)
+}
+
+// fill puts the command line's global flags into a call that does not set
+// them itself: the task (--session), --profile, --tab and the folder
+// (--user-data-dir, AGENT_BROWSER_PROFILE); then checks the call.
+func (e *env) fill(in *tool.Input) error {
 	if in.Task == "" {
 		in.Task = e.g.Session
 	}
@@ -312,25 +326,31 @@ func (e *env) act(ctx context.Context, a action) error {
 	if in.Tab == "" {
 		in.Tab = e.g.Tab
 	}
-	if err := e.folder(&in); err != nil {
+	if err := e.folder(in); err != nil {
 		return err
 	}
 	if err := in.Validate(); err != nil {
 		return usageError{err}
 	}
+	return nil
+}
+
+// call sends one input to the daemon, filled in with the global flags
+// (see fill), and returns its result.
+func (e *env) call(ctx context.Context, in tool.Input) (tool.Result, error) {
+	if err := e.fill(&in); err != nil {
+		return tool.Result{}, err
+	}
 	h, done, err := e.connect(ctx, e.g.Config)
 	if err != nil {
-		return err
+		return tool.Result{}, err
 	}
 	defer done()
 	res, err := h.Do(ctx, in)
-	if err != nil {
-		return err
-	}
 	if res.Action == "" {
 		res.Action = in.Action
 	}
-	return e.print(res)
+	return res, err
 }
 
 // actionName is the tool action a command stands for, for error results.

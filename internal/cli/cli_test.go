@@ -182,6 +182,58 @@ func TestUserDataDirFlag(t *testing.T) {
 	}
 }
 
+// TestStateUsesFolder (issue 26 point 7): `state save` and `state load`
+// act on the folder AGENT_BROWSER_PROFILE or --user-data-dir names, as
+// every other command that can create a session does, and take --session
+// and --tab; with --profile as well it is a usage error.
+func TestStateUsesFolder(t *testing.T) {
+	wd, _ := os.Getwd()
+	abs := filepath.Join(wd, "prof")
+	dir := t.TempDir()
+	saved, load := filepath.Join(dir, "saved.json"), filepath.Join(dir, "load.json")
+	state := []byte(`{"cookies":[],"origins":[]}`)
+	if err := os.WriteFile(load, state, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		env  string
+		args []string
+		want tool.Input
+	}{
+		{"prof", []string{"state", "save", saved}, tool.Input{Action: "state_save", UserDataDir: abs}},
+		{"", []string{"--user-data-dir", "prof", "--session", "t", "state", "save", saved}, tool.Input{Action: "state_save", Task: "t", UserDataDir: abs}},
+		{"prof", []string{"state", "load", load}, tool.Input{Action: "state_load", State: state, UserDataDir: abs}},
+		{"", []string{"--user-data-dir", "/srv/f/p", "--tab", "t2", "state", "load", load}, tool.Input{Action: "state_load", State: state, Tab: "t2", UserDataDir: "/srv/f/p"}},
+		{"", []string{"--profile", "work", "state", "save", saved}, tool.Input{Action: "state_save", Profile: "work"}},
+	} {
+		t.Run(strings.Join(tt.args[:len(tt.args)-1], " "), func(t *testing.T) {
+			t.Setenv("AGENT_BROWSER_PROFILE", tt.env)
+			d := &fakeDaemon{}
+			code, _, stderr := runWith(t, d, tt.args...)
+			if code != 0 || len(d.inputs) != 1 {
+				t.Fatalf("exit %d, %d inputs, stderr %q", code, len(d.inputs), stderr)
+			}
+			if diff := cmp.Diff(tt.want, d.inputs[0]); diff != "" {
+				t.Errorf("input (-want +got):\n%s", diff)
+			}
+		})
+	}
+	empty := filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runWith(t, &fakeDaemon{}, "state", "load", empty); code != 2 || !strings.Contains(stderr, "is empty") {
+		t.Errorf("state load of an empty file: exit %d, stderr %q", code, stderr)
+	}
+	t.Setenv("AGENT_BROWSER_PROFILE", "prof")
+	for _, args := range [][]string{{"--profile", "work", "state", "save", saved}, {"--profile", "work", "state", "load", load}} {
+		d := &fakeDaemon{}
+		if code, _, stderr := runWith(t, d, args...); code != 2 || !strings.Contains(stderr, "give one") || len(d.inputs) != 0 {
+			t.Errorf("%v with AGENT_BROWSER_PROFILE: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
 // TestForwarderFolder: `browserd mcp` with AGENT_BROWSER_PROFILE gives the
 // folder to calls that name no session and no profile, and only to those
 // that can create a session.
@@ -222,7 +274,7 @@ func TestEveryActionHasACommand(t *testing.T) {
 	if err := os.WriteFile(state, []byte(`{"cookies":[],"origins":[]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"state", "save", state}, {"state", "load", state}} {
+	for _, args := range [][]string{{"state", "save", filepath.Join(t.TempDir(), "saved.json")}, {"state", "load", state}} {
 		d := &fakeDaemon{}
 		runWith(t, d, args...)
 		if len(d.inputs) == 1 {

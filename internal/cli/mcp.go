@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -39,7 +38,9 @@ func (mcpCmd) run(ctx context.Context, e *env) error {
 // forwarder is a tool.Handler that sends calls to the daemon, filling the
 // task and profile given on the command line when a call names none, and
 // the user-data-dir (AGENT_BROWSER_PROFILE) when it names neither a
-// session nor a profile. It is safe for concurrent use.
+// session nor a profile. The daemon is started on the first call that
+// finds none, and again when it dies during a call (client.Resilient).
+// It is safe for concurrent use.
 //
 // The first call answered by a daemon also checks that the daemon runs with
 // the settings given to `browserd mcp` (client.SettingsWarning); when it
@@ -51,9 +52,11 @@ type forwarder struct {
 	dir           string    // --user-data-dir, absolute
 	warn          io.Writer // nil: the warning goes on the result only
 
-	mu      sync.Mutex // guards c and checked
-	c       *client.Client
-	checked bool // c's daemon's settings were compared with cfg
+	once sync.Once
+	res  *client.Resilient
+
+	mu      sync.Mutex     // guards checked
+	checked *client.Client // the client whose daemon's settings were compared with cfg
 }
 
 // fill puts the command line's task, profile and folder into a call that
@@ -70,21 +73,18 @@ func (f *forwarder) fill(in *tool.Input) {
 	}
 }
 
+func (f *forwarder) resilient() *client.Resilient {
+	f.once.Do(func() { f.res = client.NewResilient(f.cfg) })
+	return f.res
+}
+
 func (f *forwarder) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
 	f.fill(&in)
-	c := f.client()
-	res, err := c.Do(ctx, in)
-	if errors.Is(err, client.ErrUnreachable) {
-		// Nothing answered, so the call was never sent: start a daemon and retry.
-		if c, err = f.ensure(ctx); err != nil {
-			return tool.Result{}, err
-		}
-		res, err = c.Do(ctx, in)
-	}
+	res, err := f.resilient().Do(ctx, in)
 	if err != nil {
 		return res, err
 	}
-	if w := f.checkSettings(ctx, c); w != "" {
+	if w := f.checkSettings(ctx, f.resilient().Client()); w != "" {
 		if res.Success {
 			res.Notes = append(res.Notes, "warning: "+w)
 		} else {
@@ -95,14 +95,14 @@ func (f *forwarder) Do(ctx context.Context, in tool.Input) (tool.Result, error) 
 }
 
 // checkSettings compares the settings of c's daemon with f's, once per
-// client: a new client (f.ensure) is a new daemon.
+// client: a new client (a daemon started again) is a new daemon.
 func (f *forwarder) checkSettings(ctx context.Context, c *client.Client) string {
 	f.mu.Lock()
-	if f.c != c || f.checked {
+	if f.checked == c {
 		f.mu.Unlock()
 		return ""
 	}
-	f.checked = true
+	f.checked = c
 	f.mu.Unlock()
 	w := c.SettingsWarning(ctx, f.cfg)
 	if w != "" && f.warn != nil {
@@ -116,38 +116,7 @@ func (f *forwarder) SessionHint(ctx context.Context, session, stored string) (st
 	if session == "" && stored == "" {
 		session = f.profile
 	}
-	return f.client().SessionHint(ctx, session, stored)
+	return f.resilient().Client().SessionHint(ctx, session, stored)
 }
 
-func (f *forwarder) client() *client.Client {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.c == nil {
-		f.c = client.New(f.cfg.SocketPath())
-	}
-	return f.c
-}
-
-// ensure starts the daemon if needed; one call at a time, so concurrent tool
-// calls do not each spawn one.
-func (f *forwarder) ensure(ctx context.Context) (*client.Client, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	c, err := client.Ensure(ctx, f.cfg)
-	if err != nil {
-		return nil, err
-	}
-	if f.c != nil {
-		f.c.Close()
-	}
-	f.c, f.checked = c, false
-	return c, nil
-}
-
-func (f *forwarder) close() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.c != nil {
-		f.c.Close()
-	}
-}
+func (f *forwarder) close() { f.resilient().Close() }

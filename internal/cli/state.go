@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -17,6 +18,9 @@ type stateSaveCmd struct {
 	File string `arg:"" help:"File to write (Playwright's storageState JSON; it holds credentials, so it is written 0600)."`
 }
 
+// run saves the session's state — the folder's with --user-data-dir or
+// AGENT_BROWSER_PROFILE, as every command that acts on a session (see
+// env.call) — and writes a copy to File.
 func (c *stateSaveCmd) run(ctx context.Context, e *env) error {
 	res, err := e.call(ctx, tool.Input{Action: "state_save"})
 	if err != nil {
@@ -36,34 +40,20 @@ type stateLoadCmd struct {
 	File string `arg:"" help:"A Playwright storageState JSON file." type:"existingfile"`
 }
 
+// run loads File into the session — the folder's with --user-data-dir or
+// AGENT_BROWSER_PROFILE, as every command that acts on a session (see
+// env.call).
 func (c *stateLoadCmd) run(ctx context.Context, e *env) error {
 	data, err := os.ReadFile(c.File)
 	if err != nil {
 		return err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return usagef("%s is empty: give a Playwright storageState JSON file (`browserd state save FILE` writes one)", c.File)
 	}
 	res, err := e.call(ctx, tool.Input{Action: "state_load", State: data})
 	if err != nil {
 		return err
 	}
 	return e.print(res)
-}
-
-// call sends one input to the daemon with the global task and profile.
-func (e *env) call(ctx context.Context, in tool.Input) (tool.Result, error) {
-	if in.Task == "" {
-		in.Task = e.g.Session
-	}
-	if in.Profile == "" {
-		in.Profile = e.g.Profile
-	}
-	h, done, err := e.connect(ctx, e.g.Config)
-	if err != nil {
-		return tool.Result{}, err
-	}
-	defer done()
-	res, err := h.Do(ctx, in)
-	if res.Action == "" {
-		res.Action = in.Action
-	}
-	return res, err
 }

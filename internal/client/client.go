@@ -174,12 +174,12 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s %s: %w", method, path, ctx.Err())
 		}
-		return fmt.Errorf("browserd daemon on %s stopped answering during %s %s: %w; see browserd.log in the data directory", c.socket, method, path, err)
+		return fmt.Errorf("%w (on %s) during %s %s: %w; see browserd.log in the data directory", ErrLost, c.socket, method, path, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return fmt.Errorf("read the daemon's answer to %s %s: %w", method, path, err)
+		return fmt.Errorf("%w: reading its answer to %s %s: %w", ErrLost, method, path, err)
 	}
 	if resp.StatusCode/100 != 2 {
 		var e struct {

@@ -57,7 +57,7 @@ type Config struct {
 
 	DB                  string        `name:"db" env:"BROWSERD_DB" help:"The store: a SQLite file (default <data>/browserd.db), or a postgres:// URL of a PostgreSQL database that several daemons share (give them all one --secret-key-file; the password is best in PGPASSWORD or ~/.pgpass)." placeholder:"PATH|URL"`
 	SecretKeyFile       string        `name:"secret-key-file" env:"BROWSERD_SECRET_KEY_FILE" help:"AES-256 key that encrypts captures and saved states (default <data>/secret.key, made on first start); every daemon sharing a store needs the same one." placeholder:"PATH"`
-	SnapshotInterval    time.Duration `name:"snapshot-interval" env:"BROWSERD_SNAPSHOT_INTERVAL" default:"30s" help:"Capture a session's state after state-changing actions, at most this often (0: after every one)."`
+	SnapshotInterval    time.Duration `name:"snapshot-interval" env:"BROWSERD_SNAPSHOT_INTERVAL" default:"1s" help:"Capture a session's state within this long of a change (an action, or cookies and storage its pages change on their own), coalescing the changes meanwhile (0: after every action; 30s is the seed's)."`
 	MaxSessionAge       time.Duration `name:"max-session-age" env:"BROWSERD_MAX_SESSION_AGE" default:"24h" help:"At start-up, a session left active whose last capture is older than this becomes stale instead of recoverable."`
 	AutoRehydrate       bool          `name:"auto-rehydrate" env:"BROWSERD_AUTO_REHYDRATE" help:"At start-up, bring back every recoverable session without waiting for session_resume."`
 	MaxSessionSnapshots int           `name:"max-session-snapshots" env:"BROWSERD_MAX_SESSION_SNAPSHOTS" default:"10" help:"Captures kept per session."`
@@ -101,7 +101,7 @@ func Default() Config {
 		Height:      720,
 		LogLevel:    "info",
 
-		SnapshotInterval:    30 * time.Second,
+		SnapshotInterval:    time.Second,
 		LeaseTTL:            15 * time.Second,
 		MaxSessionAge:       24 * time.Hour,
 		MaxSessionSnapshots: 10,

@@ -57,7 +57,12 @@ func TestDrillHostileHandlers(t *testing.T) {
 	cfg.AllowHosts = append(cfg.AllowHosts, srv.Listener.Addr().String())
 	e, do := newEngine(t, cfg)
 	for _, path := range []string{"/retype", "/retype-text", "/remove", "/reparent", "/steal", "/sync-xhr", "/alert-in", "/microtasks"} {
-		for _, action := range []string{"type", "fill"} {
+		actions := []string{"type", "fill"}
+		if path == "/retype" || path == "/sync-xhr" || path == "/microtasks" {
+			// The page hangs however it is typed into: once is enough.
+			actions = actions[:1]
+		}
+		for _, action := range actions {
 			t.Run(path[1:]+"-"+action, func(t *testing.T) {
 				task := path[1:] + "-" + action
 				if r := do(tool.Input{Action: "navigate", Task: task, URL: srv.URL + path}); !r.Success {
@@ -67,18 +72,18 @@ func TestDrillHostileHandlers(t *testing.T) {
 				if path == "/retype" {
 					role = "slider"
 				}
-				in := tool.Input{Action: action, Task: task, Role: role, Name: "Field", Text: "42", Timeout: 3000}
+				in := tool.Input{Action: action, Task: task, Role: role, Name: "Field", Text: "42", Timeout: 2000}
 				if action == "fill" {
 					snap := do(tool.Input{Action: "snapshot", Task: task})
 					ref := ref(t, snap.Content, role, "Field")
-					in = tool.Input{Action: action, Task: task, Fields: []tool.Field{{Ref: ref, Value: "42"}}, Timeout: 3000}
+					in = tool.Input{Action: action, Task: task, Fields: []tool.Field{{Ref: ref, Value: "42"}}, Timeout: 2000}
 				}
 				start := time.Now()
 				r := hostileAction(t, e, in)
 				took := time.Since(start)
 				t.Logf("%s %s: %s ok=%v err=%q notes=%q", action, path, took.Round(time.Millisecond), r.Success, r.Error, r.Notes)
-				if took > 3*time.Second+2*time.Second+3*time.Second {
-					t.Errorf("%s took %s; its timeout is 3s", action, took)
+				if took > 2*time.Second+2*time.Second+3*time.Second {
+					t.Errorf("%s took %s; its timeout is 2s", action, took)
 				}
 				// Each key may open another alert: answer them all.
 				for n := 0; r.Dialog != nil; n++ {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browserd/browserd/internal/client"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -130,9 +131,10 @@ func cli(t testing.TB, data string, args ...string) tool.Result {
 func TestNoOrphansAfterKill9MidNavigation(t *testing.T) {
 	data := t.TempDir()
 	d := startDaemon(t, data)
-	// A navigation that is still loading when the daemon dies.
+	// A navigation that is still loading when the daemon dies. Sent by a
+	// bare client: the CLI would start the daemon again and send it anew.
 	go func() {
-		_ = exec.Command(browserdBin(t), append(daemonFlags(data), "open", site.URL("/slow?ms=20000"))...).Run()
+		_, _ = client.New(filepath.Join(data, "browserd.sock")).Do(context.Background(), tool.Input{Action: "navigate", URL: site.URL("/slow?ms=20000")})
 	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for len(chromiumPIDs(data)) < 3 { // browser, zygotes, renderer

@@ -51,6 +51,7 @@ func (s *Session) decide(reqCtx context.Context, host, port, target string) Deci
 		if reqCtx.Err() == nil { // not abandoned by the browser
 			s.p.forwarded(false)
 		}
+		s.recordUnresolved(d)
 	} else {
 		s.record(d)
 		s.p.refused(RefusalKind(d))

@@ -250,7 +250,9 @@ type Session struct {
 	mu      sync.Mutex
 	closed  bool
 	blocked []Decision
-	conns   map[net.Conn]struct{} // hijacked browser connections and tunnel upstreams
+	// unresolved are the requests whose host did not resolve (Unresolved).
+	unresolved []Decision
+	conns      map[net.Conn]struct{} // hijacked browser connections and tunnel upstreams
 }
 
 // Addr is "127.0.0.1:PORT".
@@ -315,6 +317,26 @@ func (s *Session) connState(_ net.Conn, st http.ConnState) {
 	case http.StateHijacked, http.StateClosed:
 		s.wg.Done()
 	}
+}
+
+// Unresolved returns the requests whose host did not resolve since the
+// last call (at most the latest 256) and forgets them: not the guard's
+// doing, but a page that led its tab to one did not load.
+func (s *Session) Unresolved() []Decision {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.unresolved
+	s.unresolved = nil
+	return u
+}
+
+func (s *Session) recordUnresolved(d Decision) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.unresolved) >= maxBlocked {
+		s.unresolved = append(s.unresolved[:0], s.unresolved[1:]...)
+	}
+	s.unresolved = append(s.unresolved, d)
 }
 
 func (s *Session) record(d Decision) {

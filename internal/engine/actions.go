@@ -380,7 +380,7 @@ func (c *call) run(ctx context.Context) error {
 	}
 	pg := c.tab.page
 	if d := pg.Dialog(); d != nil && in.Action != "dialog" && in.Action != "tab_new" && in.Action != "tab_close" && in.Action != "console" {
-		c.res.Dialog = &tool.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
+		c.res.Dialog = toolDialog(d)
 		return fail("%s %s dialog is open on tab %s and blocks the page; answer it with the dialog action first", dialogArticle(d.Type), d.Type, c.tab.id)
 	}
 	// The dialog action itself must run while the dialog is open.
@@ -396,7 +396,8 @@ func (c *call) run(ctx context.Context) error {
 	dialogOpen := errors.Is(context.Cause(actx), browser.ErrDialogOpen) || pg.Dialog() != nil
 	if err != nil && dialogOpen && (browser.DialogBlocked(err) || errors.Is(err, context.Canceled)) {
 		// The action opened a dialog: report it, not an error.
-		if in.Action != "dialog" {
+		if in.Action == "type" || in.Action == "fill" || in.Action == "press" {
+			// Keys after the one that opened it were not all typed.
 			c.res.Notes = append(c.res.Notes, "a dialog opened before "+in.Action+" finished: answer it, then check what the action did")
 		}
 		err = nil
@@ -431,7 +432,7 @@ func (c *call) run(ctx context.Context) error {
 		e.markDirty(sess) // state is saved and captured soon, off this path
 	}
 	if d := pg.Dialog(); d != nil {
-		c.res.Dialog = &tool.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
+		c.res.Dialog = toolDialog(d)
 		return nil
 	}
 	if changesPage[in.Action] && in.WantsSnapshot() && !c.snapped {
@@ -478,6 +479,8 @@ func (c *call) timedOut(ctx context.Context, err error, what string, timeout tim
 	switch {
 	case errors.Is(err, browser.ErrNoAnswer):
 		return fail("%s timed out after %s: the site has not answered yet; the navigation was stopped and the tab shows its previous page — raise timeout (ms) if the site is slow, or check that it is up", what, took)
+	case errors.As(err, new(*browser.TreeReadError)):
+		return treeTimeout(err, what, took)
 	case !c.tab.page.Responsive(ctx):
 		return fail("%s timed out after %s: the page is not responding — a script in it keeps it busy; navigate to another page (browserd stops the script first) or close the tab", what, took)
 	}
@@ -549,7 +552,7 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 		// may have crashed it (a memory hog would, taking the navigation
 		// down with it). The load takes no longer than the action may.
 		note := fmt.Sprintf("tab %s had crashed; it was reloaded", want.id)
-		u := want.page.URL()
+		u := want.page.URL().Unwrap()
 		if u == "" || in.Action == "navigate" {
 			u = revivalPage
 			note = fmt.Sprintf("tab %s had crashed; its renderer was started again", want.id)
@@ -678,12 +681,7 @@ func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
 	case "handoff":
 		return c.handoff(ctx)
 	case "evaluate":
-		out, err := pg.Eval(ctx, in.Expression)
-		if err != nil {
-			return err
-		}
-		c.res.Content = out
-		return nil
+		return c.evaluate(ctx)
 	case "extract":
 		return c.extract(ctx)
 	case "wait":
@@ -805,10 +803,11 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	e.mu.Unlock()
 	for _, p := range pops {
 		url, title := e.tabInfo(ctx, p)
-		c.res.Popups = append(c.res.Popups, tool.Tab{ID: p.id, Task: c.task.name, URL: url, Title: title})
+		c.res.Popups = append(c.res.Popups, tool.Tab{ID: p.id, Task: c.task.name, URL: url.Unwrap(), Title: title.Unwrap()})
 	}
 	if c.tab != nil && !c.tab.page.Closed() {
-		c.res.URL, c.res.Title, _ = c.tab.page.Info(ctx)
+		url, title, _ := c.tab.page.Info(ctx)
+		c.res.URL, c.res.Title = url.Unwrap(), title.Unwrap()
 	}
 	c.navRefused = ""
 	if c.tab != nil {
@@ -828,9 +827,18 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 		d.Hint = ""
 		c.res.Blocked = append(c.res.Blocked, d.Error())
 		if page != "" && (d.URL == page || d.URL == hostPortOf(c.res.URL)) && c.navRefused == "" {
-			c.navRefused = fmt.Sprintf("the page led the tab to %s, which the guard refuses: %s; the page chose this address, not you — go back or navigate elsewhere",
-				cmp.Or(originOf(c.res.URL), "an address"), d.Reason)
+			// The page chose the address: it is in the details, inside
+			// the envelope, not in the error.
+			c.navRefused = fmt.Sprintf("the page led the tab to an address the guard refuses (rule: %s; the address is in the details); the page chose it, not you — go back or navigate elsewhere", d.Rule)
 			c.res.Details = append(c.res.Details, "refused: "+c.res.URL)
+		}
+	}
+	for _, d := range eg.Unresolved() {
+		// A page that led the tab to a host that does not resolve did
+		// not load: say so, as the guard's refusals are said.
+		if page != "" && (d.URL == page || d.URL == hostPortOf(c.res.URL)) && c.navRefused == "" {
+			c.navRefused = "the page led the tab to an address whose host does not resolve (the address is in the details); the page chose it, not you — go back or navigate elsewhere"
+			c.res.Details = append(c.res.Details, "did not resolve: "+c.res.URL)
 		}
 	}
 }
@@ -1112,10 +1120,16 @@ func (c *call) explain(err error) string {
 	}
 	var ne *browser.NavError
 	if errors.As(err, &ne) {
-		if strings.Contains(ne.Text, "ERR_INVALID_AUTH_CREDENTIALS") {
-			return fmt.Sprintf("%s: the site asks for a user name and password (HTTP authentication) and has none, or refused the one given; give one with launch httpCredentials [{origin, username, password}]", ne.Error())
+		// The URL is named only when the agent gave it: a reload's or
+		// a lazy tab's is the page's choice.
+		failed := ne.Error()
+		if c.in.URL != "" {
+			failed = fmt.Sprintf("navigation to %s failed: %s", c.in.URL, ne.Text)
 		}
-		return fmt.Sprintf("%s; check the URL, or that the site is up", ne.Error())
+		if strings.Contains(ne.Text, "ERR_INVALID_AUTH_CREDENTIALS") {
+			return fmt.Sprintf("%s: the site asks for a user name and password (HTTP authentication) and has none, or refused the one given; give one with launch httpCredentials [{origin, username, password}]", failed)
+		}
+		return fmt.Sprintf("%s; check the URL, or that the site is up", failed)
 	}
 	switch {
 	case errors.Is(err, browser.ErrStale):
@@ -1188,7 +1202,10 @@ func (c *call) closeTask(ctx context.Context) error {
 	return nil
 }
 
-// status describes the daemon's browsers, sessions, tasks and tabs.
+// status describes the daemon's browsers, sessions, tasks and tabs as
+// owner may see them: the shared browsers, and owner's own profiles',
+// folders', sessions and tabs — never another owner's (admin included:
+// status is the caller's view, as list_sessions is).
 func (e *Engine) status(ctx context.Context, owner string) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -1200,14 +1217,10 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		br := e.slots[k].br
-		if br == nil {
-			continue
-		}
-		if p, ok := strings.CutPrefix(k, "profile:"); ok {
-			if o, _ := splitName(p); o != owner {
-				continue // another owner's profile
-			}
+		sl := e.slots[k]
+		br := sl.br
+		if br == nil || !sl.visibleTo(owner) {
+			continue // not running, or another owner's profile or folder
 		}
 		select {
 		case <-br.Done():

@@ -9,6 +9,7 @@ import (
 
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/tool"
 )
 
 // This file is what an agent sees of the page: the snapshot, and the
@@ -67,6 +68,7 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 	tb, pg := c.tab, c.tab.page
 	refs := c.task.sess.refs
 	var page *snapshot.Key
+	var focus *browser.Elem // a page too big to read whole is read from it
 	if c.in.Action == "snapshot" && (c.in.Ref != "" || c.in.Selector != "") {
 		if c.in.Ref != "" && c.in.Selector != "" {
 			return "", fail("snapshot takes ref or selector, not both")
@@ -82,7 +84,7 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 			return "", err
 		}
 		k := pg.KeyOf(el)
-		page = &k
+		page, focus = &k, &el
 	}
 	if nav := pg.NavSeq(); nav != tb.navSeq {
 		refs.ForgetOwner(tb.id)
@@ -91,7 +93,7 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 		tb.lastFrames, tb.journal = nil, 0
 		tb.windows = nil
 	}
-	frames, err := c.read(ctx)
+	frames, err := c.read(ctx, focus)
 	if err != nil {
 		return "", err
 	}
@@ -128,7 +130,7 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 // buildOptions completes opt for a build of the tab's snapshot.
 func (c *call) buildOptions(opt snapshot.Options) snapshot.Options {
 	opt.Owner = c.tab.id
-	if u, err := url.Parse(c.tab.page.URL()); err == nil && u.Host != "" {
+	if u, err := url.Parse(c.tab.page.URL().Unwrap()); err == nil && u.Host != "" {
 		opt.Origin = u.Scheme + "://" + u.Host
 	}
 	return opt
@@ -138,9 +140,10 @@ func (c *call) buildOptions(opt snapshot.Options) snapshot.Options {
 // same document, it is that read patched with what the page's journal says
 // changed since (see browser.Page.Patch) — nothing to ask Chromium when
 // nothing changed; else, or when the change needs it, or when the agent
-// asks for a fresh snapshot with full, it is a whole read. Either way the
-// page's journal starts anew and the result is kept for the next patch.
-func (c *call) read(ctx context.Context) ([]snapshot.Frame, error) {
+// asks for a fresh snapshot with full, it is a whole read — of a part of
+// a page too big to read whole, from focus when set. Either way the page's
+// journal starts anew and the result is kept for the next patch.
+func (c *call) read(ctx context.Context, focus *browser.Elem) ([]snapshot.Frame, error) {
 	tb, pg := c.tab, c.tab.page
 	if tb.lastFrames != nil && !(c.in.Full && c.in.Action == "snapshot") {
 		frames, next, err := pg.Patch(ctx, tb.lastFrames, tb.journal)
@@ -160,7 +163,7 @@ func (c *call) read(ctx context.Context) ([]snapshot.Frame, error) {
 		c.e.log.Debug("snapshot read whole", slog.String("tab", tb.id), slog.String("action", c.in.Action), slog.Any("why", err))
 	}
 	tb.journal = pg.StartJournal(ctx)
-	frames, err := pg.AXFrames(ctx)
+	frames, err := pg.AXFramesFrom(ctx, focus)
 	if err != nil {
 		tb.lastFrames, tb.journal = nil, 0
 		return nil, err
@@ -188,4 +191,9 @@ func (c *call) verifyPatch(ctx context.Context, patched []snapshot.Frame) error 
 		return fmt.Errorf("patched snapshot differs from a whole read (BROWSERD_VERIFY_PATCH): %s", strings.ReplaceAll(snapshot.Diff(w.Text, r.Text), "\n", " ⏎ "))
 	}
 	return nil
+}
+
+// toolDialog is the dialog as an answer shows it, inside the envelope.
+func toolDialog(d *browser.Dialog) *tool.Dialog {
+	return &tool.Dialog{Type: d.Type, Message: d.Message.Unwrap(), DefaultPrompt: d.DefaultPrompt.Unwrap()}
 }

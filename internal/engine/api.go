@@ -182,7 +182,8 @@ func (e *Engine) liveTabs(ctx context.Context, s *session) []storagestate.Export
 			if p, found := prev[it.tb.id]; found {
 				t = p
 			} else {
-				t.URL, t.Title = e.tabInfo(ctx, it.tb)
+				url, title := e.tabInfo(ctx, it.tb)
+				t.URL, t.Title = url.Unwrap(), title.Unwrap()
 			}
 		}
 		out = append(out, storagestate.ExportTab{ID: it.tb.id, Task: it.task, URL: t.URL, Title: t.Title, Active: it.active, SessionStorage: t.SessionStorage})

@@ -23,6 +23,11 @@ import (
 type slot struct {
 	key     string
 	profile string
+	// owner is the owner whose browser this is (a profile's or a folder's:
+	// the owner of the session that last started or used it); "" for a
+	// browser every owner's sessions share. Listings show a browser only
+	// to its owner (see visibleTo).
+	owner   string
 	br      *browser.Browser
 	headed  bool      // the browser shows windows (see shows)
 	spares  []string  // the browser's first tabs, not yet used by a task
@@ -64,6 +69,24 @@ func (e *Engine) slotKey(s *session) string {
 		return "shared-headless"
 	}
 	return "shared"
+}
+
+// slotOwner is the owner of the browser a session runs in: the session's
+// owner for a profile's or a folder's browser, "" for a browser that
+// every owner's sessions share (the shared ones, an attached one).
+func (e *Engine) slotOwner(s *session) string {
+	if e.cfg.CDP != "" || (s.profile == "" && s.dir == "") {
+		return ""
+	}
+	owner, _ := splitName(s.id)
+	return owner
+}
+
+// visibleTo reports whether owner's listings may show the slot: a shared
+// browser is everyone's, a profile's or a folder's only its owner's —
+// its key names the profile or the folder's path.
+func (sl *slot) visibleTo(owner string) bool {
+	return sl.owner == "" || sl.owner == owner
 }
 
 // shows reports whether the session's browser shows a window: launch's
@@ -150,6 +173,7 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 		sl = &slot{key: key, profile: s.profile}
 		e.slots[key] = sl
 	}
+	sl.owner = e.slotOwner(s)
 	sl.used = time.Now()
 	br := sl.br
 	running := sl.headed
@@ -202,6 +226,9 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 			// loopback included (Chromium bypasses proxies for loopback
 			// unless told "<-loopback>").
 			ExtraArgs: e.proxyArgs(proxyURL),
+			// A profile's or a throwaway folder keeps no record of the
+			// pages once the browser stops; a caller's folder is theirs.
+			Forget: s.dir == "",
 		}
 		switch {
 		case s.profile != "":

@@ -1039,7 +1039,7 @@ func (e *Engine) tabsOf(ctx context.Context, t *task) []tool.Tab {
 			state = "agent working"
 		}
 		e.mu.Unlock()
-		out = append(out, tool.Tab{ID: tb.id, Task: t.name, URL: url, Title: title, Active: tb == active, Waiting: waiting,
+		out = append(out, tool.Tab{ID: tb.id, Task: t.name, URL: url.Unwrap(), Title: title.Unwrap(), Active: tb == active, Waiting: waiting,
 			Review: review, LiveViewURL: live, State: state})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return tabNum(out[i].ID) < tabNum(out[j].ID) })

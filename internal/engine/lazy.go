@@ -2,8 +2,12 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/untrusted"
 )
 
 // Lazy tabs. A resume (a restart, a crash, another node taking a session
@@ -18,13 +22,13 @@ import (
 
 // lazyTab is where an unloaded tab was.
 type lazyTab struct {
-	url, title string
-	waking     bool // its load has started (wake)
+	url, title untrusted.Text // the page chose both (history.pushState)
+	waking     bool           // its load has started (wake)
 }
 
 // tabInfo is a tab's URL and title: the page's, or for a lazy tab where
 // it will load.
-func (e *Engine) tabInfo(ctx context.Context, tb *tab) (url, title string) {
+func (e *Engine) tabInfo(ctx context.Context, tb *tab) (url, title untrusted.Text) {
 	e.mu.Lock()
 	lz := tb.lazy
 	e.mu.Unlock()
@@ -69,13 +73,30 @@ func (e *Engine) wake(ctx context.Context, tb *tab, skip bool, limit time.Durati
 	lz.waking = true
 	e.mu.Unlock()
 	lctx, cancel := context.WithTimeout(ctx, limit)
-	err := tb.page.Navigate(lctx, lz.url)
+	err := tb.page.Navigate(lctx, lz.url.Unwrap())
 	cancel()
 	e.mu.Lock()
 	tb.lazy = nil
 	e.mu.Unlock()
 	if err != nil {
-		return fmt.Sprintf("tab %s did not load %s again after the resume: %v", tb.id, lz.url, err)
+		// Its URL is the page's choice: the tab list shows it, inside the
+		// envelope; the note says only what happened.
+		return fmt.Sprintf("tab %s did not load its page again after the resume (%s); the tab list shows its address", tb.id, loadFailure(err))
 	}
 	return ""
+}
+
+// loadFailure says in browserd's words why a load failed: Chromium's error
+// code, a timeout, a crash — never the page's URL or words.
+func loadFailure(err error) string {
+	var ne *browser.NavError
+	switch {
+	case errors.As(err, &ne):
+		return ne.Text
+	case errors.Is(err, context.DeadlineExceeded):
+		return "it did not load in time"
+	case errors.Is(err, browser.ErrCrashed):
+		return "its renderer crashed"
+	}
+	return "the browser refused the load"
 }

@@ -94,7 +94,9 @@ func (c *call) typeText(ctx context.Context) error {
 			if got == "" || kind.Type != "range" && kind.Type != "color" {
 				return fail("the %s input did not take %q: type it as %s", kind.Type, c.in.Text, format)
 			}
-			c.res.Notes = append(c.res.Notes, fmt.Sprintf("the %s input holds %s, not what was typed (its bounds or format changed it)", kind.Type, jsString(got)))
+			// What it holds is the page's to say: in the details.
+			c.res.Notes = append(c.res.Notes, fmt.Sprintf("the %s input holds another value than was typed (its bounds or format changed it); its value is in the details", safeWord(kind.Type)))
+			c.res.Details = append(c.res.Details, "value now: "+jsString(truncate(got, 200)))
 		}
 		if c.in.Submit {
 			if err := pg.Press(ctx, "Enter"); err != nil {
@@ -576,17 +578,29 @@ func (c *call) wait(ctx context.Context) error {
 	}
 }
 
-// safeWord keeps page-supplied tag and type names to letters, digits and
-// '-', at most 20 characters.
-func safeWord(s string) string {
-	out := []rune{}
-	for _, r := range s {
-		if len(out) == 20 {
-			break
-		}
-		if r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			out = append(out, r)
-		}
+// htmlWords are the tag and input type names of HTML: a page may name its
+// own elements (custom elements) and types, and those names are page text.
+var htmlWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a abbr address area article aside audio b bdi bdo blockquote body br button
+	canvas caption cite code col colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset
+	figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr html i iframe img input ins kbd label legend li
+	main map mark menu meter nav object ol optgroup option output p picture pre progress q rp rt ruby s samp
+	search section select slot small source span strong sub summary sup table tbody td template textarea tfoot
+	th thead time tr track u ul var video wbr svg math
+	text search email url tel password number range date time datetime-local month week color checkbox radio
+	file submit reset image hidden`) {
+		m[w] = true
 	}
-	return string(out)
+	return m
+}()
+
+// safeWord is a page-supplied tag or input type name as an error may say
+// it: an HTML name as it is, any other (a custom element's, a made-up
+// type) as "custom", since the page chose it.
+func safeWord(s string) string {
+	if w := strings.ToLower(s); htmlWords[w] {
+		return w
+	}
+	return "custom"
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
+	"github.com/browserd/browserd/internal/untrusted"
 	"github.com/browserd/browserd/internal/userdata"
 )
 
@@ -661,7 +662,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 		if !ct.Active && !ct.Review {
 			// Behind its task's front tab: it loads when used (lazy.go).
 			e.mu.Lock()
-			tbs[i].lazy = &lazyTab{url: ct.URL, title: ct.Title}
+			tbs[i].lazy = &lazyTab{url: untrusted.Page(ct.URL), title: untrusted.Page(ct.Title)}
 			e.mu.Unlock()
 			continue
 		}
@@ -679,7 +680,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 			rep.problems = append(rep.problems, problems[i])
 		}
 		url, title := e.tabInfo(ctx, tbs[i])
-		rep.tabs = append(rep.tabs, tool.Tab{ID: tbs[i].id, Task: tbs[i].task.name, URL: url, Title: title, Active: ct.Active})
+		rep.tabs = append(rep.tabs, tool.Tab{ID: tbs[i].id, Task: tbs[i].task.name, URL: url.Unwrap(), Title: title.Unwrap(), Active: ct.Active})
 	}
 	e.mu.Lock()
 	s.lastCapture = time.Now() // what the capture held is what runs now

@@ -40,6 +40,9 @@ type Frame struct {
 	// a word for what they do: the icon's name ("trash" from fa-trash), a
 	// test id, an id. Shown as hint="…" on a control whose name is empty.
 	Hints map[int64]string
+	// Part is set when the frame was too big to read whole: Nodes are the
+	// part read, and the snapshot says what was left out (see Part).
+	Part *Part
 }
 
 // Options controls Build.
@@ -407,7 +410,7 @@ func Build(frames []Frame, refs *Refs, opt Options) Result {
 	}
 	l := b.lister(opt.Windows)
 	l.walk(items)
-	r := render(items, opt)
+	r := renderNoted(items, opt, partNote(frames))
 	if opt.Root == nil {
 		r.WholePage, r.Windows = true, l.used
 	}

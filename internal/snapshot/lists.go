@@ -226,10 +226,11 @@ func (b *builder) page(items []*item) Result {
 		o.Root, o.Page = opt.Page, nil
 		return Build(b.frames, b.refs, o)
 	}
-	whole := render(items, Options{})
-	r := render([]*item{l.list}, opt)
+	note := partNote(b.frames)
+	whole := renderNoted(items, Options{}, note)
+	r := renderNoted([]*item{l.list}, opt, note)
 	r.WholePage, r.Windows, r.Whole = true, l.used, whole.Text
 	b.lister(opt.Windows).walk(items)
-	r.Before = render(items, Options{}).Text
+	r.Before = renderNoted(items, Options{}, note).Text
 	return r
 }

@@ -47,6 +47,9 @@ func CaptureLabel(sessionID string) string { return "capture:" + sessionID }
 // StoredLabel: see CaptureLabel.
 func StoredLabel(id string) string { return "stored:" + id }
 
+// URLLabel is the label a session's listing URL is sealed with (SealURL).
+func URLLabel(sessionID string) string { return "session-url:" + sessionID }
+
 // AnyOpens reports whether box opens at least one of rows, or rows is
 // empty: a store without a key check whose sampled rows all fail to open
 // was sealed with another key (one damaged row among them does not make it

@@ -15,9 +15,12 @@ import (
 
 // SealedCapture is a capture made ready for a backend to write.
 type SealedCapture struct {
-	Taken  time.Time // the capture's time: now when it had none
-	URL    string    // the first tab's URL, for the session's listing
-	Sealed []byte    // the payload (EncodeCapture), sealed under the session's label
+	Taken time.Time // the capture's time: now when it had none
+	// URL is the first tab's URL, for the session's listing, sealed with
+	// SealURL (nil when the capture has no tab): a URL's query and
+	// fragment carry reset tokens and OAuth codes.
+	URL    []byte
+	Sealed []byte // the payload (EncodeCapture), sealed under the session's label
 }
 
 // SealCapture encodes and seals c.
@@ -31,9 +34,31 @@ func SealCapture(box *secret.Box, c Capture) (SealedCapture, error) {
 	}
 	out := SealedCapture{Taken: c.Taken, Sealed: box.Seal(plain, CaptureLabel(c.SessionID))}
 	if len(c.Tabs) > 0 {
-		out.URL = c.Tabs[0].URL
+		out.URL = SealURL(box, c.SessionID, c.Tabs[0].URL)
 	}
 	return out, nil
+}
+
+// SealURL seals the listing URL of session sessionID (a sessions row's
+// url_sealed): nil for none.
+func SealURL(box *secret.Box, sessionID, url string) []byte {
+	if url == "" {
+		return nil
+	}
+	return box.Seal([]byte(url), URLLabel(sessionID))
+}
+
+// OpenURL opens what SealURL sealed for sessionID. A listing shows what it
+// can: none (nil), or one that does not open (damaged, another key), is "".
+func OpenURL(box *secret.Box, sessionID string, sealed []byte) string {
+	if len(sealed) == 0 {
+		return ""
+	}
+	plain, err := box.Open(sealed, URLLabel(sessionID))
+	if err != nil {
+		return ""
+	}
+	return string(plain)
 }
 
 // OpenCapture opens and decodes what SealCapture sealed for sessionID at

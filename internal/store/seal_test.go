@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 	"time"
@@ -32,8 +33,14 @@ func TestSealCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sc.Taken.Equal(t0) || sc.URL != want.Tabs[0].URL {
-		t.Fatalf("sealed capture: taken %v url %q", sc.Taken, sc.URL)
+	if !sc.Taken.Equal(t0) || store.OpenURL(box, "s", sc.URL) != want.Tabs[0].URL {
+		t.Fatalf("sealed capture: taken %v url %q", sc.Taken, store.OpenURL(box, "s", sc.URL))
+	}
+	if bytes.Contains(sc.URL, []byte(want.Tabs[0].URL)) {
+		t.Errorf("the listing URL is kept in the clear: %q", sc.URL)
+	}
+	if got := store.OpenURL(box, "other", sc.URL); got != "" {
+		t.Errorf("the listing URL sealed for session s opens as another's: %q", got)
 	}
 	got, err := store.OpenCapture(box, "s", sc.Taken, sc.Sealed)
 	if err != nil {

@@ -14,8 +14,11 @@
 // capture and the session's listing columns in one transaction and keeps
 // only the newest captures of a session, any of which can be listed
 // (ListCaptures) and read back (GetCapture) to resume from. Captures
-// are credentials and are encrypted at rest; what list_sessions shows
-// (owner, profile, state, times, tab count, first URL) stays in the clear.
+// are credentials and are encrypted at rest; so is the first tab's URL
+// that list_sessions shows (its query and fragment may hold a reset token
+// or an OAuth code), sealed apart so that a listing need not open a whole
+// capture; the rest of a listing (owner, profile, state, times, tab count)
+// stays in the clear.
 //
 // # Recovery
 //
@@ -120,7 +123,8 @@ type Session struct {
 	LastCaptureAt time.Time
 	// Tabs is the number of tabs in the last capture.
 	Tabs int
-	// URL is the first tab's URL in the last capture.
+	// URL is the first tab's URL in the last capture; sealed at rest,
+	// opened for the listing ("" when it does not open).
 	URL string
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/browserd/browserd/internal/store"
 )
 
 // migrations are the schema steps, in order; step i has version i+1, the
@@ -146,6 +148,12 @@ CREATE TABLE nodes (
 	chromium_bytes bigint      NOT NULL DEFAULT 0
 );
 `,
+	// 6: the listing URL, sealed (as in SQLite): url_sealed replaces url,
+	// which stays empty from now on; sealURLs seals what earlier versions
+	// kept in it.
+	`
+ALTER TABLE sessions ADD COLUMN url_sealed bytea;
+`,
 }
 
 // migrate applies the steps not yet recorded in schema_migrations, all in
@@ -190,4 +198,45 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// sealURLs seals the listing URLs a store of an earlier version kept in
+// the clear (column url, before migration 6) into url_sealed, then
+// rewrites the table (VACUUM FULL), so that its files keep no old copy of
+// them: a URL's query and fragment may hold a reset token or an OAuth
+// code. (The server's WAL archives and backups are out of browserd's
+// reach.) A store with none to seal is left as it is.
+func (s *Store) sealURLs(ctx context.Context) error {
+	n := 0
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT session_id, url FROM sessions WHERE url <> '' FOR UPDATE`)
+		if err != nil {
+			return err
+		}
+		var ids, urls []string
+		var id, url string
+		if _, err := pgx.ForEachRow(rows, []any{&id, &url}, func() error {
+			ids, urls = append(ids, id), append(urls, url)
+			return nil
+		}); err != nil {
+			return err
+		}
+		for i, id := range ids {
+			if _, err := tx.Exec(ctx, `UPDATE sessions SET url_sealed = $1, url = '' WHERE session_id = $2`, store.SealURL(s.box, id, urls[i]), id); err != nil {
+				return err
+			}
+		}
+		n = len(ids)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sealing the sessions' URLs: %w", err)
+	}
+	if n == 0 {
+		return nil
+	}
+	if _, err := s.pool.Exec(ctx, `VACUUM FULL sessions`); err != nil {
+		return fmt.Errorf("the sessions' URLs are sealed, but rewriting the table without their old copies failed: %w — run VACUUM FULL sessions on the database as its owner", err)
+	}
+	return nil
 }

@@ -101,7 +101,7 @@ ORDER BY s.created_at, s.session_id COLLATE "C"`, ms(now))
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: listing orphaned sessions: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Session, error) { return scanSession(r) })
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Session, error) { return scanSession(s.box, r) })
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: listing orphaned sessions: %w", err)
 	}

@@ -124,6 +124,10 @@ func Open(ctx context.Context, url string, box *secret.Box) (*Store, error) {
 		}
 		return nil, fmt.Errorf("postgres store: %s: checking the secret key against the store: %w", shown, err)
 	}
+	if err := s.sealURLs(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres store: %s: %w", shown, err)
+	}
 	return s, nil
 }
 
@@ -298,17 +302,22 @@ func (s *Store) tx(ctx context.Context, fn func(pgx.Tx) error) error {
 	return err
 }
 
-const sessionColumns = `session_id, owner, profile, state, reason, created_at, updated_at, last_capture_at, tabs, url`
+// sessionColumns are a session's listing columns. The URL is read from
+// url_sealed; the url column of migration 1 stays empty (see sealURLs).
+const sessionColumns = `session_id, owner, profile, state, reason, created_at, updated_at, last_capture_at, tabs, url_sealed`
 
-func scanSession(r pgx.Row) (store.Session, error) {
+// scanSession reads a row of sessionColumns, opening its URL with box.
+func scanSession(box *secret.Box, r pgx.Row) (store.Session, error) {
 	var (
 		s           store.Session
 		state       string
 		lastCapture *time.Time
+		url         []byte
 	)
-	if err := r.Scan(&s.ID, &s.Owner, &s.Profile, &state, &s.Reason, &s.CreatedAt, &s.UpdatedAt, &lastCapture, &s.Tabs, &s.URL); err != nil {
+	if err := r.Scan(&s.ID, &s.Owner, &s.Profile, &state, &s.Reason, &s.CreatedAt, &s.UpdatedAt, &lastCapture, &s.Tabs, &url); err != nil {
 		return store.Session{}, err
 	}
+	s.URL = store.OpenURL(box, s.ID, url)
 	s.State = store.SessionState(state)
 	s.CreatedAt = s.CreatedAt.UTC()
 	s.UpdatedAt = s.UpdatedAt.UTC()
@@ -340,8 +349,8 @@ func (s *Store) CreateSession(ctx context.Context, sess store.Session) error {
 				return fmt.Errorf("postgres store: replacing %s session %q: %w", state, sess.ID, err)
 			}
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO sessions (session_id, owner, profile, state, reason, created_at, updated_at, last_capture_at, tabs, url)
-VALUES ($1, $2, $3, $4, '', $5, $6, NULL, 0, '')`, sess.ID, sess.Owner, sess.Profile, string(store.Active), ms(sess.CreatedAt), ms(now))
+		_, err = tx.Exec(ctx, `INSERT INTO sessions (session_id, owner, profile, state, reason, created_at, updated_at, last_capture_at, tabs, url, url_sealed)
+VALUES ($1, $2, $3, $4, '', $5, $6, NULL, 0, '', NULL)`, sess.ID, sess.Owner, sess.Profile, string(store.Active), ms(sess.CreatedAt), ms(now))
 		if isUnique(err) {
 			// Another node created it between our look and our insert.
 			return fmt.Errorf("%w: session %q exists and is %s", store.ErrConflict, sess.ID, store.Active)
@@ -356,7 +365,7 @@ VALUES ($1, $2, $3, $4, '', $5, $6, NULL, 0, '')`, sess.ID, sess.Owner, sess.Pro
 
 // GetSession implements store.Store.
 func (s *Store) GetSession(ctx context.Context, id string) (store.Session, error) {
-	sess, err := scanSession(s.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE session_id = $1`, id))
+	sess, err := scanSession(s.box, s.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE session_id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Session{}, fmt.Errorf("%w: session %q", store.ErrNotFound, id)
 	}
@@ -377,7 +386,7 @@ ORDER BY created_at DESC, session_id COLLATE "C" DESC`, owner, string(state))
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: listing sessions: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Session, error) { return scanSession(r) })
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Session, error) { return scanSession(s.box, r) })
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: listing sessions: %w", err)
 	}
@@ -425,7 +434,7 @@ func (s *Store) SaveCapture(ctx context.Context, c store.Capture, keep int) erro
 	// may not be if captures arrive out of order.
 	b.Queue(`UPDATE sessions SET
 	tabs            = CASE WHEN last_capture_at IS NULL OR last_capture_at <= $1 THEN $2 ELSE tabs END,
-	url             = CASE WHEN last_capture_at IS NULL OR last_capture_at <= $1 THEN $3 ELSE url END,
+	url_sealed      = CASE WHEN last_capture_at IS NULL OR last_capture_at <= $1 THEN $3::bytea ELSE url_sealed END,
 	last_capture_at = CASE WHEN last_capture_at IS NULL OR last_capture_at <= $1 THEN $1 ELSE last_capture_at END,
 	updated_at      = $4
 WHERE session_id = $5 AND ($6 = '' OR NOT EXISTS (SELECT 1 FROM leases WHERE session_id = $5 AND node <> $6))`,
@@ -603,12 +612,12 @@ FOR UPDATE OF s SKIP LOCKED`, ms(now), node)
 		rows, err = tx.Query(ctx, `UPDATE sessions s SET state = u.state, reason = u.reason, updated_at = $4
 FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, state, reason)
 WHERE s.session_id = u.id
-RETURNING s.session_id, s.owner, s.profile, s.state, s.reason, s.created_at, s.updated_at, s.last_capture_at, s.tabs, s.url`,
+RETURNING s.session_id, s.owner, s.profile, s.state, s.reason, s.created_at, s.updated_at, s.last_capture_at, s.tabs, s.url_sealed`,
 			ids, states, reasons, ms(now))
 		if err != nil {
 			return err
 		}
-		updated, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Session, error) { return scanSession(r) })
+		updated, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Session, error) { return scanSession(s.box, r) })
 		if err != nil {
 			return err
 		}

@@ -182,7 +182,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []int32{1, 2, 3, 4, 5}; !slices.Equal(versions, want) || len(migrations) != len(want) {
+	if want := []int32{1, 2, 3, 4, 5, 6}; !slices.Equal(versions, want) || len(migrations) != len(want) {
 		t.Errorf("schema_migrations = %v, want %v (one per step, %d steps)", versions, want, len(migrations))
 	}
 	for _, table := range []string{"sessions", "session_snapshots", "leases", "owners", "api_tokens", "profiles", "stored_sessions", "tasks", "key_check", "schema_migrations"} {
@@ -505,8 +505,9 @@ func TestRecoverSkipsLocked(t *testing.T) {
 	}
 }
 
-// TestNoPlaintext: no cookie or storage value is in the database in the
-// clear, while the listing columns are.
+// TestNoPlaintext: no cookie or storage value, and no URL (its query and
+// fragment may hold a token), is in the database in the clear, while the
+// other listing columns are.
 func TestNoPlaintext(t *testing.T) {
 	url := freshSchema(t)
 	s := open(t, url, testBox(t, "secret.key"))
@@ -524,7 +525,7 @@ func TestNoPlaintext(t *testing.T) {
 	if err := s.SaveStored(ctx, store.StoredSession{ID: "ss", Owner: "alice", Name: "n", State: st}); err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []string{secretValue, c.Cookies[0].Value, "eyJhbGciOi.x.y", c.UserAgent} {
+	for _, v := range []string{secretValue, c.Cookies[0].Value, "eyJhbGciOi.x.y", c.UserAgent, c.Tabs[0].URL, "example.com/app"} {
 		var n int
 		err := s.pool.QueryRow(ctx, `SELECT
 	(SELECT count(*) FROM session_snapshots WHERE position(convert_to($1, 'UTF8') IN payload) > 0) +
@@ -538,9 +539,40 @@ func TestNoPlaintext(t *testing.T) {
 			t.Errorf("%q is in the database in the clear (%d rows)", v, n)
 		}
 	}
-	var url1 string
-	if err := s.pool.QueryRow(ctx, `SELECT url FROM sessions WHERE session_id = 's'`).Scan(&url1); err != nil || url1 != c.Tabs[0].URL {
-		t.Errorf("the listing URL = %q, %v; want %q in the clear", url1, err, c.Tabs[0].URL)
+	var owner string
+	if err := s.pool.QueryRow(ctx, `SELECT owner FROM sessions WHERE session_id = 's'`).Scan(&owner); err != nil || owner != "alice" {
+		t.Errorf("the listing's owner = %q, %v; want alice in the clear", owner, err)
+	}
+	if got, err := s.GetSession(ctx, "s"); err != nil || got.URL != c.Tabs[0].URL {
+		t.Errorf("the listing URL = %q, %v; want %q", got.URL, err, c.Tabs[0].URL)
+	}
+}
+
+// TestSealsOldURLs: a store of an earlier version kept the listing URL in
+// the clear; opening it seals the URL, and the listing still shows it.
+func TestSealsOldURLs(t *testing.T) {
+	url := freshSchema(t)
+	box := testBox(t, "secret.key")
+	s := open(t, url, box)
+	ctx := t.Context()
+	if err := s.CreateSession(ctx, store.Session{ID: "s", Owner: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveCapture(ctx, storetest.Full("s", t0), 3); err != nil {
+		t.Fatal(err)
+	}
+	// As an earlier version wrote it: the URL in column url, none sealed.
+	const old = "https://example.com/reset?token=old-reset-token-5e2a#code=old-oauth-code-9f1b"
+	if _, err := s.pool.Exec(ctx, `UPDATE sessions SET url = $1, url_sealed = NULL`, old); err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, url, box)
+	if got, err := s.GetSession(ctx, "s"); err != nil || got.URL != old {
+		t.Fatalf("after reopening: URL %q, %v; want %q", got.URL, err, old)
+	}
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM sessions s WHERE strpos(s::text, 'old-reset-token-5e2a') > 0`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("sessions with the URL in the clear: %d, %v", n, err)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/browserd/browserd/internal/store"
 )
 
 // migrations are the schema steps, in order; step i has version i+1. Each
@@ -141,6 +143,12 @@ CREATE TABLE nodes (
 	chromium_bytes INTEGER NOT NULL DEFAULT 0
 );
 `,
+	// 6: the listing URL, sealed (store.SealURL): url_sealed replaces url,
+	// which stays empty from now on; sealURLs seals what earlier versions
+	// kept in it.
+	`
+ALTER TABLE sessions ADD COLUMN url_sealed BLOB;
+`,
 }
 
 // migrate applies the steps not yet recorded in schema_migrations. It is
@@ -172,6 +180,55 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("applying schema migration %d: %w", version, err)
 		}
+	}
+	return nil
+}
+
+// sealURLs seals the listing URLs a store of an earlier version kept in
+// the clear (column url, before migration 6) into url_sealed, then
+// rewrites the file (VACUUM) and empties the WAL, so that no old copy of
+// them stays on disk: a URL's query and fragment may hold a reset token
+// or an OAuth code. A store with none to seal is left as it is. Run it
+// once the key is checked.
+func (s *Store) sealURLs(ctx context.Context, path string) error {
+	n := 0
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT session_id, url FROM sessions WHERE url <> ''`)
+		if err != nil {
+			return err
+		}
+		plain := map[string]string{}
+		for rows.Next() {
+			var id, url string
+			if err := rows.Scan(&id, &url); err != nil {
+				rows.Close()
+				return err
+			}
+			plain[id] = url
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for id, url := range plain {
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET url_sealed = ?, url = '' WHERE session_id = ?`, store.SealURL(s.box, id, url), id); err != nil {
+				return err
+			}
+		}
+		n = len(plain)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite store: %s: sealing the sessions' URLs: %w", path, err)
+	}
+	if n == 0 {
+		return nil
+	}
+	if _, err := s.db.ExecContext(ctx, `VACUUM`); err != nil {
+		return fmt.Errorf("sqlite store: %s: the sessions' URLs are sealed, but rewriting the file without their old copies failed: %w — stop every browserd on it and run: sqlite3 %s VACUUM", path, err, path)
+	}
+	if _, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return fmt.Errorf("sqlite store: %s: emptying the WAL after sealing the sessions' URLs: %w", path, err)
 	}
 	return nil
 }

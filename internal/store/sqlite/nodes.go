@@ -108,7 +108,7 @@ ORDER BY s.created_at, s.session_id`, millis(now))
 	defer rows.Close()
 	out := []store.Session{}
 	for rows.Next() {
-		sess, err := scanSession(rows)
+		sess, err := scanSession(s.box, rows)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite store: listing orphaned sessions: %w", err)
 		}

@@ -1,7 +1,8 @@
 // Package sqlite is the store in one SQLite file (<data>/browserd.db by
 // default), through the pure-Go modernc.org/sqlite driver: WAL journal,
 // immediate write transactions, schema migrations in code. Capture
-// payloads are sealed with a secret.Box; listing columns stay in the clear.
+// payloads and the sessions' listing URLs are sealed with a secret.Box;
+// the other listing columns stay in the clear.
 //
 // A key check — a known text sealed with the key, written on the first
 // open — makes Open refuse a key other than the one the store's data was
@@ -81,6 +82,10 @@ func Open(path string, box *secret.Box) (*Store, error) {
 		return nil, fmt.Errorf("sqlite store: %s: %w", path, err)
 	}
 	if err := s.checkKey(context.Background(), path); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := s.sealURLs(context.Background(), path); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -308,20 +313,25 @@ func millis(t time.Time) int64 { return t.UnixMilli() }
 
 func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
-const sessionColumns = `session_id, owner, profile, state, reason, created_at, updated_at, last_capture_at, tabs, url`
+// sessionColumns are a session's listing columns. The URL is read from
+// url_sealed; the url column of migration 1 stays empty (see sealURLs).
+const sessionColumns = `session_id, owner, profile, state, reason, created_at, updated_at, last_capture_at, tabs, url_sealed`
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanSession(r scanner) (store.Session, error) {
+// scanSession reads a row of sessionColumns, opening its URL with box.
+func scanSession(box *secret.Box, r scanner) (store.Session, error) {
 	var (
 		s                store.Session
 		state            string
 		created, updated int64
 		lastCapture      sql.NullInt64
+		url              []byte
 	)
-	if err := r.Scan(&s.ID, &s.Owner, &s.Profile, &state, &s.Reason, &created, &updated, &lastCapture, &s.Tabs, &s.URL); err != nil {
+	if err := r.Scan(&s.ID, &s.Owner, &s.Profile, &state, &s.Reason, &created, &updated, &lastCapture, &s.Tabs, &url); err != nil {
 		return store.Session{}, err
 	}
+	s.URL = store.OpenURL(box, s.ID, url)
 	s.State = store.SessionState(state)
 	s.CreatedAt = fromMillis(created)
 	s.UpdatedAt = fromMillis(updated)
@@ -355,8 +365,8 @@ func (s *Store) CreateSession(ctx context.Context, sess store.Session) error {
 				return fmt.Errorf("sqlite store: replacing %s session %q: %w", state, sess.ID, err)
 			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO sessions (session_id, owner, profile, state, reason, created_at, updated_at, last_capture_at, tabs, url)
-VALUES (?, ?, ?, ?, '', ?, ?, NULL, 0, '')`, sess.ID, sess.Owner, sess.Profile, string(store.Active), millis(sess.CreatedAt), millis(now))
+		_, err = tx.ExecContext(ctx, `INSERT INTO sessions (session_id, owner, profile, state, reason, created_at, updated_at, last_capture_at, tabs, url, url_sealed)
+VALUES (?, ?, ?, ?, '', ?, ?, NULL, 0, '', NULL)`, sess.ID, sess.Owner, sess.Profile, string(store.Active), millis(sess.CreatedAt), millis(now))
 		if err != nil {
 			return fmt.Errorf("sqlite store: creating session %q: %w", sess.ID, err)
 		}
@@ -366,7 +376,7 @@ VALUES (?, ?, ?, ?, '', ?, ?, NULL, 0, '')`, sess.ID, sess.Owner, sess.Profile, 
 
 // GetSession implements store.Store.
 func (s *Store) GetSession(ctx context.Context, id string) (store.Session, error) {
-	sess, err := scanSession(s.db.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE session_id = ?`, id))
+	sess, err := scanSession(s.box, s.db.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE session_id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Session{}, fmt.Errorf("%w: session %q", store.ErrNotFound, id)
 	}
@@ -390,7 +400,7 @@ ORDER BY created_at DESC, session_id DESC`, owner, string(state))
 	defer rows.Close()
 	out := []store.Session{}
 	for rows.Next() {
-		sess, err := scanSession(rows)
+		sess, err := scanSession(s.box, rows)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite store: listing sessions: %w", err)
 		}
@@ -447,7 +457,7 @@ func (s *Store) SaveCapture(ctx context.Context, c store.Capture, keep int) erro
 		// may not be if captures arrive out of order.
 		res, err := tx.ExecContext(ctx, `UPDATE sessions SET
 	tabs            = CASE WHEN last_capture_at IS NULL OR last_capture_at <= ?1 THEN ?2 ELSE tabs END,
-	url             = CASE WHEN last_capture_at IS NULL OR last_capture_at <= ?1 THEN ?3 ELSE url END,
+	url_sealed      = CASE WHEN last_capture_at IS NULL OR last_capture_at <= ?1 THEN ?3 ELSE url_sealed END,
 	last_capture_at = CASE WHEN last_capture_at IS NULL OR last_capture_at <= ?1 THEN ?1 ELSE last_capture_at END,
 	updated_at      = ?4
 WHERE session_id = ?5`, taken, len(c.Tabs), url, millis(now), c.SessionID)
@@ -576,7 +586,7 @@ ORDER BY s.created_at DESC, s.session_id DESC`, millis(now), node)
 			if _, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE session_id = ?`, o.id); err != nil {
 				return err
 			}
-			sess, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE session_id = ?`, o.id))
+			sess, err := scanSession(s.box, tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE session_id = ?`, o.id))
 			if err != nil {
 				return err
 			}

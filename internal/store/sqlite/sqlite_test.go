@@ -235,7 +235,8 @@ func TestFileMode(t *testing.T) {
 }
 
 // TestNoPlaintext reads the database files' bytes: no cookie or storage
-// value may be there unencrypted, while the listing columns are.
+// value, and no URL (its query and fragment may hold a token), may be
+// there unencrypted, while the other listing columns are.
 func TestNoPlaintext(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "browserd.db")
@@ -263,13 +264,13 @@ func TestNoPlaintext(t *testing.T) {
 			}
 			all = append(all, b...)
 		}
-		for _, v := range []string{secretValue, c.Cookies[0].Value, "eyJhbGciOi.x.y", c.UserAgent} {
+		for _, v := range []string{secretValue, c.Cookies[0].Value, "eyJhbGciOi.x.y", c.UserAgent, c.Tabs[0].URL, "example.com/app"} {
 			if bytes.Contains(all, []byte(v)) {
 				t.Errorf("%s: %q is in the database files in the clear", when, v)
 			}
 		}
-		if !bytes.Contains(all, []byte(c.Tabs[0].URL)) {
-			t.Errorf("%s: the listing URL is not in the database files; is the test reading the right files?", when)
+		if !bytes.Contains(all, []byte("alice")) {
+			t.Errorf("%s: the owner is not in the database files; is the test reading the right files?", when)
 		}
 	}
 	check("before a checkpoint")
@@ -277,6 +278,54 @@ func TestNoPlaintext(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after a checkpoint")
+}
+
+// TestSealsOldURLs: a store of an earlier version kept the listing URL in
+// the clear; opening it seals the URL, the listing still shows it, and
+// neither the file nor its WAL keeps the old copy.
+func TestSealsOldURLs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "browserd.db")
+	box := testBox(t, dir)
+	s, err := Open(path, box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := s.CreateSession(ctx, store.Session{ID: "s", Owner: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveCapture(ctx, storetest.Full("s", t0), 3); err != nil {
+		t.Fatal(err)
+	}
+	// As an earlier version wrote it: the URL in column url, none sealed.
+	const old = "https://example.com/reset?token=old-reset-token-5e2a#code=old-oauth-code-9f1b"
+	if _, err := s.db.ExecContext(ctx, `UPDATE sessions SET url = ?, url_sealed = NULL`, old); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s = open(t, path, box)
+	if got, err := s.GetSession(ctx, "s"); err != nil || got.URL != old {
+		t.Fatalf("after reopening: URL %q, %v; want %q", got.URL, err, old)
+	}
+	var all []byte
+	for _, p := range []string{path, path + "-wal"} {
+		b, err := os.ReadFile(p)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	for _, v := range []string{"old-reset-token-5e2a", "old-oauth-code-9f1b"} {
+		if bytes.Contains(all, []byte(v)) {
+			t.Errorf("%q is still in the database files in the clear after the URLs were sealed", v)
+		}
+	}
+	var plain int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sessions WHERE url <> ''`).Scan(&plain); err != nil || plain != 0 {
+		t.Errorf("sessions with a URL in the clear: %d, %v", plain, err)
+	}
 }
 
 // TestCancelWhileLocked: a writer waiting on another process's write lock
