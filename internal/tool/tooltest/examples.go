@@ -18,8 +18,8 @@ func Examples() []tool.Input {
 	return []tool.Input{
 		{
 			Action: "launch", Session: "s1", Task: "t1", UserDataDir: "work",
-			State:           json.RawMessage(`{"cookies":[{"name":"sid","value":"1","domain":"example.com","path":"/","expires":-1,"httpOnly":true,"secure":true,"sameSite":"Lax"}],"origins":[{"origin":"https://example.com","localStorage":[{"name":"k","value":"v"}]}]}`),
-			HTTPCredentials: []tool.HTTPCredential{{Origin: "https://intranet.example.com", Username: "ada", Password: "pw"}},
+			State:                json.RawMessage(`{"cookies":[{"name":"sid","value":"1","domain":"example.com","path":"/","expires":-1,"httpOnly":true,"secure":true,"sameSite":"Lax"}],"origins":[{"origin":"https://example.com","localStorage":[{"name":"k","value":"v"}]}]}`),
+			HTTPCredentials:      []tool.HTTPCredential{{Origin: "https://intranet.example.com", Username: "ada", Password: "pw"}},
 			ExcludeCookieDomains: []string{"ads.example.com"},
 			Headless:             &no, UserAgent: "Agent/1", Timezone: "Europe/Paris", Locale: "fr-FR",
 			Geolocation: &tool.Geolocation{Latitude: 48.85, Longitude: 2.35, Accuracy: 10},
