@@ -315,10 +315,24 @@ func (s *session) working() bool {
 	return false
 }
 
+// lastActed is when an action last ended in one of s's tasks. While an
+// agent acts, the captures its actions cause see what its pages did on
+// their own too; a probe would only compete with its next action (on a
+// big page, for the renderer's main thread). Call with Engine.mu held.
+func (s *session) lastActed() time.Time {
+	var last time.Time
+	for _, t := range s.tasks {
+		if t.lastUsed.After(last) {
+			last = t.lastUsed
+		}
+	}
+	return last
+}
+
 // captureDue captures the sessions that changed and whose last capture is
 // older than the interval, and probes (captureIf) the live sessions that
-// no action changed, in which no action runs, and that were neither
-// captured nor probed within probeEvery.
+// no action changed, in which no action runs or ran within probeEvery,
+// and that were neither captured nor probed within probeEvery.
 func (e *Engine) captureDue(now time.Time) {
 	if e.cfg.NoCapture {
 		return
@@ -338,7 +352,8 @@ func (e *Engine) captureDue(now time.Time) {
 			if now.Sub(s.lastCapture) >= e.cfg.SnapshotInterval {
 				due = append(due, job{s, false})
 			}
-		case s.resuming == nil && !s.closing && !s.working() && now.Sub(s.lastCapture) >= e.probeEvery() && now.Sub(s.lastProbe) >= e.probeEvery():
+		case s.resuming == nil && !s.closing && !s.working() && now.Sub(s.lastCapture) >= e.probeEvery() && now.Sub(s.lastProbe) >= e.probeEvery() &&
+			now.Sub(s.lastActed()) >= e.probeEvery():
 			due = append(due, job{s, true})
 		}
 	}
