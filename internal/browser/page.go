@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chromedp/cdproto/target"
-
 	"github.com/browserd/browserd/internal/cdp"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/tool"
@@ -206,18 +204,6 @@ type Page struct {
 	loopDone chan struct{}
 }
 
-var pageEvents = []string{
-	"Page.loadEventFired", "Page.frameNavigated", "Page.frameStartedLoading", "Page.frameStoppedLoading",
-	"Page.navigatedWithinDocument", "Page.frameRequestedNavigation", "Page.windowOpen",
-	"Page.javascriptDialogOpening", "Page.javascriptDialogClosed", "Page.downloadWillBegin",
-	"Runtime.consoleAPICalled", "Runtime.exceptionThrown",
-	"Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared",
-	"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed",
-	"Target.attachedToTarget", "Target.detachedFromTarget",
-	"Inspector.targetCrashed",
-	"Fetch.requestPaused", "Fetch.authRequired",
-}
-
 func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session, o PageOptions) (*Page, error) {
 	if o.ConsoleLimit <= 0 {
 		o.ConsoleLimit = 1000
@@ -231,7 +217,7 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 		loopDone: make(chan struct{}),
 	}
 	p.dialogCtx, p.dialogEnd = context.WithCancelCause(context.Background())
-	l := sess.Listen(pageEvents...)
+	l := sess.Listen(pageEventNames()...)
 	p.events = l
 	go p.loop(l)
 	// DOM stays disabled on purpose: DOM events flood on big pages, and
@@ -364,255 +350,15 @@ func (p *Page) Sync(ctx context.Context) error {
 // ErrClosedTab is the cause of an action's context when its tab closes.
 var ErrClosedTab = errors.New("the tab was closed")
 
+// handle updates the tab's state from one event, through its handler in
+// pageEvents, and wakes everyone waiting for a change.
 func (p *Page) handle(ev cdp.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.handled++
 	defer p.notify()
-	switch ev.Method {
-	case "Page.loadEventFired":
-		p.loadSeq++
-		p.loading = false
-	case "Page.windowOpen":
-		p.windowOpens++
-	case "Page.downloadWillBegin":
-		// The tab's own word that a download is its: the browser-wide
-		// event names another tab's frame when a navigation browserd
-		// asked for (Page.navigate) turns into a download.
-		var e struct {
-			GUID string `json:"guid"`
-		}
-		if ev.Decode(&e) == nil && e.GUID != "" && p.b != nil {
-			p.b.claimDownload(e.GUID, p.TargetID)
-		}
-	case "Page.frameRequestedNavigation":
-		var e struct {
-			FrameID     string `json:"frameId"`
-			Disposition string `json:"disposition"`
-		}
-		if ev.Decode(&e) == nil && e.FrameID == p.TargetID && e.Disposition == "currentTab" {
-			p.loading = true
-			p.navPending = true
-		}
-	case "Page.frameStartedLoading", "Page.frameStoppedLoading":
-		var e struct {
-			FrameID string `json:"frameId"`
-		}
-		if ev.Decode(&e) == nil && e.FrameID == p.TargetID {
-			p.loading = ev.Method == "Page.frameStartedLoading"
-			p.navPending = p.loading
-		}
-	case "Page.frameNavigated":
-		var e struct {
-			Frame struct {
-				ID       string `json:"id"`
-				ParentID string `json:"parentId"`
-				URL      string `json:"url"`
-				Fragment string `json:"urlFragment"`
-			} `json:"frame"`
-			Type string `json:"type"`
-		}
-		if ev.Decode(&e) == nil && e.Frame.ParentID == "" {
-			// Requests of the old document that never reported their end.
-			for id, t := range p.inflight {
-				if time.Since(t) > time.Second {
-					delete(p.inflight, id)
-				}
-			}
-			p.navSeq++
-			p.navPending = false
-			p.commitLoad = p.loadSeq // loads counted before this commit are the old document's
-			p.recovered()            // a new document: the renderer is back
-			p.url = e.Frame.URL + e.Frame.Fragment
-			if e.Type == "BackForwardCacheRestore" {
-				// A page from the back/forward cache is loaded already and
-				// fires no load event: its restore is its load.
-				p.loadSeq++
-				p.loading = false
-			}
-		}
-	case "Page.navigatedWithinDocument":
-		var e struct {
-			FrameID string `json:"frameId"`
-			URL     string `json:"url"`
-		}
-		if ev.Decode(&e) == nil && e.FrameID == p.TargetID {
-			p.url = e.URL
-			p.sameDocSeq++
-		}
-	case "Page.javascriptDialogOpening":
-		var e struct {
-			Message       string `json:"message"`
-			Type          string `json:"type"`
-			DefaultPrompt string `json:"defaultPrompt"`
-		}
-		if ev.Decode(&e) == nil {
-			p.dialog = &Dialog{Type: e.Type, Message: untrusted.Page(e.Message), DefaultPrompt: untrusted.Page(e.DefaultPrompt)}
-			p.dialogEnd(ErrDialogOpen)
-		}
-	case "Page.javascriptDialogClosed":
-		p.dialog = nil
-		p.dialogCtx, p.dialogEnd = context.WithCancelCause(context.Background())
-	case "Runtime.consoleAPICalled":
-		var e struct {
-			Type string         `json:"type"`
-			Args []remoteObject `json:"args"`
-		}
-		if ev.Decode(&e) == nil {
-			parts := make([]string, len(e.Args))
-			for i, a := range e.Args {
-				parts[i] = a.text()
-			}
-			p.addConsole(e.Type, strings.Join(parts, " "))
-		}
-	case "Runtime.exceptionThrown":
-		var e struct {
-			Details struct {
-				Text      string       `json:"text"`
-				Exception remoteObject `json:"exception"`
-			} `json:"exceptionDetails"`
-		}
-		if ev.Decode(&e) == nil {
-			msg := e.Details.Exception.Description
-			if msg == "" {
-				msg = e.Details.Text
-			}
-			p.addConsole("pageerror", msg)
-		}
-	case "Runtime.executionContextCreated":
-		var e struct {
-			Context struct {
-				ID      int64  `json:"id"`
-				Name    string `json:"name"`
-				AuxData struct {
-					FrameID string `json:"frameId"`
-					Type    string `json:"type"`
-				} `json:"auxData"`
-			} `json:"context"`
-		}
-		if ev.Decode(&e) == nil {
-			if e.Context.AuxData.Type == "isolated" && e.Context.Name == utilityWorld {
-				p.worlds[e.Context.AuxData.FrameID] = e.Context.ID
-			}
-		}
-	case "Runtime.executionContextDestroyed":
-		var e struct {
-			ID int64 `json:"executionContextId"`
-		}
-		if ev.Decode(&e) == nil {
-			for f, id := range p.worlds {
-				if id == e.ID {
-					delete(p.worlds, f)
-				}
-			}
-		}
-	case "Runtime.executionContextsCleared":
-		clear(p.worlds)
-	case "Network.requestWillBeSent":
-		var e struct {
-			RequestID string `json:"requestId"`
-			Type      string `json:"type"`
-			FrameID   string `json:"frameId"`
-			Request   struct {
-				URL string `json:"url"`
-			} `json:"request"`
-		}
-		// Long-lived streams never finish; an out-of-process frame's
-		// document finishes in that frame's session, not this one; the
-		// favicon changes nothing on the page.
-		if ev.Decode(&e) == nil && e.Type != "WebSocket" && e.Type != "EventSource" &&
-			!(e.Type == "Document" && e.FrameID != p.TargetID) && !strings.HasSuffix(e.Request.URL, "/favicon.ico") {
-			p.inflight[e.RequestID] = time.Now()
-			p.lastNet = time.Now()
-		}
-	case "Network.loadingFinished", "Network.loadingFailed":
-		var e struct {
-			RequestID string `json:"requestId"`
-		}
-		if ev.Decode(&e) != nil {
-			break
-		}
-		if _, ok := p.inflight[e.RequestID]; ok {
-			delete(p.inflight, e.RequestID)
-			p.lastNet = time.Now()
-		}
-	case "Target.attachedToTarget":
-		var e struct {
-			SessionID  target.SessionID `json:"sessionId"`
-			TargetInfo struct {
-				TargetID      string `json:"targetId"`
-				Type          string `json:"type"`
-				ParentFrameID string `json:"parentFrameId"`
-			} `json:"targetInfo"`
-		}
-		if ev.Decode(&e) == nil && e.TargetInfo.Type == "iframe" {
-			fs := &frameSession{sess: p.b.conn.Session(e.SessionID), parentFrame: e.TargetInfo.ParentFrameID}
-			p.oopifs[e.TargetInfo.TargetID] = fs
-			// Nested out-of-process frames attach through this session too.
-			guarded := p.opts.Guard != nil
-			emu := p.opts.Emulation
-			go func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				// A cross-site frame is a renderer of its own: it sees the
-				// session's overrides only when told.
-				for _, st := range emulationSteps(emu) {
-					_ = fs.sess.Call(ctx, st[0].(string), st[1], nil)
-				}
-				_ = fs.sess.Call(ctx, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}, nil)
-				if guarded {
-					p.guardFrame(fs.sess)
-				}
-			}()
-		}
-	case "Target.detachedFromTarget":
-		var e struct {
-			SessionID target.SessionID `json:"sessionId"`
-		}
-		if ev.Decode(&e) == nil {
-			for id, fs := range p.oopifs {
-				if fs.sess.ID() == e.SessionID {
-					delete(p.oopifs, id)
-				}
-			}
-		}
-	case "Fetch.requestPaused":
-		var e struct {
-			RequestID string `json:"requestId"`
-			Request   struct {
-				URL string `json:"url"`
-			} `json:"request"`
-		}
-		if ev.Decode(&e) != nil {
-			break
-		}
-		// The verdict may need a DNS lookup: answer off the loop. The
-		// goroutine ends with its answer, bounded by its timeout.
-		if p.opts.Guard != nil {
-			go p.vet(e.RequestID, e.Request.URL)
-		} else {
-			go continueRequest(p.sess, e.RequestID) // paused for its credentials only
-		}
-	case "Fetch.authRequired":
-		var e struct {
-			RequestID     string `json:"requestId"`
-			AuthChallenge struct {
-				Source string `json:"source"`
-				Origin string `json:"origin"`
-			} `json:"authChallenge"`
-		}
-		if ev.Decode(&e) == nil {
-			go p.answerAuth(p.sess, e.RequestID, e.AuthChallenge.Origin, e.AuthChallenge.Source)
-		}
-	case "Inspector.targetCrashed":
-		p.crashed = true
-		if p.crashing {
-			// unfreeze crashed it to load another page: the action that
-			// asked goes on.
-			p.crashing = false
-		} else {
-			p.dialogEnd(ErrCrashed)
-		}
+	if h := pageEvents[ev.Method]; h != nil {
+		h(p, ev)
 	}
 }
 

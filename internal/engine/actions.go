@@ -24,14 +24,6 @@ import (
 // WaitTime is how long wait waits when the call names no timeout.
 const WaitTime = 30 * time.Second
 
-// changesPage lists the actions after which the result carries the page
-// (whole, or what changed; unless the input says snapshot: false).
-var changesPage = map[string]bool{
-	"navigate": true, "click": true, "type": true, "select": true, "scroll": true, "wait": true,
-	"tab_new": true, "tab_switch": true, "dialog": true, "upload": true, "back": true,
-	"forward": true, "reload": true, "hover": true, "press": true, "handoff": true, "drag": true, "fill": true,
-}
-
 // call is one action in flight: the input, its task and tab, and the
 // result being built.
 type call struct {
@@ -191,47 +183,103 @@ func (c *call) wrap() {
 	r.Wrapped = true
 }
 
+// run carries out one call, as a pipeline: calls that need no session
+// (status, list_sessions, session_resume); the session (launch prepares
+// it first); the task, locked for the call; what the task answers itself
+// (close, task_end, tabs); the browser; launch's own work, or the state
+// actions; the tab; and the action on the tab with its answer (act).
 func (c *call) run(ctx context.Context) error {
-	e, in := c.e, c.in
-	if e.cfg.Denied(in.Action) {
-		return fail("action %q is turned off on this server (--deny-actions)", in.Action)
+	if c.e.cfg.Denied(c.in.Action) {
+		return fail("action %q is turned off on this server (--deny-actions)", c.in.Action)
 	}
-	switch in.Action {
+	if done, err := c.sessionless(ctx); done {
+		return err
+	}
+	if c.in.Action == "launch" {
+		if err := c.prepareLaunch(ctx); err != nil {
+			return err
+		}
+	}
+	sess, done, err := c.openSession(ctx)
+	if done || err != nil {
+		return err
+	}
+	ctx, leave, err := c.enterTask(ctx, sess)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	if done, err := c.taskOnly(ctx, sess); done {
+		return err
+	}
+	sl, err := c.browserFor(ctx, sess)
+	if err != nil {
+		return err
+	}
+	c.slot = sl
+	switch c.in.Action {
+	case "launch":
+		return c.launched(ctx, sess)
+	case "state_save":
+		return c.stateSave(ctx)
+	case "state_load":
+		return c.stateLoad(ctx)
+	}
+	if err := c.pickTab(ctx, sl); err != nil {
+		return err
+	}
+	return c.act(ctx, sess, sl.br)
+}
+
+// sessionless answers the calls that need no session; done says it did.
+func (c *call) sessionless(ctx context.Context) (done bool, err error) {
+	switch c.in.Action {
 	case "status": // reads; creates no session
-		c.res.Content = e.status(ctx, c.owner)
-		return nil
+		c.res.Content = c.e.status(ctx, c.owner)
+		return true, nil
 	case "list_sessions":
-		return c.listSessions(ctx)
+		return true, c.listSessions(ctx)
 	case "session_resume":
-		return c.resume(ctx)
+		return true, c.resume(ctx)
 	}
-	if in.Action == "launch" {
-		if err := e.checkHeadless(&in); err != nil {
-			return err
-		}
-		if err := c.prepareInjection(ctx); err != nil {
-			return err
-		}
-		// A profile's excluded cookie domains are set before its browser
-		// starts and puts its saved cookies back.
-		if profile := launchProfile(in); profile != "" && in.ExcludeCookieDomains != nil {
-			owner, name := splitName(profile)
-			if err := e.store.SetProfileExcludes(ctx, owner, name, normDomains(in.ExcludeCookieDomains)); err != nil {
-				return fmt.Errorf("saving the profile's excluded cookie domains: %w", err)
-			}
+	return false, nil
+}
+
+// prepareLaunch is what launch does before its session exists: the
+// headless check, the state to inject, and a profile's excluded cookie
+// domains — set before its browser starts and puts its saved cookies back.
+func (c *call) prepareLaunch(ctx context.Context) error {
+	e, in := c.e, c.in
+	if err := e.checkHeadless(&in); err != nil {
+		return err
+	}
+	if err := c.prepareInjection(ctx); err != nil {
+		return err
+	}
+	if profile := launchProfile(in); profile != "" && in.ExcludeCookieDomains != nil {
+		owner, name := splitName(profile)
+		if err := e.store.SetProfileExcludes(ctx, owner, name, normDomains(in.ExcludeCookieDomains)); err != nil {
+			return fmt.Errorf("saving the profile's excluded cookie domains: %w", err)
 		}
 	}
-	sess, err := e.sessionFor(ctx, c)
+	return nil
+}
+
+// openSession finds or creates the call's session; done says the call
+// was answered (a recoverable session closed instead of resumed).
+func (c *call) openSession(ctx context.Context) (sess *session, done bool, err error) {
+	e, in := c.e, c.in
+	sess, err = e.sessionFor(ctx, c)
 	if err == nil && c.inj != nil {
 		c.inj.created = true
 	}
 	if errors.Is(err, errClosedStored) {
 		c.res.Session = in.Session
 		c.res.Content = fmt.Sprintf("closed session %q; it was recoverable and was not resumed", cmp.Or(in.Session, in.Profile, "default"))
-		return nil
+		return nil, true, nil
 	}
 	if err != nil {
-		return err
+		return nil, false, err
 	}
 	c.res.Session = sess.id
 	if in.Action == "launch" && sess.profile == "" && in.ExcludeCookieDomains != nil {
@@ -241,47 +289,56 @@ func (c *call) run(ctx context.Context) error {
 	}
 	if in.Action == "launch" && !c.opened {
 		if err := e.sameEnvironment(sess, &in); err != nil {
-			return err
+			return nil, false, err
 		}
 	}
-	t, err := e.taskFor(sess, in.Task)
+	return sess, false, nil
+}
+
+// enterTask takes the call's task for the call: one action at a time per
+// task. The context it returns ends when the session is closed meanwhile
+// (DELETE /api/sessions); leave gives the task back.
+func (c *call) enterTask(ctx context.Context, sess *session) (context.Context, func(), error) {
+	e := c.e
+	t, err := e.taskFor(sess, c.in.Task)
 	if err != nil {
-		return err
+		return ctx, nil, err
 	}
 	c.task = t
 	c.res.Task = t.name
 	t.run.Lock()
-	defer t.run.Unlock()
-	// Closing the session ends the call (its CDP calls return at once).
 	ctx, end := context.WithCancelCause(ctx)
-	defer end(nil)
 	e.mu.Lock()
 	t.working = true
 	t.stop = end
+	gone := sess.closing || !sess.stored || e.sessions[sess.id] != sess
 	e.mu.Unlock()
-	defer func() {
+	leave := func() {
 		e.mu.Lock()
 		t.working = false
 		t.stop = nil
-		e.mu.Unlock()
-	}()
-	e.mu.Lock()
-	gone := sess.closing || !sess.stored || e.sessions[sess.id] != sess
-	e.mu.Unlock()
-	if gone {
-		// It was closed (DELETE /api/sessions) while this call waited.
-		return fail("session %q was closed while this call waited; send it again to start the session afresh", bareName(sess.id))
-	}
-	defer func() {
-		e.mu.Lock()
 		t.lastUsed = time.Now()
 		e.mu.Unlock()
-	}()
-
-	if in.Action == "close" {
-		return c.closeTask(ctx)
+		end(nil)
+		t.run.Unlock()
 	}
-	if in.Action == "task_end" {
+	if gone {
+		leave()
+		// It was closed (DELETE /api/sessions) while this call waited.
+		return ctx, nil, fail("session %q was closed while this call waited; send it again to start the session afresh", bareName(sess.id))
+	}
+	return ctx, leave, nil
+}
+
+// taskOnly answers what the task answers itself (close, task_end, tabs);
+// done says it did. Every other call reopens an ended task and hears of
+// saves that failed.
+func (c *call) taskOnly(ctx context.Context, sess *session) (done bool, err error) {
+	e, t := c.e, c.task
+	switch c.in.Action {
+	case "close":
+		return true, c.closeTask(ctx)
+	case "task_end":
 		// The task's tabs stay open for a person to review, until closed
 		// or reaped by the idle policy.
 		e.mu.Lock()
@@ -294,7 +351,7 @@ func (c *call) run(ctx context.Context) error {
 			until = fmt.Sprintf("until closed, for %s at most (--review-grace)", e.cfg.ReviewGrace)
 		}
 		c.res.Content = fmt.Sprintf("task %q ended; its %d tabs stay open for review %s", t.name, n, until)
-		return nil
+		return true, nil
 	}
 	e.mu.Lock()
 	t.ended = false
@@ -305,16 +362,21 @@ func (c *call) run(ctx context.Context) error {
 		// silently.
 		c.res.Notes = append(c.res.Notes, "browserd could not save this session's state lately ("+saveErr+"); its last good save is kept — free disk space (or fix the store) so the next save works")
 	}
-	if in.Action == "tabs" {
+	if c.in.Action == "tabs" {
 		c.res.Tabs = e.tabsOf(ctx, t)
-		return nil
+		return true, nil
 	}
+	return false, nil
+}
 
-	if in.Action == "launch" {
-		// A new folder session's folder is written before its browser
-		// starts on it.
+// browserFor is the session's browser, started (or brought back after a
+// crash) as needed. A new folder session's folder is written before its
+// browser starts on it.
+func (c *call) browserFor(ctx context.Context, sess *session) (*slot, error) {
+	e := c.e
+	if c.in.Action == "launch" {
 		if err := c.convertInto(ctx, sess); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	sl, note, err := e.ensureBrowser(ctx, sess)
@@ -322,57 +384,57 @@ func (c *call) run(ctx context.Context) error {
 		c.res.Notes = append(c.res.Notes, note)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if note := e.recoverCrash(ctx, sess); note != "" {
 		c.res.Notes = append(c.res.Notes, note)
 	}
-	if in.Action == "launch" {
-		if in.Headless != nil && e.cfg.CDP != "" {
-			c.res.Notes = append(c.res.Notes, "headless is left as it is: the attached browser (--cdp) shows a window or not as it was started")
+	return sl, nil
+}
+
+// launched is launch's work once its session's browser runs: its notes,
+// the guard's hosts, the window size, HTTP logins, the state to inject;
+// it answers with the status.
+func (c *call) launched(ctx context.Context, sess *session) error {
+	e, in := c.e, c.in
+	if in.Headless != nil && e.cfg.CDP != "" {
+		c.res.Notes = append(c.res.Notes, "headless is left as it is: the attached browser (--cdp) shows a window or not as it was started")
+	}
+	if in.ExcludeCookieDomains != nil {
+		whose := "session's"
+		if sess.profile != "" {
+			whose = "profile's (kept across restarts and nodes)"
 		}
-		if in.ExcludeCookieDomains != nil {
-			whose := "session's"
-			if sess.profile != "" {
-				whose = "profile's (kept across restarts and nodes)"
-			}
-			c.res.Notes = append(c.res.Notes, fmt.Sprintf("the %s excluded cookie domains are now %v; their saved cookies are left out whenever saved cookies are put back (the profile's browser starting, a resume, state_load), not removed from a browser that runs", whose, normDomains(in.ExcludeCookieDomains)))
-		}
-		if len(in.AllowHosts)+len(in.BlockHosts)+len(in.OnlyHosts) > 0 {
-			if err := e.setPolicy(sess, &in); err != nil {
-				return err
-			}
-		}
-		if in.Width > 0 {
-			e.mu.Lock()
-			sess.width, sess.height = in.Width, in.Height
-			e.mu.Unlock()
-		}
-		if len(in.HTTPCredentials) > 0 {
-			if err := c.setCredentials(ctx, sess); err != nil {
-				return err
-			}
-		}
-		c.slot = sl
-		if err := c.injectState(ctx, sess); err != nil {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("the %s excluded cookie domains are now %v; their saved cookies are left out whenever saved cookies are put back (the profile's browser starting, a resume, state_load), not removed from a browser that runs", whose, normDomains(in.ExcludeCookieDomains)))
+	}
+	if len(in.AllowHosts)+len(in.BlockHosts)+len(in.OnlyHosts) > 0 {
+		if err := e.setPolicy(sess, &in); err != nil {
 			return err
 		}
-		c.res.Content = joinContent(c.res.Content, e.status(ctx, c.owner))
-		return nil
 	}
-	c.slot = sl
-	br := sl.br
-	switch in.Action {
-	case "state_save":
-		return c.stateSave(ctx)
-	case "state_load":
-		return c.stateLoad(ctx)
+	if in.Width > 0 {
+		e.mu.Lock()
+		sess.width, sess.height = in.Width, in.Height
+		e.mu.Unlock()
 	}
-	if err := c.pickTab(ctx, sl); err != nil {
+	if len(in.HTTPCredentials) > 0 {
+		if err := c.setCredentials(ctx, sess); err != nil {
+			return err
+		}
+	}
+	if err := c.injectState(ctx, sess); err != nil {
 		return err
 	}
+	c.res.Content = joinContent(c.res.Content, e.status(ctx, c.owner))
+	return nil
+}
 
-	timeout := e.timeoutOf(in)
+// act runs the action on the call's tab within its timeout — after the
+// person gate, and refused while a dialog blocks the page — then reports
+// what it caused and answers with the page (answer).
+func (c *call) act(ctx context.Context, sess *session, br *browser.Browser) error {
+	in := c.in
+	timeout := c.e.timeoutOf(in)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := c.personGate(tctx); err != nil {
@@ -392,7 +454,7 @@ func (c *call) run(ctx context.Context) error {
 	started := time.Now()
 	opens := pg.WindowOpens()
 
-	err = c.dispatch(actx, br)
+	err := c.dispatch(actx, br)
 	dialogOpen := errors.Is(context.Cause(actx), browser.ErrDialogOpen) || pg.Dialog() != nil
 	if err != nil && dialogOpen && (browser.DialogBlocked(err) || errors.Is(err, context.Canceled)) {
 		// The action opened a dialog: report it, not an error.
@@ -428,32 +490,42 @@ func (c *call) run(ctx context.Context) error {
 	if c.navRefused != "" {
 		return &userError{c.navRefused}
 	}
-	if changesPage[in.Action] || in.Action == "evaluate" || in.Action == "tab_close" {
-		e.markDirty(sess) // state is saved and captured soon, off this path
+	return c.answer(ctx, sess, answerBy)
+}
+
+// answer completes a successful action's result: the session marked
+// changed (it is saved and captured soon, off this path), an open dialog,
+// and for an action that changes the page, the page as it is now, read
+// by answerBy at the latest.
+func (c *call) answer(ctx context.Context, sess *session, answerBy time.Time) error {
+	e, in, pg := c.e, c.in, c.tab.page
+	if tabActions[in.Action].changes || tabActions[in.Action].marks {
+		e.markDirty(sess)
 	}
 	if d := pg.Dialog(); d != nil {
 		c.res.Dialog = toolDialog(d)
 		return nil
 	}
-	if changesPage[in.Action] && in.WantsSnapshot() && !c.snapped {
-		// The answer's snapshot takes no longer than the action may.
-		limit := e.cfg.ActionTime
-		if in.Timeout > 0 {
-			limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
-		}
-		begun := time.Now()
-		by := earliest(begun.Add(limit), answerBy)
-		sctx, cancel := context.WithDeadline(ctx, by)
-		defer cancel()
-		text, err := c.answerSnapshot(sctx)
-		if err != nil && errors.Is(err, context.DeadlineExceeded) {
-			err = c.timedOut(ctx, err, "reading the page", by.Sub(begun).Round(100*time.Millisecond))
-		}
-		if err != nil {
-			c.res.Notes = append(c.res.Notes, "no snapshot: "+c.explain(err))
-		} else {
-			c.res.Content = joinContent(c.res.Content, text)
-		}
+	if !changesPage(in.Action) || !in.WantsSnapshot() || c.snapped {
+		return nil
+	}
+	// The answer's snapshot takes no longer than the action may.
+	limit := e.cfg.ActionTime
+	if in.Timeout > 0 {
+		limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
+	}
+	begun := time.Now()
+	by := earliest(begun.Add(limit), answerBy)
+	sctx, cancel := context.WithDeadline(ctx, by)
+	defer cancel()
+	text, err := c.answerSnapshot(sctx)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) {
+		err = c.timedOut(ctx, err, "reading the page", by.Sub(begun).Round(100*time.Millisecond))
+	}
+	if err != nil {
+		c.res.Notes = append(c.res.Notes, "no snapshot: "+c.explain(err))
+	} else {
+		c.res.Content = joinContent(c.res.Content, text)
 	}
 	return nil
 }
@@ -592,177 +664,239 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 	return nil
 }
 
+// tabAction is what the engine declares of an action done on a tab: the
+// function that does it, and what it does to the session.
+type tabAction struct {
+	do func(c *call, ctx context.Context, br *browser.Browser) error
+	// changes: the action changes the page, so its answer shows the page
+	// as it is after it (or what changed), and the session is captured.
+	changes bool
+	// marks: the session is captured after it, though the answer shows
+	// no page (evaluate, tab_close).
+	marks bool
+}
+
+// tabActions are the actions done on a tab, each declared once. The
+// others are answered earlier in run: status, list_sessions and
+// session_resume need no session; close, task_end and tabs only the task;
+// launch, state_save and state_load the browser (TestEveryActionDeclared).
+var tabActions = map[string]tabAction{
+	"navigate":   {do: (*call).navigate, changes: true},
+	"back":       {do: (*call).history, changes: true},
+	"forward":    {do: (*call).history, changes: true},
+	"reload":     {do: (*call).reload, changes: true},
+	"snapshot":   {do: (*call).snapshotAction},
+	"click":      {do: (*call).clickOrHover, changes: true},
+	"hover":      {do: (*call).clickOrHover, changes: true},
+	"drag":       {do: bare((*call).drag), changes: true},
+	"fill":       {do: bare((*call).fill), changes: true},
+	"type":       {do: bare((*call).typeText), changes: true},
+	"select":     {do: bare((*call).selectOption), changes: true},
+	"press":      {do: (*call).press, changes: true},
+	"scroll":     {do: bare((*call).scroll), changes: true},
+	"handoff":    {do: bare((*call).handoff), changes: true},
+	"evaluate":   {do: bare((*call).evaluate), marks: true},
+	"extract":    {do: bare((*call).extract)},
+	"wait":       {do: bare((*call).wait), changes: true},
+	"screenshot": {do: bare((*call).screenshot)},
+	"pdf":        {do: bare((*call).pdf)},
+	"console":    {do: (*call).console},
+	"tab_new":    {do: (*call).tabNew, changes: true},
+	"tab_switch": {do: (*call).tabSwitch, changes: true},
+	"tab_close":  {do: (*call).tabClose, marks: true},
+	"dialog":     {do: (*call).dialog, changes: true},
+	"upload":     {do: (*call).uploadAction, changes: true},
+}
+
+// bare adapts an action function that needs no browser.
+func bare(f func(*call, context.Context) error) func(*call, context.Context, *browser.Browser) error {
+	return func(c *call, ctx context.Context, _ *browser.Browser) error { return f(c, ctx) }
+}
+
+// changesPage reports whether an action changes the page (tabActions).
+func changesPage(action string) bool { return tabActions[action].changes }
+
+// dispatch runs the call's action on its tab.
 func (c *call) dispatch(ctx context.Context, br *browser.Browser) error {
+	a, ok := tabActions[c.in.Action]
+	if !ok {
+		return fail("action %q is not implemented", c.in.Action)
+	}
+	return a.do(c, ctx, br)
+}
+
+func (c *call) navigate(ctx context.Context, _ *browser.Browser) error {
+	u, err := c.checkNav(ctx, c.in.URL)
+	if err != nil {
+		return err
+	}
+	return c.tab.page.Navigate(ctx, u)
+}
+
+// history goes back or forward.
+func (c *call) history(ctx context.Context, _ *browser.Browser) error {
+	delta := -1
+	if c.in.Action == "forward" {
+		delta = 1
+	}
+	if err := c.tab.page.History(ctx, delta); err != nil {
+		if errors.Is(err, browser.ErrNoHistory) {
+			return fail("cannot go %s: no history entry in that direction", c.in.Action)
+		}
+		return err
+	}
+	return nil
+}
+
+func (c *call) reload(ctx context.Context, _ *browser.Browser) error {
+	return c.tab.page.Reload(ctx)
+}
+
+func (c *call) snapshotAction(ctx context.Context, _ *browser.Browser) error {
+	in := c.in
+	text, err := c.snapshot(ctx, snapshot.Options{Interactive: in.Interactive, Depth: in.Depth, MaxChars: in.MaxChars})
+	if err != nil {
+		return err
+	}
+	c.res.Content = text
+	c.snapped = true
+	return nil
+}
+
+func (c *call) clickOrHover(ctx context.Context, _ *browser.Browser) error {
 	in, pg := c.in, c.tab.page
-	switch in.Action {
-	case "navigate":
-		u, err := c.checkNav(ctx, in.URL)
-		if err != nil {
+	el, err := c.target(ctx)
+	if err != nil {
+		return err
+	}
+	aim, err := pg.Aim(ctx, el, in.Action)
+	if err != nil {
+		return err
+	}
+	// A page's delayed reaction (a menu, a tooltip) is waited for;
+	// a native checkbox or radio reacts at once, as a rule.
+	first := browser.DOMFirst
+	if in.Action == "click" && aim.Toggle {
+		first = 0
+	}
+	m := pg.Mark(ctx, first)
+	if in.Action == "hover" {
+		if err := pg.Hover(ctx, aim.X, aim.Y); err != nil {
 			return err
 		}
-		return pg.Navigate(ctx, u)
-	case "back", "forward":
-		delta := -1
-		if in.Action == "forward" {
-			delta = 1
+	} else {
+		o := browser.ClickOptions{Button: in.Button, Modifiers: in.Modifiers}
+		if in.Double {
+			o.Count = 2
 		}
-		if err := pg.History(ctx, delta); err != nil {
-			if errors.Is(err, browser.ErrNoHistory) {
-				return fail("cannot go %s: no history entry in that direction", in.Action)
-			}
+		if err := pg.Click(ctx, aim.X, aim.Y, o); err != nil {
 			return err
 		}
-		return nil
-	case "reload":
-		return pg.Reload(ctx)
-	case "snapshot":
-		text, err := c.snapshot(ctx, snapshot.Options{Interactive: in.Interactive, Depth: in.Depth, MaxChars: in.MaxChars})
-		if err != nil {
-			return err
-		}
-		c.res.Content = text
-		c.snapped = true
-		return nil
-	case "click", "hover":
+	}
+	return pg.Settle(ctx, m)
+}
+
+func (c *call) press(ctx context.Context, _ *browser.Browser) error {
+	pg := c.tab.page
+	if c.in.Ref != "" || c.in.Selector != "" || c.in.Role != "" {
 		el, err := c.target(ctx)
 		if err != nil {
 			return err
 		}
-		aim, err := pg.Aim(ctx, el, in.Action)
-		if err != nil {
+		if err := pg.Focus(ctx, el); err != nil {
 			return err
 		}
-		// A page's delayed reaction (a menu, a tooltip) is waited for;
-		// a native checkbox or radio reacts at once, as a rule.
-		first := browser.DOMFirst
-		if in.Action == "click" && aim.Toggle {
-			first = 0
-		}
-		m := pg.Mark(ctx, first)
-		if in.Action == "hover" {
-			if err := pg.Hover(ctx, aim.X, aim.Y); err != nil {
-				return err
-			}
-		} else {
-			o := browser.ClickOptions{Button: in.Button, Modifiers: in.Modifiers}
-			if in.Double {
-				o.Count = 2
-			}
-			if err := pg.Click(ctx, aim.X, aim.Y, o); err != nil {
-				return err
-			}
-		}
-		return pg.Settle(ctx, m)
-	case "drag":
-		return c.drag(ctx)
-	case "fill":
-		return c.fill(ctx)
-	case "type":
-		return c.typeText(ctx)
-	case "select":
-		return c.selectOption(ctx)
-	case "press":
-		if c.in.Ref != "" || c.in.Selector != "" || c.in.Role != "" {
-			el, err := c.target(ctx)
-			if err != nil {
-				return err
-			}
-			if err := pg.Focus(ctx, el); err != nil {
-				return err
-			}
-		}
-		m := pg.Mark(ctx, 0)
-		if err := pg.Press(ctx, in.Key); err != nil {
+	}
+	m := pg.Mark(ctx, 0)
+	if err := pg.Press(ctx, c.in.Key); err != nil {
+		return &userError{err.Error()}
+	}
+	return pg.Settle(ctx, m)
+}
+
+func (c *call) console(_ context.Context, _ *browser.Browser) error {
+	msgs, dropped := c.tab.page.Console()
+	var b strings.Builder
+	if dropped > 0 {
+		fmt.Fprintf(&b, "[%d older messages dropped; the buffer keeps the last %d]\n", dropped, len(msgs))
+	}
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "[%s] %s\n", m.Level, m.Text)
+	}
+	if len(msgs) == 0 {
+		b.WriteString("no console messages")
+	}
+	c.res.Content = strings.TrimRight(b.String(), "\n")
+	return nil
+}
+
+// tabNew loads the tab pickTab opened, if given a URL.
+func (c *call) tabNew(ctx context.Context, _ *browser.Browser) error {
+	if c.in.URL == "" {
+		return nil
+	}
+	u, err := c.checkNav(ctx, c.in.URL)
+	if err != nil {
+		return err
+	}
+	return c.tab.page.Navigate(ctx, u)
+}
+
+func (c *call) tabSwitch(_ context.Context, _ *browser.Browser) error {
+	c.e.mu.Lock()
+	c.task.active = c.tab
+	c.e.mu.Unlock()
+	return nil
+}
+
+func (c *call) tabClose(ctx context.Context, _ *browser.Browser) error {
+	tb := c.tab
+	if err := tb.page.Close(ctx); err != nil && !tb.page.Closed() {
+		return err
+	}
+	c.e.removeTab(tb)
+	c.res.Tabs = c.e.tabsOf(ctx, c.task)
+	c.res.Tab = ""
+	return nil
+}
+
+func (c *call) dialog(ctx context.Context, _ *browser.Browser) error {
+	pg := c.tab.page
+	d := pg.Dialog()
+	if d == nil {
+		return fail("no dialog is open on tab %s", c.tab.id)
+	}
+	accept := c.in.Accept == nil || *c.in.Accept
+	m := pg.Mark(ctx, 0)
+	if err := pg.HandleDialog(ctx, accept, c.in.Text); err != nil {
+		return err
+	}
+	if err := pg.AfterDialog(ctx); err != nil {
+		return err
+	}
+	verb := "accepted"
+	if !accept {
+		verb = "dismissed"
+	}
+	c.res.Notes = append(c.res.Notes, fmt.Sprintf("%s the %s dialog", verb, d.Type))
+	return pg.Settle(ctx, m)
+}
+
+// uploadAction finds the files in the owner's upload folder and sets them.
+func (c *call) uploadAction(ctx context.Context, _ *browser.Browser) error {
+	files := make([]string, len(c.in.Files))
+	for i, f := range c.in.Files {
+		p, err := c.e.uploadFile(c.owner, f)
+		if err != nil {
 			return &userError{err.Error()}
 		}
-		return pg.Settle(ctx, m)
-	case "scroll":
-		return c.scroll(ctx)
-	case "handoff":
-		return c.handoff(ctx)
-	case "evaluate":
-		return c.evaluate(ctx)
-	case "extract":
-		return c.extract(ctx)
-	case "wait":
-		return c.wait(ctx)
-	case "screenshot":
-		return c.screenshot(ctx)
-	case "pdf":
-		return c.pdf(ctx)
-	case "console":
-		msgs, dropped := pg.Console()
-		var b strings.Builder
-		if dropped > 0 {
-			fmt.Fprintf(&b, "[%d older messages dropped; the buffer keeps the last %d]\n", dropped, len(msgs))
-		}
-		for _, m := range msgs {
-			fmt.Fprintf(&b, "[%s] %s\n", m.Level, m.Text)
-		}
-		if len(msgs) == 0 {
-			b.WriteString("no console messages")
-		}
-		c.res.Content = strings.TrimRight(b.String(), "\n")
-		return nil
-	case "tab_new": // pickTab opened the tab
-		tb := c.tab
-		if in.URL != "" {
-			u, err := c.checkNav(ctx, in.URL)
-			if err != nil {
-				return err
-			}
-			return tb.page.Navigate(ctx, u)
-		}
-		return nil
-	case "tab_switch":
-		c.e.mu.Lock()
-		c.task.active = c.tab
-		c.e.mu.Unlock()
-		return nil
-	case "tab_close":
-		tb := c.tab
-		if err := tb.page.Close(ctx); err != nil && !tb.page.Closed() {
-			return err
-		}
-		c.e.removeTab(tb)
-		c.res.Tabs = c.e.tabsOf(ctx, c.task)
-		c.res.Tab = ""
-		return nil
-	case "dialog":
-		d := pg.Dialog()
-		if d == nil {
-			return fail("no dialog is open on tab %s", c.tab.id)
-		}
-		accept := in.Accept == nil || *in.Accept
-		m := pg.Mark(ctx, 0)
-		if err := pg.HandleDialog(ctx, accept, in.Text); err != nil {
-			return err
-		}
-		if err := pg.AfterDialog(ctx); err != nil {
-			return err
-		}
-		verb := "accepted"
-		if !accept {
-			verb = "dismissed"
-		}
-		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%s the %s dialog", verb, d.Type))
-		return pg.Settle(ctx, m)
-	case "upload":
-		files := make([]string, len(in.Files))
-		for i, f := range in.Files {
-			p, err := c.e.uploadFile(c.owner, f)
-			if err != nil {
-				return &userError{err.Error()}
-			}
-			files[i] = p
-		}
-		el, err := c.target(ctx)
-		if err != nil {
-			return err
-		}
-		return c.upload(ctx, el, files)
+		files[i] = p
 	}
-	return fail("action %q is not implemented", in.Action)
+	el, err := c.target(ctx)
+	if err != nil {
+		return err
+	}
+	return c.upload(ctx, el, files)
 }
 
 // report adds what happened during the action besides its own result:

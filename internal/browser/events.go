@@ -1,0 +1,337 @@
+package browser
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/browserd/browserd/internal/cdp"
+	"github.com/browserd/browserd/internal/untrusted"
+)
+
+// pageEvents routes each CDP event a tab listens to (and only those: the
+// tab's listener subscribes to the table's keys) to its handler. The
+// tab's event loop calls one at a time, with Page.mu held; a handler that
+// must call Chromium does it on a goroutine of its own, bounded by a
+// timeout, never on the loop.
+var pageEvents = map[string]func(*Page, cdp.Event){
+	"Page.loadEventFired":               (*Page).onLoadEventFired,
+	"Page.windowOpen":                   (*Page).onWindowOpen,
+	"Page.downloadWillBegin":            (*Page).onDownloadWillBegin,
+	"Page.frameRequestedNavigation":     (*Page).onFrameRequestedNavigation,
+	"Page.frameStartedLoading":          (*Page).onFrameLoading,
+	"Page.frameStoppedLoading":          (*Page).onFrameLoading,
+	"Page.frameNavigated":               (*Page).onFrameNavigated,
+	"Page.navigatedWithinDocument":      (*Page).onNavigatedWithinDocument,
+	"Page.javascriptDialogOpening":      (*Page).onDialogOpening,
+	"Page.javascriptDialogClosed":       (*Page).onDialogClosed,
+	"Runtime.consoleAPICalled":          (*Page).onConsoleAPICalled,
+	"Runtime.exceptionThrown":           (*Page).onExceptionThrown,
+	"Runtime.executionContextCreated":   (*Page).onContextCreated,
+	"Runtime.executionContextDestroyed": (*Page).onContextDestroyed,
+	"Runtime.executionContextsCleared":  (*Page).onContextsCleared,
+	"Network.requestWillBeSent":         (*Page).onRequestWillBeSent,
+	"Network.loadingFinished":           (*Page).onLoadingDone,
+	"Network.loadingFailed":             (*Page).onLoadingDone,
+	"Target.attachedToTarget":           (*Page).onAttachedToTarget,
+	"Target.detachedFromTarget":         (*Page).onDetachedFromTarget,
+	"Fetch.requestPaused":               (*Page).onRequestPaused,
+	"Fetch.authRequired":                (*Page).onAuthRequired,
+	"Inspector.targetCrashed":           (*Page).onTargetCrashed,
+}
+
+// pageEventNames are the events a tab listens to.
+func pageEventNames() []string {
+	names := make([]string, 0, len(pageEvents))
+	for m := range pageEvents {
+		names = append(names, m)
+	}
+	return names
+}
+
+func (p *Page) onLoadEventFired(_ cdp.Event) {
+	p.loadSeq++
+	p.loading = false
+}
+
+func (p *Page) onWindowOpen(_ cdp.Event) {
+	p.windowOpens++
+}
+
+func (p *Page) onDownloadWillBegin(ev cdp.Event) {
+	// The tab's own word that a download is its: the browser-wide
+	// event names another tab's frame when a navigation browserd
+	// asked for (Page.navigate) turns into a download.
+	var e struct {
+		GUID string `json:"guid"`
+	}
+	if ev.Decode(&e) == nil && e.GUID != "" && p.b != nil {
+		p.b.claimDownload(e.GUID, p.TargetID)
+	}
+}
+
+func (p *Page) onFrameRequestedNavigation(ev cdp.Event) {
+	var e struct {
+		FrameID     string `json:"frameId"`
+		Disposition string `json:"disposition"`
+	}
+	if ev.Decode(&e) == nil && e.FrameID == p.TargetID && e.Disposition == "currentTab" {
+		p.loading = true
+		p.navPending = true
+	}
+}
+
+func (p *Page) onFrameLoading(ev cdp.Event) {
+	var e struct {
+		FrameID string `json:"frameId"`
+	}
+	if ev.Decode(&e) == nil && e.FrameID == p.TargetID {
+		p.loading = ev.Method == "Page.frameStartedLoading"
+		p.navPending = p.loading
+	}
+}
+
+func (p *Page) onFrameNavigated(ev cdp.Event) {
+	var e struct {
+		Frame struct {
+			ID       string `json:"id"`
+			ParentID string `json:"parentId"`
+			URL      string `json:"url"`
+			Fragment string `json:"urlFragment"`
+		} `json:"frame"`
+		Type string `json:"type"`
+	}
+	if ev.Decode(&e) == nil && e.Frame.ParentID == "" {
+		// Requests of the old document that never reported their end.
+		for id, t := range p.inflight {
+			if time.Since(t) > time.Second {
+				delete(p.inflight, id)
+			}
+		}
+		p.navSeq++
+		p.navPending = false
+		p.commitLoad = p.loadSeq // loads counted before this commit are the old document's
+		p.recovered()            // a new document: the renderer is back
+		p.url = e.Frame.URL + e.Frame.Fragment
+		if e.Type == "BackForwardCacheRestore" {
+			// A page from the back/forward cache is loaded already and
+			// fires no load event: its restore is its load.
+			p.loadSeq++
+			p.loading = false
+		}
+	}
+}
+
+func (p *Page) onNavigatedWithinDocument(ev cdp.Event) {
+	var e struct {
+		FrameID string `json:"frameId"`
+		URL     string `json:"url"`
+	}
+	if ev.Decode(&e) == nil && e.FrameID == p.TargetID {
+		p.url = e.URL
+		p.sameDocSeq++
+	}
+}
+
+func (p *Page) onDialogOpening(ev cdp.Event) {
+	var e struct {
+		Message       string `json:"message"`
+		Type          string `json:"type"`
+		DefaultPrompt string `json:"defaultPrompt"`
+	}
+	if ev.Decode(&e) == nil {
+		p.dialog = &Dialog{Type: e.Type, Message: untrusted.Page(e.Message), DefaultPrompt: untrusted.Page(e.DefaultPrompt)}
+		p.dialogEnd(ErrDialogOpen)
+	}
+}
+
+func (p *Page) onDialogClosed(_ cdp.Event) {
+	p.dialog = nil
+	p.dialogCtx, p.dialogEnd = context.WithCancelCause(context.Background())
+}
+
+func (p *Page) onConsoleAPICalled(ev cdp.Event) {
+	var e struct {
+		Type string         `json:"type"`
+		Args []remoteObject `json:"args"`
+	}
+	if ev.Decode(&e) == nil {
+		parts := make([]string, len(e.Args))
+		for i, a := range e.Args {
+			parts[i] = a.text()
+		}
+		p.addConsole(e.Type, strings.Join(parts, " "))
+	}
+}
+
+func (p *Page) onExceptionThrown(ev cdp.Event) {
+	var e struct {
+		Details struct {
+			Text      string       `json:"text"`
+			Exception remoteObject `json:"exception"`
+		} `json:"exceptionDetails"`
+	}
+	if ev.Decode(&e) == nil {
+		msg := e.Details.Exception.Description
+		if msg == "" {
+			msg = e.Details.Text
+		}
+		p.addConsole("pageerror", msg)
+	}
+}
+
+func (p *Page) onContextCreated(ev cdp.Event) {
+	var e struct {
+		Context struct {
+			ID      int64  `json:"id"`
+			Name    string `json:"name"`
+			AuxData struct {
+				FrameID string `json:"frameId"`
+				Type    string `json:"type"`
+			} `json:"auxData"`
+		} `json:"context"`
+	}
+	if ev.Decode(&e) == nil {
+		if e.Context.AuxData.Type == "isolated" && e.Context.Name == utilityWorld {
+			p.worlds[e.Context.AuxData.FrameID] = e.Context.ID
+		}
+	}
+}
+
+func (p *Page) onContextDestroyed(ev cdp.Event) {
+	var e struct {
+		ID int64 `json:"executionContextId"`
+	}
+	if ev.Decode(&e) == nil {
+		for f, id := range p.worlds {
+			if id == e.ID {
+				delete(p.worlds, f)
+			}
+		}
+	}
+}
+
+func (p *Page) onContextsCleared(_ cdp.Event) {
+	clear(p.worlds)
+}
+
+func (p *Page) onRequestWillBeSent(ev cdp.Event) {
+	var e struct {
+		RequestID string `json:"requestId"`
+		Type      string `json:"type"`
+		FrameID   string `json:"frameId"`
+		Request   struct {
+			URL string `json:"url"`
+		} `json:"request"`
+	}
+	// Long-lived streams never finish; an out-of-process frame's
+	// document finishes in that frame's session, not this one; the
+	// favicon changes nothing on the page.
+	if ev.Decode(&e) == nil && e.Type != "WebSocket" && e.Type != "EventSource" &&
+		!(e.Type == "Document" && e.FrameID != p.TargetID) && !strings.HasSuffix(e.Request.URL, "/favicon.ico") {
+		p.inflight[e.RequestID] = time.Now()
+		p.lastNet = time.Now()
+	}
+}
+
+func (p *Page) onLoadingDone(ev cdp.Event) {
+	var e struct {
+		RequestID string `json:"requestId"`
+	}
+	if ev.Decode(&e) != nil {
+		return
+	}
+	if _, ok := p.inflight[e.RequestID]; ok {
+		delete(p.inflight, e.RequestID)
+		p.lastNet = time.Now()
+	}
+}
+
+func (p *Page) onAttachedToTarget(ev cdp.Event) {
+	var e struct {
+		SessionID  target.SessionID `json:"sessionId"`
+		TargetInfo struct {
+			TargetID      string `json:"targetId"`
+			Type          string `json:"type"`
+			ParentFrameID string `json:"parentFrameId"`
+		} `json:"targetInfo"`
+	}
+	if ev.Decode(&e) == nil && e.TargetInfo.Type == "iframe" {
+		fs := &frameSession{sess: p.b.conn.Session(e.SessionID), parentFrame: e.TargetInfo.ParentFrameID}
+		p.oopifs[e.TargetInfo.TargetID] = fs
+		// Nested out-of-process frames attach through this session too.
+		guarded := p.opts.Guard != nil
+		emu := p.opts.Emulation
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			// A cross-site frame is a renderer of its own: it sees the
+			// session's overrides only when told.
+			for _, st := range emulationSteps(emu) {
+				_ = fs.sess.Call(ctx, st[0].(string), st[1], nil)
+			}
+			_ = fs.sess.Call(ctx, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}, nil)
+			if guarded {
+				p.guardFrame(fs.sess)
+			}
+		}()
+	}
+}
+
+func (p *Page) onDetachedFromTarget(ev cdp.Event) {
+	var e struct {
+		SessionID target.SessionID `json:"sessionId"`
+	}
+	if ev.Decode(&e) == nil {
+		for id, fs := range p.oopifs {
+			if fs.sess.ID() == e.SessionID {
+				delete(p.oopifs, id)
+			}
+		}
+	}
+}
+
+func (p *Page) onRequestPaused(ev cdp.Event) {
+	var e struct {
+		RequestID string `json:"requestId"`
+		Request   struct {
+			URL string `json:"url"`
+		} `json:"request"`
+	}
+	if ev.Decode(&e) != nil {
+		return
+	}
+	// The verdict may need a DNS lookup: answer off the loop. The
+	// goroutine ends with its answer, bounded by its timeout.
+	if p.opts.Guard != nil {
+		go p.vet(e.RequestID, e.Request.URL)
+	} else {
+		go continueRequest(p.sess, e.RequestID) // paused for its credentials only
+	}
+}
+
+func (p *Page) onAuthRequired(ev cdp.Event) {
+	var e struct {
+		RequestID     string `json:"requestId"`
+		AuthChallenge struct {
+			Source string `json:"source"`
+			Origin string `json:"origin"`
+		} `json:"authChallenge"`
+	}
+	if ev.Decode(&e) == nil {
+		go p.answerAuth(p.sess, e.RequestID, e.AuthChallenge.Origin, e.AuthChallenge.Source)
+	}
+}
+
+func (p *Page) onTargetCrashed(_ cdp.Event) {
+	p.crashed = true
+	if p.crashing {
+		// unfreeze crashed it to load another page: the action that
+		// asked goes on.
+		p.crashing = false
+	} else {
+		p.dialogEnd(ErrCrashed)
+	}
+}
