@@ -330,12 +330,6 @@ func (in *Input) Validate() error {
 	if in.Action != "launch" && in.HasEnvironment() {
 		return fmt.Errorf("headless, userAgent, timezone, locale and geolocation are set with launch, when it creates the session")
 	}
-	needTarget := func() error {
-		if in.Ref == "" && in.Selector == "" && in.Role == "" {
-			return fmt.Errorf("%s needs a target: ref (from snapshot), role+name, or selector", in.Action)
-		}
-		return nil
-	}
 	if in.UserDataDir != "" && in.Profile != "" {
 		return fmt.Errorf("userDataDir and profile both name the folder the browser runs on: give one (a profile's folder is browserd's own, userDataDir is yours)")
 	}
@@ -345,130 +339,9 @@ func (in *Input) Validate() error {
 	if in.Capture != "" && in.Action != "session_resume" {
 		return fmt.Errorf("capture is for session_resume: the capture of a session to resume from")
 	}
-	switch in.Action {
-	case "launch":
-		if len(in.State) > 0 && in.StoredSession != "" {
-			return fmt.Errorf("launch takes state (an inline storageState) or storedSession (a stored one's id), not both")
-		}
-		if len(in.HTTPCredentials) > 16 {
-			return fmt.Errorf("launch: at most 16 httpCredentials")
-		}
-		for i, c := range in.HTTPCredentials {
-			if c.Origin == "" || c.Username == "" || len(c.Username)+len(c.Password) > 4096 {
-				return fmt.Errorf("launch: httpCredentials[%d] needs origin (scheme://host[:port]) and username, at most 4096 bytes with the password", i)
-			}
-		}
-		if err := in.checkEnvironment(); err != nil {
+	if check := actionChecks[in.Action]; check != nil {
+		if err := check(in); err != nil {
 			return err
-		}
-		if err := CheckDomains(in.ExcludeCookieDomains); err != nil {
-			return fmt.Errorf("launch: excludeCookieDomains: %w", err)
-		}
-		if (in.Width != 0 || in.Height != 0) && (in.Width < 100 || in.Height < 100 || in.Width > 8192 || in.Height > 8192) {
-			return fmt.Errorf("launch: width and height must both be set, 100 to 8192 pixels, not %dx%d", in.Width, in.Height)
-		}
-	case "navigate":
-		if len(in.HTTPCredentials) > 0 {
-			return fmt.Errorf("httpCredentials are set with launch, before navigating")
-		}
-		if in.URL == "" {
-			return fmt.Errorf("navigate needs url, e.g. {\"action\":\"navigate\",\"url\":\"https://example.com\"}")
-		}
-	case "fill":
-		if len(in.Fields) == 0 || len(in.Fields) > MaxFields {
-			return fmt.Errorf("fill needs fields: 1 to %d of {ref, value}, the refs from a snapshot", MaxFields)
-		}
-		for i, f := range in.Fields {
-			if !LooksLikeRef(f.Ref) {
-				return fmt.Errorf("fill: fields[%d].ref %q is not a ref: use the refs of a snapshot, e.g. e12", i, f.Ref)
-			}
-			if len(f.Value) > 1<<20 {
-				return fmt.Errorf("fill: fields[%d].value is longer than 1 MiB", i)
-			}
-		}
-	case "drag":
-		if err := needTarget(); err != nil {
-			return err
-		}
-		if strings.TrimSpace(in.To) == "" || len(in.To) > 500 {
-			return fmt.Errorf("drag needs to: the ref of the element to drop on, from a snapshot (e.g. e12), the text it shows, or an offset in pixels from where the drag starts (+120,0)")
-		}
-	case "click", "hover":
-		if err := needTarget(); err != nil {
-			return err
-		}
-		switch in.Button {
-		case "", "left", "right", "middle":
-		default:
-			return fmt.Errorf("click button %q: use left, right or middle", in.Button)
-		}
-		for _, m := range in.Modifiers {
-			switch strings.ToLower(m) {
-			case "alt", "control", "ctrl", "meta", "shift":
-			default:
-				return fmt.Errorf("click modifier %q: use Alt, Control, Meta or Shift", m)
-			}
-		}
-	case "type":
-		if err := needTarget(); err != nil {
-			return err
-		}
-	case "select":
-		if err := needTarget(); err != nil {
-			return err
-		}
-		if in.Value == "" && len(in.Values) == 0 {
-			return fmt.Errorf("select needs value (the option's value or its label) or, for a multi-select, values")
-		}
-	case "evaluate":
-		if in.Expression == "" {
-			return fmt.Errorf("evaluate needs expression, e.g. \"document.title\"")
-		}
-	case "tab_switch", "tab_close":
-		if in.Tab == "" && in.Action == "tab_switch" {
-			return fmt.Errorf("tab_switch needs tab: a tab id from the tabs action, e.g. t2")
-		}
-	case "press":
-		if in.Key == "" {
-			return fmt.Errorf("press needs key, e.g. Enter, Tab, ArrowDown, Control+a")
-		}
-	case "upload":
-		if len(in.Files) == 0 {
-			return fmt.Errorf("upload needs files: names of files inside the upload folder")
-		}
-		if err := needTarget(); err != nil {
-			return err
-		}
-	case "wait":
-		if in.Selector == "" && in.Text == "" && in.TextGone == "" && in.URL == "" && in.Time == 0 && !in.Load && !in.Human {
-			return fmt.Errorf("wait needs one of selector, text, textGone, url, load, human or time")
-		}
-	case "handoff":
-		if strings.TrimSpace(in.Reason) == "" {
-			return fmt.Errorf("handoff needs reason: what the person should do (e.g. \"enter the one-time code sent by SMS\")")
-		}
-	case "state_load":
-		if len(in.State) == 0 && in.Path == "" {
-			return fmt.Errorf("state_load needs state (a storageState object) or path (a file name in the states folder)")
-		}
-	case "session_resume":
-		if in.Session == "" {
-			return fmt.Errorf("session_resume needs session: the id of a recoverable session (list_sessions shows them)")
-		}
-		if in.Capture != "" {
-			if _, _, err := ParseCapture(in.Capture, time.Now()); err != nil {
-				return err
-			}
-		}
-	case "list_sessions":
-		if in.Filter != "" && !slices.Contains(SessionStates, in.Filter) {
-			return fmt.Errorf("list_sessions filter %q: use one of %s", in.Filter, strings.Join(SessionStates, ", "))
-		}
-	case "scroll":
-		switch in.Direction {
-		case "", "down", "up", "left", "right", "top", "bottom":
-		default:
-			return fmt.Errorf("scroll direction %q: use down, up, left, right, top or bottom", in.Direction)
 		}
 	}
 	if in.Timeout < 0 || in.Time < 0 || in.Depth < 0 || in.MaxChars < 0 || in.Amount < 0 {
@@ -481,30 +354,6 @@ func (in *Input) Validate() error {
 	}
 	if in.Depth > 10_000 || in.MaxChars > 100_000_000 || in.Amount > 1_000_000 {
 		return fmt.Errorf("depth is at most 10000, maxChars 100000000 and amount 1000000 pixels")
-	}
-	return nil
-}
-
-// checkEnvironment checks launch's headless, userAgent, timezone, locale
-// and geolocation (the rules of browser.Emulation.Check, which the HTTP
-// API applies to the same fields).
-func (in *Input) checkEnvironment() error {
-	if len(in.UserAgent) > 1024 || strings.ContainsFunc(in.UserAgent, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return fmt.Errorf("launch: userAgent is at most 1024 characters, without control characters")
-	}
-	if in.Timezone != "" && !ValidZone(in.Timezone) {
-		return fmt.Errorf("launch: timezone %q is not an IANA time zone; use one such as Europe/Paris, America/New_York or UTC", in.Timezone)
-	}
-	if in.Locale != "" && !ValidLocale(in.Locale) {
-		return fmt.Errorf("launch: locale %q is not a language tag; use one such as fr-FR, en-US or de", in.Locale)
-	}
-	if g := in.Geolocation; g != nil {
-		if !(g.Latitude >= -90 && g.Latitude <= 90) || !(g.Longitude >= -180 && g.Longitude <= 180) {
-			return fmt.Errorf("launch: geolocation wants latitude -90 to 90 and longitude -180 to 180 degrees, not %v, %v", g.Latitude, g.Longitude)
-		}
-		if !(g.Accuracy >= 0 && g.Accuracy <= 1e7) {
-			return fmt.Errorf("launch: geolocation accuracy is metres, 0 to 10000000 (0: 10 m), not %v", g.Accuracy)
-		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -90,6 +91,15 @@ func TestDragOffset(t *testing.T) {
 		dx, dy, ok := DragOffset(to)
 		if got := [3]int{dx, dy, map[bool]int{true: 1}[ok]}; got != want {
 			t.Errorf("DragOffset(%q) = %v, want %v", to, got, want)
+		}
+	}
+}
+
+// TestActionChecksKnown: only the tool's actions have checks of their own.
+func TestActionChecksKnown(t *testing.T) {
+	for a := range actionChecks {
+		if !slices.Contains(Actions, a) {
+			t.Errorf("actionChecks has checks for %q, which is not an action", a)
 		}
 	}
 }
