@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -326,43 +327,76 @@ func (c *call) selectOption(ctx context.Context) error {
 // wheel; top and bottom jump to the ends.
 func (c *call) scroll(ctx context.Context) error {
 	pg := c.tab.page
-	dir := c.in.Direction
-	if dir == "" {
-		dir = "down"
-	}
-	x, y := float64(c.e.cfg.Width)/2, float64(c.e.cfg.Height)/2
-	var el *browser.Elem
-	if c.in.Ref != "" || c.in.Selector != "" || c.in.Role != "" {
-		e, err := c.target(ctx)
-		if err != nil {
-			return err
-		}
-		el = &e
-		if x, y, err = pg.Point(ctx, e, "scroll"); err != nil {
-			return err
-		}
+	dir := cmp.Or(c.in.Direction, "down")
+	x, y, el, err := c.scrollPoint(ctx)
+	if err != nil {
+		return err
 	}
 	// What the page does when it scrolls (a virtual list drawing the rows
 	// now in view, an infinite feed loading more) is waited for, as a
 	// click's reaction is.
 	m := pg.Mark(ctx, 0)
 	if dir == "top" || dir == "bottom" {
-		fn := `function(bottom) { const el = this.nodeType === 1 ? this : this.parentElement; el.scrollTop = bottom ? el.scrollHeight : 0; }`
-		var err error
-		if el != nil {
-			err = pg.CallOn(ctx, *el, fn, nil, dir == "bottom")
-		} else {
-			expr := "window.scrollTo(0, 0)"
-			if dir == "bottom" {
-				expr = "window.scrollTo(0, document.documentElement.scrollHeight)"
-			}
-			err = pg.Run(ctx, expr, nil)
-		}
-		if err != nil {
+		if err := c.scrollToEnd(ctx, el, dir == "bottom"); err != nil {
 			return err
 		}
 		return pg.Settle(ctx, m)
 	}
+	if err := c.wheel(ctx, el, x, y, dir); err != nil {
+		return err
+	}
+	if err := pg.Settle(ctx, m); err != nil {
+		return err
+	}
+	var page []float64
+	if pg.Run(ctx, "[scrollX, scrollY, document.documentElement.scrollHeight - innerHeight]", &page) == nil && len(page) == 3 {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("page scroll x %d, y %d of %d", int(page[0]), int(page[1]), int(page[2])))
+	}
+	return nil
+}
+
+// scrollPoint is where the wheel turns: over the element the input names
+// (el), else the middle of the window (el nil).
+func (c *call) scrollPoint(ctx context.Context) (x, y float64, el *browser.Elem, err error) {
+	x, y = float64(c.e.cfg.Width)/2, float64(c.e.cfg.Height)/2
+	if c.in.Ref == "" && c.in.Selector == "" && c.in.Role == "" {
+		return x, y, nil, nil
+	}
+	e, err := c.target(ctx)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	if x, y, err = c.tab.page.Point(ctx, e, "scroll"); err != nil {
+		return 0, 0, nil, err
+	}
+	return x, y, &e, nil
+}
+
+// scrollToEnd jumps el's box (or the window, el nil) to its top or bottom.
+func (c *call) scrollToEnd(ctx context.Context, el *browser.Elem, bottom bool) error {
+	pg := c.tab.page
+	if el != nil {
+		fn := `function(bottom) { const el = this.nodeType === 1 ? this : this.parentElement; el.scrollTop = bottom ? el.scrollHeight : 0; }`
+		return pg.CallOn(ctx, *el, fn, nil, bottom)
+	}
+	expr := "window.scrollTo(0, 0)"
+	if bottom {
+		expr = "window.scrollTo(0, document.documentElement.scrollHeight)"
+	}
+	return pg.Run(ctx, expr, nil)
+}
+
+// scrollPosJS is where the page and the element stand: the wheel's effect
+// shows there.
+const scrollPosJS = `function() { const el = this && this.nodeType ? (this.nodeType === 1 ? this : this.parentElement) : null;
+  let n = 0; for (let a = el; a; a = a.parentElement) n += a.scrollTop + a.scrollLeft;
+  return [scrollX, scrollY, n]; }`
+
+// wheel turns the mouse wheel at (x, y) towards dir by the input's amount
+// (0.8 of the window), and when nothing moved, scrolls what a person would
+// reach for: the element's own box, or the largest box in view.
+func (c *call) wheel(ctx context.Context, el *browser.Elem, x, y float64, dir string) error {
+	pg := c.tab.page
 	amount := float64(c.in.Amount)
 	if amount == 0 {
 		amount = float64(c.e.cfg.Height) * 0.8
@@ -378,17 +412,13 @@ func (c *call) scroll(ctx context.Context) error {
 	case "left":
 		dx = -amount
 	}
-	// Where the page and the element stand: the wheel's effect shows there.
-	const posJS = `function() { const el = this && this.nodeType ? (this.nodeType === 1 ? this : this.parentElement) : null;
-	  let n = 0; for (let a = el; a; a = a.parentElement) n += a.scrollTop + a.scrollLeft;
-	  return [scrollX, scrollY, n]; }`
 	pos := func(out *[3]float64) error {
 		if el != nil {
-			return pg.CallOn(ctx, *el, posJS, out)
+			return pg.CallOn(ctx, *el, scrollPosJS, out)
 		}
 		// The boxes under the wheel count too: the window stays put when
 		// a box under the mouse scrolls.
-		return pg.Run(ctx, fmt.Sprintf("(%s).call(document.elementFromPoint(%v, %v))", posJS, x, y), out)
+		return pg.Run(ctx, fmt.Sprintf("(%s).call(document.elementFromPoint(%v, %v))", scrollPosJS, x, y), out)
 	}
 	var before, after [3]float64
 	_ = pos(&before)
@@ -401,45 +431,36 @@ func (c *call) scroll(ctx context.Context) error {
 		time.Sleep(30 * time.Millisecond)
 		moved = pos(&after) == nil && after != before
 	}
-	if !moved && el != nil {
+	switch {
+	case moved:
+		return nil
+	case el != nil:
 		// Nothing under the mouse scrolled (the point is covered, or the
 		// page cancels wheel events): scroll the element's own box, or its
 		// nearest scrollable ancestor.
-		err := pg.CallOn(ctx, *el, `function(dx, dy) {
+		return pg.CallOn(ctx, *el, `function(dx, dy) {
 		  let a = this.nodeType === 1 ? this : this.parentElement;
 		  for (; a; a = a.parentElement) { const s = getComputedStyle(a);
 		    if ((a.scrollHeight > a.clientHeight && /auto|scroll/.test(s.overflowY)) || (a.scrollWidth > a.clientWidth && /auto|scroll/.test(s.overflowX))) break; }
 		  (a || document.scrollingElement).scrollBy(dx, dy); }`, nil, dx, dy)
-		if err != nil {
-			return err
-		}
 	}
 	// (A frame under the mouse scrolls out of this document's sight.)
 	var underFrame bool
-	if !moved && el == nil {
-		_ = pg.Run(ctx, fmt.Sprintf("(() => { const h = document.elementFromPoint(%v, %v); return !!h && /^(IFRAME|FRAME|EMBED|OBJECT)$/.test(h.tagName); })()", x, y), &underFrame)
+	_ = pg.Run(ctx, fmt.Sprintf("(() => { const h = document.elementFromPoint(%v, %v); return !!h && /^(IFRAME|FRAME|EMBED|OBJECT)$/.test(h.tagName); })()", x, y), &underFrame)
+	if underFrame {
+		return nil
 	}
-	if !moved && el == nil && !underFrame {
-		// The window does not scroll that way (an app whose content lives
-		// in a scroll box, a list beside the middle of the window): scroll
-		// the largest box in view that can, as a person would reach for it.
-		var box string
-		if err := pg.Run(ctx, fmt.Sprintf(scrollBoxJS, dx, dy), &box); err != nil {
-			return err
-		}
-		switch box {
-		case "":
-			c.res.Notes = append(c.res.Notes, "nothing scrolled: neither the window nor a scroll box in view can move "+dir)
-		default:
-			c.res.Notes = append(c.res.Notes, "the window cannot scroll "+dir+"; the largest scroll box in view did (give a target inside another box to scroll that one)")
-		}
-	}
-	if err := pg.Settle(ctx, m); err != nil {
+	// The window does not scroll that way (an app whose content lives in a
+	// scroll box, a list beside the middle of the window): scroll the
+	// largest box in view that can, as a person would reach for it.
+	var box string
+	if err := pg.Run(ctx, fmt.Sprintf(scrollBoxJS, dx, dy), &box); err != nil {
 		return err
 	}
-	var page []float64
-	if pg.Run(ctx, "[scrollX, scrollY, document.documentElement.scrollHeight - innerHeight]", &page) == nil && len(page) == 3 {
-		c.res.Notes = append(c.res.Notes, fmt.Sprintf("page scroll x %d, y %d of %d", int(page[0]), int(page[1]), int(page[2])))
+	if box == "" {
+		c.res.Notes = append(c.res.Notes, "nothing scrolled: neither the window nor a scroll box in view can move "+dir)
+	} else {
+		c.res.Notes = append(c.res.Notes, "the window cannot scroll "+dir+"; the largest scroll box in view did (give a target inside another box to scroll that one)")
 	}
 	return nil
 }
