@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browserd/browserd/internal/act"
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/store"
@@ -43,25 +44,20 @@ type call struct {
 	inj *injection
 	// opened is set when the call created its session (see open).
 	opened bool
-	// what names the element an error is about when it is not the
-	// call's target (drag's drop target); "": the target.
-	what string
+	// acting is the page-level action running on the tab (internal/act),
+	// nil before one starts.
+	acting *act.Tab
 	// slot is the browser the call's session lives in.
 	slot *slot
 	// started is when the call came in.
 	started time.Time
 }
 
-// userError is an action failure whose message is for the agent as is.
-type userError struct{ msg string }
+// userError is an action failure whose message is for the agent as is
+// (act.Error: the page-level actions fail with it too).
+type userError = act.Error
 
-func (u *userError) Error() string { return u.msg }
-
-// UserError marks the error as the caller's to fix (front ends answer
-// it with a 4xx, not a 500).
-func (u *userError) UserError() bool { return true }
-
-func fail(format string, args ...any) error { return &userError{fmt.Sprintf(format, args...)} }
+func fail(format string, args ...any) error { return act.Fail(format, args...) }
 
 // errHeld matches the refusal of a session another daemon on the store
 // holds (heldError).
@@ -74,7 +70,7 @@ type heldError struct{ userError }
 func (*heldError) Is(target error) bool { return target == errHeld }
 
 func held(format string, args ...any) error {
-	return &heldError{userError{fmt.Sprintf(format, args...)}}
+	return &heldError{userError{Msg: fmt.Sprintf(format, args...)}}
 }
 
 // Do carries out one action. Failures of the action itself come back as a
@@ -488,7 +484,7 @@ func (c *call) act(ctx context.Context, sess *session, br *browser.Browser) erro
 		return err
 	}
 	if c.navRefused != "" {
-		return &userError{c.navRefused}
+		return &userError{Msg: c.navRefused}
 	}
 	return c.answer(ctx, sess, answerBy)
 }
@@ -686,21 +682,21 @@ var tabActions = map[string]tabAction{
 	"forward":    {do: (*call).history, changes: true},
 	"reload":     {do: (*call).reload, changes: true},
 	"snapshot":   {do: (*call).snapshotAction},
-	"click":      {do: (*call).clickOrHover, changes: true},
-	"hover":      {do: (*call).clickOrHover, changes: true},
-	"drag":       {do: bare((*call).drag), changes: true},
-	"fill":       {do: bare((*call).fill), changes: true},
-	"type":       {do: bare((*call).typeText), changes: true},
-	"select":     {do: bare((*call).selectOption), changes: true},
-	"press":      {do: (*call).press, changes: true},
-	"scroll":     {do: bare((*call).scroll), changes: true},
+	"click":      {do: onPage((*act.Tab).Click), changes: true},
+	"hover":      {do: onPage((*act.Tab).Hover), changes: true},
+	"drag":       {do: onPage((*act.Tab).Drag), changes: true},
+	"fill":       {do: onPage((*act.Tab).Fill), changes: true},
+	"type":       {do: onPage((*act.Tab).Type), changes: true},
+	"select":     {do: onPage((*act.Tab).Select), changes: true},
+	"press":      {do: onPage((*act.Tab).Press), changes: true},
+	"scroll":     {do: onPage((*act.Tab).Scroll), changes: true},
 	"handoff":    {do: bare((*call).handoff), changes: true},
-	"evaluate":   {do: bare((*call).evaluate), marks: true},
-	"extract":    {do: bare((*call).extract)},
-	"wait":       {do: bare((*call).wait), changes: true},
+	"evaluate":   {do: onPage((*act.Tab).Evaluate), marks: true},
+	"extract":    {do: onPage((*act.Tab).Extract)},
+	"wait":       {do: onPage((*act.Tab).Wait), changes: true},
 	"screenshot": {do: bare((*call).screenshot)},
 	"pdf":        {do: bare((*call).pdf)},
-	"console":    {do: (*call).console},
+	"console":    {do: onPage((*act.Tab).Console)},
 	"tab_new":    {do: (*call).tabNew, changes: true},
 	"tab_switch": {do: (*call).tabSwitch, changes: true},
 	"tab_close":  {do: (*call).tabClose, marks: true},
@@ -763,73 +759,6 @@ func (c *call) snapshotAction(ctx context.Context, _ *browser.Browser) error {
 	return nil
 }
 
-func (c *call) clickOrHover(ctx context.Context, _ *browser.Browser) error {
-	in, pg := c.in, c.tab.page
-	el, err := c.target(ctx)
-	if err != nil {
-		return err
-	}
-	aim, err := pg.Aim(ctx, el, in.Action)
-	if err != nil {
-		return err
-	}
-	// A page's delayed reaction (a menu, a tooltip) is waited for;
-	// a native checkbox or radio reacts at once, as a rule.
-	first := browser.DOMFirst
-	if in.Action == "click" && aim.Toggle {
-		first = 0
-	}
-	m := pg.Mark(ctx, first)
-	if in.Action == "hover" {
-		if err := pg.Hover(ctx, aim.X, aim.Y); err != nil {
-			return err
-		}
-	} else {
-		o := browser.ClickOptions{Button: in.Button, Modifiers: in.Modifiers}
-		if in.Double {
-			o.Count = 2
-		}
-		if err := pg.Click(ctx, aim.X, aim.Y, o); err != nil {
-			return err
-		}
-	}
-	return pg.Settle(ctx, m)
-}
-
-func (c *call) press(ctx context.Context, _ *browser.Browser) error {
-	pg := c.tab.page
-	if c.in.Ref != "" || c.in.Selector != "" || c.in.Role != "" {
-		el, err := c.target(ctx)
-		if err != nil {
-			return err
-		}
-		if err := pg.Focus(ctx, el); err != nil {
-			return err
-		}
-	}
-	m := pg.Mark(ctx, 0)
-	if err := pg.Press(ctx, c.in.Key); err != nil {
-		return &userError{err.Error()}
-	}
-	return pg.Settle(ctx, m)
-}
-
-func (c *call) console(_ context.Context, _ *browser.Browser) error {
-	msgs, dropped := c.tab.page.Console()
-	var b strings.Builder
-	if dropped > 0 {
-		fmt.Fprintf(&b, "[%d older messages dropped; the buffer keeps the last %d]\n", dropped, len(msgs))
-	}
-	for _, m := range msgs {
-		fmt.Fprintf(&b, "[%s] %s\n", m.Level, m.Text)
-	}
-	if len(msgs) == 0 {
-		b.WriteString("no console messages")
-	}
-	c.res.Content = strings.TrimRight(b.String(), "\n")
-	return nil
-}
-
 // tabNew loads the tab pickTab opened, if given a URL.
 func (c *call) tabNew(ctx context.Context, _ *browser.Browser) error {
 	if c.in.URL == "" {
@@ -888,15 +817,17 @@ func (c *call) uploadAction(ctx context.Context, _ *browser.Browser) error {
 	for i, f := range c.in.Files {
 		p, err := c.e.uploadFile(c.owner, f)
 		if err != nil {
-			return &userError{err.Error()}
+			return &userError{Msg: err.Error()}
 		}
 		files[i] = p
 	}
-	el, err := c.target(ctx)
-	if err != nil {
-		return err
-	}
-	return c.upload(ctx, el, files)
+	return onPage(func(t *act.Tab, ctx context.Context) error {
+		el, err := t.Target(ctx)
+		if err != nil {
+			return err
+		}
+		return t.Upload(ctx, el, files)
+	})(c, ctx, nil)
 }
 
 // report adds what happened during the action besides its own result:
@@ -1031,7 +962,7 @@ func hostPortOf(raw string) string {
 func (c *call) checkNav(ctx context.Context, raw string) (string, error) {
 	u, err := urlpolicy.Parse(raw)
 	if err != nil {
-		return "", &userError{err.Error()}
+		return "", &userError{Msg: err.Error()}
 	}
 	if u.Scheme == "about" {
 		return u.String(), nil
@@ -1049,7 +980,7 @@ func (c *call) checkNav(ctx context.Context, raw string) (string, error) {
 		if d.Hint != "" {
 			msg += "; " + d.Hint
 		}
-		return "", &userError{msg}
+		return "", &userError{Msg: msg}
 	}
 	return u.String(), nil
 }
@@ -1063,194 +994,11 @@ func pending(ds []browser.Download) bool {
 	return false
 }
 
-// target resolves the element the input names: a ref, role+name, or a
-// CSS selector.
-func (c *call) target(ctx context.Context) (browser.Elem, error) {
-	in, pg := c.in, c.tab.page
-	switch {
-	case in.Ref != "":
-		el, err := c.refElem(in.Ref)
-		if err != nil {
-			return el, err
-		}
-		return c.replaced(ctx, in.Ref, el)
-	case in.Role != "":
-		var els []browser.Elem
-		waited, err := c.awaitTarget(ctx, func() (bool, error) {
-			var err error
-			els, err = pg.QueryRole(ctx, in.Role, in.Name)
-			return len(els) > 0, err
-		})
-		if err != nil {
-			return browser.Elem{}, err
-		}
-		switch len(els) {
-		case 0:
-			return browser.Elem{}, fail("no element with role %q and name %q after %s; take a snapshot to see what is on the page, or raise timeout (ms)", in.Role, in.Name, waited)
-		case 1:
-			return els[0], nil
-		}
-		return browser.Elem{}, fail("%d elements have role %q and name %q; use the ref of the one you mean from a snapshot", len(els), in.Role, in.Name)
-	case in.Selector != "":
-		var el browser.Elem
-		waited, err := c.awaitTarget(ctx, func() (bool, error) {
-			var err error
-			el, err = pg.Query(ctx, in.Selector)
-			var none *browser.NoMatchError
-			if errors.As(err, &none) {
-				return false, nil
-			}
-			return err == nil, err
-		})
-		if err != nil {
-			return browser.Elem{}, &userError{err.Error()}
-		}
-		if el.Backend == 0 {
-			return browser.Elem{}, fail("no element matches selector %q after %s; take a snapshot to see what is on the page, or raise timeout (ms)", in.Selector, waited)
-		}
-		return el, nil
-	}
-	return browser.Elem{}, fail("%s needs a target: ref, role+name, or selector", in.Action)
-}
-
-// TargetWait bounds how long an action waits for its selector or role and
-// name to match (an element a script adds, a page still rendering), as
-// Playwright's locators do; the action's timeout, when the call gives one,
-// replaces it.
-const TargetWait = 5 * time.Second
-
-// awaitTarget asks found every 100 ms until it finds the target, fails,
-// or the wait is over; it returns how long it waited.
-func (c *call) awaitTarget(ctx context.Context, found func() (bool, error)) (time.Duration, error) {
-	limit := TargetWait
-	if c.in.Timeout > 0 {
-		limit = time.Duration(c.in.Timeout) * time.Millisecond
-	}
-	start := time.Now()
-	for {
-		ok, err := found()
-		if ok || err != nil {
-			return time.Since(start), err
-		}
-		if time.Since(start) >= limit {
-			return time.Since(start).Round(100 * time.Millisecond), nil
-		}
-		t := time.NewTimer(100 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return time.Since(start).Round(100 * time.Millisecond), nil
-		case <-t.C:
-		}
-	}
-}
-
-// refElem is the element of a ref the task's latest snapshot of its tab
-// gave, or why it cannot be used.
-// replaced checks that the element of ref is still in the page. When the
-// page replaced it since the snapshot (a re-render that swaps nodes: React
-// remounting a form, htmx swapping a fragment), the one element of the same
-// frame that now has the same role and name in the accessibility tree
-// stands in for it, and the answer says so — if the ref's role and name
-// were unique in the snapshot that showed it; otherwise (two "Delete"
-// buttons, one of them gone), or with none or several now, the ref is
-// stale.
-func (c *call) replaced(ctx context.Context, ref string, el browser.Elem) (browser.Elem, error) {
-	pg := c.tab.page
-	var live bool
-	err := pg.CallOn(ctx, el, `function() { return this.isConnected; }`, &live)
-	if live || err != nil && !errors.Is(err, browser.ErrStale) {
-		return el, nil // live, or an error the action meets again
-	}
-	role, name, unique := c.task.sess.refs.LabelOf(ref)
-	if !unique || name == "" || role == "" || role == "generic" || role == "StaticText" {
-		return el, nil
-	}
-	els, err := pg.QueryRole(ctx, role, name)
-	if err != nil || len(els) != 1 || pg.KeyOf(els[0]).Frame != pg.KeyOf(el).Frame {
-		return el, nil // none, several, or in another frame
-	}
-	now := c.task.sess.refs.Assign(pg.KeyOf(els[0]), c.tab.id)
-	c.task.sess.refs.Label(now, role, name, true)
-	if c.in.Ref == ref {
-		c.in.Ref = now // the action's later steps target it again
-	}
-	c.res.Notes = append(c.res.Notes, fmt.Sprintf("%s was replaced by the page since your snapshot; the action went to the element that took its place, with the same role and name (now %s)", ref, now))
-	return els[0], nil
-}
-
-func (c *call) refElem(ref string) (browser.Elem, error) {
-	k, owner, ok := c.task.sess.refs.Lookup(ref)
-	if !ok {
-		if c.task.sess.refs.Issued(ref) {
-			return browser.Elem{}, fail("ref %s is stale: its page navigated or its tab closed since the snapshot that showed it; take a new snapshot and use its refs", ref)
-		}
-		return browser.Elem{}, fail("unknown ref %q: refs come from this task's latest snapshot (e.g. e12); take a snapshot and use one of its refs", ref)
-	}
-	if owner != c.tab.id {
-		c.e.mu.Lock()
-		tb := c.e.tabs[tabKey{c.task.sess.id, owner}]
-		c.e.mu.Unlock()
-		if tb == nil || tb.task != c.task {
-			return browser.Elem{}, fail("ref %s belongs to another task's tab, not to task %q; take a snapshot in this task and use its refs", ref, c.task.name)
-		}
-		return browser.Elem{}, fail("ref %s is from tab %s, not %s; switch with tab_switch or take a snapshot of this tab", ref, owner, c.tab.id)
-	}
-	if c.tab.page.NavSeq() != c.tab.navSeq {
-		return browser.Elem{}, fail("ref %s is stale: the page navigated since the snapshot that showed it; take a new snapshot", ref)
-	}
-	return browser.ElemOf(k), nil
-}
-
-// elemName is how an error names the call's target.
-func (c *call) elemName() string {
-	switch {
-	case c.in.Ref != "":
-		return "element " + c.in.Ref
-	case c.in.Selector != "":
-		return fmt.Sprintf("the element %q", c.in.Selector)
-	}
-	return "the element"
-}
-
 // explain turns an error into the sentence an agent reads: what happened
 // and what to do next.
 func (c *call) explain(err error) string {
-	var ue *userError
-	if errors.As(err, &ue) {
-		return ue.msg
-	}
-	what := cmp.Or(c.what, c.elemName())
-	var nae *browser.NotActionableError
-	if errors.As(err, &nae) {
-		switch nae.Reason {
-		case "covered":
-			// What covers it is page text: it goes in the details, inside
-			// the envelope; the error names only its ref.
-			c.res.Details = append(c.res.Details, "covering element: "+nae.CoverDesc)
-			cover := "another element"
-			if nae.Cover != nil && c.tab != nil {
-				cover += " (" + c.task.sess.refs.Assign(c.tab.page.KeyOf(*nae.Cover), c.tab.id) + ")"
-			}
-			return fmt.Sprintf("%s is covered by %s — click or close it first", what, cover)
-		case "disabled":
-			return fmt.Sprintf("%s is disabled; wait for it to become enabled, or act on another element", what)
-		case "hidden":
-			return fmt.Sprintf("%s is not visible; open or scroll to what reveals it, or wait for it", what)
-		case "offscreen":
-			return fmt.Sprintf("%s is outside the viewport and could not be scrolled into view", what)
-		}
-		return fmt.Sprintf("%s cannot be used: %s", what, nae.Reason)
-	}
 	if errors.Is(err, ErrSessionClosed) {
 		return "the session was closed while " + c.in.Action + " ran; it was stopped where it was"
-	}
-	var se *browser.ScriptError
-	if errors.As(err, &se) {
-		if c.e.cfg.NoWrap {
-			return "the page's script threw: " + se.Msg
-		}
-		return "the page's script threw an exception; its message is page content:\n" + untrusted.New().Wrap(se.Msg)
 	}
 	var ne *browser.NavError
 	if errors.As(err, &ne) {
@@ -1265,11 +1013,14 @@ func (c *call) explain(err error) string {
 		}
 		return fmt.Sprintf("%s; check the URL, or that the site is up", failed)
 	}
+	t := c.acting
+	if t == nil {
+		t = c.onTab()
+	}
+	if msg, ok := t.Explain(err); ok {
+		return msg
+	}
 	switch {
-	case errors.Is(err, browser.ErrStale):
-		return fmt.Sprintf("%s is stale: it is no longer on the page; take a new snapshot and use its refs", what)
-	case errors.Is(err, browser.ErrCrashed):
-		return "the tab's renderer crashed (the page may have run out of memory); the next action reloads it — or navigate, which loads the new page without running this one again"
 	case errors.Is(err, browser.ErrClosedTab) && c.slot != nil && c.slot.br != nil && isDone(c.slot.br.Done()):
 		return fmt.Sprintf("the browser exited (%s); the next action starts a new one", c.slot.br.DeathReason())
 	case errors.Is(err, browser.ErrClosedTab):
@@ -1426,7 +1177,7 @@ func (c *call) screenshot(ctx context.Context) error {
 	pg := c.tab.page
 	var el *browser.Elem
 	if c.in.Ref != "" || c.in.Selector != "" || c.in.Role != "" {
-		x, err := c.target(ctx)
+		x, err := c.onTab().Target(ctx)
 		if err != nil {
 			return err
 		}
@@ -1434,7 +1185,7 @@ func (c *call) screenshot(ctx context.Context) error {
 	}
 	path, err := c.e.dataFile(c.owner, "screenshots", c.in.Path, fmt.Sprintf("%s-%s.png", c.tab.id, browser.Stamp(time.Now())), ".png")
 	if err != nil {
-		return &userError{err.Error()}
+		return &userError{Msg: err.Error()}
 	}
 	// The whole page unless the agent asks for the viewport (001's default).
 	png, err := pg.Screenshot(ctx, c.in.FullPage == nil || *c.in.FullPage, el)
@@ -1453,7 +1204,7 @@ func (c *call) screenshot(ctx context.Context) error {
 func (c *call) pdf(ctx context.Context) error {
 	path, err := c.e.dataFile(c.owner, "pdf", c.in.Path, fmt.Sprintf("%s-%s.pdf", c.tab.id, browser.Stamp(time.Now())), ".pdf")
 	if err != nil {
-		return &userError{err.Error()}
+		return &userError{Msg: err.Error()}
 	}
 	b, err := c.tab.page.PDF(ctx)
 	if err != nil {

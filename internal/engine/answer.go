@@ -76,9 +76,9 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 		var el browser.Elem
 		var err error
 		if c.in.Ref != "" {
-			el, err = c.target(ctx) // checks that the ref is this tab's and fresh
+			el, err = c.onTab().Target(ctx) // checks that the ref is this tab's and fresh
 		} else if el, err = pg.Query(ctx, c.in.Selector); err != nil {
-			err = &userError{err.Error()}
+			err = &userError{Msg: err.Error()}
 		}
 		if err != nil {
 			return "", err

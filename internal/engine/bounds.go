@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -15,22 +14,6 @@ import (
 // (in the page), and a page too big to read whole is read in part (see
 // browser.MaxReadElements); each answer says what it left out, and a read
 // that still runs out of time says why.
-
-// evaluate runs the agent's JavaScript in the tab's page. A result longer
-// than browser.MaxEvalResult is cut (in the page, for an expression), and
-// a note says how much was left out and how to read the rest: the daemon
-// never holds a page's 100 MB string for an answer.
-func (c *call) evaluate(ctx context.Context) error {
-	r, err := c.tab.page.EvalBounded(ctx, c.in.Expression, browser.MaxEvalResult)
-	if err != nil {
-		return err
-	}
-	c.res.Content = r.Text
-	if note := browser.EvalNote(r); note != "" {
-		c.res.Notes = append(c.res.Notes, note)
-	}
-	return nil
-}
 
 // treeTimeout says why reading the page's accessibility tree ran out of
 // time: Chromium was still building or sending it — the page is too big

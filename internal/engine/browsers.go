@@ -115,7 +115,7 @@ func (e *Engine) checkHeadless(in *tool.Input) error {
 		return nil
 	}
 	if msg := noDisplay(); msg != "" {
-		return &userError{msg}
+		return &userError{Msg: msg}
 	}
 	return nil
 }
@@ -300,7 +300,7 @@ func pidFile(key string) string {
 // is the caller's to look at, never moved aside as a profile's is.
 func startFolder(ctx context.Context, opts browser.LaunchOptions) (*browser.Browser, error) {
 	if _, err := browser.ClearStaleLock(opts.UserDataDir); err != nil {
-		return nil, &userError{strings.Replace(err.Error(), "profile folder", "folder", 1)}
+		return nil, &userError{Msg: strings.Replace(err.Error(), "profile folder", "folder", 1)}
 	}
 	br, err := browser.Start(ctx, opts)
 	if err != nil {

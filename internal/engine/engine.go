@@ -644,7 +644,7 @@ func (e *Engine) setPolicy(s *session, in *tool.Input) error {
 		q.AllowHosts = e.guard.AllowHosts
 	}
 	if err := q.Validate(); err != nil {
-		return &userError{strings.NewReplacer("egress: --allow-host", "allowHosts", "egress: --block-host", "blockHosts", "egress: --only-hosts", "onlyHosts").Replace(err.Error())}
+		return &userError{Msg: strings.NewReplacer("egress: --allow-host", "allowHosts", "egress: --block-host", "blockHosts", "egress: --only-hosts", "onlyHosts").Replace(err.Error())}
 	}
 	// A session narrows the server's guard, never widens it: an entry the
 	// server does not allow is refused, not dropped without a word.

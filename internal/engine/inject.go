@@ -50,7 +50,7 @@ type injection struct {
 // conflict refuses a fresh session whose name another call took.
 func (inj *injection) conflict(id string) error {
 	inj.err = &inject.Error{Kind: inject.Conflict, Msg: fmt.Sprintf("session %q is active; pick another name, or DELETE it first", bareName(id))}
-	return &userError{inj.err.Msg}
+	return &userError{Msg: inj.err.Msg}
 }
 
 // prepareInjection resolves and checks the state a launch injects, before
@@ -72,7 +72,7 @@ func (c *call) prepareInjection(ctx context.Context) error {
 		var ie *inject.Error
 		if errors.As(err, &ie) {
 			inj.err = ie
-			return &userError{ie.Error()}
+			return &userError{Msg: ie.Error()}
 		}
 		return err
 	}

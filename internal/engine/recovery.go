@@ -262,7 +262,7 @@ func (e *Engine) resume(ctx context.Context, id string, explicit bool) (*session
 // restore — but never one that runs: its live state would be thrown away.
 func (e *Engine) resumeFrom(ctx context.Context, id string, explicit bool, ref tool.CaptureRef) (*session, resumeReport, error) {
 	if err := checkQualified("session", id); err != nil {
-		return nil, resumeReport{}, &userError{err.Error()}
+		return nil, resumeReport{}, &userError{Msg: err.Error()}
 	}
 	e.resumeMu.Lock()
 	defer e.resumeMu.Unlock()
@@ -307,7 +307,7 @@ func (e *Engine) resumeFrom(ctx context.Context, id string, explicit bool, ref t
 		if row.Reason != "" {
 			msg += ": " + row.Reason
 		}
-		return nil, resumeReport{}, &userError{msg + "; session_resume with capture brings back a capture you pick (list_sessions with session lists them), or start a new session under that name with any action"}
+		return nil, resumeReport{}, &userError{Msg: msg + "; session_resume with capture brings back a capture you pick (list_sessions with session lists them), or start a new session under that name with any action"}
 	default:
 		return nil, resumeReport{}, fail("session %q is %s and cannot be resumed", id, row.State)
 	}
@@ -352,7 +352,7 @@ type pickedCapture struct {
 func (e *Engine) pickCapture(ctx context.Context, id string, ref tool.CaptureRef) (*pickedCapture, error) {
 	capID, at, err := tool.ParseCapture(ref, time.Now())
 	if err != nil {
-		return nil, &userError{err.Error()}
+		return nil, &userError{Msg: err.Error()}
 	}
 	list, err := e.store.ListCaptures(ctx, id)
 	if err != nil {
@@ -434,7 +434,7 @@ func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session
 			reason = "it has no capture to resume from"
 		}
 		failed(reason)
-		return nil, resumeReport{}, &userError{fmt.Sprintf("session %q cannot be resumed: %s; it is now marked failed — start a new session, or session_resume with capture to resume an older one", id, reason)}
+		return nil, resumeReport{}, &userError{Msg: fmt.Sprintf("session %q cannot be resumed: %s; it is now marked failed — start a new session, or session_resume with capture to resume an older one", id, reason)}
 	}
 	dir := ""
 	if capt.UserDataDir != "" {

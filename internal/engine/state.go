@@ -344,7 +344,7 @@ func (e *Engine) excludedFor(ctx context.Context, s *session) []string {
 func (e *Engine) ProfileExcludes(ctx context.Context, name string) ([]string, error) {
 	owner := auth.Owner(ctx)
 	if err := checkName("profile", name); err != nil {
-		return nil, &userError{err.Error()}
+		return nil, &userError{Msg: err.Error()}
 	}
 	o, n := splitName(qualify(owner, name))
 	ds, err := e.store.ProfileExcludes(ctx, o, n)
@@ -360,10 +360,10 @@ func (e *Engine) ProfileExcludes(ctx context.Context, name string) ([]string, er
 func (e *Engine) SetProfileExcludes(ctx context.Context, name string, domains []string) error {
 	owner := auth.Owner(ctx)
 	if err := checkName("profile", name); err != nil {
-		return &userError{err.Error()}
+		return &userError{Msg: err.Error()}
 	}
 	if err := tool.CheckDomains(domains); err != nil {
-		return &userError{"excluded cookie domains: " + err.Error()}
+		return &userError{Msg: "excluded cookie domains: " + err.Error()}
 	}
 	o, n := splitName(qualify(owner, name))
 	return e.store.SetProfileExcludes(ctx, o, n, normDomains(domains))

@@ -40,7 +40,7 @@ func (c *call) stateSave(ctx context.Context) error {
 	}
 	path, err := e.dataFile(c.owner, "states", c.in.Path, fmt.Sprintf("%s-%s.json", bareName(s.id), browser.Stamp(time.Now())), ".json")
 	if err != nil {
-		return &userError{err.Error()}
+		return &userError{Msg: err.Error()}
 	}
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return fmt.Errorf("saving the state: %w", err)
@@ -72,7 +72,7 @@ func (c *call) stateLoad(ctx context.Context) error {
 	}
 	st, err := storagestate.Parse(data)
 	if err != nil {
-		return &userError{err.Error()}
+		return &userError{Msg: err.Error()}
 	}
 	excluded, err := e.loadState(ctx, c.slot, s, st)
 	if err != nil {

@@ -1,4 +1,4 @@
-package engine
+package act
 
 import (
 	"context"
@@ -9,28 +9,28 @@ import (
 	"github.com/browserd/browserd/internal/tool"
 )
 
-// fill sets several fields in one call (Playwright MCP's browser_fill_form,
+// Fill sets several fields in one call (Playwright MCP's browser_fill_form,
 // Chrome DevTools MCP's fill_form): each field as its own action would —
 // a textbox cleared and typed into (type), a select's option chosen
 // (select), a checkbox, switch or radio button clicked when its state is
 // not the one asked (click) — in order, stopping at the first that fails,
 // which the error names. The answer shows what all of them changed.
-func (c *call) fill(ctx context.Context) error {
-	orig := c.in
-	defer func() { c.in = orig }()
+func (c *Tab) Fill(ctx context.Context) error {
+	orig := c.In
+	defer func() { c.In = orig }()
 	for i, f := range orig.Fields {
-		c.in = tool.Input{Action: "fill", Ref: f.Ref, Task: orig.Task, Tab: orig.Tab}
+		c.In = tool.Input{Action: "fill", Ref: f.Ref, Task: orig.Task, Tab: orig.Tab}
 		if err := c.fillOne(ctx, f); err != nil {
-			return &userError{fmt.Sprintf("fill stopped at fields[%d] (%s, %d of %d set before it): %s", i, f.Ref, i, len(orig.Fields), c.explain(err))}
+			return &Error{Msg: fmt.Sprintf("fill stopped at fields[%d] (%s, %d of %d set before it): %s", i, f.Ref, i, len(orig.Fields), c.explain(err))}
 		}
 	}
 	return nil
 }
 
 // fillOne sets one field.
-func (c *call) fillOne(ctx context.Context, f tool.Field) error {
-	pg := c.tab.page
-	el, err := c.refElem(f.Ref)
+func (c *Tab) fillOne(ctx context.Context, f tool.Field) error {
+	pg := c.Page
+	el, err := c.Refs.Elem(f.Ref)
 	if err != nil {
 		return err
 	}
@@ -56,18 +56,18 @@ func (c *call) fillOne(ctx context.Context, f tool.Field) error {
 	}
 	switch kind.Kind {
 	case "select":
-		c.in.Value = f.Value
-		return c.selectOption(ctx)
+		c.In.Value = f.Value
+		return c.Select(ctx)
 	case "check", "radio":
 		want, ok := parseChecked(f.Value)
 		if !ok {
-			return fail("%s is a %s: give true or false as its value, not %q", f.Ref, map[string]string{"check": "checkbox", "radio": "radio button"}[kind.Kind], f.Value)
+			return Fail("%s is a %s: give true or false as its value, not %q", f.Ref, map[string]string{"check": "checkbox", "radio": "radio button"}[kind.Kind], f.Value)
 		}
 		if want == kind.Checked {
 			return nil
 		}
 		if !want && kind.Kind == "radio" {
-			return fail("radio button %s cannot be unchecked: set another button of its group to true", f.Ref)
+			return Fail("radio button %s cannot be unchecked: set another button of its group to true", f.Ref)
 		}
 		aim, err := pg.Aim(ctx, el, "click")
 		if err != nil {
@@ -91,8 +91,8 @@ func (c *call) fillOne(ctx context.Context, f tool.Field) error {
 			return err
 		}
 	}
-	c.in.Text, c.in.Clear = f.Value, true
-	return c.typeText(ctx)
+	c.In.Text, c.In.Clear = f.Value, true
+	return c.Type(ctx)
 }
 
 // parseChecked reads a checkbox's wanted state.

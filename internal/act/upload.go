@@ -1,4 +1,4 @@
-package engine
+package act
 
 import (
 	"context"
@@ -12,13 +12,13 @@ import (
 // its target opens.
 const chooserWait = 3 * time.Second
 
-// upload gives files to the file input the target stands for: the input
+// Upload gives files to the file input the target stands for: the input
 // itself, the control of a label, the one file input inside it (a drop
 // zone) — or, for a button that opens a file picker by clicking a hidden
 // input, the file chooser its click opens, answered as a person picks the
 // files in it.
-func (c *call) upload(ctx context.Context, el browser.Elem, files []string) error {
-	pg := c.tab.page
+func (c *Tab) Upload(ctx context.Context, el browser.Elem, files []string) error {
+	pg := c.Page
 	m := pg.Mark(ctx, 0)
 	if input, ok := pg.FileInputOf(ctx, el); ok {
 		if err := pg.SetFiles(ctx, input, files); err != nil {
@@ -32,7 +32,7 @@ func (c *call) upload(ctx context.Context, el browser.Elem, files []string) erro
 	}
 	if err := pg.ChooseFiles(ctx, aim.X, aim.Y, files, chooserWait); err != nil {
 		if errors.Is(err, browser.ErrNoFileChooser) {
-			return fail("%s is no file input, and clicking it opened no file picker: give the ref of the file input, or of the button or drop zone that opens the picker", c.elemName())
+			return Fail("%s is no file input, and clicking it opened no file picker: give the ref of the file input, or of the button or drop zone that opens the picker", c.elemName())
 		}
 		return err
 	}

@@ -1,4 +1,4 @@
-package engine
+package act
 
 import (
 	"cmp"
@@ -82,8 +82,8 @@ const shownOptionsJS = `function() {
 
 // selectCustom chooses want's values from a dropdown the page draws; ok is
 // false when el is not such a control (the caller's error stands).
-func (c *call) selectCustom(ctx context.Context, el browser.Elem, want []string) (ok bool, err error) {
-	pg := c.tab.page
+func (c *Tab) selectCustom(ctx context.Context, el browser.Elem, want []string) (ok bool, err error) {
+	pg := c.Page
 	var kind struct {
 		Pops     bool `json:"pops"`
 		Editable bool `json:"editable"`
@@ -140,10 +140,10 @@ func (c *call) selectCustom(ctx context.Context, el browser.Elem, want []string)
 			var shown []string
 			_ = pg.CallOn(ctx, el, shownOptionsJS, &shown)
 			if len(shown) > 0 {
-				c.res.Details = append(c.res.Details, "options shown: "+strings.Join(shown, ", "))
-				return true, fail("this dropdown shows no option %s; the options it shows are listed in the result's details", jsString(w))
+				c.Res.Details = append(c.Res.Details, "options shown: "+strings.Join(shown, ", "))
+				return true, Fail("this dropdown shows no option %s; the options it shows are listed in the result's details", jsString(w))
 			}
-			return true, fail("this dropdown showed no options when clicked; take a snapshot to see what it opened, and click the option you want")
+			return true, Fail("this dropdown showed no options when clicked; take a snapshot to see what it opened, and click the option you want")
 		}
 		var text string
 		_ = pg.CallOn(ctx, opt, `function() { return (this.innerText || this.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 80); }`, &text)
@@ -152,6 +152,6 @@ func (c *call) selectCustom(ctx context.Context, el browser.Elem, want []string)
 		}
 		picked = append(picked, cmp.Or(text, w))
 	}
-	c.res.Details = append(c.res.Details, "selected: "+strings.Join(picked, ", ")+" (the page's own dropdown: opened, and the option clicked)")
+	c.Res.Details = append(c.Res.Details, "selected: "+strings.Join(picked, ", ")+" (the page's own dropdown: opened, and the option clicked)")
 	return true, nil
 }

@@ -1,0 +1,89 @@
+package act
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/browserd/browserd/internal/browser"
+)
+
+// Click clicks the target with the real mouse (the input's button,
+// modifiers and double), after scrolling it into view and checking that
+// nothing covers it, and waits for what the click set off.
+func (c *Tab) Click(ctx context.Context) error { return c.pointer(ctx, "click") }
+
+// Hover moves the mouse over the target and waits for what it set off (a
+// menu, a tooltip).
+func (c *Tab) Hover(ctx context.Context) error { return c.pointer(ctx, "hover") }
+
+func (c *Tab) pointer(ctx context.Context, action string) error {
+	in, pg := c.In, c.Page
+	el, err := c.Target(ctx)
+	if err != nil {
+		return err
+	}
+	aim, err := pg.Aim(ctx, el, action)
+	if err != nil {
+		return err
+	}
+	// A page's delayed reaction (a menu, a tooltip) is waited for;
+	// a native checkbox or radio reacts at once, as a rule.
+	first := browser.DOMFirst
+	if action == "click" && aim.Toggle {
+		first = 0
+	}
+	m := pg.Mark(ctx, first)
+	if action == "hover" {
+		if err := pg.Hover(ctx, aim.X, aim.Y); err != nil {
+			return err
+		}
+	} else {
+		o := browser.ClickOptions{Button: in.Button, Modifiers: in.Modifiers}
+		if in.Double {
+			o.Count = 2
+		}
+		if err := pg.Click(ctx, aim.X, aim.Y, o); err != nil {
+			return err
+		}
+	}
+	return pg.Settle(ctx, m)
+}
+
+// Press presses a key or chord, on the target when the input names one
+// (focused first), else where the focus is.
+func (c *Tab) Press(ctx context.Context) error {
+	pg := c.Page
+	if c.Targeted() {
+		el, err := c.Target(ctx)
+		if err != nil {
+			return err
+		}
+		if err := pg.Focus(ctx, el); err != nil {
+			return err
+		}
+	}
+	m := pg.Mark(ctx, 0)
+	if err := pg.Press(ctx, c.In.Key); err != nil {
+		return &Error{Msg: err.Error()}
+	}
+	return pg.Settle(ctx, m)
+}
+
+// Console puts the tab's console messages and page errors, from their
+// bounded buffer, in the content.
+func (c *Tab) Console(context.Context) error {
+	msgs, dropped := c.Page.Console()
+	var b strings.Builder
+	if dropped > 0 {
+		fmt.Fprintf(&b, "[%d older messages dropped; the buffer keeps the last %d]\n", dropped, len(msgs))
+	}
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "[%s] %s\n", m.Level, m.Text)
+	}
+	if len(msgs) == 0 {
+		b.WriteString("no console messages")
+	}
+	c.Res.Content = strings.TrimRight(b.String(), "\n")
+	return nil
+}

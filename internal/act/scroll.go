@@ -1,0 +1,173 @@
+package act
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/browserd/browserd/internal/browser"
+)
+
+// scrollBoxJS scrolls, by (%v, %v), the largest element in view that has
+// more content than room in that direction and lets it scroll; it returns
+// its tag, or "" when there is none.
+const scrollBoxJS = `(() => { const dx = %v, dy = %v;
+  let best = null, area = 0;
+  for (const el of document.querySelectorAll('*')) {
+    if (el === document.documentElement || el === document.body) continue;
+    const fits = dy > 0 ? el.scrollTop + el.clientHeight < el.scrollHeight - 1 : dy < 0 ? el.scrollTop > 0 :
+      dx > 0 ? el.scrollLeft + el.clientWidth < el.scrollWidth - 1 : el.scrollLeft > 0;
+    if (!fits) continue;
+    const s = getComputedStyle(el), o = dy !== 0 ? s.overflowY : s.overflowX;
+    if (o !== 'auto' && o !== 'scroll') continue;
+    const r = el.getBoundingClientRect();
+    const w = Math.min(r.right, innerWidth) - Math.max(r.left, 0), h = Math.min(r.bottom, innerHeight) - Math.max(r.top, 0);
+    if (w <= 0 || h <= 0 || w * h <= area) continue;
+    best = el; area = w * h;
+  }
+  if (!best) return '';
+  best.scrollBy(dx, dy);
+  return best.tagName.toLowerCase(); })()`
+
+// Scroll scrolls the page, or the element the input names, with the mouse
+// wheel; top and bottom jump to the ends.
+func (c *Tab) Scroll(ctx context.Context) error {
+	pg := c.Page
+	dir := cmp.Or(c.In.Direction, "down")
+	x, y, el, err := c.scrollPoint(ctx)
+	if err != nil {
+		return err
+	}
+	// What the page does when it scrolls (a virtual list drawing the rows
+	// now in view, an infinite feed loading more) is waited for, as a
+	// click's reaction is.
+	m := pg.Mark(ctx, 0)
+	if dir == "top" || dir == "bottom" {
+		if err := c.scrollToEnd(ctx, el, dir == "bottom"); err != nil {
+			return err
+		}
+		return pg.Settle(ctx, m)
+	}
+	if err := c.wheel(ctx, el, x, y, dir); err != nil {
+		return err
+	}
+	if err := pg.Settle(ctx, m); err != nil {
+		return err
+	}
+	var page []float64
+	if pg.Run(ctx, "[scrollX, scrollY, document.documentElement.scrollHeight - innerHeight]", &page) == nil && len(page) == 3 {
+		c.Res.Notes = append(c.Res.Notes, fmt.Sprintf("page scroll x %d, y %d of %d", int(page[0]), int(page[1]), int(page[2])))
+	}
+	return nil
+}
+
+// scrollPoint is where the wheel turns: over the element the input names
+// (el), else the middle of the window (el nil).
+func (c *Tab) scrollPoint(ctx context.Context) (x, y float64, el *browser.Elem, err error) {
+	x, y = float64(c.Width)/2, float64(c.Height)/2
+	if c.In.Ref == "" && c.In.Selector == "" && c.In.Role == "" {
+		return x, y, nil, nil
+	}
+	e, err := c.Target(ctx)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	if x, y, err = c.Page.Point(ctx, e, "scroll"); err != nil {
+		return 0, 0, nil, err
+	}
+	return x, y, &e, nil
+}
+
+// scrollToEnd jumps el's box (or the window, el nil) to its top or bottom.
+func (c *Tab) scrollToEnd(ctx context.Context, el *browser.Elem, bottom bool) error {
+	pg := c.Page
+	if el != nil {
+		fn := `function(bottom) { const el = this.nodeType === 1 ? this : this.parentElement; el.scrollTop = bottom ? el.scrollHeight : 0; }`
+		return pg.CallOn(ctx, *el, fn, nil, bottom)
+	}
+	expr := "window.scrollTo(0, 0)"
+	if bottom {
+		expr = "window.scrollTo(0, document.documentElement.scrollHeight)"
+	}
+	return pg.Run(ctx, expr, nil)
+}
+
+// scrollPosJS is where the page and the element stand: the wheel's effect
+// shows there.
+const scrollPosJS = `function() { const el = this && this.nodeType ? (this.nodeType === 1 ? this : this.parentElement) : null;
+  let n = 0; for (let a = el; a; a = a.parentElement) n += a.scrollTop + a.scrollLeft;
+  return [scrollX, scrollY, n]; }`
+
+// wheel turns the mouse wheel at (x, y) towards dir by the input's amount
+// (0.8 of the window), and when nothing moved, scrolls what a person would
+// reach for: the element's own box, or the largest box in view.
+func (c *Tab) wheel(ctx context.Context, el *browser.Elem, x, y float64, dir string) error {
+	pg := c.Page
+	amount := float64(c.In.Amount)
+	if amount == 0 {
+		amount = float64(c.Height) * 0.8
+	}
+	var dx, dy float64
+	switch dir {
+	case "down":
+		dy = amount
+	case "up":
+		dy = -amount
+	case "right":
+		dx = amount
+	case "left":
+		dx = -amount
+	}
+	pos := func(out *[3]float64) error {
+		if el != nil {
+			return pg.CallOn(ctx, *el, scrollPosJS, out)
+		}
+		// The boxes under the wheel count too: the window stays put when
+		// a box under the mouse scrolls.
+		return pg.Run(ctx, fmt.Sprintf("(%s).call(document.elementFromPoint(%v, %v))", scrollPosJS, x, y), out)
+	}
+	var before, after [3]float64
+	_ = pos(&before)
+	if err := pg.Wheel(ctx, x, y, dx, dy); err != nil {
+		return err
+	}
+	// The wheel scrolls asynchronously; let it land.
+	moved := false
+	for deadline := time.Now().Add(300 * time.Millisecond); time.Now().Before(deadline) && !moved; {
+		time.Sleep(30 * time.Millisecond)
+		moved = pos(&after) == nil && after != before
+	}
+	switch {
+	case moved:
+		return nil
+	case el != nil:
+		// Nothing under the mouse scrolled (the point is covered, or the
+		// page cancels wheel events): scroll the element's own box, or its
+		// nearest scrollable ancestor.
+		return pg.CallOn(ctx, *el, `function(dx, dy) {
+		  let a = this.nodeType === 1 ? this : this.parentElement;
+		  for (; a; a = a.parentElement) { const s = getComputedStyle(a);
+		    if ((a.scrollHeight > a.clientHeight && /auto|scroll/.test(s.overflowY)) || (a.scrollWidth > a.clientWidth && /auto|scroll/.test(s.overflowX))) break; }
+		  (a || document.scrollingElement).scrollBy(dx, dy); }`, nil, dx, dy)
+	}
+	// (A frame under the mouse scrolls out of this document's sight.)
+	var underFrame bool
+	_ = pg.Run(ctx, fmt.Sprintf("(() => { const h = document.elementFromPoint(%v, %v); return !!h && /^(IFRAME|FRAME|EMBED|OBJECT)$/.test(h.tagName); })()", x, y), &underFrame)
+	if underFrame {
+		return nil
+	}
+	// The window does not scroll that way (an app whose content lives in a
+	// scroll box, a list beside the middle of the window): scroll the
+	// largest box in view that can, as a person would reach for it.
+	var box string
+	if err := pg.Run(ctx, fmt.Sprintf(scrollBoxJS, dx, dy), &box); err != nil {
+		return err
+	}
+	if box == "" {
+		c.Res.Notes = append(c.Res.Notes, "nothing scrolled: neither the window nor a scroll box in view can move "+dir)
+	} else {
+		c.Res.Notes = append(c.Res.Notes, "the window cannot scroll "+dir+"; the largest scroll box in view did (give a target inside another box to scroll that one)")
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+package act
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/browserd/browserd/internal/browser"
+)
+
+// valueTypes are the input types a person fills through a picker, not
+// keystrokes: typing sets their value the way the picker would, in the
+// format the input takes.
+var valueTypes = map[string]string{
+	"date": "YYYY-MM-DD", "time": "HH:MM or HH:MM:SS", "datetime-local": "YYYY-MM-DDTHH:MM",
+	"month": "YYYY-MM", "week": "YYYY-Www", "color": "#rrggbb", "range": "a number within the slider's range",
+}
+
+// Type types into a field as a person would: it focuses the field
+// without clicking inside it (a click at the centre of a narrow number
+// input lands on its spin arrows), optionally clears it, inserts the text
+// and optionally presses Enter. Inputs filled through a picker (date,
+// time, color, range, …) get their value set with input and change
+// events. The field's value is read back afterwards; a value that is not
+// what was typed is reported.
+func (c *Tab) Type(ctx context.Context) error {
+	pg := c.Page
+	el, err := c.Target(ctx)
+	if err != nil {
+		return err
+	}
+	var kind struct {
+		Editable bool   `json:"editable"`
+		Tag      string `json:"tag"`
+		Type     string `json:"type"`
+		Value    string `json:"value"`
+		Suggests bool   `json:"suggests"`
+		Max      int    `json:"max"` // maxlength; 0: none
+		ReadOnly bool   `json:"readOnly"`
+	}
+	err = pg.CallOn(ctx, el, `function() {
+	  const el = this.nodeType === 1 ? this : this.parentElement;
+	  const tag = el.tagName.toLowerCase();
+	  const editable = el.isContentEditable || (tag === 'textarea') ||
+	    (tag === 'input' && !['checkbox','radio','button','submit','reset','file','image','hidden'].includes(el.type));
+	  const suggests = el.getAttribute('role') === 'combobox' || el.hasAttribute('aria-autocomplete') || el.hasAttribute('list') ||
+	    el.hasAttribute('aria-controls') || el.hasAttribute('aria-owns');
+	  const max = (tag === 'input' || tag === 'textarea') && el.maxLength > 0 ? el.maxLength : 0;
+	  const readOnly = (tag === 'input' || tag === 'textarea') && el.readOnly;
+	  return {editable, tag, type: tag === 'input' ? el.type : '', value: 'value' in el && tag !== 'button' ? String(el.value) : el.innerText, suggests, max, readOnly};
+	}`, &kind)
+	if err != nil {
+		return err
+	}
+	// A field that offers suggestions shows them after a debounce: wait
+	// for that as for a click's delayed reaction.
+	first := time.Duration(0)
+	if kind.Suggests {
+		first = browser.DOMFirst
+	}
+	if !kind.Editable {
+		what := safeWord(kind.Tag)
+		if kind.Type != "" {
+			what += " type=" + safeWord(kind.Type)
+		}
+		return Fail("cannot type into a <%s>: pick a textbox, searchbox or editable element (use click for checkboxes and buttons, select for dropdowns, upload for file inputs)", what)
+	}
+	if _, typed := valueTypes[kind.Type]; kind.ReadOnly && !typed {
+		// Keys would do nothing: a date picker's field (flatpickr) takes
+		// its value from the picker.
+		return Fail("the field is read-only: it takes its value from a picker or the page — click it and choose from what opens")
+	}
+	if _, _, err := pg.Point(ctx, el, "type"); err != nil {
+		return err
+	}
+	m := pg.Mark(ctx, first)
+	if format, ok := valueTypes[kind.Type]; ok {
+		var got string
+		err := pg.CallOn(ctx, el, `function(v) {
+		  this.focus();
+		  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(this, v);
+		  this.dispatchEvent(new Event('input', {bubbles: true}));
+		  this.dispatchEvent(new Event('change', {bubbles: true}));
+		  return this.value;
+		}`, &got, c.In.Text)
+		if err != nil {
+			return err
+		}
+		if got != c.In.Text && c.In.Text != "" {
+			if got == "" || kind.Type != "range" && kind.Type != "color" {
+				return Fail("the %s input did not take %q: type it as %s", kind.Type, c.In.Text, format)
+			}
+			// What it holds is the page's to say: in the details.
+			c.Res.Notes = append(c.Res.Notes, fmt.Sprintf("the %s input holds another value than was typed (its bounds or format changed it); its value is in the details", safeWord(kind.Type)))
+			c.Res.Details = append(c.Res.Details, "value now: "+jsString(truncate(got, 200)))
+		}
+		if c.In.Submit {
+			if err := pg.Press(ctx, "Enter"); err != nil {
+				return err
+			}
+		}
+		return pg.Settle(ctx, m)
+	}
+	// A field that has the focus already (the agent clicked into it, or
+	// selected its text with Control+a) is typed into where its caret or
+	// selection is, as a keyboard does; else at its end.
+	var focused bool
+	_ = pg.CallOn(ctx, el, `function() {
+	  const el = this.nodeType === 1 ? this : this.parentElement;
+	  let a = document.activeElement;
+	  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+	  return a === el;
+	}`, &focused)
+	if err := pg.Focus(ctx, el); err != nil {
+		return err
+	}
+	if c.In.Clear {
+		err := pg.CallOn(ctx, el, `function() {
+		  const el = this.nodeType === 1 ? this : this.parentElement;
+		  if ('select' in el && typeof el.select === 'function') el.select();
+		  else { const r = document.createRange(); r.selectNodeContents(el); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
+		}`, nil)
+		if err != nil {
+			return err
+		}
+		if err := pg.Press(ctx, "Delete"); err != nil {
+			return err
+		}
+	} else if !focused {
+		// Type at the end, as a person who clicked into the field would.
+		_ = pg.CallOn(ctx, el, `function() {
+		  const el = this.nodeType === 1 ? this : this.parentElement;
+		  try { if (typeof el.setSelectionRange === 'function') { const n = el.value.length; el.setSelectionRange(n, n); } } catch (e) {}
+		  if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); r.collapse(false); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
+		}`, nil)
+	}
+	// More text than the field takes (a one-time code's six one-digit
+	// boxes): typed a character at a time, as a keyboard does, so that
+	// what the field does not take goes where the page moves the focus.
+	//
+	// A text of up to browser.KeyTypeMax characters is typed a key at a
+	// time (keydown, keypress, input, keyup), so pages that listen to keys
+	// hear it; a longer one, or one with a newline or tab, is inserted at
+	// once, as a paste.
+	spill := kind.Max > 0 && utf8.RuneCountInString(c.In.Text) > kind.Max
+	switch {
+	case c.In.Text == "":
+	case browser.KeyTypeable(c.In.Text):
+		if err := pg.TypeKeys(ctx, c.In.Text); err != nil {
+			return err
+		}
+	case spill:
+		for _, r := range c.In.Text {
+			if err := pg.InsertText(ctx, string(r)); err != nil {
+				return err
+			}
+		}
+	default:
+		if err := pg.InsertText(ctx, c.In.Text); err != nil {
+			return err
+		}
+	}
+	var moved bool
+	if spill && pg.CallOn(ctx, el, `function() { return document.activeElement !== this; }`, &moved) == nil && moved {
+		takes := "one character"
+		if kind.Max > 1 {
+			takes = fmt.Sprintf("%d characters", kind.Max)
+		}
+		c.Res.Notes = append(c.Res.Notes, "the field takes "+takes+": the rest of the text went, a character at a time, where the page moved the focus (its next fields)")
+	}
+	// What the field holds now, before Enter can submit and clear it.
+	var now string
+	if !moved && pg.CallOn(ctx, el, `function() { const el = this.nodeType === 1 ? this : this.parentElement;
+	  return 'value' in el && el.tagName !== 'BUTTON' ? String(el.value) : el.innerText; }`, &now) == nil {
+		want := c.In.Text
+		if !c.In.Clear {
+			want = kind.Value + c.In.Text
+		}
+		if strings.TrimRight(now, "\n") != strings.TrimRight(want, "\n") {
+			c.Res.Notes = append(c.Res.Notes, "the field's value is not what was typed (the page or the input type changed it); its value is in the details")
+			c.Res.Details = append(c.Res.Details, "value now: "+jsString(truncate(now, 200)))
+		}
+	}
+	if c.In.Submit {
+		if err := pg.Press(ctx, "Enter"); err != nil {
+			return err
+		}
+	}
+	return pg.Settle(ctx, m)
+}
