@@ -254,40 +254,6 @@ func TestForwarderFolder(t *testing.T) {
 	}
 }
 
-// Every action of the tool is reachable from the command line.
-func TestEveryActionHasACommand(t *testing.T) {
-	seen := map[string]bool{}
-	for _, args := range [][]string{
-		{"launch"}, {"close"}, {"navigate", "https://x.example/"}, {"screenshot"}, {"snapshot"}, {"click", "e1"},
-		{"type", "e1", "x"}, {"select", "e1", "v"}, {"scroll"}, {"eval", "1"}, {"extract"}, {"wait", "--time", "1"},
-		{"tabs"}, {"tab", "new"}, {"tab", "close"}, {"tab", "switch", "t1"}, {"pdf"}, {"console"}, {"status"},
-		{"dialog", "accept"}, {"upload", "e1", "f"}, {"back"}, {"forward"}, {"reload"}, {"hover", "e1"}, {"press", "Enter"},
-		{"task-end"}, {"sessions"}, {"resume", "s1"}, {"handoff", "enter the code"}, {"drag", "e1", "e2"}, {"fill", "e1=x"},
-	} {
-		d := &fakeDaemon{}
-		if code, _, stderr := runWith(t, d, args...); code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, stderr)
-		}
-		seen[d.inputs[0].Action] = true
-	}
-	state := filepath.Join(t.TempDir(), "state.json")
-	if err := os.WriteFile(state, []byte(`{"cookies":[],"origins":[]}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"state", "save", filepath.Join(t.TempDir(), "saved.json")}, {"state", "load", state}} {
-		d := &fakeDaemon{}
-		runWith(t, d, args...)
-		if len(d.inputs) == 1 {
-			seen[d.inputs[0].Action] = true
-		}
-	}
-	for _, a := range tool.Actions {
-		if !seen[a] {
-			t.Errorf("no command sends action %q", a)
-		}
-	}
-}
-
 func TestSessionFromEnv(t *testing.T) {
 	t.Setenv("BROWSERD_SESSION", "from-env")
 	t.Setenv("BROWSERD_PROFILE", "shop")

@@ -140,25 +140,8 @@ func listSessionsSchema() *jsonschema.Schema {
 }
 
 func sessionResumeSchema() *jsonschema.Schema {
-	s, err := jsonschema.For[SessionResumeInput](nil)
-	if err != nil {
-		panic(fmt.Sprintf("mcpserver: schema of SessionResumeInput: %v", err))
-	}
-	if st := s.Properties["state"]; st != nil {
-		// json.RawMessage would publish as an array of bytes: the
-		// storageState is an object ({cookies, origins}).
-		st.Type, st.Items, st.Types = "object", nil, nil
-	}
-	captureIDOrTime(s)
-	return s
-}
-
-// captureIDOrTime lets a schema's capture (tool.CaptureRef) be a number,
-// the capture id as list_sessions shows it, as well as a string.
-func captureIDOrTime(s *jsonschema.Schema) {
-	if c := s.Properties["capture"]; c != nil {
-		c.Type, c.Types = "", []string{"string", "integer"}
-	}
+	// tool.SchemaFor: capture is a capture id (a number) or a time.
+	return tool.SchemaFor[SessionResumeInput]()
 }
 
 // call runs one tool call and renders its result as text.
@@ -337,35 +320,10 @@ func ServeStdio(ctx context.Context, h tool.Handler, version string, deny ...str
 	return nil
 }
 
-// inputSchema is the schema of tool.Input with action narrowed to the known
-// actions, so that a model sees the whole list in tools/list.
-func inputSchema(deny []string) *jsonschema.Schema {
-	s, err := jsonschema.For[tool.Input](nil)
-	if err != nil {
-		// tool.Input is a fixed struct; failing here is a programming error.
-		panic(fmt.Sprintf("mcpserver: schema of tool.Input: %v", err))
-	}
-	action := s.Properties["action"]
-	if action == nil {
-		panic("mcpserver: tool.Input has no action property")
-	}
-	action.Enum = nil
-	for _, a := range tool.Actions {
-		if !slices.Contains(deny, a) {
-			action.Enum = append(action.Enum, a)
-		}
-	}
-	if dir := s.Properties["direction"]; dir != nil {
-		dir.Enum = []any{"down", "up", "left", "right", "top", "bottom"}
-	}
-	if st := s.Properties["state"]; st != nil {
-		// json.RawMessage would publish as an array of bytes: the
-		// storageState is an object ({cookies, origins}).
-		st.Type, st.Items, st.Types = "object", nil, nil
-	}
-	captureIDOrTime(s)
-	return s
-}
+// inputSchema is the schema of tool.Input (tool.InputSchema) with action
+// narrowed to the actions the operator left on, so that a model sees the
+// whole list in tools/list.
+func inputSchema(deny []string) *jsonschema.Schema { return tool.InputSchema(deny...) }
 
 // errorResult is a tool result the model reads as a failure.
 func errorResult(msg string) *mcp.CallToolResult {

@@ -210,10 +210,9 @@ func (in *Input) checkListSessions() error {
 }
 
 func (in *Input) checkScroll() error {
-	switch in.Direction {
-	case "", "down", "up", "left", "right", "top", "bottom":
-	default:
-		return fmt.Errorf("scroll direction %q: use down, up, left, right, top or bottom", in.Direction)
+	if in.Direction != "" && !slices.Contains(ScrollDirections, in.Direction) {
+		last := len(ScrollDirections) - 1
+		return fmt.Errorf("scroll direction %q: use %s or %s", in.Direction, strings.Join(ScrollDirections[:last], ", "), ScrollDirections[last])
 	}
 	return nil
 }

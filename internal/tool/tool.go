@@ -1,7 +1,8 @@
 // Package tool defines the one composite `browser` tool that every front end
 // (MCP stdio, MCP streamable HTTP, the HTTP API and the CLI) speaks: its
-// input, its result and its actions. It holds no behaviour beyond validation;
-// the engine that carries actions out lives in internal/engine.
+// input, its result and its actions, and the JSON Schema of its input
+// (InputSchema). It holds no behaviour beyond validation; the engine that
+// carries actions out lives in internal/engine.
 package tool
 
 import (
@@ -17,7 +18,10 @@ import (
 )
 
 // Actions is every action of the browser tool, in the order the schema lists
-// them. The first nineteen are source 001's.
+// them. The first nineteen are source 001's. A new one also needs a CLI
+// command, a row in README.md's action table and `go generate
+// ./internal/httpapi` (docs/design.md has a worked example; tests fail
+// until each is there).
 var Actions = []string{
 	"launch", "close", "navigate", "screenshot", "snapshot", "click", "type",
 	"select", "scroll", "evaluate", "extract", "wait", "tabs", "tab_new",
@@ -30,8 +34,13 @@ var Actions = []string{
 // SessionStates are the filters of list_sessions: a session state, or all.
 var SessionStates = []string{"active", "recoverable", "stale", "closed", "failed", "all"}
 
+// ScrollDirections are the directions scroll takes ("" is down).
+var ScrollDirections = []string{"down", "up", "left", "right", "top", "bottom"}
+
 // Input is one call of the browser tool. Field names follow source 001.
-// Only Action is required; each action documents the fields it reads.
+// Only Action is required; each action documents the fields it reads. A
+// new field needs an example in tooltest, a mention in README.md and `go
+// generate ./internal/httpapi` (tests fail until each is there).
 type Input struct {
 	Action string `json:"action" jsonschema:"what to do"`
 

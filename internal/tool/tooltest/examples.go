@@ -6,6 +6,7 @@ package tooltest
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -59,4 +60,22 @@ func Same(a, b tool.Input) bool {
 		return false
 	}
 	return reflect.DeepEqual(va, vb)
+}
+
+// JSONFields are the JSON names of the fields of struct type t (those of
+// tool.Input are the tool's fields), each with its Go type; a field the
+// JSON leaves out (json:"-") is not among them.
+func JSONFields(t reflect.Type) map[string]reflect.Type {
+	fields := map[string]reflect.Type{}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-" || !f.IsExported():
+			continue
+		case name == "":
+			name = f.Name
+		}
+		fields[name] = f.Type
+	}
+	return fields
 }
