@@ -224,7 +224,7 @@ func (c *call) run(ctx context.Context) error {
 	if err := c.pickTab(ctx, sl); err != nil {
 		return err
 	}
-	return c.act(ctx, sess, sl.br)
+	return c.act(ctx, sess, sl.Br)
 }
 
 // sessionless answers the calls that need no session; done says it did.
@@ -277,10 +277,10 @@ func (c *call) openSession(ctx context.Context) (sess *session, done bool, err e
 	if err != nil {
 		return nil, false, err
 	}
-	c.res.Session = sess.id
-	if in.Action == "launch" && sess.profile == "" && in.ExcludeCookieDomains != nil {
+	c.res.Session = sess.ID
+	if in.Action == "launch" && sess.Profile == "" && in.ExcludeCookieDomains != nil {
 		e.mu.Lock()
-		sess.exclude = normDomains(in.ExcludeCookieDomains)
+		sess.Exclude = normDomains(in.ExcludeCookieDomains)
 		e.mu.Unlock()
 	}
 	if in.Action == "launch" && !c.opened {
@@ -301,27 +301,27 @@ func (c *call) enterTask(ctx context.Context, sess *session) (context.Context, f
 		return ctx, nil, err
 	}
 	c.task = t
-	c.res.Task = t.name
-	t.run.Lock()
+	c.res.Task = t.Name
+	t.Run.Lock()
 	ctx, end := context.WithCancelCause(ctx)
 	e.mu.Lock()
-	t.working = true
-	t.stop = end
-	gone := sess.closing || !sess.stored || e.sessions[sess.id] != sess
+	t.Working = true
+	t.Stop = end
+	gone := sess.Closing || !sess.Stored || e.sessions[sess.ID] != sess
 	e.mu.Unlock()
 	leave := func() {
 		e.mu.Lock()
-		t.working = false
-		t.stop = nil
-		t.lastUsed = time.Now()
+		t.Working = false
+		t.Stop = nil
+		t.LastUsed = time.Now()
 		e.mu.Unlock()
 		end(nil)
-		t.run.Unlock()
+		t.Run.Unlock()
 	}
 	if gone {
 		leave()
 		// It was closed (DELETE /api/sessions) while this call waited.
-		return ctx, nil, fail("session %q was closed while this call waited; send it again to start the session afresh", bareName(sess.id))
+		return ctx, nil, fail("session %q was closed while this call waited; send it again to start the session afresh", bareName(sess.ID))
 	}
 	return ctx, leave, nil
 }
@@ -338,19 +338,19 @@ func (c *call) taskOnly(ctx context.Context, sess *session) (done bool, err erro
 		// The task's tabs stay open for a person to review, until closed
 		// or reaped by the idle policy.
 		e.mu.Lock()
-		t.ended, t.endedAt = true, time.Now()
-		n := len(t.tabs)
+		t.Ended, t.EndedAt = true, time.Now()
+		n := len(t.Tabs)
 		e.mu.Unlock()
 		e.markDirty(sess)
 		until := "until a person closes them"
 		if e.cfg.ReviewGrace > 0 {
 			until = fmt.Sprintf("until closed, for %s at most (--review-grace)", e.cfg.ReviewGrace)
 		}
-		c.res.Content = fmt.Sprintf("task %q ended; its %d tabs stay open for review %s", t.name, n, until)
+		c.res.Content = fmt.Sprintf("task %q ended; its %d tabs stay open for review %s", t.Name, n, until)
 		return true, nil
 	}
 	e.mu.Lock()
-	t.ended = false
+	t.Ended = false
 	saveErr := sess.saveFailures()
 	e.mu.Unlock()
 	if saveErr != "" {
@@ -398,7 +398,7 @@ func (c *call) launched(ctx context.Context, sess *session) error {
 	}
 	if in.ExcludeCookieDomains != nil {
 		whose := "session's"
-		if sess.profile != "" {
+		if sess.Profile != "" {
 			whose = "profile's (kept across restarts and nodes)"
 		}
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("the %s excluded cookie domains are now %v; their saved cookies are left out whenever saved cookies are put back (the profile's browser starting, a resume, state_load), not removed from a browser that runs", whose, normDomains(in.ExcludeCookieDomains)))
@@ -410,7 +410,7 @@ func (c *call) launched(ctx context.Context, sess *session) error {
 	}
 	if in.Width > 0 {
 		e.mu.Lock()
-		sess.width, sess.height = in.Width, in.Height
+		sess.Width, sess.Height = in.Width, in.Height
 		e.mu.Unlock()
 	}
 	if len(in.HTTPCredentials) > 0 {
@@ -436,10 +436,10 @@ func (c *call) act(ctx context.Context, sess *session, br *browser.Browser) erro
 	if err := c.personGate(tctx); err != nil {
 		return err
 	}
-	pg := c.tab.page
+	pg := c.tab.Page
 	if d := pg.Dialog(); d != nil && in.Action != "dialog" && in.Action != "tab_new" && in.Action != "tab_close" && in.Action != "console" {
 		c.res.Dialog = toolDialog(d)
-		return fail("%s %s dialog is open on tab %s and blocks the page; answer it with the dialog action first", dialogArticle(d.Type), d.Type, c.tab.id)
+		return fail("%s %s dialog is open on tab %s and blocks the page; answer it with the dialog action first", dialogArticle(d.Type), d.Type, c.tab.ID)
 	}
 	// The dialog action itself must run while the dialog is open.
 	actx, stop := tctx, context.CancelFunc(func() {})
@@ -494,7 +494,7 @@ func (c *call) act(ctx context.Context, sess *session, br *browser.Browser) erro
 // and for an action that changes the page, the page as it is now, read
 // by answerBy at the latest.
 func (c *call) answer(ctx context.Context, sess *session, answerBy time.Time) error {
-	e, in, pg := c.e, c.in, c.tab.page
+	e, in, pg := c.e, c.in, c.tab.Page
 	if tabActions[in.Action].changes || tabActions[in.Action].marks {
 		e.markDirty(sess)
 	}
@@ -549,7 +549,7 @@ func (c *call) timedOut(ctx context.Context, err error, what string, timeout tim
 		return fail("%s timed out after %s: the site has not answered yet; the navigation was stopped and the tab shows its previous page — raise timeout (ms) if the site is slow, or check that it is up", what, took)
 	case errors.As(err, new(*browser.TreeReadError)):
 		return treeTimeout(err, what, took)
-	case !c.tab.page.Responsive(ctx):
+	case !c.tab.Page.Responsive(ctx):
 		return fail("%s timed out after %s: the page is not responding — a script in it keeps it busy; navigate to another page (browserd stops the script first) or close the tab", what, took)
 	}
 	return fail("%s timed out after %s; the page may still be busy — raise timeout (ms) or check it with snapshot", what, took)
@@ -576,34 +576,34 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 	e.mu.Lock()
 	switch {
 	case in.Tab != "" && in.Action != "tab_new":
-		tb := e.tabs[tabKey{t.sess.id, in.Tab}]
-		if tb == nil || tb.task != t {
+		tb := e.tabs[tabKey{t.Sess.ID, in.Tab}]
+		if tb == nil || tb.Task != t {
 			e.mu.Unlock()
 			if tb != nil {
 				return fail("tab %s belongs to another task; use the tabs action to list this task's tabs", in.Tab)
 			}
-			return fail("no tab %s in task %q; use the tabs action to list its tabs", in.Tab, t.name)
+			return fail("no tab %s in task %q; use the tabs action to list its tabs", in.Tab, t.Name)
 		}
 		want = tb
 	case in.Ref != "":
-		if _, owner, ok := t.sess.refs.Lookup(in.Ref); ok {
-			if tb := e.tabs[tabKey{t.sess.id, owner}]; tb != nil && tb.task == t {
+		if _, owner, ok := t.Sess.Refs.Lookup(in.Ref); ok {
+			if tb := e.tabs[tabKey{t.Sess.ID, owner}]; tb != nil && tb.Task == t {
 				want = tb
 			}
 		}
 	}
 	if want == nil && in.Action != "tab_new" {
-		want = t.active
+		want = t.Active
 	}
 	e.mu.Unlock()
-	if want != nil && want.page.Closed() {
+	if want != nil && want.Page.Closed() {
 		e.removeTab(want)
 		want = nil
 		if in.Tab != "" {
 			return fail("tab %s was closed; use the tabs action to list this task's tabs", in.Tab)
 		}
 		e.mu.Lock()
-		want = t.active
+		want = t.Active
 		e.mu.Unlock()
 	}
 	if want == nil {
@@ -613,33 +613,33 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 		}
 		want = tb
 	}
-	if want.page.Crashed() {
+	if want.Page.Crashed() {
 		// A crashed renderer keeps no document: load the last URL again —
 		// unless the action loads another page anyway: then an empty
 		// document brings the renderer back without running again what
 		// may have crashed it (a memory hog would, taking the navigation
 		// down with it). The load takes no longer than the action may.
-		note := fmt.Sprintf("tab %s had crashed; it was reloaded", want.id)
-		u := want.page.URL().Unwrap()
+		note := fmt.Sprintf("tab %s had crashed; it was reloaded", want.ID)
+		u := want.Page.URL().Unwrap()
 		if u == "" || in.Action == "navigate" {
 			u = revivalPage
-			note = fmt.Sprintf("tab %s had crashed; its renderer was started again", want.id)
+			note = fmt.Sprintf("tab %s had crashed; its renderer was started again", want.ID)
 		}
 		limit := e.cfg.NavTime
 		if in.Timeout > 0 {
 			limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
 		}
 		rctx, cancel := context.WithTimeout(ctx, limit)
-		err := want.page.Navigate(rctx, u)
+		err := want.Page.Navigate(rctx, u)
 		cancel()
 		if err != nil {
-			_ = want.page.Close(ctx)
+			_ = want.Page.Close(ctx)
 			e.removeTab(want)
 			tb, err := e.newTab(ctx, sl, t)
 			if err != nil {
 				return err
 			}
-			note = fmt.Sprintf("tab %s had crashed and did not come back; tab %s, a blank one, replaces it", want.id, tb.id)
+			note = fmt.Sprintf("tab %s had crashed and did not come back; tab %s, a blank one, replaces it", want.ID, tb.ID)
 			want = tb
 		}
 		c.res.Notes = append(c.res.Notes, note)
@@ -656,7 +656,7 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 		}
 	}
 	c.tab = want
-	c.res.Tab = want.id
+	c.res.Tab = want.ID
 	return nil
 }
 
@@ -726,7 +726,7 @@ func (c *call) navigate(ctx context.Context, _ *browser.Browser) error {
 	if err != nil {
 		return err
 	}
-	return c.tab.page.Navigate(ctx, u)
+	return c.tab.Page.Navigate(ctx, u)
 }
 
 // history goes back or forward.
@@ -735,7 +735,7 @@ func (c *call) history(ctx context.Context, _ *browser.Browser) error {
 	if c.in.Action == "forward" {
 		delta = 1
 	}
-	if err := c.tab.page.History(ctx, delta); err != nil {
+	if err := c.tab.Page.History(ctx, delta); err != nil {
 		if errors.Is(err, browser.ErrNoHistory) {
 			return fail("cannot go %s: no history entry in that direction", c.in.Action)
 		}
@@ -745,7 +745,7 @@ func (c *call) history(ctx context.Context, _ *browser.Browser) error {
 }
 
 func (c *call) reload(ctx context.Context, _ *browser.Browser) error {
-	return c.tab.page.Reload(ctx)
+	return c.tab.Page.Reload(ctx)
 }
 
 func (c *call) snapshotAction(ctx context.Context, _ *browser.Browser) error {
@@ -768,19 +768,19 @@ func (c *call) tabNew(ctx context.Context, _ *browser.Browser) error {
 	if err != nil {
 		return err
 	}
-	return c.tab.page.Navigate(ctx, u)
+	return c.tab.Page.Navigate(ctx, u)
 }
 
 func (c *call) tabSwitch(_ context.Context, _ *browser.Browser) error {
 	c.e.mu.Lock()
-	c.task.active = c.tab
+	c.task.Active = c.tab
 	c.e.mu.Unlock()
 	return nil
 }
 
 func (c *call) tabClose(ctx context.Context, _ *browser.Browser) error {
 	tb := c.tab
-	if err := tb.page.Close(ctx); err != nil && !tb.page.Closed() {
+	if err := tb.Page.Close(ctx); err != nil && !tb.Page.Closed() {
 		return err
 	}
 	c.e.removeTab(tb)
@@ -790,10 +790,10 @@ func (c *call) tabClose(ctx context.Context, _ *browser.Browser) error {
 }
 
 func (c *call) dialog(ctx context.Context, _ *browser.Browser) error {
-	pg := c.tab.page
+	pg := c.tab.Page
 	d := pg.Dialog()
 	if d == nil {
-		return fail("no dialog is open on tab %s", c.tab.id)
+		return fail("no dialog is open on tab %s", c.tab.ID)
 	}
 	accept := c.in.Accept == nil || *c.in.Accept
 	m := pg.Mark(ctx, 0)
@@ -840,7 +840,7 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	// give them a moment to arrive so this result can name them.
 	for wait := time.Now().Add(2 * time.Second); opened > 0 && time.Now().Before(wait); time.Sleep(10 * time.Millisecond) {
 		e.mu.Lock()
-		n := len(c.task.popups)
+		n := len(c.task.Popups)
 		e.mu.Unlock()
 		if n >= opened {
 			break
@@ -848,7 +848,7 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	}
 	var frames map[string]bool
 	if c.tab != nil {
-		frames = c.tab.page.Frames()
+		frames = c.tab.Page.Frames()
 	}
 	downloads := br.Downloads(since, frames)
 	// Give a download that started a moment to finish, within the action's
@@ -863,26 +863,26 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 		c.res.Downloads = append(c.res.Downloads, tool.Download{URL: d.URL, Path: d.Path, Size: d.Size, Done: d.State == "completed"})
 	}
 	e.mu.Lock()
-	pops := c.task.popups
-	c.task.popups = nil
+	pops := c.task.Popups
+	c.task.Popups = nil
 	e.mu.Unlock()
 	for _, p := range pops {
 		url, title := e.tabInfo(ctx, p)
-		c.res.Popups = append(c.res.Popups, tool.Tab{ID: p.id, Task: c.task.name, URL: url.Unwrap(), Title: title.Unwrap()})
+		c.res.Popups = append(c.res.Popups, tool.Tab{ID: p.ID, Task: c.task.Name, URL: url.Unwrap(), Title: title.Unwrap()})
 	}
-	if c.tab != nil && !c.tab.page.Closed() {
-		url, title, _ := c.tab.page.Info(ctx)
+	if c.tab != nil && !c.tab.Page.Closed() {
+		url, title, _ := c.tab.Page.Info(ctx)
 		c.res.URL, c.res.Title = url.Unwrap(), title.Unwrap()
 	}
 	c.navRefused = ""
 	if c.tab != nil {
-		c.res.Blocked = append(c.res.Blocked, c.tab.page.TakeBlocked()...)
-		c.reportInvalid(c.tab.page.TakeInvalid())
+		c.res.Blocked = append(c.res.Blocked, c.tab.Page.TakeBlocked()...)
+		c.reportInvalid(c.tab.Page.TakeInvalid())
 	}
 	e.mu.Lock()
-	eg := c.task.sess.egress
+	eg := c.task.Sess.Egress
 	e.mu.Unlock()
-	if eg == nil || (c.slot != nil && c.slot.br != nil && c.slot.br.Attached() && c.task.sess.ctxID == "") {
+	if eg == nil || (c.slot != nil && c.slot.Br != nil && c.slot.Br.Attached() && c.task.Sess.CtxID == "") {
 		return
 	}
 	page := stripQuery(c.res.URL)
@@ -968,7 +968,7 @@ func (c *call) checkNav(ctx context.Context, raw string) (string, error) {
 		return u.String(), nil
 	}
 	c.e.mu.Lock()
-	pol := c.task.sess.policy
+	pol := c.task.Sess.Policy
 	c.e.mu.Unlock()
 	port := u.Port()
 	if port == "" {
@@ -1021,8 +1021,8 @@ func (c *call) explain(err error) string {
 		return msg
 	}
 	switch {
-	case errors.Is(err, browser.ErrClosedTab) && c.slot != nil && c.slot.br != nil && isDone(c.slot.br.Done()):
-		return fmt.Sprintf("the browser exited (%s); the next action starts a new one", c.slot.br.DeathReason())
+	case errors.Is(err, browser.ErrClosedTab) && c.slot != nil && c.slot.Br != nil && isDone(c.slot.Br.Done()):
+		return fmt.Sprintf("the browser exited (%s); the next action starts a new one", c.slot.Br.DeathReason())
 	case errors.Is(err, browser.ErrClosedTab):
 		return "the tab was closed; use the tabs action to list the task's tabs"
 	case errors.Is(err, errClosed):
@@ -1036,45 +1036,45 @@ func (c *call) explain(err error) string {
 // closeTask closes the task's tabs. The session is captured (always on
 // close); when no task of it keeps a tab, it is closed in the store too.
 func (c *call) closeTask(ctx context.Context) error {
-	e, t, s := c.e, c.task, c.task.sess
+	e, t, s := c.e, c.task, c.task.Sess
 	e.mu.Lock()
-	tabs := append([]*tab(nil), t.tabs...)
+	tabs := append([]*tab(nil), t.Tabs...)
 	others := false
-	for _, x := range s.tasks {
-		others = others || x != t && len(x.tabs) > 0
+	for _, x := range s.Tasks {
+		others = others || x != t && len(x.Tabs) > 0
 	}
 	e.mu.Unlock()
 	if !others {
 		if err := e.capture(ctx, s); err != nil {
-			e.log.Warn("capturing a session on close failed", "session", s.id, "err", err)
+			e.log.Warn("capturing a session on close failed", "session", s.ID, "err", err)
 		}
 		// A profile's state is saved while its tabs are open: session
 		// cookies end with the last tab.
 		if err := e.saveProfile(ctx, s); err != nil {
-			e.log.Warn("saving profile state on close failed", "profile", s.profile, "err", err)
+			e.log.Warn("saving profile state on close failed", "profile", s.Profile, "err", err)
 		}
 	}
 	for _, tb := range tabs {
-		_ = tb.page.Close(ctx)
+		_ = tb.Page.Close(ctx)
 		e.removeTab(tb)
 	}
-	c.res.Content = fmt.Sprintf("closed task %q (%d tabs)", t.name, len(tabs))
+	c.res.Content = fmt.Sprintf("closed task %q (%d tabs)", t.Name, len(tabs))
 	if others {
 		if err := e.capture(ctx, s); err != nil {
-			e.log.Warn("capturing a session on close failed", "session", s.id, "err", err)
+			e.log.Warn("capturing a session on close failed", "session", s.ID, "err", err)
 		}
 		return nil
 	}
 	e.mu.Lock()
-	stored := s.stored
-	s.stored = false
+	stored := s.Stored
+	s.Stored = false
 	e.mu.Unlock()
 	if stored {
-		if err := e.store.SetState(ctx, s.id, store.Closed, "closed by the agent"); err != nil {
+		if err := e.store.SetState(ctx, s.ID, store.Closed, "closed by the agent"); err != nil {
 			return err
 		}
-		_ = e.store.ReleaseLease(ctx, s.id, e.node)
-		c.res.Content += fmt.Sprintf("; session %q has no tab left and is closed", bareName(s.id))
+		_ = e.store.ReleaseLease(ctx, s.ID, e.node)
+		c.res.Content += fmt.Sprintf("; session %q has no tab left and is closed", bareName(s.ID))
 	}
 	// Close ends what it started (source 001): a browser no session uses
 	// any more exits now, not after the idle timeout.
@@ -1103,7 +1103,7 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		sl := e.slots[k]
-		br := sl.br
+		br := sl.Br
 		if br == nil || !sl.visibleTo(owner) {
 			continue // not running, or another owner's profile or folder
 		}
@@ -1132,8 +1132,8 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 	for id, s := range e.sessions {
 		if o, _ := splitName(id); o == owner {
 			ids = append(ids, id)
-			for _, t := range s.tasks {
-				tabs += len(t.tabs)
+			for _, t := range s.Tasks {
+				tabs += len(t.Tabs)
 			}
 		}
 	}
@@ -1148,24 +1148,24 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 		s := e.sessions[id]
 		kind := "ephemeral"
 		switch {
-		case s.profile != "":
-			kind = "profile " + s.profile
-		case s.dir != "":
-			kind = "folder " + s.dir
+		case s.Profile != "":
+			kind = "profile " + s.Profile
+		case s.Dir != "":
+			kind = "folder " + s.Dir
 		}
-		for _, t := range s.tasks {
-			tabs := make([]string, len(t.tabs))
-			for i, tb := range t.tabs {
-				tabs[i] = tb.id
+		for _, t := range s.Tasks {
+			tabs := make([]string, len(t.Tabs))
+			for i, tb := range t.Tabs {
+				tabs[i] = tb.ID
 			}
 			ended := ""
-			if t.ended {
-				ended = fmt.Sprintf(" (ended; left for review %s ago)", time.Since(t.endedAt).Round(time.Second))
+			if t.Ended {
+				ended = fmt.Sprintf(" (ended; left for review %s ago)", time.Since(t.EndedAt).Round(time.Second))
 			}
-			fmt.Fprintf(&b, "  session %s (%s) task %s%s: tabs [%s], idle %s\n", s.id, kind, t.name, ended, strings.Join(tabs, " "), time.Since(t.lastUsed).Round(time.Second))
-			for _, tb := range t.tabs {
-				if u := e.liveURL(s.id, tb.id); u != "" {
-					fmt.Fprintf(&b, "    %s live view: %s\n", tb.id, u)
+			fmt.Fprintf(&b, "  session %s (%s) task %s%s: tabs [%s], idle %s\n", s.ID, kind, t.Name, ended, strings.Join(tabs, " "), time.Since(t.LastUsed).Round(time.Second))
+			for _, tb := range t.Tabs {
+				if u := e.liveURL(s.ID, tb.ID); u != "" {
+					fmt.Fprintf(&b, "    %s live view: %s\n", tb.ID, u)
 				}
 			}
 		}
@@ -1174,7 +1174,7 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 }
 
 func (c *call) screenshot(ctx context.Context) error {
-	pg := c.tab.page
+	pg := c.tab.Page
 	var el *browser.Elem
 	if c.in.Ref != "" || c.in.Selector != "" || c.in.Role != "" {
 		x, err := c.onTab().Target(ctx)
@@ -1183,7 +1183,7 @@ func (c *call) screenshot(ctx context.Context) error {
 		}
 		el = &x
 	}
-	path, err := c.e.dataFile(c.owner, "screenshots", c.in.Path, fmt.Sprintf("%s-%s.png", c.tab.id, browser.Stamp(time.Now())), ".png")
+	path, err := c.e.dataFile(c.owner, "screenshots", c.in.Path, fmt.Sprintf("%s-%s.png", c.tab.ID, browser.Stamp(time.Now())), ".png")
 	if err != nil {
 		return &userError{Msg: err.Error()}
 	}
@@ -1202,11 +1202,11 @@ func (c *call) screenshot(ctx context.Context) error {
 }
 
 func (c *call) pdf(ctx context.Context) error {
-	path, err := c.e.dataFile(c.owner, "pdf", c.in.Path, fmt.Sprintf("%s-%s.pdf", c.tab.id, browser.Stamp(time.Now())), ".pdf")
+	path, err := c.e.dataFile(c.owner, "pdf", c.in.Path, fmt.Sprintf("%s-%s.pdf", c.tab.ID, browser.Stamp(time.Now())), ".pdf")
 	if err != nil {
 		return &userError{Msg: err.Error()}
 	}
-	b, err := c.tab.page.PDF(ctx)
+	b, err := c.tab.Page.PDF(ctx)
 	if err != nil {
 		if strings.Contains(err.Error(), "PrintToPDF is not implemented") {
 			return fail("pdf needs a headless browser; this one is headed")

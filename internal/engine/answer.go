@@ -35,8 +35,8 @@ const DiffHeader = "changed since your last snapshot (+ added, - removed, ~ chan
 // longer than the page itself is sent whole.
 func (c *call) answerSnapshot(ctx context.Context) (string, error) {
 	tb := c.tab
-	prev := tb.lastSnap
-	sameDoc := c.tab.page.NavSeq() == tb.navSeq
+	prev := tb.LastSnap
+	sameDoc := c.tab.Page.NavSeq() == tb.NavSeq
 	whole := c.in.Full || newDocument[c.in.Action] || !sameDoc || prev == ""
 	text, err := c.snapshot(ctx, snapshot.Options{})
 	if err != nil {
@@ -65,8 +65,8 @@ func (c *call) answerSnapshot(ctx context.Context) (string, error) {
 // window, so that the next answer's diff shows what an action changes in
 // the items on view.
 func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, error) {
-	tb, pg := c.tab, c.tab.page
-	refs := c.task.sess.refs
+	tb, pg := c.tab, c.tab.Page
+	refs := c.task.Sess.Refs
 	var page *snapshot.Key
 	var focus *browser.Elem // a page too big to read whole is read from it
 	if c.in.Action == "snapshot" && (c.in.Ref != "" || c.in.Selector != "") {
@@ -86,35 +86,35 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 		k := pg.KeyOf(el)
 		page, focus = &k, &el
 	}
-	if nav := pg.NavSeq(); nav != tb.navSeq {
-		refs.ForgetOwner(tb.id)
-		tb.navSeq = nav
-		tb.lastSnap = ""
-		tb.lastFrames, tb.journal = nil, 0
-		tb.windows = nil
+	if nav := pg.NavSeq(); nav != tb.NavSeq {
+		refs.ForgetOwner(tb.ID)
+		tb.NavSeq = nav
+		tb.LastSnap = ""
+		tb.LastFrames, tb.Journal = nil, 0
+		tb.Windows = nil
 	}
 	frames, err := c.read(ctx, focus)
 	if err != nil {
 		return "", err
 	}
-	opt.Page, opt.Windows = page, tb.windows
+	opt.Page, opt.Windows = page, tb.Windows
 	r := snapshot.Build(frames, refs, c.buildOptions(opt))
 	pg.Release(ctx)
 	if r.WholePage {
-		tb.windows = r.Windows
+		tb.Windows = r.Windows
 	}
 	full := opt.Root == nil && page == nil && !opt.Interactive && opt.Depth == 0 && opt.MaxChars == 0
 	seen := "" // the page snapshot the agent has now seen, if known
 	switch {
 	case full:
 		seen = r.Text
-	case r.Whole != "" && tb.lastSnap != "" && r.Before == tb.lastSnap:
+	case r.Whole != "" && tb.LastSnap != "" && r.Before == tb.LastSnap:
 		seen = r.Whole
 	}
 	if c.in.Diff && c.in.Action == "snapshot" && page == nil {
-		prev := tb.lastSnap
+		prev := tb.LastSnap
 		if seen != "" {
-			tb.lastSnap = seen
+			tb.LastSnap = seen
 		}
 		if prev == "" {
 			return r.Text, nil
@@ -122,15 +122,15 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 		return snapshot.Diff(prev, r.Text), nil
 	}
 	if seen != "" {
-		tb.lastSnap = seen
+		tb.LastSnap = seen
 	}
 	return r.Text, nil
 }
 
 // buildOptions completes opt for a build of the tab's snapshot.
 func (c *call) buildOptions(opt snapshot.Options) snapshot.Options {
-	opt.Owner = c.tab.id
-	if u, err := url.Parse(c.tab.page.URL().Unwrap()); err == nil && u.Host != "" {
+	opt.Owner = c.tab.ID
+	if u, err := url.Parse(c.tab.Page.URL().Unwrap()); err == nil && u.Host != "" {
 		opt.Origin = u.Scheme + "://" + u.Host
 	}
 	return opt
@@ -144,31 +144,31 @@ func (c *call) buildOptions(opt snapshot.Options) snapshot.Options {
 // a page too big to read whole, from focus when set. Either way the page's
 // journal starts anew and the result is kept for the next patch.
 func (c *call) read(ctx context.Context, focus *browser.Elem) ([]snapshot.Frame, error) {
-	tb, pg := c.tab, c.tab.page
-	if tb.lastFrames != nil && !(c.in.Full && c.in.Action == "snapshot") {
-		frames, next, err := pg.Patch(ctx, tb.lastFrames, tb.journal)
-		tb.journal = next
+	tb, pg := c.tab, c.tab.Page
+	if tb.LastFrames != nil && !(c.in.Full && c.in.Action == "snapshot") {
+		frames, next, err := pg.Patch(ctx, tb.LastFrames, tb.Journal)
+		tb.Journal = next
 		if err == nil {
 			if err := c.verifyPatch(ctx, frames); err != nil {
-				tb.lastFrames, tb.journal = nil, 0
+				tb.LastFrames, tb.Journal = nil, 0
 				return nil, err
 			}
-			tb.lastFrames = frames
+			tb.LastFrames = frames
 			return frames, nil
 		}
-		tb.lastFrames = nil
+		tb.LastFrames = nil
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		c.e.log.Debug("snapshot read whole", slog.String("tab", tb.id), slog.String("action", c.in.Action), slog.Any("why", err))
+		c.e.log.Debug("snapshot read whole", slog.String("tab", tb.ID), slog.String("action", c.in.Action), slog.Any("why", err))
 	}
-	tb.journal = pg.StartJournal(ctx)
+	tb.Journal = pg.StartJournal(ctx)
 	frames, err := pg.AXFramesFrom(ctx, focus)
 	if err != nil {
-		tb.lastFrames, tb.journal = nil, 0
+		tb.LastFrames, tb.Journal = nil, 0
 		return nil, err
 	}
-	tb.lastFrames = frames
+	tb.LastFrames = frames
 	return frames, nil
 }
 
@@ -178,7 +178,7 @@ func (c *call) verifyPatch(ctx context.Context, patched []snapshot.Frame) error 
 	if !c.e.verifyPatch {
 		return nil
 	}
-	pg, refs := c.tab.page, c.task.sess.refs
+	pg, refs := c.tab.Page, c.task.Sess.Refs
 	whole, err := pg.AXFrames(ctx)
 	if err != nil {
 		return err

@@ -35,7 +35,7 @@ func (e *Engine) liveSession(ctx context.Context, id string) (*session, string, 
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.sessions[q]
-	if s == nil || !s.stored || s.parked {
+	if s == nil || !s.Stored || s.Parked {
 		return nil, q, nil
 	}
 	return s, q, nil
@@ -57,8 +57,8 @@ func (e *Engine) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, 
 	var tabs []tool.Tab
 	if s != nil {
 		e.mu.Lock()
-		tasks := make([]*task, 0, len(s.tasks))
-		for _, t := range s.tasks {
+		tasks := make([]*task, 0, len(s.Tasks))
+		for _, t := range s.Tasks {
 			tasks = append(tasks, t)
 		}
 		e.mu.Unlock()
@@ -90,7 +90,7 @@ func (e *Engine) exportState(ctx context.Context, id string) (*storagestate.Stat
 	}
 	if s != nil {
 		e.mu.Lock()
-		injected := slices.Clone(s.injected)
+		injected := slices.Clone(s.Injected)
 		e.mu.Unlock()
 		if st, ok, err := e.liveState(ctx, s); ok || err != nil {
 			return st, injected, err
@@ -167,26 +167,26 @@ func (e *Engine) liveTabs(ctx context.Context, s *session) []storagestate.Export
 	}
 	e.mu.Lock()
 	var items []item
-	for _, t := range s.tasks {
-		for _, tb := range t.tabs {
-			items = append(items, item{t.name, tb, tb == t.active})
+	for _, t := range s.Tasks {
+		for _, tb := range t.Tabs {
+			items = append(items, item{t.Name, tb, tb == t.Active})
 		}
 	}
-	prev := s.lastTabs
+	prev := s.LastTabs
 	e.mu.Unlock()
-	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.id), tabNum(b.tb.id)) })
+	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.ID), tabNum(b.tb.ID)) })
 	out := make([]storagestate.ExportTab, 0, len(items))
 	for _, it := range items {
 		t, ok := e.readLoaded(ctx, it.tb)
 		if !ok {
-			if p, found := prev[it.tb.id]; found {
+			if p, found := prev[it.tb.ID]; found {
 				t = p
 			} else {
 				url, title := e.tabInfo(ctx, it.tb)
 				t.URL, t.Title = url.Unwrap(), title.Unwrap()
 			}
 		}
-		out = append(out, storagestate.ExportTab{ID: it.tb.id, Task: it.task, URL: t.URL, Title: t.Title, Active: it.active, SessionStorage: t.SessionStorage})
+		out = append(out, storagestate.ExportTab{ID: it.tb.ID, Task: it.task, URL: t.URL, Title: t.Title, Active: it.active, SessionStorage: t.SessionStorage})
 	}
 	return out
 }
@@ -196,10 +196,10 @@ func (e *Engine) liveTabs(ctx context.Context, s *session) []storagestate.Export
 // is waiting to be brought back after a crash), and the last capture is
 // the truth.
 func (e *Engine) liveState(ctx context.Context, s *session) (*storagestate.State, bool, error) {
-	s.capMu.Lock()
-	defer s.capMu.Unlock()
+	s.CapMu.Lock()
+	defer s.CapMu.Unlock()
 	e.mu.Lock()
-	stale := s.rehydrate || (s.profile == "" && s.dir == "" && s.ctxID == "" && e.cfg.CDP == "")
+	stale := s.Rehydrate || (s.Profile == "" && s.Dir == "" && s.CtxID == "" && e.cfg.CDP == "")
 	e.mu.Unlock()
 	br := e.browserOf(s)
 	if stale || br == nil {
@@ -214,8 +214,8 @@ func (e *Engine) liveState(ctx context.Context, s *session) (*storagestate.State
 	if err != nil {
 		return nil, false, err
 	}
-	if s.profile != "" {
-		if old, _, err := e.loadProfileState(ctx, s.profile); err == nil && old != nil {
+	if s.Profile != "" {
+		if old, _, err := e.loadProfileState(ctx, s.Profile); err == nil && old != nil {
 			old.Cookies = st.Cookies
 			old.MergeOrigins(st.Origins)
 			st = old
@@ -293,34 +293,34 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 	// the tasks', then resumeMu), and no resume runs meanwhile; calls that
 	// arrive meanwhile are refused, calls that wait give up.
 	e.mu.Lock()
-	s.closing = true
-	tasks := make([]*task, 0, len(s.tasks))
-	for _, t := range s.tasks {
+	s.Closing = true
+	tasks := make([]*task, 0, len(s.Tasks))
+	for _, t := range s.Tasks {
 		tasks = append(tasks, t)
-		if t.stop != nil {
-			t.stop(ErrSessionClosed) // a call stuck on the page ends now
+		if t.Stop != nil {
+			t.Stop(ErrSessionClosed) // a call stuck on the page ends now
 		}
 	}
 	e.mu.Unlock()
-	slices.SortFunc(tasks, func(a, b *task) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(tasks, func(a, b *task) int { return strings.Compare(a.Name, b.Name) })
 	for _, t := range tasks {
-		t.run.Lock()
-		defer t.run.Unlock()
+		t.Run.Lock()
+		defer t.Run.Unlock()
 	}
 	e.resumeMu.Lock()
 	defer e.resumeMu.Unlock()
 	if err := e.capture(ctx, s); err != nil {
-		e.log.Warn("capturing a session on close failed", "session", s.id, "err", err)
+		e.log.Warn("capturing a session on close failed", "session", s.ID, "err", err)
 	}
 	e.mu.Lock()
-	s.stored = false
+	s.Stored = false
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()
-		s.closing = false // a profile's session reopens on its next call
+		s.Closing = false // a profile's session reopens on its next call
 		e.mu.Unlock()
 	}()
-	if s.profile == "" {
+	if s.Profile == "" {
 		e.discard(ctx, s)
 	} else {
 		e.closeSessionTabs(ctx, s)
@@ -375,7 +375,7 @@ func (e *Engine) TabPage(ctx context.Context, session, tab string) (*browser.Pag
 		tb = frontTab(s)
 	}
 	e.mu.Unlock()
-	if tb == nil || tb.page.Closed() {
+	if tb == nil || tb.Page.Closed() {
 		if tab == "" {
 			return nil, "", fmt.Errorf("%w: session %q has no open tab", store.ErrNotFound, session)
 		}
@@ -384,29 +384,29 @@ func (e *Engine) TabPage(ctx context.Context, session, tab string) (*browser.Pag
 	// A person watches what the tab shows: one a resume left unloaded
 	// loads, off the watcher's way.
 	e.mu.Lock()
-	lazy := tb.lazy != nil
+	lazy := tb.Lazy != nil
 	e.mu.Unlock()
 	if lazy {
 		go e.wake(context.WithoutCancel(ctx), tb, false, e.cfg.NavTime)
 	}
-	return tb.page, tb.id, nil
+	return tb.Page, tb.ID, nil
 }
 
 // frontTab is the session's tab a person sees first: the default task's
 // in front, else the first task's (by name) in front. Call with Engine.mu
 // held.
 func frontTab(s *session) *tab {
-	if t := s.tasks["default"]; t != nil && t.active != nil {
-		return t.active
+	if t := s.Tasks["default"]; t != nil && t.Active != nil {
+		return t.Active
 	}
-	names := make([]string, 0, len(s.tasks))
-	for n := range s.tasks {
+	names := make([]string, 0, len(s.Tasks))
+	for n := range s.Tasks {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		if t := s.tasks[n]; t.active != nil {
-			return t.active
+		if t := s.Tasks[n]; t.Active != nil {
+			return t.Active
 		}
 	}
 	return nil

@@ -21,18 +21,18 @@ import (
 // Ephemeral sessions share one browser, each in an in-memory context. With
 // --cdp, every session uses the attached browser.
 type slot struct {
-	key     string
-	profile string
+	Key     string
+	Profile string
 	// owner is the owner whose browser this is (a profile's or a folder's:
 	// the owner of the session that last started or used it); "" for a
 	// browser every owner's sessions share. Listings show a browser only
 	// to its owner (see visibleTo).
-	owner   string
-	br      *browser.Browser
-	headed  bool      // the browser shows windows (see shows)
-	spares  []string  // the browser's first tabs, not yet used by a task
-	used    time.Time // last handed out by ensureBrowser, or a tab opened
-	opening int       // tabs being opened: the janitor leaves the browser be
+	Owner   string
+	Br      *browser.Browser
+	Headed  bool      // the browser shows windows (see shows)
+	Spares  []string  // the browser's first tabs, not yet used by a task
+	Used    time.Time // last handed out by ensureBrowser, or a tab opened
+	Opening int       // tabs being opened: the janitor leaves the browser be
 }
 
 // holdSlot marks a tab being opened in sl until the returned func is
@@ -40,12 +40,12 @@ type slot struct {
 // not close the browser under the tab.
 func (e *Engine) holdSlot(sl *slot) func() {
 	e.mu.Lock()
-	sl.opening++
+	sl.Opening++
 	e.mu.Unlock()
 	return func() {
 		e.mu.Lock()
-		sl.opening--
-		sl.used = time.Now()
+		sl.Opening--
+		sl.Used = time.Now()
 		e.mu.Unlock()
 	}
 }
@@ -59,10 +59,10 @@ func (e *Engine) slotKey(s *session) string {
 	switch {
 	case e.cfg.CDP != "":
 		return "attached"
-	case s.profile != "":
-		return "profile:" + s.profile
-	case s.dir != "":
-		return "dir:" + s.dir
+	case s.Profile != "":
+		return "profile:" + s.Profile
+	case s.Dir != "":
+		return "dir:" + s.Dir
 	case e.shows(s) != e.cfg.Headed && e.shows(s):
 		return "shared-headed"
 	case e.shows(s) != e.cfg.Headed:
@@ -75,10 +75,10 @@ func (e *Engine) slotKey(s *session) string {
 // owner for a profile's or a folder's browser, "" for a browser that
 // every owner's sessions share (the shared ones, an attached one).
 func (e *Engine) slotOwner(s *session) string {
-	if e.cfg.CDP != "" || (s.profile == "" && s.dir == "") {
+	if e.cfg.CDP != "" || (s.Profile == "" && s.Dir == "") {
 		return ""
 	}
-	owner, _ := splitName(s.id)
+	owner, _ := splitName(s.ID)
 	return owner
 }
 
@@ -86,14 +86,14 @@ func (e *Engine) slotOwner(s *session) string {
 // browser is everyone's, a profile's or a folder's only its owner's —
 // its key names the profile or the folder's path.
 func (sl *slot) visibleTo(owner string) bool {
-	return sl.owner == "" || sl.owner == owner
+	return sl.Owner == "" || sl.Owner == owner
 }
 
 // shows reports whether the session's browser shows a window: launch's
 // headless when it created the session, else the daemon's --headed.
 func (e *Engine) shows(s *session) bool {
-	if s.headed != nil {
-		return *s.headed
+	if s.Headed != nil {
+		return *s.Headed
 	}
 	return e.cfg.Headed
 }
@@ -125,7 +125,7 @@ func (e *Engine) browserOf(s *session) *browser.Browser {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if sl := e.slots[e.slotKey(s)]; sl != nil {
-		return sl.br
+		return sl.Br
 	}
 	return nil
 }
@@ -170,13 +170,13 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 	}
 	sl = e.slots[key]
 	if sl == nil {
-		sl = &slot{key: key, profile: s.profile}
+		sl = &slot{Key: key, Profile: s.Profile}
 		e.slots[key] = sl
 	}
-	sl.owner = e.slotOwner(s)
-	sl.used = time.Now()
-	br := sl.br
-	running := sl.headed
+	sl.Owner = e.slotOwner(s)
+	sl.Used = time.Now()
+	br := sl.Br
+	running := sl.Headed
 	mismatch := br != nil && !br.Attached() && running != headed
 	e.mu.Unlock()
 	if br != nil {
@@ -193,7 +193,7 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 			if mismatch {
 				// A profile's browser that still runs from before its
 				// session was made again with another headless.
-				return nil, "", fail("the browser of profile %s runs with headless %v, and headless applies when it starts: close the session (the close action) so that the browser exits, then launch again", bareName(s.profile), !running)
+				return nil, "", fail("the browser of profile %s runs with headless %v, and headless applies when it starts: close the session (the close action) so that the browser exits, then launch again", bareName(s.Profile), !running)
 			}
 			return sl, "", nil
 		}
@@ -204,8 +204,8 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 	} else {
 		dir := e.cfg.Path("run", key)
 		proxyURL := e.proxy.URL()
-		if s.profile != "" || s.dir != "" {
-			dir = cmp.Or(s.dir, e.profileDir(s.profile))
+		if s.Profile != "" || s.Dir != "" {
+			dir = cmp.Or(s.Dir, e.profileDir(s.Profile))
 			eg, err := e.egressFor(s)
 			if err != nil {
 				return nil, note, err
@@ -228,14 +228,14 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 			ExtraArgs: e.proxyArgs(proxyURL),
 			// A profile's or a throwaway folder keeps no record of the
 			// pages once the browser stops; a caller's folder is theirs.
-			Forget: s.dir == "",
+			Forget: s.Dir == "",
 		}
 		switch {
-		case s.profile != "":
+		case s.Profile != "":
 			var repaired string
-			br, repaired, err = e.startProfile(ctx, s.profile, opts)
+			br, repaired, err = e.startProfile(ctx, s.Profile, opts)
 			note = joinNote(note, repaired)
-		case s.dir != "":
+		case s.Dir != "":
 			br, err = startFolder(ctx, opts)
 		default:
 			br, err = browser.Start(ctx, opts)
@@ -268,9 +268,9 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 			}
 		}
 	}
-	if s.profile != "" && !br.Attached() {
+	if s.Profile != "" && !br.Attached() {
 		if err := e.restoreProfile(ctx, br, s); err != nil {
-			e.log.Warn("profile state not restored", "profile", s.profile, "err", err)
+			e.log.Warn("profile state not restored", "profile", s.Profile, "err", err)
 			note = joinNote(note, "the profile's saved state could not be restored: "+err.Error())
 		}
 	}
@@ -280,7 +280,7 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 		_ = br.Close(context.WithoutCancel(ctx))
 		return nil, "", errClosed
 	}
-	sl.br, sl.spares, sl.used, sl.headed = br, spares, time.Now(), headed
+	sl.Br, sl.Spares, sl.Used, sl.Headed = br, spares, time.Now(), headed
 	e.mu.Unlock()
 	return sl, note, nil
 }
@@ -321,7 +321,7 @@ func (e *Engine) dropBrowser(sl *slot) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for id, tb := range e.tabs {
-		if e.slotKey(tb.task.sess) == sl.key {
+		if e.slotKey(tb.Task.Sess) == sl.Key {
 			delete(e.tabs, id)
 		}
 	}
@@ -331,18 +331,18 @@ func (e *Engine) dropBrowser(sl *slot) {
 // resetSlot forgets a browser: its sessions lose their contexts, refs and
 // tabs. Call with mu held.
 func (e *Engine) resetSlot(sl *slot) {
-	sl.br, sl.spares = nil, nil
+	sl.Br, sl.Spares = nil, nil
 	for _, s := range e.sessions {
-		if e.slotKey(s) != sl.key {
+		if e.slotKey(s) != sl.Key {
 			continue
 		}
-		s.ctxID = ""
-		s.refs = snapshot.NewRefs()
-		for _, t := range s.tasks {
-			if len(t.tabs) > 0 && s.stored && !s.parked && !e.cfg.NoCapture {
-				s.rehydrate = true // its tabs come back on its next action
+		s.CtxID = ""
+		s.Refs = snapshot.NewRefs()
+		for _, t := range s.Tasks {
+			if len(t.Tabs) > 0 && s.Stored && !s.Parked && !e.cfg.NoCapture {
+				s.Rehydrate = true // its tabs come back on its next action
 			}
-			t.tabs, t.active, t.popups = nil, nil, nil
+			t.Tabs, t.Active, t.Popups = nil, nil, nil
 		}
 	}
 }

@@ -51,13 +51,13 @@ func (e *Engine) noteSave(s *session, kind saveKind, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err == nil {
-		delete(s.saveErr, kind)
+		delete(s.SaveErr, kind)
 		return
 	}
-	if s.saveErr == nil {
-		s.saveErr = map[saveKind]string{}
+	if s.SaveErr == nil {
+		s.SaveErr = map[saveKind]string{}
 	}
-	s.saveErr[kind] = err.Error()
+	s.SaveErr[kind] = err.Error()
 }
 
 // saveFailures is why s's background saves fail, "" when they work. Call
@@ -65,7 +65,7 @@ func (e *Engine) noteSave(s *session, kind saveKind, err error) {
 func (s *session) saveFailures() string {
 	var out []string
 	for _, k := range []saveKind{saveCapture, saveProfile} {
-		if msg := s.saveErr[k]; msg != "" {
+		if msg := s.SaveErr[k]; msg != "" {
 			out = append(out, msg)
 		}
 	}
@@ -86,8 +86,8 @@ func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
 	if e.cfg.NoCapture {
 		return nil
 	}
-	s.capMu.Lock()
-	defer s.capMu.Unlock()
+	s.CapMu.Lock()
+	defer s.CapMu.Unlock()
 	type item struct {
 		task   string
 		tb     *tab
@@ -95,19 +95,19 @@ func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
 		review bool
 	}
 	e.mu.Lock()
-	if !s.stored || s.parked || s.rehydrate || probe && s.capDirty {
+	if !s.Stored || s.Parked || s.Rehydrate || probe && s.CapDirty {
 		e.mu.Unlock()
 		return nil
 	}
 	var items []item
-	for _, t := range s.tasks {
-		for _, tb := range t.tabs {
-			items = append(items, item{t.name, tb, tb == t.active, t.ended})
+	for _, t := range s.Tasks {
+		for _, tb := range t.Tabs {
+			items = append(items, item{t.Name, tb, tb == t.Active, t.Ended})
 		}
 	}
-	ctxID, prev, lastHash := s.ctxID, s.lastTabs, s.capHash
+	ctxID, prev, lastHash := s.CtxID, s.LastTabs, s.CapHash
 	if !probe {
-		s.capDirty = false
+		s.CapDirty = false
 	}
 	e.mu.Unlock()
 	if probe {
@@ -115,19 +115,19 @@ func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
 			return nil // no page to change anything on its own
 		}
 		for _, it := range items {
-			if it.tb.page.NavPending() {
+			if it.tb.Page.NavPending() {
 				return nil
 			}
 		}
 		e.mu.Lock()
-		s.lastProbe = time.Now()
+		s.LastProbe = time.Now()
 		e.mu.Unlock()
 	}
 	ok := false
 	defer func() {
 		if !ok && !probe {
 			e.mu.Lock()
-			s.capDirty = true
+			s.CapDirty = true
 			e.mu.Unlock()
 		}
 	}()
@@ -147,34 +147,34 @@ func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
 		return err
 	}
 	e.mu.Lock()
-	emu, dir := s.emu, s.dir
-	injected := slices.Clone(s.injected)
-	exclude := slices.Clone(s.exclude)
-	creds := make([]store.Credential, len(s.creds))
-	for i, cr := range s.creds {
+	emu, dir := s.Emu, s.Dir
+	injected := slices.Clone(s.Injected)
+	exclude := slices.Clone(s.Exclude)
+	creds := make([]store.Credential, len(s.Creds))
+	for i, cr := range s.Creds {
 		creds[i] = store.Credential(cr)
 	}
 	e.mu.Unlock()
-	c := store.Capture{SessionID: s.id, Node: e.node, Taken: taken, Cookies: cookies,
+	c := store.Capture{SessionID: s.ID, Node: e.node, Taken: taken, Cookies: cookies,
 		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, UserDataDir: dir, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, InjectedDomains: injected, ExcludeDomains: exclude}
 	var st storagestate.State
 	seen := map[string]capturedTab{}
-	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.id), tabNum(b.tb.id)) })
+	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.ID), tabNum(b.tb.ID)) })
 	for _, it := range items {
 		t, read := e.readLoaded(ctx, it.tb)
 		if !read {
 			// Closed, crashed, blocked by a dialog or between documents:
 			// keep what the last capture knew of the tab.
-			if p, found := prev[it.tb.id]; found {
+			if p, found := prev[it.tb.ID]; found {
 				t = p
 			}
 		}
 		if t.Origin != "" {
-			st.MergeOrigins([]storagestate.Origin{{Origin: t.Origin, LocalStorage: t.local}})
+			st.MergeOrigins([]storagestate.Origin{{Origin: t.Origin, LocalStorage: t.Local}})
 		}
-		t.Tab.ID, t.Tab.Task, t.Tab.Active, t.Tab.Review = it.tb.id, it.task, it.active, it.review
+		t.Tab.ID, t.Tab.Task, t.Tab.Active, t.Tab.Review = it.tb.ID, it.task, it.active, it.review
 		c.Tabs = append(c.Tabs, t.Tab)
-		seen[it.tb.id] = t
+		seen[it.tb.ID] = t
 	}
 	c.Origins = st.Origins
 	hash := captureHash(c)
@@ -190,10 +190,10 @@ func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
 	}
 	ok = true
 	e.mu.Lock()
-	s.lastCapture = taken
-	s.lastTabs = seen
-	s.capHash = hash
-	if probe && s.profile != "" {
+	s.LastCapture = taken
+	s.LastTabs = seen
+	s.CapHash = hash
+	if probe && s.Profile != "" {
 		e.dirty[s] = true // the profile's saved state follows too
 	}
 	e.mu.Unlock()
@@ -236,7 +236,7 @@ func captureHash(c store.Capture) [sha256.Size]byte {
 type capturedTab struct {
 	store.Tab
 	Origin string
-	local  []storagestate.NameValue
+	Local  []storagestate.NameValue
 }
 
 // readTab reads a tab for a capture; false when it cannot be read now.
@@ -261,7 +261,7 @@ func (e *Engine) readTab(ctx context.Context, pg *browser.Page) (capturedTab, bo
 	}
 	t.Origin = r.Origin
 	for _, kv := range r.Local {
-		t.local = append(t.local, storagestate.NameValue{Name: kv[0], Value: kv[1]})
+		t.Local = append(t.Local, storagestate.NameValue{Name: kv[0], Value: kv[1]})
 	}
 	for _, kv := range r.Session {
 		t.SessionStorage = append(t.SessionStorage, storagestate.NameValue{Name: kv[0], Value: kv[1]})
@@ -273,8 +273,8 @@ func (e *Engine) readTab(ctx context.Context, pg *browser.Page) (capturedTab, bo
 // at once when the last capture is older than the interval.
 func (e *Engine) changed(s *session) {
 	e.mu.Lock()
-	s.capDirty = true
-	due := time.Since(s.lastCapture) >= e.cfg.SnapshotInterval
+	s.CapDirty = true
+	due := time.Since(s.LastCapture) >= e.cfg.SnapshotInterval
 	e.mu.Unlock()
 	if due {
 		select {
@@ -307,8 +307,8 @@ func (e *Engine) capTick() time.Duration {
 // would only read a page the action is still changing. Call with
 // Engine.mu held.
 func (s *session) working() bool {
-	for _, t := range s.tasks {
-		if t.working {
+	for _, t := range s.Tasks {
+		if t.Working {
 			return true
 		}
 	}
@@ -321,9 +321,9 @@ func (s *session) working() bool {
 // big page, for the renderer's main thread). Call with Engine.mu held.
 func (s *session) lastActed() time.Time {
 	var last time.Time
-	for _, t := range s.tasks {
-		if t.lastUsed.After(last) {
-			last = t.lastUsed
+	for _, t := range s.Tasks {
+		if t.LastUsed.After(last) {
+			last = t.LastUsed
 		}
 	}
 	return last
@@ -344,15 +344,15 @@ func (e *Engine) captureDue(now time.Time) {
 	var due []job
 	e.mu.Lock()
 	for _, s := range e.sessions {
-		if !s.stored || s.parked || s.rehydrate {
+		if !s.Stored || s.Parked || s.Rehydrate {
 			continue
 		}
 		switch {
-		case s.capDirty:
-			if now.Sub(s.lastCapture) >= e.cfg.SnapshotInterval {
+		case s.CapDirty:
+			if now.Sub(s.LastCapture) >= e.cfg.SnapshotInterval {
 				due = append(due, job{s, false})
 			}
-		case s.resuming == nil && !s.closing && !s.working() && now.Sub(s.lastCapture) >= e.probeEvery() && now.Sub(s.lastProbe) >= e.probeEvery() &&
+		case s.Resuming == nil && !s.Closing && !s.working() && now.Sub(s.LastCapture) >= e.probeEvery() && now.Sub(s.LastProbe) >= e.probeEvery() &&
 			now.Sub(s.lastActed()) >= e.probeEvery():
 			due = append(due, job{s, true})
 		}
@@ -362,7 +362,7 @@ func (e *Engine) captureDue(now time.Time) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err := e.captureIf(ctx, j.s, j.probe)
 		if err != nil {
-			e.log.Warn("capturing session state failed; the last good capture stays", "session", j.s.id, "err", err)
+			e.log.Warn("capturing session state failed; the last good capture stays", "session", j.s.ID, "err", err)
 		}
 		e.noteSave(j.s, saveCapture, err)
 		cancel()

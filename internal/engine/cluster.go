@@ -50,14 +50,14 @@ func (e *Engine) load() cluster.Load {
 	)
 	e.mu.Lock()
 	for _, s := range e.sessions {
-		if s.stored && !s.parked {
+		if s.Stored && !s.Parked {
 			l.Sessions++
 		}
 	}
 	l.Tabs = len(e.tabs)
 	for _, sl := range e.slots {
-		if sl.br != nil && !sl.br.Attached() {
-			pids = append(pids, sl.br.PID())
+		if sl.Br != nil && !sl.Br.Attached() {
+			pids = append(pids, sl.Br.PID())
 		}
 	}
 	e.mu.Unlock()
@@ -115,17 +115,17 @@ func (e *Engine) renewLeases(ctx context.Context) {
 	var live []*session
 	e.mu.Lock()
 	for _, s := range e.sessions {
-		if s.stored && !s.parked && !s.closing {
+		if s.Stored && !s.Parked && !s.Closing {
 			live = append(live, s)
 		}
 	}
 	e.mu.Unlock()
 	now := time.Now()
 	for _, s := range live {
-		ok, err := e.store.AcquireLease(ctx, s.id, e.node, now, e.leaseTTL())
+		ok, err := e.store.AcquireLease(ctx, s.ID, e.node, now, e.leaseTTL())
 		switch {
 		case err != nil:
-			e.log.Warn("renewing a session's lease failed", "session", s.id, "err", err)
+			e.log.Warn("renewing a session's lease failed", "session", s.ID, "err", err)
 		case !ok:
 			e.letGo(s, "another node took its lease over")
 		}
@@ -137,22 +137,22 @@ func (e *Engine) renewLeases(ctx context.Context) {
 // overwrite the new holder's.
 func (e *Engine) letGo(s *session, why string) {
 	e.mu.Lock()
-	if e.sessions[s.id] != s {
+	if e.sessions[s.ID] != s {
 		e.mu.Unlock()
 		return
 	}
-	s.stored = false
+	s.Stored = false
 	e.mu.Unlock()
-	e.log.Warn("letting a session go: it runs on another node now", "session", s.id, "why", why)
+	e.log.Warn("letting a session go: it runs on another node now", "session", s.ID, "why", why)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if s.profile == "" {
+	if s.Profile == "" {
 		e.discard(ctx, s)
 	} else {
 		e.closeSessionTabs(ctx, s)
 		e.mu.Lock()
-		if e.sessions[s.id] == s {
-			delete(e.sessions, s.id)
+		if e.sessions[s.ID] == s {
+			delete(e.sessions, s.ID)
 		}
 		e.mu.Unlock()
 	}
@@ -177,7 +177,7 @@ func (e *Engine) adoptOrphans() {
 		}
 		e.mu.Lock()
 		cur := e.sessions[o.ID]
-		here := cur != nil && cur.stored && !cur.parked
+		here := cur != nil && cur.Stored && !cur.Parked
 		e.mu.Unlock()
 		if here {
 			continue // brought back here by a call meanwhile
@@ -217,7 +217,7 @@ func (e *Engine) route(ctx context.Context, session string) (*cluster.Peer, erro
 	}
 	e.mu.Lock()
 	s := e.sessions[session]
-	here := s != nil && s.stored && !s.parked
+	here := s != nil && s.Stored && !s.Parked
 	e.mu.Unlock()
 	if here {
 		return nil, nil

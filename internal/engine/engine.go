@@ -84,126 +84,126 @@ type Engine struct {
 }
 
 type session struct {
-	id      string
-	ctxID   string
-	refs    *snapshot.Refs
-	tasks   map[string]*task
-	created time.Time
+	ID      string
+	CtxID   string
+	Refs    *snapshot.Refs
+	Tasks   map[string]*task
+	Created time.Time
 	// egress is the guard's listener for this session's browser context;
 	// the default session uses the proxy's default listener.
-	egress *egress.Session
-	policy egress.Policy
+	Egress *egress.Session
+	Policy egress.Policy
 	// profile names the persistent identity whose browser the session
 	// uses; "" for an ephemeral session (a context of the shared browser).
-	profile string
+	Profile string
 	// initScript puts saved storage back in new tabs (see state.go).
-	initScript string
+	InitScript string
 	// width and height are the viewport of new tabs; 0: the daemon's.
-	width, height int
+	Width, Height int
 	// emu is what the session's pages see of their environment (user
 	// agent, timezone, position, locale), set at creation; captured and
 	// restored.
-	emu browser.Emulation
+	Emu browser.Emulation
 	// dir is the real path of the caller's user-data-dir the session's
 	// browser runs on (folders.go), "" for a profile's or ephemeral
 	// session; set at creation, captured and restored.
-	dir string
+	Dir string
 	// headed is whether the session's browser shows a window, set at
 	// creation by launch's headless; nil: the daemon's --headed. Not
 	// captured: a resumed session gets the daemon's (see slotKey).
-	headed *bool
+	Headed *bool
 	// tabsEnded is set when the session's last tab closed, until one
 	// opens: Chromium has ended its session cookies (see saveProfile).
-	tabsEnded bool
+	TabsEnded bool
 	// exclude are the session's own excluded cookie domains (launch's
 	// excludeCookieDomains; see excludedFor); captured and restored.
-	exclude []string
+	Exclude []string
 	// creds answer HTTP authentication challenges, each of its origin
 	// only; set by launch, captured (sealed) and restored.
-	creds []browser.Credential
+	Creds []browser.Credential
 	// injected are the domains of the states put into the session (see
 	// store.Capture.InjectedDomains); captured and restored.
-	injected []string
+	Injected []string
 	// resuming is closed when a resume of the session under way ends;
 	// nil when none is.
-	resuming chan struct{}
+	Resuming chan struct{}
 	// closing is set while DELETE /api/sessions/{id} closes the session:
 	// new calls wait for it to end, queued ones give up.
-	closing bool
+	Closing bool
 
 	// Recovery (see recovery.go), guarded by Engine.mu.
-	stored      bool      // has an active row in the store and our lease
-	parked      bool      // closed by the idle policy: recoverable
-	rehydrate   bool      // its browser died: bring it back on next use
-	capDirty    bool      // changed since the last capture
-	lastCapture time.Time // when the last capture was taken
-	lastTabs    map[string]capturedTab
+	Stored      bool      // has an active row in the store and our lease
+	Parked      bool      // closed by the idle policy: recoverable
+	Rehydrate   bool      // its browser died: bring it back on next use
+	CapDirty    bool      // changed since the last capture
+	LastCapture time.Time // when the last capture was taken
+	LastTabs    map[string]capturedTab
 	// capHash sums the last capture (captureHash): a probe of a session
 	// no action changed writes a capture only when what it reads differs.
-	capHash [32]byte
+	CapHash [32]byte
 	// lastProbe is when such a probe last read the session.
-	lastProbe time.Time
+	LastProbe time.Time
 	// capMu keeps captures and rehydration of the session apart.
-	capMu sync.Mutex
+	CapMu sync.Mutex
 	// saveErr is why the last background save of each kind (capture,
 	// profile state) failed; absent when it worked (guarded by Engine.mu).
-	saveErr map[saveKind]string
+	SaveErr map[saveKind]string
 	// nextTab is the number of the session's last new tab (guarded by
 	// Engine.mu): tab ids count per session, so that no owner learns how
 	// many tabs others open.
-	nextTab int
+	NextTab int
 }
 
 // tabKey finds a tab among all sessions': its id is its session's.
-type tabKey struct{ sess, tab string }
+type tabKey struct{ Sess, Tab string }
 
 // key is tb's key in Engine.tabs.
-func (tb *tab) key() tabKey { return tabKey{tb.task.sess.id, tb.id} }
+func (tb *tab) key() tabKey { return tabKey{tb.Task.Sess.ID, tb.ID} }
 
 type task struct {
-	name string
-	sess *session
-	run  sync.Mutex // one action at a time
+	Name string
+	Sess *session
+	Run  sync.Mutex // one action at a time
 
 	// guarded by Engine.mu
-	tabs     []*tab
-	active   *tab
-	lastUsed time.Time
-	popups   []*tab // opened by the page since the last result
-	ended    bool   // task_end was called; tabs stay for review
-	endedAt  time.Time
-	working  bool // an agent's action runs in the task
+	Tabs     []*tab
+	Active   *tab
+	LastUsed time.Time
+	Popups   []*tab // opened by the page since the last result
+	Ended    bool   // task_end was called; tabs stay for review
+	EndedAt  time.Time
+	Working  bool // an agent's action runs in the task
 	// stop ends the running action (while working): closing the session
 	// calls it with ErrSessionClosed.
-	stop context.CancelCauseFunc
+	Stop context.CancelCauseFunc
 }
 
 type tab struct {
-	id   string
-	task *task
-	page *browser.Page
+	ID   string
+	Task *task
+	Page *browser.Page
 
 	// guarded by task.run
-	lastSnap string
-	navSeq   int
+	LastSnap string
+	NavSeq   int
 	// lastFrames is the tree of the tab's last read and journal the number
 	// of the page's journal of changes since it (see answer.go).
-	lastFrames []snapshot.Frame
-	journal    int64
+	LastFrames []snapshot.Frame
+	Journal    int64
 	// windows are the items the tab's long lists show from: where the
 	// agent paged to (snapshot with a ref or selector; see answer.go).
-	windows []snapshot.Key
+	Windows []snapshot.Key
 
 	// lazy is a tab a resume opened without loading it (a task's tab
 	// behind its active one): where it was, until something uses it
 	// (wake). Guarded by Engine.mu.
-	lazy *lazyTab
+	Lazy *lazyTab
 
 	// A person's hold on the tab, and the hand-back the agent is yet to
 	// be told of (see takeover.go); guarded by Engine.mu.
-	held       *hold
-	handedBack *handback
-	waiting    string // the agent's reason while it waits in handoff
+	Held       *hold
+	HandedBack *handback
+	Waiting    string // the agent's reason while it waits in handoff
 }
 
 // Option configures an engine.
@@ -335,7 +335,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 	var profiles, all []*session
 	for _, s := range e.sessions {
-		if s.profile != "" {
+		if s.Profile != "" {
 			profiles = append(profiles, s)
 		}
 		all = append(all, s)
@@ -345,7 +345,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	for _, s := range all {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		if err := e.capture(cctx, s); err != nil {
-			e.log.Warn("capturing a session at shutdown failed", "session", s.id, "err", err)
+			e.log.Warn("capturing a session at shutdown failed", "session", s.ID, "err", err)
 		}
 		cancel()
 	}
@@ -353,7 +353,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	for _, s := range profiles {
 		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		if err := e.saveProfile(sctx, s); err != nil {
-			e.log.Warn("saving profile state at shutdown failed", "profile", s.profile, "err", err)
+			e.log.Warn("saving profile state at shutdown failed", "profile", s.Profile, "err", err)
 		}
 		cancel()
 	}
@@ -361,9 +361,9 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.closed = true
 	brs := map[string]*browser.Browser{}
 	for _, sl := range e.slots {
-		if sl.br != nil {
-			brs[sl.key] = sl.br
-			sl.br = nil
+		if sl.Br != nil {
+			brs[sl.Key] = sl.Br
+			sl.Br = nil
 		}
 	}
 	e.mu.Unlock()
@@ -375,8 +375,8 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 	e.proxy.Close()
 	for _, s := range all {
-		if s.stored && !s.parked {
-			if err := e.store.ReleaseLease(context.WithoutCancel(ctx), s.id, e.node); err != nil {
+		if s.Stored && !s.Parked {
+			if err := e.store.ReleaseLease(context.WithoutCancel(ctx), s.ID, e.node); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -414,10 +414,10 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*session, error) {
 	}
 	e.mu.Lock()
 	s := e.sessions[id]
-	if s != nil && s.resuming != nil {
+	if s != nil && s.Resuming != nil {
 		// Being brought back (by --auto-rehydrate, or another call): its
 		// tabs are not there yet.
-		ch := s.resuming
+		ch := s.Resuming
 		e.mu.Unlock()
 		select {
 		case <-ch:
@@ -427,24 +427,24 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*session, error) {
 		e.mu.Lock()
 		s = e.sessions[id]
 	}
-	if s != nil && s.closing {
+	if s != nil && s.Closing {
 		e.mu.Unlock()
 		return nil, fail("session %q is being closed; send the call again in a moment", bareName(id))
 	}
 	if s != nil {
-		if in.Profile != "" && s.profile != in.Profile {
+		if in.Profile != "" && s.Profile != in.Profile {
 			e.mu.Unlock()
 			return nil, fmt.Errorf("session %q is not profile %q's session; leave out session to use the profile's", id, in.Profile)
 		}
-		if in.UserDataDir != "" && s.dir != in.UserDataDir && s.stored && !s.parked {
+		if in.UserDataDir != "" && s.Dir != in.UserDataDir && s.Stored && !s.Parked {
 			where := "in browserd's own browser"
-			if s.dir != "" {
-				where = "on folder " + s.dir
+			if s.Dir != "" {
+				where = "on folder " + s.Dir
 			}
 			e.mu.Unlock()
 			return nil, fail("session %q runs %s, not on folder %s: the folder is chosen when a session is created — leave out userDataDir to use the session, or name another session", bareName(id), where, in.UserDataDir)
 		}
-		if s.stored && !s.parked {
+		if s.Stored && !s.Parked {
 			e.mu.Unlock()
 			if c.inj != nil && c.inj.fresh {
 				return nil, c.inj.conflict(id)
@@ -468,12 +468,12 @@ func (e *Engine) taskFor(s *session, name string) (*task, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	t := s.tasks[name]
+	t := s.Tasks[name]
 	if t == nil {
-		t = &task{name: name, sess: s}
-		s.tasks[name] = t
+		t = &task{Name: name, Sess: s}
+		s.Tasks[name] = t
 	}
-	t.lastUsed = time.Now()
+	t.LastUsed = time.Now()
 	return t, nil
 }
 
@@ -495,13 +495,13 @@ func checkName(what, s string) error {
 // newTab opens a tab for the task in its session's browser context.
 func (e *Engine) newTab(ctx context.Context, sl *slot, t *task) (*tab, error) {
 	defer e.holdSlot(sl)()
-	br := sl.br
-	ctxID, err := e.contextFor(ctx, sl, t.sess)
+	br := sl.Br
+	ctxID, err := e.contextFor(ctx, sl, t.Sess)
 	if err != nil {
 		return nil, err
 	}
 	e.mu.Lock()
-	opts := browser.PageOptions{Width: cmp.Or(t.sess.width, e.cfg.Width), Height: cmp.Or(t.sess.height, e.cfg.Height), InitScript: t.sess.initScript, Emulation: t.sess.emu, Credentials: t.sess.creds}
+	opts := browser.PageOptions{Width: cmp.Or(t.Sess.Width, e.cfg.Width), Height: cmp.Or(t.Sess.Height, e.cfg.Height), InitScript: t.Sess.InitScript, Emulation: t.Sess.Emu, Credentials: t.Sess.Creds}
 	e.mu.Unlock()
 	if opts.Emulation.Geolocation != nil {
 		// Granted again for every tab: a relaunched browser or a new
@@ -512,7 +512,7 @@ func (e *Engine) newTab(ctx context.Context, sl *slot, t *task) (*tab, error) {
 	}
 	if br.Attached() && ctxID == "" {
 		// Not routed through the egress proxy: vet requests over CDP.
-		opts.Guard = e.fetchGuard(t.sess)
+		opts.Guard = e.fetchGuard(t.Sess)
 	}
 	if ctxID == "" {
 		// The browser's own first tab (about:blank, nobody attached) is
@@ -535,11 +535,11 @@ func (e *Engine) newTab(ctx context.Context, sl *slot, t *task) (*tab, error) {
 func (e *Engine) spareTab(sl *slot, br *browser.Browser) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if len(sl.spares) == 0 || sl.br != br {
+	if len(sl.Spares) == 0 || sl.Br != br {
 		return ""
 	}
-	id := sl.spares[0]
-	sl.spares = sl.spares[1:]
+	id := sl.Spares[0]
+	sl.Spares = sl.Spares[1:]
 	return id
 }
 
@@ -550,30 +550,30 @@ func (e *Engine) addTab(t *task, pg *browser.Page) *tab { return e.addTabID(t, p
 func (e *Engine) addTabID(t *task, pg *browser.Page, id string) *tab {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s := t.sess
-	if n := tabNum(id); n <= 0 || e.tabs[tabKey{s.id, id}] != nil || id != fmt.Sprintf("t%d", n) {
-		s.nextTab++
-		id = fmt.Sprintf("t%d", s.nextTab)
+	s := t.Sess
+	if n := tabNum(id); n <= 0 || e.tabs[tabKey{s.ID, id}] != nil || id != fmt.Sprintf("t%d", n) {
+		s.NextTab++
+		id = fmt.Sprintf("t%d", s.NextTab)
 	} else {
-		s.nextTab = max(s.nextTab, n)
+		s.NextTab = max(s.NextTab, n)
 	}
-	tb := &tab{id: id, task: t, page: pg}
-	s.tabsEnded = false
+	tb := &tab{ID: id, Task: t, Page: pg}
+	s.TabsEnded = false
 	e.tabs[tb.key()] = tb
-	t.tabs = append(t.tabs, tb)
-	t.active = tb
+	t.Tabs = append(t.Tabs, tb)
+	t.Active = tb
 	return tb
 }
 
 func (e *Engine) contextFor(ctx context.Context, sl *slot, s *session) (string, error) {
-	br := sl.br
+	br := sl.Br
 	e.mu.Lock()
-	id := s.ctxID
+	id := s.CtxID
 	e.mu.Unlock()
 	// A profile's or a folder's session uses its browser's default context
 	// (the one the folder's files belong to); an attached browser's tasks
 	// share it too.
-	if id != "" || br.Attached() || s.profile != "" || s.dir != "" {
+	if id != "" || br.Attached() || s.Profile != "" || s.Dir != "" {
 		return id, nil
 	}
 	eg, err := e.egressFor(s)
@@ -585,7 +585,7 @@ func (e *Engine) contextFor(ctx context.Context, sl *slot, s *session) (string, 
 		return "", fmt.Errorf("creating the session's browser context: %w", err)
 	}
 	e.mu.Lock()
-	s.ctxID = id
+	s.CtxID = id
 	e.mu.Unlock()
 	return id, nil
 }
@@ -611,7 +611,7 @@ func (e *Engine) fetchGuard(s *session) func(ctx context.Context, raw string) er
 			port = map[string]string{"http": "80", "ws": "80", "https": "443", "wss": "443"}[u.Scheme]
 		}
 		e.mu.Lock()
-		pol := s.policy
+		pol := s.Policy
 		e.mu.Unlock()
 		if d := pol.Check(ctx, e.resolver, u.Hostname(), port); !d.Allowed {
 			d.URL = u.Scheme + "://" + u.Host + u.Path
@@ -625,14 +625,14 @@ func (e *Engine) fetchGuard(s *session) func(ctx context.Context, raw string) er
 func (e *Engine) egressFor(s *session) (*egress.Session, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if s.egress != nil {
-		return s.egress, nil
+	if s.Egress != nil {
+		return s.Egress, nil
 	}
-	eg, err := e.proxy.Session(s.policy)
+	eg, err := e.proxy.Session(s.Policy)
 	if err != nil {
 		return nil, fmt.Errorf("opening the session's egress guard: %w", err)
 	}
-	s.egress = eg
+	s.Egress = eg
 	return eg, nil
 }
 
@@ -654,8 +654,8 @@ func (e *Engine) setPolicy(s *session, in *tool.Input) error {
 	}
 	pol := e.guard.Narrow(q)
 	e.mu.Lock()
-	s.policy = pol
-	eg := s.egress
+	s.Policy = pol
+	eg := s.Egress
 	e.mu.Unlock()
 	if eg != nil {
 		eg.SetPolicy(pol)
@@ -668,25 +668,25 @@ func (e *Engine) removeTab(tb *tab) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.tabs, tb.key())
-	t := tb.task
-	for i, x := range t.tabs {
+	t := tb.Task
+	for i, x := range t.Tabs {
 		if x == tb {
-			t.tabs = append(t.tabs[:i:i], t.tabs[i+1:]...)
+			t.Tabs = append(t.Tabs[:i:i], t.Tabs[i+1:]...)
 			break
 		}
 	}
-	if t.active == tb {
-		t.active = nil
-		if n := len(t.tabs); n > 0 {
-			t.active = t.tabs[n-1]
+	if t.Active == tb {
+		t.Active = nil
+		if n := len(t.Tabs); n > 0 {
+			t.Active = t.Tabs[n-1]
 		}
 	}
-	t.sess.refs.ForgetOwner(tb.id)
+	t.Sess.Refs.ForgetOwner(tb.ID)
 	left := 0
-	for _, x := range t.sess.tasks {
-		left += len(x.tabs)
+	for _, x := range t.Sess.Tasks {
+		left += len(x.Tabs)
 	}
-	t.sess.tabsEnded = left == 0
+	t.Sess.TabsEnded = left == 0
 }
 
 // onPopup adopts a page that a task's page opened: it becomes a tab of the
@@ -695,7 +695,7 @@ func (e *Engine) onPopup(opener string, info browser.TargetInfo) {
 	e.mu.Lock()
 	var parent *tab
 	for _, tb := range e.tabs {
-		if tb.page.TargetID == opener {
+		if tb.Page.TargetID == opener {
 			parent = tb
 		}
 	}
@@ -703,14 +703,14 @@ func (e *Engine) onPopup(opener string, info browser.TargetInfo) {
 	if parent == nil {
 		return
 	}
-	br := parent.page.Browser()
+	br := parent.Page.Browser()
 	e.mu.Lock()
 	// The popup sees what its opener's session overrides (from its next
 	// document on: its first one may have loaded before browserd attached).
-	opts := browser.PageOptions{Emulation: parent.task.sess.emu, Credentials: parent.task.sess.creds}
+	opts := browser.PageOptions{Emulation: parent.Task.Sess.Emu, Credentials: parent.Task.Sess.Creds}
 	e.mu.Unlock()
-	if br.Attached() && parent.task.sess.ctxID == "" {
-		opts.Guard = e.fetchGuard(parent.task.sess)
+	if br.Attached() && parent.Task.Sess.CtxID == "" {
+		opts.Guard = e.fetchGuard(parent.Task.Sess)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -719,10 +719,10 @@ func (e *Engine) onPopup(opener string, info browser.TargetInfo) {
 		e.log.Debug("popup could not be attached", "err", err)
 		return
 	}
-	tb := e.addTab(parent.task, pg)
+	tb := e.addTab(parent.Task, pg)
 	e.mu.Lock()
-	parent.task.active = parent // the opener stays active until tab_switch
-	parent.task.popups = append(parent.task.popups, tb)
+	parent.Task.Active = parent // the opener stays active until tab_switch
+	parent.Task.Popups = append(parent.Task.Popups, tb)
 	e.mu.Unlock()
 }
 
@@ -749,7 +749,7 @@ func (e *Engine) reap(now time.Time) {
 	var idle []*task
 	e.mu.Lock()
 	for _, s := range e.sessions {
-		for _, t := range s.tasks {
+		for _, t := range s.Tasks {
 			if e.expired(t, now) {
 				idle = append(idle, t)
 			}
@@ -760,63 +760,63 @@ func (e *Engine) reap(now time.Time) {
 	defer cancel()
 	captured := map[*session]bool{} // once, before the first idle task goes
 	for _, t := range idle {
-		if !t.run.TryLock() {
+		if !t.Run.TryLock() {
 			continue // busy right now, so not idle
 		}
 		e.mu.Lock()
-		tabs := append([]*tab(nil), t.tabs...)
+		tabs := append([]*tab(nil), t.Tabs...)
 		still := e.expired(t, now)
 		e.mu.Unlock()
 		if still {
 			// Always captured before an idle close: the session can come
 			// back as it was.
-			if !captured[t.sess] {
-				captured[t.sess] = true
-				if err := e.capture(ctx, t.sess); err != nil {
-					e.log.Warn("capturing an idle session failed", "session", t.sess.id, "err", err)
+			if !captured[t.Sess] {
+				captured[t.Sess] = true
+				if err := e.capture(ctx, t.Sess); err != nil {
+					e.log.Warn("capturing an idle session failed", "session", t.Sess.ID, "err", err)
 				}
 			}
 			e.mu.Lock()
-			hasCapture := !t.sess.lastCapture.IsZero()
+			hasCapture := !t.Sess.LastCapture.IsZero()
 			e.mu.Unlock()
 			for _, tb := range tabs {
-				_ = tb.page.Close(ctx)
+				_ = tb.Page.Close(ctx)
 				e.removeTab(tb)
 			}
 			e.mu.Lock()
-			delete(t.sess.tasks, t.name)
-			park := len(t.sess.tasks) == 0 && t.sess.stored && !t.sess.parked
+			delete(t.Sess.Tasks, t.Name)
+			park := len(t.Sess.Tasks) == 0 && t.Sess.Stored && !t.Sess.Parked
 			if park {
-				t.sess.parked = true
+				t.Sess.Parked = true
 			}
 			e.mu.Unlock()
 			switch {
 			case park && hasCapture:
-				if err := e.store.SetState(ctx, t.sess.id, store.Recoverable, fmt.Sprintf("closed after %s idle; resume it with session_resume or any action on it", e.cfg.IdleTimeout)); err != nil {
-					e.log.Warn("marking an idle session recoverable failed", "session", t.sess.id, "err", err)
+				if err := e.store.SetState(ctx, t.Sess.ID, store.Recoverable, fmt.Sprintf("closed after %s idle; resume it with session_resume or any action on it", e.cfg.IdleTimeout)); err != nil {
+					e.log.Warn("marking an idle session recoverable failed", "session", t.Sess.ID, "err", err)
 				}
-				_ = e.store.ReleaseLease(ctx, t.sess.id, e.node)
+				_ = e.store.ReleaseLease(ctx, t.Sess.ID, e.node)
 			case park: // nothing to resume from (--no-capture)
 				e.mu.Lock()
-				t.sess.parked, t.sess.stored = false, false
+				t.Sess.Parked, t.Sess.Stored = false, false
 				e.mu.Unlock()
-				if err := e.store.SetState(ctx, t.sess.id, store.Closed, fmt.Sprintf("closed after %s idle, without a capture", e.cfg.IdleTimeout)); err != nil {
-					e.log.Warn("marking an idle session closed failed", "session", t.sess.id, "err", err)
+				if err := e.store.SetState(ctx, t.Sess.ID, store.Closed, fmt.Sprintf("closed after %s idle, without a capture", e.cfg.IdleTimeout)); err != nil {
+					e.log.Warn("marking an idle session closed failed", "session", t.Sess.ID, "err", err)
 				}
-				_ = e.store.ReleaseLease(ctx, t.sess.id, e.node)
+				_ = e.store.ReleaseLease(ctx, t.Sess.ID, e.node)
 			default:
-				e.changed(t.sess) // its other tasks live on: capture them without this one
+				e.changed(t.Sess) // its other tasks live on: capture them without this one
 			}
-			e.log.Info("closed idle task", "session", t.sess.id, "task", t.name, "tabs", len(tabs))
+			e.log.Info("closed idle task", "session", t.Sess.ID, "task", t.Name, "tabs", len(tabs))
 		}
-		t.run.Unlock()
+		t.Run.Unlock()
 	}
 	// An ephemeral session with no task left is gone: its context is
 	// disposed and its guard listener closed.
 	e.mu.Lock()
 	var gone []*session
 	for id, s := range e.sessions {
-		if s.profile == "" && len(s.tasks) == 0 && now.Sub(s.created) > e.cfg.IdleTimeout {
+		if s.Profile == "" && len(s.Tasks) == 0 && now.Sub(s.Created) > e.cfg.IdleTimeout {
 			delete(e.sessions, id)
 			delete(e.dirty, s)
 			gone = append(gone, s)
@@ -824,11 +824,11 @@ func (e *Engine) reap(now time.Time) {
 	}
 	e.mu.Unlock()
 	for _, s := range gone {
-		if br := e.browserOf(s); br != nil && s.ctxID != "" {
-			_ = br.DisposeContext(ctx, s.ctxID)
+		if br := e.browserOf(s); br != nil && s.CtxID != "" {
+			_ = br.DisposeContext(ctx, s.CtxID)
 		}
-		if s.egress != nil && s.egress != e.proxy.Default() {
-			s.egress.Close()
+		if s.Egress != nil && s.Egress != e.proxy.Default() {
+			s.Egress.Close()
 		}
 	}
 	// A browser none of whose sessions has a tab left is closed.
@@ -845,18 +845,18 @@ func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.T
 	e.mu.Lock()
 	busy := map[string]bool{}
 	for _, tb := range e.tabs {
-		busy[e.slotKey(tb.task.sess)] = true
+		busy[e.slotKey(tb.Task.Sess)] = true
 	}
 	if only != "" {
 		for _, s := range e.sessions {
-			if s.stored && !s.parked && !s.closing {
+			if s.Stored && !s.Parked && !s.Closing {
 				busy[e.slotKey(s)] = true
 			}
 		}
 	}
 	var idleSlots []*slot
 	for key, sl := range e.slots {
-		if sl.br == nil || busy[key] || sl.opening > 0 || sl.used.After(unusedSince) || (only != "" && key != only) || sl.br.Attached() {
+		if sl.Br == nil || busy[key] || sl.Opening > 0 || sl.Used.After(unusedSince) || (only != "" && key != only) || sl.Br.Attached() {
 			continue
 		}
 		idleSlots = append(idleSlots, sl)
@@ -864,7 +864,7 @@ func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.T
 	var toSave []*session
 	for _, s := range e.sessions {
 		for _, sl := range idleSlots {
-			if s.profile != "" && e.slotKey(s) == sl.key {
+			if s.Profile != "" && e.slotKey(s) == sl.Key {
 				toSave = append(toSave, s)
 			}
 		}
@@ -872,7 +872,7 @@ func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.T
 	e.mu.Unlock()
 	for _, s := range toSave {
 		if err := e.saveProfile(ctx, s); err != nil {
-			e.log.Warn("saving profile state failed", "profile", s.profile, "err", err)
+			e.log.Warn("saving profile state failed", "profile", s.Profile, "err", err)
 		}
 	}
 	type idleBrowser struct {
@@ -886,12 +886,12 @@ func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.T
 		// Look again: an action may have picked the browser up meanwhile.
 		used := false
 		for _, tb := range e.tabs {
-			if e.slotKey(tb.task.sess) == sl.key {
+			if e.slotKey(tb.Task.Sess) == sl.Key {
 				used = true
 			}
 		}
-		if sl.br != nil && !used && sl.opening == 0 && !sl.used.After(unusedSince) {
-			idleBrowsers = append(idleBrowsers, idleBrowser{sl.key, sl.br})
+		if sl.Br != nil && !used && sl.Opening == 0 && !sl.Used.After(unusedSince) {
+			idleBrowsers = append(idleBrowsers, idleBrowser{sl.Key, sl.Br})
 			e.resetSlot(sl)
 		}
 	}
@@ -910,10 +910,10 @@ func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.T
 // after the idle timeout, an ended task's (left for review) after the
 // review grace (never when it is 0). Call with mu held.
 func (e *Engine) expired(t *task, now time.Time) bool {
-	if t.ended {
-		return e.cfg.ReviewGrace > 0 && now.Sub(t.endedAt) > e.cfg.ReviewGrace
+	if t.Ended {
+		return e.cfg.ReviewGrace > 0 && now.Sub(t.EndedAt) > e.cfg.ReviewGrace
 	}
-	return now.Sub(t.lastUsed) > e.cfg.IdleTimeout
+	return now.Sub(t.LastUsed) > e.cfg.IdleTimeout
 }
 
 // dataFile returns the path for a file the agent names inside a data
@@ -1016,30 +1016,30 @@ func inside(dir, path string) (string, bool) {
 // tabsOf lists a task's tabs.
 func (e *Engine) tabsOf(ctx context.Context, t *task) []tool.Tab {
 	e.mu.Lock()
-	tabs := append([]*tab(nil), t.tabs...)
-	active := t.active
+	tabs := append([]*tab(nil), t.Tabs...)
+	active := t.Active
 	e.mu.Unlock()
 	out := make([]tool.Tab, 0, len(tabs))
 	for _, tb := range tabs {
 		url, title := e.tabInfo(ctx, tb)
 		e.mu.Lock()
-		waiting, review := tb.waiting, t.ended
-		live := e.liveURL(t.sess.id, tb.id)
+		waiting, review := tb.Waiting, t.Ended
+		live := e.liveURL(t.Sess.ID, tb.ID)
 		state := "idle"
 		switch {
-		case tb.lazy != nil:
+		case tb.Lazy != nil:
 			state = "not loaded yet"
-		case tb.held != nil:
+		case tb.Held != nil:
 			state = "person in control"
 		case waiting != "":
 			state = "waiting for a person"
 		case review:
 			state = "left for review"
-		case t.working:
+		case t.Working:
 			state = "agent working"
 		}
 		e.mu.Unlock()
-		out = append(out, tool.Tab{ID: tb.id, Task: t.name, URL: url.Unwrap(), Title: title.Unwrap(), Active: tb == active, Waiting: waiting,
+		out = append(out, tool.Tab{ID: tb.ID, Task: t.Name, URL: url.Unwrap(), Title: title.Unwrap(), Active: tb == active, Waiting: waiting,
 			Review: review, LiveViewURL: live, State: state})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return tabNum(out[i].ID) < tabNum(out[j].ID) })

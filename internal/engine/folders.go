@@ -72,8 +72,8 @@ func folderSession(real string) string {
 // runs on it (Chromium locks a user-data-dir). Call with mu held.
 func (e *Engine) checkFolder(id, dir string) error {
 	for _, o := range e.sessions {
-		if o.id != id && o.dir == dir && o.stored && !o.parked {
-			return fail("folder %s is in use by session %q (Chromium runs one browser on a folder): use that session, or name another folder", dir, bareName(o.id))
+		if o.ID != id && o.Dir == dir && o.Stored && !o.Parked {
+			return fail("folder %s is in use by session %q (Chromium runs one browser on a folder): use that session, or name another folder", dir, bareName(o.ID))
 		}
 	}
 	return nil
@@ -88,15 +88,15 @@ func (e *Engine) checkFolder(id, dir string) error {
 // the state then goes in over CDP like any injected state.
 func (c *call) convertInto(ctx context.Context, s *session) error {
 	inj := c.inj
-	if inj == nil || inj.state == nil || s.dir == "" || !c.opened {
+	if inj == nil || inj.state == nil || s.Dir == "" || !c.opened {
 		return nil
 	}
 	src := inj.source()
-	if old, ok, err := userdata.ReadSource(s.dir); err == nil && ok && old.Same(src) {
-		c.res.Notes = append(c.res.Notes, fmt.Sprintf("folder %s was converted from this %s already (%s): not converted again; the state goes in over CDP on top of what the folder holds now", s.dir, src.Kind, old.Converted.Local().Format(time.DateTime)))
+	if old, ok, err := userdata.ReadSource(s.Dir); err == nil && ok && old.Same(src) {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("folder %s was converted from this %s already (%s): not converted again; the state goes in over CDP on top of what the folder holds now", s.Dir, src.Kind, old.Converted.Local().Format(time.DateTime)))
 		return nil
 	}
-	empty, err := userdata.Empty(s.dir)
+	empty, err := userdata.Empty(s.Dir)
 	if err != nil || !empty {
 		return err
 	}
@@ -104,17 +104,17 @@ func (c *call) convertInto(ctx context.Context, s *session) error {
 	st.Cookies = slices.Clone(st.Cookies)
 	st.Exclude(append(c.e.excludedFor(ctx, s), c.e.cfg.ExcludeCookieDomains...))
 	start := time.Now()
-	res, err := chromeprofile.Build(ctx, &st, s.dir, start)
+	res, err := chromeprofile.Build(ctx, &st, s.Dir, start)
 	if err != nil {
-		return fmt.Errorf("converting the state into folder %s: %w", s.dir, err)
+		return fmt.Errorf("converting the state into folder %s: %w", s.Dir, err)
 	}
 	src.Converted = start.UTC()
-	if err := userdata.WriteSource(s.dir, src); err != nil {
+	if err := userdata.WriteSource(s.Dir, src); err != nil {
 		c.e.log.Warn("noting a converted folder's source failed", "err", err)
 	}
 	inj.converted = true
 	c.res.Notes = append(c.res.Notes, fmt.Sprintf("converted the state into folder %s as a Chrome profile (%d cookies, %d localStorage items of %d origins, %s); stock Chromium opens it logged in too",
-		s.dir, res.Cookies, res.Items, res.Origins, time.Since(start).Round(time.Millisecond)))
+		s.Dir, res.Cookies, res.Items, res.Origins, time.Since(start).Round(time.Millisecond)))
 	for _, sk := range res.Skipped {
 		c.res.Notes = append(c.res.Notes, "not converted: "+sk)
 	}

@@ -122,7 +122,7 @@ func launchEmulation(in *tool.Input) browser.Emulation {
 // the call leaves out, or asks as the session has it, passes.
 func (e *Engine) sameEnvironment(s *session, in *tool.Input) error {
 	e.mu.Lock()
-	emu, shows := s.emu, e.shows(s)
+	emu, shows := s.Emu, e.shows(s)
 	e.mu.Unlock()
 	show := func(v string) string {
 		if v == "" {
@@ -154,7 +154,7 @@ func (e *Engine) sameEnvironment(s *session, in *tool.Input) error {
 		return nil
 	}
 	return fail("session %q already runs, with %s: headless, userAgent, timezone, locale and geolocation apply only when launch creates the session — close it first (the close action; a session ends with its last task's close), then launch again, or launch another session",
-		bareName(s.id), strings.Join(diff, ", "))
+		bareName(s.ID), strings.Join(diff, ", "))
 }
 
 // grantGeolocation lets the pages of a context (ctxID "" for the default
@@ -177,12 +177,12 @@ func (c *call) emulate(ctx context.Context, s *session) error {
 		return err
 	}
 	if emu.Geolocation != nil {
-		if err := grantGeolocation(ctx, c.slot.br, ctxID); err != nil {
+		if err := grantGeolocation(ctx, c.slot.Br, ctxID); err != nil {
 			return fmt.Errorf("granting the position: %w", err)
 		}
 	}
 	e.mu.Lock()
-	s.emu = emu
+	s.Emu = emu
 	pages := s.pages()
 	e.mu.Unlock()
 	for _, pg := range pages {
@@ -246,7 +246,7 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 	q := qualify(owner, req.Session)
 	e.mu.Lock()
 	s := e.sessions[q]
-	live := s != nil && s.stored && !s.parked
+	live := s != nil && s.Stored && !s.Parked
 	e.mu.Unlock()
 	if live {
 		return inject.Session{}, &inject.Error{Kind: inject.Conflict, Msg: fmt.Sprintf("session %q is active; pick another name, or DELETE /api/sessions/%s first", req.Session, req.Session)}
@@ -297,7 +297,7 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 func (c *call) setCredentials(ctx context.Context, s *session) error {
 	e := c.e
 	e.mu.Lock()
-	creds := slices.Clone(s.creds)
+	creds := slices.Clone(s.Creds)
 	e.mu.Unlock()
 	var origins []string
 	for i, hc := range c.in.HTTPCredentials {
@@ -310,7 +310,7 @@ func (c *call) setCredentials(ctx context.Context, s *session) error {
 		origins = append(origins, origin)
 	}
 	e.mu.Lock()
-	s.creds = creds
+	s.Creds = creds
 	pages := s.pages()
 	e.mu.Unlock()
 	for _, pg := range pages {
@@ -326,9 +326,9 @@ func (c *call) setCredentials(ctx context.Context, s *session) error {
 // pages are the session's tabs. Call with Engine.mu held.
 func (s *session) pages() []*browser.Page {
 	var pages []*browser.Page
-	for _, t := range s.tasks {
-		for _, tb := range t.tabs {
-			pages = append(pages, tb.page)
+	for _, t := range s.Tasks {
+		for _, tb := range t.Tabs {
+			pages = append(pages, tb.Page)
 		}
 	}
 	return pages

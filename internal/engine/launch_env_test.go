@@ -20,19 +20,19 @@ func TestHeadlessSlots(t *testing.T) {
 		headed bool
 	}{
 		{config.Config{}, &session{}, "shared", false},
-		{config.Config{}, &session{headed: new(true)}, "shared-headed", true},
-		{config.Config{}, &session{headed: new(false)}, "shared", false},
+		{config.Config{}, &session{Headed: new(true)}, "shared-headed", true},
+		{config.Config{}, &session{Headed: new(false)}, "shared", false},
 		{config.Config{Headed: true}, &session{}, "shared", true},
-		{config.Config{Headed: true}, &session{headed: new(false)}, "shared-headless", false},
-		{config.Config{}, &session{profile: "admin/work", headed: new(true)}, "profile:admin/work", true},
-		{config.Config{CDP: "http://127.0.0.1:9222"}, &session{headed: new(true)}, "attached", true},
+		{config.Config{Headed: true}, &session{Headed: new(false)}, "shared-headless", false},
+		{config.Config{}, &session{Profile: "admin/work", Headed: new(true)}, "profile:admin/work", true},
+		{config.Config{CDP: "http://127.0.0.1:9222"}, &session{Headed: new(true)}, "attached", true},
 	} {
 		e := &Engine{cfg: c.cfg}
 		if got := e.slotKey(c.s); got != c.key {
-			t.Errorf("%+v, headed %v: slot %q, want %q", c.cfg, c.s.headed, got, c.key)
+			t.Errorf("%+v, headed %v: slot %q, want %q", c.cfg, c.s.Headed, got, c.key)
 		}
 		if got := e.shows(c.s); got != c.headed {
-			t.Errorf("%+v, headed %v: shows %v, want %v", c.cfg, c.s.headed, got, c.headed)
+			t.Errorf("%+v, headed %v: shows %v, want %v", c.cfg, c.s.Headed, got, c.headed)
 		}
 	}
 }
@@ -65,7 +65,7 @@ func TestCheckHeadless(t *testing.T) {
 // nothing new, and otherwise names what the session runs with.
 func TestSameEnvironment(t *testing.T) {
 	e := &Engine{}
-	s := &session{id: qualify("alice", "env"), emu: browser.Emulation{UserAgent: "ua/1", Timezone: "Asia/Tokyo",
+	s := &session{ID: qualify("alice", "env"), Emu: browser.Emulation{UserAgent: "ua/1", Timezone: "Asia/Tokyo",
 		Geolocation: &browser.Geolocation{Latitude: 1, Longitude: 2}}}
 	for _, c := range []struct {
 		in   tool.Input

@@ -22,20 +22,20 @@ import (
 
 // lazyTab is where an unloaded tab was.
 type lazyTab struct {
-	url, title untrusted.Text // the page chose both (history.pushState)
-	waking     bool           // its load has started (wake)
+	URL, Title untrusted.Text // the page chose both (history.pushState)
+	Waking     bool           // its load has started (wake)
 }
 
 // tabInfo is a tab's URL and title: the page's, or for a lazy tab where
 // it will load.
 func (e *Engine) tabInfo(ctx context.Context, tb *tab) (url, title untrusted.Text) {
 	e.mu.Lock()
-	lz := tb.lazy
+	lz := tb.Lazy
 	e.mu.Unlock()
 	if lz != nil {
-		return lz.url, lz.title
+		return lz.URL, lz.Title
 	}
-	url, title, _ = tb.page.Info(ctx)
+	url, title, _ = tb.Page.Info(ctx)
 	return url, title
 }
 
@@ -44,12 +44,12 @@ func (e *Engine) tabInfo(ctx context.Context, tb *tab) (url, title untrusted.Tex
 // capture knew.
 func (e *Engine) readLoaded(ctx context.Context, tb *tab) (capturedTab, bool) {
 	e.mu.Lock()
-	lazy := tb.lazy != nil
+	lazy := tb.Lazy != nil
 	e.mu.Unlock()
 	if lazy {
 		return capturedTab{}, false
 	}
-	return e.readTab(ctx, tb.page)
+	return e.readTab(ctx, tb.Page)
 }
 
 // wake loads a lazy tab where it was, within limit; with skip (the caller
@@ -58,30 +58,30 @@ func (e *Engine) readLoaded(ctx context.Context, tb *tab) (capturedTab, bool) {
 // lazy is left alone; of two callers at once, one loads it.
 func (e *Engine) wake(ctx context.Context, tb *tab, skip bool, limit time.Duration) string {
 	e.mu.Lock()
-	lz := tb.lazy
+	lz := tb.Lazy
 	switch {
-	case lz == nil || lz.waking:
+	case lz == nil || lz.Waking:
 		e.mu.Unlock()
 		return ""
 	case skip:
-		tb.lazy = nil
+		tb.Lazy = nil
 		e.mu.Unlock()
 		return ""
 	}
 	// It stays lazy while it loads, so that a capture meanwhile keeps
 	// what the last one knew instead of reading the blank page.
-	lz.waking = true
+	lz.Waking = true
 	e.mu.Unlock()
 	lctx, cancel := context.WithTimeout(ctx, limit)
-	err := tb.page.Navigate(lctx, lz.url.Unwrap())
+	err := tb.Page.Navigate(lctx, lz.URL.Unwrap())
 	cancel()
 	e.mu.Lock()
-	tb.lazy = nil
+	tb.Lazy = nil
 	e.mu.Unlock()
 	if err != nil {
 		// Its URL is the page's choice: the tab list shows it, inside the
 		// envelope; the note says only what happened.
-		return fmt.Sprintf("tab %s did not load its page again after the resume (%s); the tab list shows its address", tb.id, loadFailure(err))
+		return fmt.Sprintf("tab %s did not load its page again after the resume (%s); the tab list shows its address", tb.ID, loadFailure(err))
 	}
 	return ""
 }

@@ -27,12 +27,12 @@ func (e *Engine) Stats(ctx context.Context) metrics.Stats {
 	var pids []int
 	e.mu.Lock()
 	for _, s := range e.sessions {
-		st.Tasks += len(s.tasks)
+		st.Tasks += len(s.Tasks)
 	}
 	st.Tabs = len(e.tabs)
 	for _, sl := range e.slots {
-		if sl.br != nil && !sl.br.Attached() {
-			pids = append(pids, sl.br.PID())
+		if sl.Br != nil && !sl.Br.Attached() {
+			pids = append(pids, sl.Br.PID())
 		}
 	}
 	e.mu.Unlock()

@@ -28,7 +28,7 @@ func onPage(f func(*act.Tab, context.Context) error) func(*call, context.Context
 func (c *call) onTab() *act.Tab {
 	t := &act.Tab{In: c.in, Res: &c.res, Width: c.e.cfg.Width, Height: c.e.cfg.Height, Wrap: !c.e.cfg.NoWrap}
 	if c.tab != nil {
-		t.Page, t.Refs = c.tab.page, tabRefs{c}
+		t.Page, t.Refs = c.tab.Page, tabRefs{c}
 	}
 	return t
 }
@@ -39,12 +39,12 @@ type tabRefs struct{ c *call }
 func (r tabRefs) Elem(ref string) (browser.Elem, error) { return r.c.refElem(ref) }
 
 func (r tabRefs) LabelOf(ref string) (role, name string, unique bool) {
-	return r.c.task.sess.refs.LabelOf(ref)
+	return r.c.task.Sess.Refs.LabelOf(ref)
 }
 
 func (r tabRefs) Assign(k snapshot.Key, role, name string, unique bool) string {
-	refs := r.c.task.sess.refs
-	ref := refs.Assign(k, r.c.tab.id)
+	refs := r.c.task.Sess.Refs
+	ref := refs.Assign(k, r.c.tab.ID)
 	if role != "" {
 		refs.Label(ref, role, name, unique)
 	}
@@ -54,23 +54,23 @@ func (r tabRefs) Assign(k snapshot.Key, role, name string, unique bool) string {
 // refElem is the element of a ref the task's latest snapshot of its tab
 // gave, or why it cannot be used.
 func (c *call) refElem(ref string) (browser.Elem, error) {
-	k, owner, ok := c.task.sess.refs.Lookup(ref)
+	k, owner, ok := c.task.Sess.Refs.Lookup(ref)
 	if !ok {
-		if c.task.sess.refs.Issued(ref) {
+		if c.task.Sess.Refs.Issued(ref) {
 			return browser.Elem{}, fail("ref %s is stale: its page navigated or its tab closed since the snapshot that showed it; take a new snapshot and use its refs", ref)
 		}
 		return browser.Elem{}, fail("unknown ref %q: refs come from this task's latest snapshot (e.g. e12); take a snapshot and use one of its refs", ref)
 	}
-	if owner != c.tab.id {
+	if owner != c.tab.ID {
 		c.e.mu.Lock()
-		tb := c.e.tabs[tabKey{c.task.sess.id, owner}]
+		tb := c.e.tabs[tabKey{c.task.Sess.ID, owner}]
 		c.e.mu.Unlock()
-		if tb == nil || tb.task != c.task {
-			return browser.Elem{}, fail("ref %s belongs to another task's tab, not to task %q; take a snapshot in this task and use its refs", ref, c.task.name)
+		if tb == nil || tb.Task != c.task {
+			return browser.Elem{}, fail("ref %s belongs to another task's tab, not to task %q; take a snapshot in this task and use its refs", ref, c.task.Name)
 		}
-		return browser.Elem{}, fail("ref %s is from tab %s, not %s; switch with tab_switch or take a snapshot of this tab", ref, owner, c.tab.id)
+		return browser.Elem{}, fail("ref %s is from tab %s, not %s; switch with tab_switch or take a snapshot of this tab", ref, owner, c.tab.ID)
 	}
-	if c.tab.page.NavSeq() != c.tab.navSeq {
+	if c.tab.Page.NavSeq() != c.tab.NavSeq {
 		return browser.Elem{}, fail("ref %s is stale: the page navigated since the snapshot that showed it; take a new snapshot", ref)
 	}
 	return browser.ElemOf(k), nil

@@ -139,7 +139,7 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 	e.resumeMu.Lock()
 	defer e.resumeMu.Unlock()
 	e.mu.Lock()
-	if cur := e.sessions[id]; cur != nil && cur.stored && !cur.parked {
+	if cur := e.sessions[id]; cur != nil && cur.Stored && !cur.Parked {
 		e.mu.Unlock()
 		if c.inj != nil && c.inj.fresh {
 			return nil, c.inj.conflict(id)
@@ -189,7 +189,7 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 	default:
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("an earlier session %q was %s; this is a new session under the same name", id, row.State))
 	}
-	if s != nil && s.profile == "" {
+	if s != nil && s.Profile == "" {
 		// A closed ephemeral session's context still holds its cookies:
 		// a new session under its name starts clean.
 		e.discard(ctx, s)
@@ -207,7 +207,7 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 		}
 	}
 	owner, _ := splitName(id)
-	if err := e.store.CreateSession(ctx, store.Session{ID: id, Owner: owner, Profile: s.profile}); err != nil {
+	if err := e.store.CreateSession(ctx, store.Session{ID: id, Owner: owner, Profile: s.Profile}); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return nil, fail("session %q is in use (%v); pick another session name", id, err)
 		}
@@ -217,19 +217,19 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 		return nil, err
 	}
 	e.mu.Lock()
-	s.stored, s.parked, s.rehydrate, s.closing = true, false, false, false
-	s.lastCapture = time.Time{}
+	s.Stored, s.Parked, s.Rehydrate, s.Closing = true, false, false, false
+	s.LastCapture = time.Time{}
 	// A new session (perhaps on a profile's reused one) starts with the
 	// daemon's environment, or the one it is created with.
-	s.width, s.height, s.emu, s.headed = 0, 0, browser.Emulation{}, nil
+	s.Width, s.Height, s.Emu, s.Headed = 0, 0, browser.Emulation{}, nil
 	// A session made anew under an earlier one's name runs where this call
 	// says.
-	s.dir = c.in.UserDataDir
+	s.Dir = c.in.UserDataDir
 	if c.inj != nil {
-		s.emu = c.inj.emu
+		s.Emu = c.inj.emu
 	}
 	if h := c.in.Headless; h != nil && c.in.Action == "launch" && e.cfg.CDP == "" {
-		s.headed = new(!*h)
+		s.Headed = new(!*h)
 	}
 	c.opened = true
 	e.sessions[id] = s
@@ -268,7 +268,7 @@ func (e *Engine) resumeFrom(ctx context.Context, id string, explicit bool, ref t
 	defer e.resumeMu.Unlock()
 	e.mu.Lock()
 	s := e.sessions[id]
-	live := s != nil && s.stored && !s.parked
+	live := s != nil && s.Stored && !s.Parked
 	e.mu.Unlock()
 	if live {
 		if ref != "" {
@@ -319,7 +319,7 @@ func (e *Engine) resumeFrom(ctx context.Context, id string, explicit bool, ref t
 			}
 			return nil, resumeReport{}, err
 		}
-		if s != nil && s.profile == "" {
+		if s != nil && s.Profile == "" {
 			// An ephemeral session's context may still hold what came
 			// after the capture (a parked or closed session's cookies):
 			// the picked capture goes into a new one.
@@ -455,13 +455,13 @@ func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session
 	}
 	done := make(chan struct{})
 	e.mu.Lock()
-	s.stored, s.parked, s.dir = true, false, dir
-	s.resuming = done
+	s.Stored, s.Parked, s.Dir = true, false, dir
+	s.Resuming = done
 	e.sessions[id] = s
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()
-		s.resuming = nil
+		s.Resuming = nil
 		e.mu.Unlock()
 		close(done)
 	}()
@@ -485,9 +485,9 @@ func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session
 
 // newSession makes the in-memory half of a session.
 func (e *Engine) newSession(id, profile string) *session {
-	s := &session{id: id, profile: profile, refs: snapshot.NewRefs(), tasks: map[string]*task{}, created: time.Now(), policy: e.guard}
+	s := &session{ID: id, Profile: profile, Refs: snapshot.NewRefs(), Tasks: map[string]*task{}, Created: time.Now(), Policy: e.guard}
 	if profile == "default" {
-		s.egress = e.proxy.Default()
+		s.Egress = e.proxy.Default()
 	}
 	return s
 }
@@ -497,11 +497,11 @@ func (e *Engine) newSession(id, profile string) *session {
 func (e *Engine) discard(ctx context.Context, s *session) {
 	e.closeSessionTabs(ctx, s)
 	e.mu.Lock()
-	if e.sessions[s.id] == s {
-		delete(e.sessions, s.id)
+	if e.sessions[s.ID] == s {
+		delete(e.sessions, s.ID)
 	}
 	delete(e.dirty, s)
-	ctxID, eg := s.ctxID, s.egress
+	ctxID, eg := s.CtxID, s.Egress
 	e.mu.Unlock()
 	if br := e.browserOf(s); br != nil && ctxID != "" {
 		_ = br.DisposeContext(ctx, ctxID)
@@ -515,12 +515,12 @@ func (e *Engine) discard(ctx context.Context, s *session) {
 func (e *Engine) closeSessionTabs(ctx context.Context, s *session) {
 	e.mu.Lock()
 	var tabs []*tab
-	for _, t := range s.tasks {
-		tabs = append(tabs, t.tabs...)
+	for _, t := range s.Tasks {
+		tabs = append(tabs, t.Tabs...)
 	}
 	e.mu.Unlock()
 	for _, tb := range tabs {
-		_ = tb.page.Close(ctx)
+		_ = tb.Page.Close(ctx)
 		e.removeTab(tb)
 	}
 }
@@ -533,8 +533,8 @@ func (e *Engine) closeSessionTabs(ctx context.Context, s *session) {
 // state: its cookies are set whatever their age, and its storage replaces
 // the keys the profile holds.
 func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, skip *tabRef, picked bool) (resumeReport, error) {
-	s.capMu.Lock()
-	defer s.capMu.Unlock()
+	s.CapMu.Lock()
+	defer s.CapMu.Unlock()
 	rep := resumeReport{taken: c.Taken}
 	sl, note, err := e.ensureBrowser(ctx, s)
 	if err != nil {
@@ -556,23 +556,23 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 	// Captures before the locale was captured hold none: a session this
 	// daemon knows keeps its own.
 	if emu.Locale == "" {
-		emu.Locale = s.emu.Locale
+		emu.Locale = s.Emu.Locale
 	}
-	s.emu = emu
-	s.creds = creds
-	s.injected = c.InjectedDomains
-	s.exclude = c.ExcludeDomains
+	s.Emu = emu
+	s.Creds = creds
+	s.Injected = c.InjectedDomains
+	s.Exclude = c.ExcludeDomains
 	e.mu.Unlock()
 	if emu.Geolocation != nil {
-		if err := grantGeolocation(ctx, sl.br, ctxID); err != nil {
+		if err := grantGeolocation(ctx, sl.Br, ctxID); err != nil {
 			rep.problems = append(rep.problems, "the position override could not be granted: "+err.Error())
 		}
 	}
 	// A profile keeps its own state, saved within a second of each action:
 	// the capture's cookies go in only when they are newer.
 	cookies := c.Cookies
-	if s.profile != "" && !picked {
-		if fi, err := os.Stat(e.statePath(s.profile)); err == nil && fi.ModTime().After(c.Taken) {
+	if s.Profile != "" && !picked {
+		if fi, err := os.Stat(e.statePath(s.Profile)); err == nil && fi.ModTime().After(c.Taken) {
 			cookies = nil
 		}
 	}
@@ -586,7 +586,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 		if ctxID != "" {
 			params["browserContextId"] = ctxID
 		}
-		if err := sl.br.Conn().Browser().Call(ctx, "Storage.setCookies", params, nil); err != nil {
+		if err := sl.Br.Conn().Browser().Call(ctx, "Storage.setCookies", params, nil); err != nil {
 			return rep, fmt.Errorf("restoring cookies: %w", err)
 		}
 	}
@@ -615,9 +615,9 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 		// The capture's storage first: it is the tab's own; the profile's
 		// saved storage then fills in what the capture did not hold.
 		opts := browser.PageOptions{Width: cmp.Or(ct.Width, e.cfg.Width), Height: cmp.Or(ct.Height, e.cfg.Height),
-			InitScript: combineScripts(storageScriptOver(st.Origins, "__browserd_resumed", picked), s.initScript), Emulation: emu, Credentials: creds}
+			InitScript: combineScripts(storageScriptOver(st.Origins, "__browserd_resumed", picked), s.InitScript), Emulation: emu, Credentials: creds}
 		e.mu.Unlock()
-		if sl.br.Attached() && ctxID == "" {
+		if sl.Br.Attached() && ctxID == "" {
 			opts.Guard = e.fetchGuard(s)
 		}
 		wg.Go(func() { pages[i], errs[i] = e.openPage(ctx, sl, ctxID, opts) })
@@ -645,12 +645,12 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 	e.mu.Lock()
 	for i, ct := range tabs {
 		if ct.Active {
-			tbs[i].task.active = tbs[i]
+			tbs[i].Task.Active = tbs[i]
 		}
-		if ct.Review && !tbs[i].task.ended {
+		if ct.Review && !tbs[i].Task.Ended {
 			// Left for review before the restart: still for a person, and
 			// its grace starts again.
-			tbs[i].task.ended, tbs[i].task.endedAt = true, time.Now()
+			tbs[i].Task.Ended, tbs[i].Task.EndedAt = true, time.Now()
 		}
 	}
 	e.mu.Unlock()
@@ -662,7 +662,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 		if !ct.Active && !ct.Review {
 			// Behind its task's front tab: it loads when used (lazy.go).
 			e.mu.Lock()
-			tbs[i].lazy = &lazyTab{url: untrusted.Page(ct.URL), title: untrusted.Page(ct.Title)}
+			tbs[i].Lazy = &lazyTab{URL: untrusted.Page(ct.URL), Title: untrusted.Page(ct.Title)}
 			e.mu.Unlock()
 			continue
 		}
@@ -670,7 +670,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 			nctx, cancel := context.WithTimeout(ctx, e.cfg.NavTime)
 			defer cancel()
 			if err := pages[i].Navigate(nctx, ct.URL); err != nil {
-				problems[i] = fmt.Sprintf("tab %s did not load %s again: %v", tbs[i].id, ct.URL, err)
+				problems[i] = fmt.Sprintf("tab %s did not load %s again: %v", tbs[i].ID, ct.URL, err)
 			}
 		})
 	}
@@ -680,13 +680,13 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 			rep.problems = append(rep.problems, problems[i])
 		}
 		url, title := e.tabInfo(ctx, tbs[i])
-		rep.tabs = append(rep.tabs, tool.Tab{ID: tbs[i].id, Task: tbs[i].task.name, URL: url.Unwrap(), Title: title.Unwrap(), Active: ct.Active})
+		rep.tabs = append(rep.tabs, tool.Tab{ID: tbs[i].ID, Task: tbs[i].Task.Name, URL: url.Unwrap(), Title: title.Unwrap(), Active: ct.Active})
 	}
 	e.mu.Lock()
-	s.lastCapture = time.Now() // what the capture held is what runs now
-	s.lastTabs = resumedTabs(c, tabs, tbs)
-	s.capHash = captureHash(c)
-	s.rehydrate = false
+	s.LastCapture = time.Now() // what the capture held is what runs now
+	s.LastTabs = resumedTabs(c, tabs, tbs)
+	s.CapHash = captureHash(c)
+	s.Rehydrate = false
 	e.mu.Unlock()
 	return rep, nil
 }
@@ -704,9 +704,9 @@ func resumedTabs(c store.Capture, tabs []store.Tab, tbs []*tab) map[string]captu
 	}
 	out := make(map[string]capturedTab, len(tabs))
 	for i, ct := range tabs {
-		ct.ID = tbs[i].id
+		ct.ID = tbs[i].ID
 		o := originOf(ct.URL)
-		out[ct.ID] = capturedTab{Tab: ct, Origin: o, local: local[o]}
+		out[ct.ID] = capturedTab{Tab: ct, Origin: o, Local: local[o]}
 	}
 	return out
 }
@@ -716,13 +716,13 @@ func resumedTabs(c store.Capture, tabs []store.Tab, tbs []*tab) map[string]captu
 func (e *Engine) openPage(ctx context.Context, sl *slot, ctxID string, opts browser.PageOptions) (*browser.Page, error) {
 	defer e.holdSlot(sl)()
 	if ctxID == "" {
-		if id := e.spareTab(sl, sl.br); id != "" {
-			if pg, err := sl.br.AttachPage(ctx, id, opts); err == nil {
+		if id := e.spareTab(sl, sl.Br); id != "" {
+			if pg, err := sl.Br.AttachPage(ctx, id, opts); err == nil {
 				return pg, nil
 			}
 		}
 	}
-	return sl.br.NewPage(ctx, ctxID, opts)
+	return sl.Br.NewPage(ctx, ctxID, opts)
 }
 
 // originOf is the origin of an http(s) URL, or "".
@@ -750,7 +750,7 @@ func ago(t time.Time) string {
 // resetSlot) from its last capture, and says so.
 func (e *Engine) recoverCrash(ctx context.Context, s *session) string {
 	e.mu.Lock()
-	need := s.rehydrate
+	need := s.Rehydrate
 	e.mu.Unlock()
 	if !need {
 		return ""
@@ -758,15 +758,15 @@ func (e *Engine) recoverCrash(ctx context.Context, s *session) string {
 	e.resumeMu.Lock()
 	defer e.resumeMu.Unlock()
 	e.mu.Lock()
-	need = s.rehydrate
+	need = s.Rehydrate
 	e.mu.Unlock()
 	if !need {
 		return ""
 	}
-	capt, err := e.store.LatestCapture(ctx, s.id)
+	capt, err := e.store.LatestCapture(ctx, s.ID)
 	if err != nil {
 		e.mu.Lock()
-		s.rehydrate = false
+		s.Rehydrate = false
 		e.mu.Unlock()
 		if errors.Is(err, store.ErrNotFound) {
 			return "this session had no capture yet, so its earlier tabs are gone"
@@ -776,11 +776,11 @@ func (e *Engine) recoverCrash(ctx context.Context, s *session) string {
 	rep, err := e.rehydrate(ctx, s, capt, nil, false)
 	if err != nil {
 		e.mu.Lock()
-		s.rehydrate = false
+		s.Rehydrate = false
 		e.mu.Unlock()
 		return "restoring this session from its last capture failed: " + err.Error()
 	}
-	e.log.Info("session restored after a browser crash", "session", s.id, "tabs", len(rep.tabs))
+	e.log.Info("session restored after a browser crash", "session", s.ID, "tabs", len(rep.tabs))
 	return fmt.Sprintf("this session was restored from its capture of %s: %d tabs, same ids, cookies and storage; %s", ago(rep.taken), len(rep.tabs), notRestored)
 }
 
@@ -868,7 +868,7 @@ func (c *call) listCaptures(ctx context.Context) error {
 		b.WriteString("; session_resume with capture (an id, or a time: the newest at or before it) restores one")
 		e.mu.Lock()
 		s := e.sessions[id]
-		live := s != nil && s.stored && !s.parked
+		live := s != nil && s.Stored && !s.Parked
 		e.mu.Unlock()
 		if live {
 			b.WriteString(" once the session is closed")

@@ -16,11 +16,11 @@ func TestExpired(t *testing.T) {
 		grace time.Duration
 		want  bool
 	}{
-		{"working, idle past the timeout", &task{lastUsed: now.Add(-2 * time.Minute)}, time.Hour, true},
-		{"working, recently used", &task{lastUsed: now.Add(-30 * time.Second)}, time.Hour, false},
-		{"review within the grace", &task{ended: true, endedAt: now.Add(-30 * time.Minute), lastUsed: now.Add(-30 * time.Minute)}, time.Hour, false},
-		{"review past the grace", &task{ended: true, endedAt: now.Add(-61 * time.Minute)}, time.Hour, true},
-		{"review, grace 0: until closed", &task{ended: true, endedAt: now.Add(-100 * time.Hour)}, 0, false},
+		{"working, idle past the timeout", &task{LastUsed: now.Add(-2 * time.Minute)}, time.Hour, true},
+		{"working, recently used", &task{LastUsed: now.Add(-30 * time.Second)}, time.Hour, false},
+		{"review within the grace", &task{Ended: true, EndedAt: now.Add(-30 * time.Minute), LastUsed: now.Add(-30 * time.Minute)}, time.Hour, false},
+		{"review past the grace", &task{Ended: true, EndedAt: now.Add(-61 * time.Minute)}, time.Hour, true},
+		{"review, grace 0: until closed", &task{Ended: true, EndedAt: now.Add(-100 * time.Hour)}, 0, false},
 	} {
 		e.cfg.ReviewGrace = c.grace
 		if got := e.expired(c.t, now); got != c.want {

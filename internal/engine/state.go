@@ -57,11 +57,11 @@ func contextCookies(ctx context.Context, br *browser.Browser, ctxID string) ([]s
 // captureState reads a session's cookies and the storage of its open tabs.
 func (e *Engine) captureState(ctx context.Context, br *browser.Browser, s *session) (*storagestate.State, error) {
 	e.mu.Lock()
-	ctxID := s.ctxID
+	ctxID := s.CtxID
 	var pages []*browser.Page
-	for _, t := range s.tasks {
-		for _, tb := range t.tabs {
-			pages = append(pages, tb.page)
+	for _, t := range s.Tasks {
+		for _, tb := range t.Tabs {
+			pages = append(pages, tb.Page)
 		}
 	}
 	e.mu.Unlock()
@@ -143,7 +143,7 @@ func (e *Engine) loadProfileState(ctx context.Context, profile string) (st *stor
 // saveProfile captures a profile session's state and writes it, keeping the
 // storage of origins no tab has open now.
 func (e *Engine) saveProfile(ctx context.Context, s *session) error {
-	if s.profile == "" {
+	if s.Profile == "" {
 		return nil
 	}
 	br := e.browserOf(s)
@@ -155,7 +155,7 @@ func (e *Engine) saveProfile(ctx context.Context, s *session) error {
 	// login. The save made while the tabs were open (closeTask makes
 	// one) stands.
 	e.mu.Lock()
-	ended := s.tabsEnded
+	ended := s.TabsEnded
 	e.mu.Unlock()
 	if ended {
 		return nil
@@ -164,7 +164,7 @@ func (e *Engine) saveProfile(ctx context.Context, s *session) error {
 	if err != nil {
 		return err
 	}
-	if old, _, err := e.loadProfileState(ctx, s.profile); err == nil && old != nil {
+	if old, _, err := e.loadProfileState(ctx, s.Profile); err == nil && old != nil {
 		old.Cookies = st.Cookies
 		old.MergeOrigins(st.Origins)
 		st = old
@@ -174,31 +174,31 @@ func (e *Engine) saveProfile(ctx context.Context, s *session) error {
 		return err
 	}
 	taken := time.Now()
-	path := e.statePath(s.profile)
+	path := e.statePath(s.Profile)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, e.box.Seal(plain, "profile:"+s.profile), 0o600); err != nil {
+	if err := os.WriteFile(tmp, e.box.Seal(plain, "profile:"+s.Profile), 0o600); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
 	// And in the store, for the nodes sharing it (docs/cluster.md).
-	owner, name := splitName(s.profile)
+	owner, name := splitName(s.Profile)
 	return e.store.SaveProfileState(ctx, owner, name, plain, taken)
 }
 
 // restoreProfile puts a profile's saved state into its freshly started
 // browser: cookies now, storage through each new tab's init script.
 func (e *Engine) restoreProfile(ctx context.Context, br *browser.Browser, s *session) error {
-	st, fromStore, err := e.loadProfileState(ctx, s.profile)
+	st, fromStore, err := e.loadProfileState(ctx, s.Profile)
 	if err != nil || st == nil {
 		return err
 	}
 	if n := st.Exclude(e.excludedFor(ctx, s)); n > 0 {
-		e.log.Info("excluded cookies not restored", "profile", s.profile, "cookies", n)
+		e.log.Info("excluded cookies not restored", "profile", s.Profile, "cookies", n)
 	}
 	if fromStore {
 		// Another node ran the profile last: what this node's
@@ -215,7 +215,7 @@ func (e *Engine) restoreProfile(ctx context.Context, br *browser.Browser, s *ses
 	}
 	script := storageScript(st.Origins)
 	e.mu.Lock()
-	s.initScript = script
+	s.InitScript = script
 	e.mu.Unlock()
 	return nil
 }
@@ -270,7 +270,7 @@ func storageScriptOver(origins []storagestate.Origin, marker string, over bool) 
 // capturer to capture the session.
 func (e *Engine) markDirty(s *session) {
 	e.changed(s)
-	if s.profile == "" {
+	if s.Profile == "" {
 		return
 	}
 	e.mu.Lock()
@@ -308,7 +308,7 @@ func (e *Engine) saver() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			err := e.saveProfile(ctx, s)
 			if err != nil {
-				e.log.Warn("saving profile state failed", "profile", s.profile, "err", err)
+				e.log.Warn("saving profile state failed", "profile", s.Profile, "err", err)
 			}
 			e.noteSave(s, saveProfile, err)
 			cancel()
@@ -323,8 +323,8 @@ func (e *Engine) saver() {
 // session's (launch's excludeCookieDomains).
 func (e *Engine) excludedFor(ctx context.Context, s *session) []string {
 	e.mu.Lock()
-	out := slices.Clone(s.exclude)
-	profile := s.profile
+	out := slices.Clone(s.Exclude)
+	profile := s.Profile
 	e.mu.Unlock()
 	if profile == "" {
 		return out

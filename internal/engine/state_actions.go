@@ -21,14 +21,14 @@ import (
 // <data>/states and returns it in Result.State — never in Content, which a
 // model reads: cookies are credentials.
 func (c *call) stateSave(ctx context.Context) error {
-	e, s := c.e, c.task.sess
-	st, err := e.captureState(ctx, c.slot.br, s)
+	e, s := c.e, c.task.Sess
+	st, err := e.captureState(ctx, c.slot.Br, s)
 	if err != nil {
 		return err
 	}
-	if s.profile != "" {
+	if s.Profile != "" {
 		// Storage of origins no tab has open now comes from the saved state.
-		if old, _, err := e.loadProfileState(ctx, s.profile); err == nil && old != nil {
+		if old, _, err := e.loadProfileState(ctx, s.Profile); err == nil && old != nil {
 			old.Cookies = st.Cookies
 			old.MergeOrigins(st.Origins)
 			st = old
@@ -38,7 +38,7 @@ func (c *call) stateSave(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	path, err := e.dataFile(c.owner, "states", c.in.Path, fmt.Sprintf("%s-%s.json", bareName(s.id), browser.Stamp(time.Now())), ".json")
+	path, err := e.dataFile(c.owner, "states", c.in.Path, fmt.Sprintf("%s-%s.json", bareName(s.ID), browser.Stamp(time.Now())), ".json")
 	if err != nil {
 		return &userError{Msg: err.Error()}
 	}
@@ -54,7 +54,7 @@ func (c *call) stateSave(ctx context.Context) error {
 // stateLoad puts a storageState into the session: cookies at once, storage
 // into every page loaded from now on (before the page's own scripts).
 func (c *call) stateLoad(ctx context.Context) error {
-	e, s := c.e, c.task.sess
+	e, s := c.e, c.task.Sess
 	data := []byte(c.in.State)
 	if len(data) == 0 {
 		name := c.in.Path
@@ -94,14 +94,14 @@ func (e *Engine) loadState(ctx context.Context, sl *slot, s *session, st *storag
 		return 0, err
 	}
 	e.mu.Lock()
-	ctxID := s.ctxID
+	ctxID := s.CtxID
 	e.mu.Unlock()
 	if len(st.Cookies) > 0 {
 		params := map[string]any{"cookies": storagestate.ToCDP(st.Cookies)}
 		if ctxID != "" {
 			params["browserContextId"] = ctxID
 		}
-		if err := sl.br.Conn().Browser().Call(ctx, "Storage.setCookies", params, nil); err != nil {
+		if err := sl.Br.Conn().Browser().Call(ctx, "Storage.setCookies", params, nil); err != nil {
 			return 0, fmt.Errorf("setting cookies: %w", err)
 		}
 	}
@@ -109,14 +109,14 @@ func (e *Engine) loadState(ctx context.Context, sl *slot, s *session, st *storag
 	e.mu.Lock()
 	// The state's domains are logins put in on purpose: the prompt hint
 	// names them, unlike the cookies pages set later.
-	s.injected = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(s.injected), inject.Domains(st)...))))
+	s.Injected = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(s.Injected), inject.Domains(st)...))))
 	if script != "" {
-		s.initScript = combineScripts(s.initScript, script)
+		s.InitScript = combineScripts(s.InitScript, script)
 	}
 	var pages []*browser.Page
-	for _, t := range s.tasks {
-		for _, tb := range t.tabs {
-			pages = append(pages, tb.page)
+	for _, t := range s.Tasks {
+		for _, tb := range t.Tabs {
+			pages = append(pages, tb.Page)
 		}
 	}
 	e.mu.Unlock()

@@ -25,13 +25,13 @@ import (
 
 // hold is a person's hold on a tab (guarded by Engine.mu).
 type hold struct {
-	who   string
-	since time.Time
+	Who   string
+	Since time.Time
 }
 
 // handback is what the agent is told after a person held its tab.
 type handback struct {
-	from, to time.Time
+	From, To time.Time
 }
 
 // readOnly are the actions a person's hold lets through: they read the
@@ -54,11 +54,11 @@ func (e *Engine) Hold(ctx context.Context, session, tab, who string) (*browser.P
 	if tb == nil {
 		return nil, fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
 	}
-	if tb.held != nil && tb.held.who != who {
-		return nil, fmt.Errorf("%s has controlled tab %s since %s", tb.held.who, tab, tb.held.since.Format("15:04:05"))
+	if tb.Held != nil && tb.Held.Who != who {
+		return nil, fmt.Errorf("%s has controlled tab %s since %s", tb.Held.Who, tab, tb.Held.Since.Format("15:04:05"))
 	}
-	if tb.held == nil {
-		tb.held = &hold{who: who, since: time.Now()}
+	if tb.Held == nil {
+		tb.Held = &hold{Who: who, Since: time.Now()}
 	}
 	return pg, nil
 }
@@ -72,11 +72,11 @@ func (e *Engine) Release(ctx context.Context, session, tab string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	tb := e.tabs[tabKey{q, tab}]
-	if tb == nil || tb.held == nil {
+	if tb == nil || tb.Held == nil {
 		return
 	}
-	tb.handedBack = &handback{from: tb.held.since, to: time.Now()}
-	tb.held = nil
+	tb.HandedBack = &handback{From: tb.Held.Since, To: time.Now()}
+	tb.Held = nil
 }
 
 // SetDashboard tells the engine the dashboard's URL (internal/live), for
@@ -115,22 +115,22 @@ func (e *Engine) CloseTab(ctx context.Context, session, tab string) error {
 	if tb == nil {
 		return fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
 	}
-	t := tb.task
-	t.run.Lock() // never while the agent acts in the task
-	defer t.run.Unlock()
+	t := tb.Task
+	t.Run.Lock() // never while the agent acts in the task
+	defer t.Run.Unlock()
 	e.mu.Lock()
-	ended, last, gone := t.ended, len(t.tabs) == 1, e.tabs[tabKey{q, tab}] != tb
+	ended, last, gone := t.Ended, len(t.Tabs) == 1, e.tabs[tabKey{q, tab}] != tb
 	e.mu.Unlock()
 	switch {
 	case gone:
 		return fmt.Errorf("%w: tab %s of session %q is already closed", store.ErrNotFound, tab, session)
 	case !ended:
-		return fmt.Errorf("tab %s belongs to task %q, which is still running: only tabs a task left for review (task_end) close here — the agent closes its own tabs", tab, t.name)
+		return fmt.Errorf("tab %s belongs to task %q, which is still running: only tabs a task left for review (task_end) close here — the agent closes its own tabs", tab, t.Name)
 	case last:
 		c := &call{e: e, in: tool.Input{Action: "close"}, task: t, owner: auth.Owner(ctx), started: time.Now()}
 		return c.closeTask(ctx)
 	}
-	if err := tb.page.Close(ctx); err != nil && !tb.page.Closed() {
+	if err := tb.Page.Close(ctx); err != nil && !tb.Page.Closed() {
 		return fmt.Errorf("close tab %s: %w", tab, err)
 	}
 	e.removeTab(tb)
@@ -142,10 +142,10 @@ func (e *Engine) CloseTab(ctx context.Context, session, tab string) error {
 func (e *Engine) heldBy(tb *tab) (string, time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if tb.held == nil {
+	if tb.Held == nil {
 		return "", time.Time{}
 	}
-	return tb.held.who, tb.held.since
+	return tb.Held.Who, tb.Held.Since
 }
 
 // personGate runs before an action on c.tab: an action that would touch a
@@ -159,10 +159,10 @@ func (c *call) personGate(ctx context.Context) error {
 	}
 	if who, since := e.heldBy(tb); who != "" && !readOnly[c.in.Action] {
 		if c.in.Action != "wait" || !c.in.Human {
-			return fail("a person (%s) controls tab %s since %s — call wait with human: true to wait until they hand it back, or try later", who, tb.id, since.Format("15:04:05"))
+			return fail("a person (%s) controls tab %s since %s — call wait with human: true to wait until they hand it back, or try later", who, tb.ID, since.Format("15:04:05"))
 		}
 		if !poll(ctx, func() bool { who, _ := e.heldBy(tb); return who == "" }) {
-			return fail("the person still controls tab %s; wait again, or try later", tb.id)
+			return fail("the person still controls tab %s; wait again, or try later", tb.ID)
 		}
 	}
 	c.tellHandBack("; this answer shows the whole page")
@@ -175,14 +175,14 @@ func (c *call) personGate(ctx context.Context) error {
 func (c *call) tellHandBack(tail string) bool {
 	e, tb := c.e, c.tab
 	e.mu.Lock()
-	hb := tb.handedBack
-	tb.handedBack = nil
+	hb := tb.HandedBack
+	tb.HandedBack = nil
 	e.mu.Unlock()
 	if hb == nil {
 		return false
 	}
-	c.res.Notes = append(c.res.Notes, fmt.Sprintf("a person controlled tab %s from %s to %s%s", tb.id, hb.from.Format("15:04:05"), hb.to.Format("15:04:05"), tail))
-	tb.lastSnap, tb.lastFrames, tb.journal = "", nil, 0
+	c.res.Notes = append(c.res.Notes, fmt.Sprintf("a person controlled tab %s from %s to %s%s", tb.ID, hb.From.Format("15:04:05"), hb.To.Format("15:04:05"), tail))
+	tb.LastSnap, tb.LastFrames, tb.Journal = "", nil, 0
 	return true
 }
 
@@ -210,22 +210,22 @@ const HandoffTime = 10 * time.Minute
 func (c *call) handoff(ctx context.Context) error {
 	e, tb := c.e, c.tab
 	e.mu.Lock()
-	tb.waiting = c.in.Reason
+	tb.Waiting = c.in.Reason
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()
-		tb.waiting = ""
+		tb.Waiting = ""
 		e.mu.Unlock()
 	}()
-	e.log.Info("an agent asks a person for help", "tab", tb.id)
+	e.log.Info("an agent asks a person for help", "tab", tb.ID)
 	c.notify(ctx)
 	if poll(ctx, func() bool { return c.tellHandBack(" and handed it back") }) {
 		return nil
 	}
 	if who, since := e.heldBy(tb); who != "" {
-		return fail("a person (%s) still controls tab %s since %s; call handoff or wait with human: true again to keep waiting", who, tb.id, since.Format("15:04:05"))
+		return fail("a person (%s) still controls tab %s since %s; call handoff or wait with human: true again to keep waiting", who, tb.ID, since.Format("15:04:05"))
 	}
-	return fail("nobody took tab %s within the time given; the page is as it was — call handoff again to keep waiting, or go on without a person", tb.id)
+	return fail("nobody took tab %s within the time given; the page is as it was — call handoff again to keep waiting, or go on without a person", tb.ID)
 }
 
 // notify tells the operator's --notify-url that an agent asks for help:
@@ -237,12 +237,12 @@ func (c *call) notify(ctx context.Context) {
 	if hook == "" {
 		return
 	}
-	owner, session := splitName(c.task.sess.id)
+	owner, session := splitName(c.task.Sess.ID)
 	c.e.mu.Lock()
-	live := c.e.liveURL(c.task.sess.id, c.tab.id)
+	live := c.e.liveURL(c.task.Sess.ID, c.tab.ID)
 	c.e.mu.Unlock()
-	body, _ := json.Marshal(map[string]string{"event": "handoff", "owner": owner, "session": session, "task": c.task.name,
-		"tab": c.tab.id, "reason": c.in.Reason, "liveViewUrl": live})
+	body, _ := json.Marshal(map[string]string{"event": "handoff", "owner": owner, "session": session, "task": c.task.Name,
+		"tab": c.tab.ID, "reason": c.in.Reason, "liveViewUrl": live})
 	nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(nctx, http.MethodPost, hook, bytes.NewReader(body))
