@@ -15,6 +15,7 @@ import (
 
 	"github.com/browserd/browserd/internal/act"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
@@ -30,8 +31,8 @@ const WaitTime = 30 * time.Second
 type call struct {
 	e    *Engine
 	in   tool.Input
-	task *task
-	tab  *tab
+	task *sessions.Task
+	tab  *sessions.Tab
 	res  tool.Result
 	// snapped is set when the action already put a snapshot in Content.
 	snapped bool
@@ -48,7 +49,7 @@ type call struct {
 	// nil before one starts.
 	acting *act.Tab
 	// slot is the browser the call's session lives in.
-	slot *slot
+	slot *sessions.Slot
 	// started is when the call came in.
 	started time.Time
 }
@@ -92,7 +93,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 	owner, err := e.forOwner(ctx, &in)
 	if err != nil {
 		res.Error = err.Error()
-		e.metrics.Action(in.Action, false, 0)
+		e.Counters.Action(in.Action, false, 0)
 		return res
 	}
 	if inj == nil {
@@ -111,12 +112,12 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 		}
 	}
 	c.res.Success = err == nil
-	e.metrics.Action(in.Action, err == nil, time.Since(c.started))
+	e.Counters.Action(in.Action, err == nil, time.Since(c.started))
 	if err != nil {
 		c.res.Error = c.explain(err)
 	}
 	unqualifyResult(owner, &c.res)
-	if !e.cfg.NoWrap {
+	if !e.Cfg.NoWrap {
 		c.wrap()
 	}
 	return c.res
@@ -185,7 +186,7 @@ func (c *call) wrap() {
 // (close, task_end, tabs); the browser; launch's own work, or the state
 // actions; the tab; and the action on the tab with its answer (act).
 func (c *call) run(ctx context.Context) error {
-	if c.e.cfg.Denied(c.in.Action) {
+	if c.e.Cfg.Denied(c.in.Action) {
 		return fail("action %q is turned off on this server (--deny-actions)", c.in.Action)
 	}
 	if done, err := c.sessionless(ctx); done {
@@ -254,7 +255,7 @@ func (c *call) prepareLaunch(ctx context.Context) error {
 	}
 	if profile := launchProfile(in); profile != "" && in.ExcludeCookieDomains != nil {
 		owner, name := splitName(profile)
-		if err := e.store.SetProfileExcludes(ctx, owner, name, normDomains(in.ExcludeCookieDomains)); err != nil {
+		if err := e.Store.SetProfileExcludes(ctx, owner, name, normDomains(in.ExcludeCookieDomains)); err != nil {
 			return fmt.Errorf("saving the profile's excluded cookie domains: %w", err)
 		}
 	}
@@ -263,7 +264,7 @@ func (c *call) prepareLaunch(ctx context.Context) error {
 
 // openSession finds or creates the call's session; done says the call
 // was answered (a recoverable session closed instead of resumed).
-func (c *call) openSession(ctx context.Context) (sess *session, done bool, err error) {
+func (c *call) openSession(ctx context.Context) (sess *sessions.Session, done bool, err error) {
 	e, in := c.e, c.in
 	sess, err = e.sessionFor(ctx, c)
 	if err == nil && c.inj != nil {
@@ -279,9 +280,9 @@ func (c *call) openSession(ctx context.Context) (sess *session, done bool, err e
 	}
 	c.res.Session = sess.ID
 	if in.Action == "launch" && sess.Profile == "" && in.ExcludeCookieDomains != nil {
-		e.mu.Lock()
+		e.Mu.Lock()
 		sess.Exclude = normDomains(in.ExcludeCookieDomains)
-		e.mu.Unlock()
+		e.Mu.Unlock()
 	}
 	if in.Action == "launch" && !c.opened {
 		if err := e.sameEnvironment(sess, &in); err != nil {
@@ -294,7 +295,7 @@ func (c *call) openSession(ctx context.Context) (sess *session, done bool, err e
 // enterTask takes the call's task for the call: one action at a time per
 // task. The context it returns ends when the session is closed meanwhile
 // (DELETE /api/sessions); leave gives the task back.
-func (c *call) enterTask(ctx context.Context, sess *session) (context.Context, func(), error) {
+func (c *call) enterTask(ctx context.Context, sess *sessions.Session) (context.Context, func(), error) {
 	e := c.e
 	t, err := e.taskFor(sess, c.in.Task)
 	if err != nil {
@@ -304,17 +305,17 @@ func (c *call) enterTask(ctx context.Context, sess *session) (context.Context, f
 	c.res.Task = t.Name
 	t.Run.Lock()
 	ctx, end := context.WithCancelCause(ctx)
-	e.mu.Lock()
+	e.Mu.Lock()
 	t.Working = true
 	t.Stop = end
-	gone := sess.Closing || !sess.Stored || e.sessions[sess.ID] != sess
-	e.mu.Unlock()
+	gone := sess.Closing || !sess.Stored || e.Sessions[sess.ID] != sess
+	e.Mu.Unlock()
 	leave := func() {
-		e.mu.Lock()
+		e.Mu.Lock()
 		t.Working = false
 		t.Stop = nil
 		t.LastUsed = time.Now()
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		end(nil)
 		t.Run.Unlock()
 	}
@@ -329,7 +330,7 @@ func (c *call) enterTask(ctx context.Context, sess *session) (context.Context, f
 // taskOnly answers what the task answers itself (close, task_end, tabs);
 // done says it did. Every other call reopens an ended task and hears of
 // saves that failed.
-func (c *call) taskOnly(ctx context.Context, sess *session) (done bool, err error) {
+func (c *call) taskOnly(ctx context.Context, sess *sessions.Session) (done bool, err error) {
 	e, t := c.e, c.task
 	switch c.in.Action {
 	case "close":
@@ -337,22 +338,22 @@ func (c *call) taskOnly(ctx context.Context, sess *session) (done bool, err erro
 	case "task_end":
 		// The task's tabs stay open for a person to review, until closed
 		// or reaped by the idle policy.
-		e.mu.Lock()
+		e.Mu.Lock()
 		t.Ended, t.EndedAt = true, time.Now()
 		n := len(t.Tabs)
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		e.markDirty(sess)
 		until := "until a person closes them"
-		if e.cfg.ReviewGrace > 0 {
-			until = fmt.Sprintf("until closed, for %s at most (--review-grace)", e.cfg.ReviewGrace)
+		if e.Cfg.ReviewGrace > 0 {
+			until = fmt.Sprintf("until closed, for %s at most (--review-grace)", e.Cfg.ReviewGrace)
 		}
 		c.res.Content = fmt.Sprintf("task %q ended; its %d tabs stay open for review %s", t.Name, n, until)
 		return true, nil
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	t.Ended = false
-	saveErr := sess.saveFailures()
-	e.mu.Unlock()
+	saveErr := sess.SaveFailures()
+	e.Mu.Unlock()
 	if saveErr != "" {
 		// Said on every action until a save works again: nothing is lost
 		// silently.
@@ -368,7 +369,7 @@ func (c *call) taskOnly(ctx context.Context, sess *session) (done bool, err erro
 // browserFor is the session's browser, started (or brought back after a
 // crash) as needed. A new folder session's folder is written before its
 // browser starts on it.
-func (c *call) browserFor(ctx context.Context, sess *session) (*slot, error) {
+func (c *call) browserFor(ctx context.Context, sess *sessions.Session) (*sessions.Slot, error) {
 	e := c.e
 	if c.in.Action == "launch" {
 		if err := c.convertInto(ctx, sess); err != nil {
@@ -391,9 +392,9 @@ func (c *call) browserFor(ctx context.Context, sess *session) (*slot, error) {
 // launched is launch's work once its session's browser runs: its notes,
 // the guard's hosts, the window size, HTTP logins, the state to inject;
 // it answers with the status.
-func (c *call) launched(ctx context.Context, sess *session) error {
+func (c *call) launched(ctx context.Context, sess *sessions.Session) error {
 	e, in := c.e, c.in
-	if in.Headless != nil && e.cfg.CDP != "" {
+	if in.Headless != nil && e.Cfg.CDP != "" {
 		c.res.Notes = append(c.res.Notes, "headless is left as it is: the attached browser (--cdp) shows a window or not as it was started")
 	}
 	if in.ExcludeCookieDomains != nil {
@@ -409,9 +410,9 @@ func (c *call) launched(ctx context.Context, sess *session) error {
 		}
 	}
 	if in.Width > 0 {
-		e.mu.Lock()
+		e.Mu.Lock()
 		sess.Width, sess.Height = in.Width, in.Height
-		e.mu.Unlock()
+		e.Mu.Unlock()
 	}
 	if len(in.HTTPCredentials) > 0 {
 		if err := c.setCredentials(ctx, sess); err != nil {
@@ -428,7 +429,7 @@ func (c *call) launched(ctx context.Context, sess *session) error {
 // act runs the action on the call's tab within its timeout — after the
 // person gate, and refused while a dialog blocks the page — then reports
 // what it caused and answers with the page (answer).
-func (c *call) act(ctx context.Context, sess *session, br *browser.Browser) error {
+func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Browser) error {
 	in := c.in
 	timeout := c.e.timeoutOf(in)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
@@ -493,7 +494,7 @@ func (c *call) act(ctx context.Context, sess *session, br *browser.Browser) erro
 // changed (it is saved and captured soon, off this path), an open dialog,
 // and for an action that changes the page, the page as it is now, read
 // by answerBy at the latest.
-func (c *call) answer(ctx context.Context, sess *session, answerBy time.Time) error {
+func (c *call) answer(ctx context.Context, sess *sessions.Session, answerBy time.Time) error {
 	e, in, pg := c.e, c.in, c.tab.Page
 	if tabActions[in.Action].changes || tabActions[in.Action].marks {
 		e.markDirty(sess)
@@ -506,7 +507,7 @@ func (c *call) answer(ctx context.Context, sess *session, answerBy time.Time) er
 		return nil
 	}
 	// The answer's snapshot takes no longer than the action may.
-	limit := e.cfg.ActionTime
+	limit := e.Cfg.ActionTime
 	if in.Timeout > 0 {
 		limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
 	}
@@ -570,15 +571,15 @@ const revivalPage = "data:text/html,"
 
 // pickTab chooses the tab the action works on: the tab named by the input,
 // the tab a ref belongs to, or the task's active tab (opened when missing).
-func (c *call) pickTab(ctx context.Context, sl *slot) error {
+func (c *call) pickTab(ctx context.Context, sl *sessions.Slot) error {
 	e, in, t := c.e, c.in, c.task
-	var want *tab
-	e.mu.Lock()
+	var want *sessions.Tab
+	e.Mu.Lock()
 	switch {
 	case in.Tab != "" && in.Action != "tab_new":
-		tb := e.tabs[tabKey{t.Sess.ID, in.Tab}]
+		tb := e.Tabs[sessions.TabKey{Sess: t.Sess.ID, Tab: in.Tab}]
 		if tb == nil || tb.Task != t {
-			e.mu.Unlock()
+			e.Mu.Unlock()
 			if tb != nil {
 				return fail("tab %s belongs to another task; use the tabs action to list this task's tabs", in.Tab)
 			}
@@ -587,7 +588,7 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 		want = tb
 	case in.Ref != "":
 		if _, owner, ok := t.Sess.Refs.Lookup(in.Ref); ok {
-			if tb := e.tabs[tabKey{t.Sess.ID, owner}]; tb != nil && tb.Task == t {
+			if tb := e.Tabs[sessions.TabKey{Sess: t.Sess.ID, Tab: owner}]; tb != nil && tb.Task == t {
 				want = tb
 			}
 		}
@@ -595,16 +596,16 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 	if want == nil && in.Action != "tab_new" {
 		want = t.Active
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if want != nil && want.Page.Closed() {
 		e.removeTab(want)
 		want = nil
 		if in.Tab != "" {
 			return fail("tab %s was closed; use the tabs action to list this task's tabs", in.Tab)
 		}
-		e.mu.Lock()
+		e.Mu.Lock()
 		want = t.Active
-		e.mu.Unlock()
+		e.Mu.Unlock()
 	}
 	if want == nil {
 		tb, err := e.newTab(ctx, sl, t)
@@ -625,7 +626,7 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 			u = revivalPage
 			note = fmt.Sprintf("tab %s had crashed; its renderer was started again", want.ID)
 		}
-		limit := e.cfg.NavTime
+		limit := e.Cfg.NavTime
 		if in.Timeout > 0 {
 			limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
 		}
@@ -647,7 +648,7 @@ func (c *call) pickTab(ctx context.Context, sl *slot) error {
 	if in.Action != "tab_close" {
 		// A tab a resume left unloaded loads now — unless the action
 		// loads another page in it anyway.
-		limit := e.cfg.NavTime
+		limit := e.Cfg.NavTime
 		if in.Timeout > 0 {
 			limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
 		}
@@ -772,9 +773,9 @@ func (c *call) tabNew(ctx context.Context, _ *browser.Browser) error {
 }
 
 func (c *call) tabSwitch(_ context.Context, _ *browser.Browser) error {
-	c.e.mu.Lock()
+	c.e.Mu.Lock()
 	c.task.Active = c.tab
-	c.e.mu.Unlock()
+	c.e.Mu.Unlock()
 	return nil
 }
 
@@ -839,9 +840,9 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	// Windows the page opened are adopted by the browser's event goroutine;
 	// give them a moment to arrive so this result can name them.
 	for wait := time.Now().Add(2 * time.Second); opened > 0 && time.Now().Before(wait); time.Sleep(10 * time.Millisecond) {
-		e.mu.Lock()
+		e.Mu.Lock()
 		n := len(c.task.Popups)
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		if n >= opened {
 			break
 		}
@@ -853,7 +854,7 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	downloads := br.Downloads(since, frames)
 	// Give a download that started a moment to finish, within the action's
 	// time, and one an aborted navigation may have become a moment to start.
-	deadline := time.Now().Add(min(e.cfg.ActionTime, 10*time.Second))
+	deadline := time.Now().Add(min(e.Cfg.ActionTime, 10*time.Second))
 	startBy := time.Now().Add(time.Second)
 	for (pending(downloads) || aborted && len(downloads) == 0 && time.Now().Before(startBy)) && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(50 * time.Millisecond)
@@ -862,10 +863,10 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	for _, d := range downloads {
 		c.res.Downloads = append(c.res.Downloads, tool.Download{URL: d.URL, Path: d.Path, Size: d.Size, Done: d.State == "completed"})
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	pops := c.task.Popups
 	c.task.Popups = nil
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	for _, p := range pops {
 		url, title := e.tabInfo(ctx, p)
 		c.res.Popups = append(c.res.Popups, tool.Tab{ID: p.ID, Task: c.task.Name, URL: url.Unwrap(), Title: title.Unwrap()})
@@ -879,9 +880,9 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 		c.res.Blocked = append(c.res.Blocked, c.tab.Page.TakeBlocked()...)
 		c.reportInvalid(c.tab.Page.TakeInvalid())
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	eg := c.task.Sess.Egress
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if eg == nil || (c.slot != nil && c.slot.Br != nil && c.slot.Br.Attached() && c.task.Sess.CtxID == "") {
 		return
 	}
@@ -967,14 +968,14 @@ func (c *call) checkNav(ctx context.Context, raw string) (string, error) {
 	if u.Scheme == "about" {
 		return u.String(), nil
 	}
-	c.e.mu.Lock()
+	c.e.Mu.Lock()
 	pol := c.task.Sess.Policy
-	c.e.mu.Unlock()
+	c.e.Mu.Unlock()
 	port := u.Port()
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
-	d := pol.Check(ctx, c.e.resolver, u.Hostname(), port)
+	d := pol.Check(ctx, c.e.Resolver, u.Hostname(), port)
 	if !d.Allowed {
 		msg := fmt.Sprintf("navigation to %s refused: %s", u, d.Reason)
 		if d.Hint != "" {
@@ -1037,21 +1038,21 @@ func (c *call) explain(err error) string {
 // close); when no task of it keeps a tab, it is closed in the store too.
 func (c *call) closeTask(ctx context.Context) error {
 	e, t, s := c.e, c.task, c.task.Sess
-	e.mu.Lock()
-	tabs := append([]*tab(nil), t.Tabs...)
+	e.Mu.Lock()
+	tabs := append([]*sessions.Tab(nil), t.Tabs...)
 	others := false
 	for _, x := range s.Tasks {
 		others = others || x != t && len(x.Tabs) > 0
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if !others {
 		if err := e.capture(ctx, s); err != nil {
-			e.log.Warn("capturing a session on close failed", "session", s.ID, "err", err)
+			e.Log.Warn("capturing a session on close failed", "session", s.ID, "err", err)
 		}
 		// A profile's state is saved while its tabs are open: session
 		// cookies end with the last tab.
 		if err := e.saveProfile(ctx, s); err != nil {
-			e.log.Warn("saving profile state on close failed", "profile", s.Profile, "err", err)
+			e.Log.Warn("saving profile state on close failed", "profile", s.Profile, "err", err)
 		}
 	}
 	for _, tb := range tabs {
@@ -1061,26 +1062,26 @@ func (c *call) closeTask(ctx context.Context) error {
 	c.res.Content = fmt.Sprintf("closed task %q (%d tabs)", t.Name, len(tabs))
 	if others {
 		if err := e.capture(ctx, s); err != nil {
-			e.log.Warn("capturing a session on close failed", "session", s.ID, "err", err)
+			e.Log.Warn("capturing a session on close failed", "session", s.ID, "err", err)
 		}
 		return nil
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	stored := s.Stored
 	s.Stored = false
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if stored {
-		if err := e.store.SetState(ctx, s.ID, store.Closed, "closed by the agent"); err != nil {
+		if err := e.Store.SetState(ctx, s.ID, store.Closed, "closed by the agent"); err != nil {
 			return err
 		}
-		_ = e.store.ReleaseLease(ctx, s.ID, e.node)
+		_ = e.Store.ReleaseLease(ctx, s.ID, e.Node)
 		c.res.Content += fmt.Sprintf("; session %q has no tab left and is closed", bareName(s.ID))
 	}
 	// Close ends what it started (source 001): a browser no session uses
 	// any more exits now, not after the idle timeout.
-	e.mu.Lock()
+	e.Mu.Lock()
 	key := e.slotKey(s)
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if closed := e.stopUnused(ctx, key, c.started); len(closed) > 0 {
 		c.res.Content += "; no session uses its browser any more, so the browser exited (state saved); the next action starts one"
 	}
@@ -1092,19 +1093,19 @@ func (c *call) closeTask(ctx context.Context) error {
 // folders', sessions and tabs — never another owner's (admin included:
 // status is the caller's view, as list_sessions is).
 func (e *Engine) status(ctx context.Context, owner string) string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	var b strings.Builder
 	running := 0
-	keys := make([]string, 0, len(e.slots))
-	for k := range e.slots {
+	keys := make([]string, 0, len(e.Slots))
+	for k := range e.Slots {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		sl := e.slots[k]
+		sl := e.Slots[k]
 		br := sl.Br
-		if br == nil || !sl.visibleTo(owner) {
+		if br == nil || !sl.VisibleTo(owner) {
 			continue // not running, or another owner's profile or folder
 		}
 		select {
@@ -1114,7 +1115,7 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 			running++
 			switch {
 			case br.Attached():
-				fmt.Fprintf(&b, "browser: running, attached over CDP (%s)\n", e.cfg.CDP)
+				fmt.Fprintf(&b, "browser: running, attached over CDP (%s)\n", e.Cfg.CDP)
 			case !strings.HasPrefix(k, "profile:"):
 				// The shared browser runs every owner's sessions: its pid
 				// is none of one owner's business.
@@ -1127,9 +1128,9 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 	if running == 0 {
 		b.WriteString("browser: not running (starts on the first action)\n")
 	}
-	ids := make([]string, 0, len(e.sessions))
+	ids := make([]string, 0, len(e.Sessions))
 	tabs := 0
-	for id, s := range e.sessions {
+	for id, s := range e.Sessions {
 		if o, _ := splitName(id); o == owner {
 			ids = append(ids, id)
 			for _, t := range s.Tasks {
@@ -1137,15 +1138,15 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "sessions: %d, tabs: %d, idle timeout: %s\n", len(ids), tabs, e.cfg.IdleTimeout)
-	for p, r := range e.repairs {
+	fmt.Fprintf(&b, "sessions: %d, tabs: %d, idle timeout: %s\n", len(ids), tabs, e.Cfg.IdleTimeout)
+	for p, r := range e.Repairs {
 		if o, _ := splitName(p); o == owner {
 			fmt.Fprintf(&b, "profile %s repaired %s\n", p, r)
 		}
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		s := e.sessions[id]
+		s := e.Sessions[id]
 		kind := "ephemeral"
 		switch {
 		case s.Profile != "":
@@ -1269,7 +1270,7 @@ func (e *Engine) timeoutOf(in tool.Input) time.Duration {
 	case "handoff":
 		return cmp.Or(asked, HandoffTime)
 	case "navigate", "back", "forward", "reload", "tab_new":
-		return cmp.Or(asked, e.cfg.NavTime)
+		return cmp.Or(asked, e.Cfg.NavTime)
 	}
-	return cmp.Or(asked, e.cfg.ActionTime)
+	return cmp.Or(asked, e.Cfg.ActionTime)
 }

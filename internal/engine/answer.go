@@ -160,7 +160,7 @@ func (c *call) read(ctx context.Context, focus *browser.Elem) ([]snapshot.Frame,
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		c.e.log.Debug("snapshot read whole", slog.String("tab", tb.ID), slog.String("action", c.in.Action), slog.Any("why", err))
+		c.e.Log.Debug("snapshot read whole", slog.String("tab", tb.ID), slog.String("action", c.in.Action), slog.Any("why", err))
 	}
 	tb.Journal = pg.StartJournal(ctx)
 	frames, err := pg.AXFramesFrom(ctx, focus)
@@ -175,7 +175,7 @@ func (c *call) read(ctx context.Context, focus *browser.Elem) ([]snapshot.Frame,
 // verifyPatch, under BROWSERD_VERIFY_PATCH=1 (the e2e suite), compares a
 // patched tree with a whole read of the page and fails on a difference.
 func (c *call) verifyPatch(ctx context.Context, patched []snapshot.Frame) error {
-	if !c.e.verifyPatch {
+	if !c.e.VerifyPatch {
 		return nil
 	}
 	pg, refs := c.tab.Page, c.task.Sess.Refs

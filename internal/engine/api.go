@@ -7,13 +7,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/browserd/browserd/internal/browser"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/inject"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
@@ -24,7 +25,7 @@ import (
 // names; another owner's session is store.ErrNotFound.
 
 // liveSession is the caller's session id if it is live in this daemon.
-func (e *Engine) liveSession(ctx context.Context, id string) (*session, string, error) {
+func (e *Engine) liveSession(ctx context.Context, id string) (*sessions.Session, string, error) {
 	if err := checkName("session", id); err != nil {
 		return nil, "", fmt.Errorf("%w: %v", store.ErrNotFound, err)
 	}
@@ -32,9 +33,9 @@ func (e *Engine) liveSession(ctx context.Context, id string) (*session, string, 
 		return nil, "", err
 	}
 	q := qualify(auth.Owner(ctx), id)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	s := e.sessions[q]
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	s := e.Sessions[q]
 	if s == nil || !s.Stored || s.Parked {
 		return nil, q, nil
 	}
@@ -48,7 +49,7 @@ func (e *Engine) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, 
 	if err != nil {
 		return tool.SessionInfo{}, nil, err
 	}
-	row, err := e.store.GetSession(ctx, q)
+	row, err := e.Store.GetSession(ctx, q)
 	if err != nil {
 		return tool.SessionInfo{}, nil, err
 	}
@@ -56,12 +57,12 @@ func (e *Engine) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, 
 		Tabs: row.Tabs, URL: row.URL, Created: row.CreatedAt, Updated: row.UpdatedAt, LastCapture: row.LastCaptureAt}
 	var tabs []tool.Tab
 	if s != nil {
-		e.mu.Lock()
-		tasks := make([]*task, 0, len(s.Tasks))
+		e.Mu.Lock()
+		tasks := make([]*sessions.Task, 0, len(s.Tasks))
 		for _, t := range s.Tasks {
 			tasks = append(tasks, t)
 		}
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		for _, t := range tasks {
 			tabs = append(tabs, e.tabsOf(ctx, t)...)
 		}
@@ -84,14 +85,14 @@ func (e *Engine) exportState(ctx context.Context, id string) (*storagestate.Stat
 	if err != nil {
 		return nil, nil, err
 	}
-	row, err := e.store.GetSession(ctx, q)
+	row, err := e.Store.GetSession(ctx, q)
 	if err != nil {
 		return nil, nil, err
 	}
 	if s != nil {
-		e.mu.Lock()
+		e.Mu.Lock()
 		injected := slices.Clone(s.Injected)
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		if st, ok, err := e.liveState(ctx, s); ok || err != nil {
 			return st, injected, err
 		}
@@ -111,7 +112,7 @@ func (e *Engine) exportedCapture(ctx context.Context, id, q string, row store.Se
 	if row.State == store.Closed {
 		return store.Capture{}, fmt.Errorf("%w: session %q is %s; its state is no longer exported", store.ErrNotFound, id, row.State)
 	}
-	c, err := e.store.LatestCapture(ctx, q)
+	c, err := e.Store.LatestCapture(ctx, q)
 	if err != nil {
 		return store.Capture{}, fmt.Errorf("session %q is not running and has no readable capture: %w", id, err)
 	}
@@ -127,7 +128,7 @@ func (e *Engine) ExportSession(ctx context.Context, id string) (*storagestate.Ex
 	if err != nil {
 		return nil, err
 	}
-	row, err := e.store.GetSession(ctx, q)
+	row, err := e.Store.GetSession(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -159,13 +160,13 @@ func (e *Engine) ExportSession(ctx context.Context, id string) (*storagestate.Ex
 // liveTabs reads every tab of a live session as a capture would, in tab
 // order; a tab that cannot be read now (between documents, blocked by a
 // dialog) is shown as the last capture knew it.
-func (e *Engine) liveTabs(ctx context.Context, s *session) []storagestate.ExportTab {
+func (e *Engine) liveTabs(ctx context.Context, s *sessions.Session) []storagestate.ExportTab {
 	type item struct {
 		task   string
-		tb     *tab
+		tb     *sessions.Tab
 		active bool
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	var items []item
 	for _, t := range s.Tasks {
 		for _, tb := range t.Tabs {
@@ -173,7 +174,7 @@ func (e *Engine) liveTabs(ctx context.Context, s *session) []storagestate.Export
 		}
 	}
 	prev := s.LastTabs
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.ID), tabNum(b.tb.ID)) })
 	out := make([]storagestate.ExportTab, 0, len(items))
 	for _, it := range items {
@@ -195,12 +196,12 @@ func (e *Engine) liveTabs(ctx context.Context, s *session) []storagestate.Export
 // when the browser cannot answer for it now (not running, or the session
 // is waiting to be brought back after a crash), and the last capture is
 // the truth.
-func (e *Engine) liveState(ctx context.Context, s *session) (*storagestate.State, bool, error) {
+func (e *Engine) liveState(ctx context.Context, s *sessions.Session) (*storagestate.State, bool, error) {
 	s.CapMu.Lock()
 	defer s.CapMu.Unlock()
-	e.mu.Lock()
-	stale := s.Rehydrate || (s.Profile == "" && s.Dir == "" && s.CtxID == "" && e.cfg.CDP == "")
-	e.mu.Unlock()
+	e.Mu.Lock()
+	stale := s.Rehydrate || (s.Profile == "" && s.Dir == "" && s.CtxID == "" && e.Cfg.CDP == "")
+	e.Mu.Unlock()
 	br := e.browserOf(s)
 	if stale || br == nil {
 		return nil, false, nil
@@ -239,7 +240,7 @@ func (e *Engine) SaveStored(ctx context.Context, name string, st *storagestate.S
 	b := make([]byte, 8)
 	rand.Read(b)
 	ss := store.StoredSession{ID: "ss_" + hex.EncodeToString(b), Owner: auth.Owner(ctx), Name: name, ExpiresAt: expiresAt, Created: time.Now().UTC(), State: st}
-	if err := e.store.SaveStored(ctx, ss); err != nil {
+	if err := e.Store.SaveStored(ctx, ss); err != nil {
 		return store.StoredSession{}, err
 	}
 	ss.Describe()
@@ -248,11 +249,11 @@ func (e *Engine) SaveStored(ctx context.Context, name string, st *storagestate.S
 }
 
 // StoredSessions are the stored sessions (every method takes the owner).
-func (e *Engine) StoredSessions() store.StoredSessions { return e.store }
+func (e *Engine) StoredSessions() store.StoredSessions { return e.Store }
 
 // Tokens keeps the API's bearer tokens.
 func (e *Engine) Tokens() auth.Store {
-	if ts, ok := e.store.(auth.Store); ok {
+	if ts, ok := e.Store.(auth.Store); ok {
 		return ts
 	}
 	return nil
@@ -271,68 +272,68 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	row, err := e.store.GetSession(ctx, q)
+	row, err := e.Store.GetSession(ctx, q)
 	if err != nil {
 		return err
 	}
 	if s == nil {
 		if row.State == store.Active {
-			if ok, err := e.store.AcquireLease(ctx, q, e.node, time.Now(), e.leaseTTL()); err != nil {
+			if ok, err := e.Store.AcquireLease(ctx, q, e.Node, time.Now(), e.leaseTTL()); err != nil {
 				return err
 			} else if !ok {
 				return fmt.Errorf("%w: session %q is active in another browserd on this store", store.ErrConflict, id)
 			}
-			defer e.store.ReleaseLease(context.WithoutCancel(ctx), q, e.node)
+			defer e.Store.ReleaseLease(context.WithoutCancel(ctx), q, e.Node)
 		}
 		if row.State == store.Closed {
 			return nil
 		}
-		return e.store.SetState(ctx, q, store.Closed, "closed over the API")
+		return e.Store.SetState(ctx, q, store.Closed, "closed over the API")
 	}
 	// Running actions finish first (in the order actions take the locks:
 	// the tasks', then resumeMu), and no resume runs meanwhile; calls that
 	// arrive meanwhile are refused, calls that wait give up.
-	e.mu.Lock()
+	e.Mu.Lock()
 	s.Closing = true
-	tasks := make([]*task, 0, len(s.Tasks))
+	tasks := make([]*sessions.Task, 0, len(s.Tasks))
 	for _, t := range s.Tasks {
 		tasks = append(tasks, t)
 		if t.Stop != nil {
 			t.Stop(ErrSessionClosed) // a call stuck on the page ends now
 		}
 	}
-	e.mu.Unlock()
-	slices.SortFunc(tasks, func(a, b *task) int { return strings.Compare(a.Name, b.Name) })
+	e.Mu.Unlock()
+	slices.SortFunc(tasks, func(a, b *sessions.Task) int { return strings.Compare(a.Name, b.Name) })
 	for _, t := range tasks {
 		t.Run.Lock()
 		defer t.Run.Unlock()
 	}
-	e.resumeMu.Lock()
-	defer e.resumeMu.Unlock()
+	e.ResumeMu.Lock()
+	defer e.ResumeMu.Unlock()
 	if err := e.capture(ctx, s); err != nil {
-		e.log.Warn("capturing a session on close failed", "session", s.ID, "err", err)
+		e.Log.Warn("capturing a session on close failed", "session", s.ID, "err", err)
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	s.Stored = false
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	defer func() {
-		e.mu.Lock()
+		e.Mu.Lock()
 		s.Closing = false // a profile's session reopens on its next call
-		e.mu.Unlock()
+		e.Mu.Unlock()
 	}()
 	if s.Profile == "" {
 		e.discard(ctx, s)
 	} else {
 		e.closeSessionTabs(ctx, s)
 	}
-	if err := e.store.SetState(ctx, q, store.Closed, "closed over the API"); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := e.Store.SetState(ctx, q, store.Closed, "closed over the API"); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	err = e.store.ReleaseLease(context.WithoutCancel(ctx), q, e.node)
+	err = e.Store.ReleaseLease(context.WithoutCancel(ctx), q, e.Node)
 	// The browser exits with its last session, as on the close action.
-	e.mu.Lock()
+	e.Mu.Lock()
 	key := e.slotKey(s)
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	e.stopUnused(context.WithoutCancel(ctx), key, started)
 	return err
 }
@@ -341,7 +342,7 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 // (default: the default profile's) or stored session.
 func (e *Engine) SessionHint(ctx context.Context, session, stored string) (string, error) {
 	if stored != "" {
-		ss, err := e.store.GetStored(ctx, auth.Owner(ctx), stored)
+		ss, err := e.Store.GetStored(ctx, auth.Owner(ctx), stored)
 		if err != nil {
 			return "", err
 		}
@@ -369,12 +370,12 @@ func (e *Engine) TabPage(ctx context.Context, session, tab string) (*browser.Pag
 	if s == nil {
 		return nil, "", fmt.Errorf("%w: session %q is not running here", store.ErrNotFound, session)
 	}
-	e.mu.Lock()
-	tb := e.tabs[tabKey{q, tab}]
+	e.Mu.Lock()
+	tb := e.Tabs[sessions.TabKey{Sess: q, Tab: tab}]
 	if tab == "" {
 		tb = frontTab(s)
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if tb == nil || tb.Page.Closed() {
 		if tab == "" {
 			return nil, "", fmt.Errorf("%w: session %q has no open tab", store.ErrNotFound, session)
@@ -383,11 +384,11 @@ func (e *Engine) TabPage(ctx context.Context, session, tab string) (*browser.Pag
 	}
 	// A person watches what the tab shows: one a resume left unloaded
 	// loads, off the watcher's way.
-	e.mu.Lock()
+	e.Mu.Lock()
 	lazy := tb.Lazy != nil
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if lazy {
-		go e.wake(context.WithoutCancel(ctx), tb, false, e.cfg.NavTime)
+		go e.wake(context.WithoutCancel(ctx), tb, false, e.Cfg.NavTime)
 	}
 	return tb.Page, tb.ID, nil
 }
@@ -395,7 +396,7 @@ func (e *Engine) TabPage(ctx context.Context, session, tab string) (*browser.Pag
 // frontTab is the session's tab a person sees first: the default task's
 // in front, else the first task's (by name) in front. Call with Engine.mu
 // held.
-func frontTab(s *session) *tab {
+func frontTab(s *sessions.Session) *sessions.Tab {
 	if t := s.Tasks["default"]; t != nil && t.Active != nil {
 		return t.Active
 	}

@@ -11,42 +11,23 @@ import (
 
 	"github.com/browserd/browserd/internal/atrest"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/tool"
 )
 
-// slot is one browser and what the engine knows about it. A profile has a
-// browser of its own (its user-data-dir; the profile's session uses the
-// default context, so Chromium keeps its cookies and storage on disk).
-// Ephemeral sessions share one browser, each in an in-memory context. With
-// --cdp, every session uses the attached browser.
-type slot struct {
-	Key     string
-	Profile string
-	// owner is the owner whose browser this is (a profile's or a folder's:
-	// the owner of the session that last started or used it); "" for a
-	// browser every owner's sessions share. Listings show a browser only
-	// to its owner (see visibleTo).
-	Owner   string
-	Br      *browser.Browser
-	Headed  bool      // the browser shows windows (see shows)
-	Spares  []string  // the browser's first tabs, not yet used by a task
-	Used    time.Time // last handed out by ensureBrowser, or a tab opened
-	Opening int       // tabs being opened: the janitor leaves the browser be
-}
-
 // holdSlot marks a tab being opened in sl until the returned func is
 // called: an idle timeout shorter than a slow launch plus a slow tab must
 // not close the browser under the tab.
-func (e *Engine) holdSlot(sl *slot) func() {
-	e.mu.Lock()
+func (e *Engine) holdSlot(sl *sessions.Slot) func() {
+	e.Mu.Lock()
 	sl.Opening++
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	return func() {
-		e.mu.Lock()
+		e.Mu.Lock()
 		sl.Opening--
 		sl.Used = time.Now()
-		e.mu.Unlock()
+		e.Mu.Unlock()
 	}
 }
 
@@ -55,17 +36,17 @@ func (e *Engine) holdSlot(sl *slot) func() {
 // creation). Ephemeral sessions that launch asked to show otherwise than
 // the daemon's --headed share a second browser: "shared-headed" (or
 // "shared-headless" in a headed daemon).
-func (e *Engine) slotKey(s *session) string {
+func (e *Engine) slotKey(s *sessions.Session) string {
 	switch {
-	case e.cfg.CDP != "":
+	case e.Cfg.CDP != "":
 		return "attached"
 	case s.Profile != "":
 		return "profile:" + s.Profile
 	case s.Dir != "":
 		return "dir:" + s.Dir
-	case e.shows(s) != e.cfg.Headed && e.shows(s):
+	case e.shows(s) != e.Cfg.Headed && e.shows(s):
 		return "shared-headed"
-	case e.shows(s) != e.cfg.Headed:
+	case e.shows(s) != e.Cfg.Headed:
 		return "shared-headless"
 	}
 	return "shared"
@@ -74,28 +55,21 @@ func (e *Engine) slotKey(s *session) string {
 // slotOwner is the owner of the browser a session runs in: the session's
 // owner for a profile's or a folder's browser, "" for a browser that
 // every owner's sessions share (the shared ones, an attached one).
-func (e *Engine) slotOwner(s *session) string {
-	if e.cfg.CDP != "" || (s.Profile == "" && s.Dir == "") {
+func (e *Engine) slotOwner(s *sessions.Session) string {
+	if e.Cfg.CDP != "" || (s.Profile == "" && s.Dir == "") {
 		return ""
 	}
 	owner, _ := splitName(s.ID)
 	return owner
 }
 
-// visibleTo reports whether owner's listings may show the slot: a shared
-// browser is everyone's, a profile's or a folder's only its owner's —
-// its key names the profile or the folder's path.
-func (sl *slot) visibleTo(owner string) bool {
-	return sl.Owner == "" || sl.Owner == owner
-}
-
 // shows reports whether the session's browser shows a window: launch's
 // headless when it created the session, else the daemon's --headed.
-func (e *Engine) shows(s *session) bool {
+func (e *Engine) shows(s *sessions.Session) bool {
 	if s.Headed != nil {
 		return *s.Headed
 	}
-	return e.cfg.Headed
+	return e.Cfg.Headed
 }
 
 // noDisplay is the refusal of a launch with headless: false in a daemon
@@ -111,7 +85,7 @@ func noDisplay() string {
 // checkHeadless refuses a launch that asks for a window where none can
 // be shown, before anything is created.
 func (e *Engine) checkHeadless(in *tool.Input) error {
-	if in.Headless == nil || *in.Headless || e.cfg.Headed || e.cfg.CDP != "" {
+	if in.Headless == nil || *in.Headless || e.Cfg.Headed || e.Cfg.CDP != "" {
 		return nil
 	}
 	if msg := noDisplay(); msg != "" {
@@ -121,10 +95,10 @@ func (e *Engine) checkHeadless(in *tool.Input) error {
 }
 
 // browserOf is the running browser of a session's slot, or nil.
-func (e *Engine) browserOf(s *session) *browser.Browser {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if sl := e.slots[e.slotKey(s)]; sl != nil {
+func (e *Engine) browserOf(s *sessions.Session) *browser.Browser {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	if sl := e.Slots[e.slotKey(s)]; sl != nil {
 		return sl.Br
 	}
 	return nil
@@ -134,7 +108,7 @@ func (e *Engine) browserOf(s *session) *browser.Browser {
 // A profile's name is qualified by its owner (see owners.go).
 func (e *Engine) profileDir(profile string) string {
 	owner, name := splitName(profile)
-	return e.cfg.Path("profiles", owner, name)
+	return e.Cfg.Path("profiles", owner, name)
 }
 
 // sealLabel binds a profile's sealed credentials to the profile.
@@ -150,8 +124,8 @@ func (e *Engine) closeBrowser(ctx context.Context, key string, br *browser.Brows
 	if !ok || br.Attached() {
 		return err
 	}
-	if serr := atrest.Seal(e.box, e.profileDir(profile), sealLabel(profile)); serr != nil {
-		e.log.Warn("sealing the profile's credentials failed", "profile", profile, "err", serr)
+	if serr := atrest.Seal(e.Box, e.profileDir(profile), sealLabel(profile)); serr != nil {
+		e.Log.Warn("sealing the profile's credentials failed", "profile", profile, "err", serr)
 		return errors.Join(err, serr)
 	}
 	return err
@@ -159,34 +133,34 @@ func (e *Engine) closeBrowser(ctx context.Context, key string, br *browser.Brows
 
 // ensureBrowser returns the live browser of the session, starting one when
 // there is none or the last one died. note is set when a crash was seen.
-func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note string, err error) {
-	e.launchMu.Lock()
-	defer e.launchMu.Unlock()
-	e.mu.Lock()
+func (e *Engine) ensureBrowser(ctx context.Context, s *sessions.Session) (sl *sessions.Slot, note string, err error) {
+	e.LaunchMu.Lock()
+	defer e.LaunchMu.Unlock()
+	e.Mu.Lock()
 	key, headed := e.slotKey(s), e.shows(s)
-	if e.closed {
-		e.mu.Unlock()
+	if e.Closed {
+		e.Mu.Unlock()
 		return nil, "", errClosed
 	}
-	sl = e.slots[key]
+	sl = e.Slots[key]
 	if sl == nil {
-		sl = &slot{Key: key, Profile: s.Profile}
-		e.slots[key] = sl
+		sl = &sessions.Slot{Key: key, Profile: s.Profile}
+		e.Slots[key] = sl
 	}
 	sl.Owner = e.slotOwner(s)
 	sl.Used = time.Now()
 	br := sl.Br
 	running := sl.Headed
 	mismatch := br != nil && !br.Attached() && running != headed
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if br != nil {
 		select {
 		case <-br.Done():
 			note = fmt.Sprintf("the browser had exited (%s); browserd started a new one", br.DeathReason())
-			if e.cfg.NoCapture {
+			if e.Cfg.NoCapture {
 				note += " and this session's earlier tabs are gone (captures are off: --no-capture)"
 			}
-			e.log.Warn("browser died; relaunching", "browser", key, "reason", br.DeathReason())
+			e.Log.Warn("browser died; relaunching", "browser", key, "reason", br.DeathReason())
 			e.dropBrowser(sl)
 			_ = br.Close(context.WithoutCancel(ctx))
 		default:
@@ -199,11 +173,11 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 		}
 	}
 	start := time.Now()
-	if e.cfg.CDP != "" {
-		br, err = browser.Attach(ctx, e.cfg.CDP)
+	if e.Cfg.CDP != "" {
+		br, err = browser.Attach(ctx, e.Cfg.CDP)
 	} else {
-		dir := e.cfg.Path("run", key)
-		proxyURL := e.proxy.URL()
+		dir := e.Cfg.Path("run", key)
+		proxyURL := e.Proxy.URL()
 		if s.Profile != "" || s.Dir != "" {
 			dir = cmp.Or(s.Dir, e.profileDir(s.Profile))
 			eg, err := e.egressFor(s)
@@ -216,12 +190,12 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 			_ = os.RemoveAll(dir)
 		}
 		opts := browser.LaunchOptions{
-			Exec:        e.cfg.Chromium,
+			Exec:        e.Cfg.Chromium,
 			UserDataDir: dir,
 			Headed:      headed,
-			Width:       e.cfg.Width,
-			Height:      e.cfg.Height,
-			PIDFile:     e.cfg.Path("run", pidFile(key)),
+			Width:       e.Cfg.Width,
+			Height:      e.Cfg.Height,
+			PIDFile:     e.Cfg.Path("run", pidFile(key)),
 			// Every request of the default context goes through the guard,
 			// loopback included (Chromium bypasses proxies for loopback
 			// unless told "<-loopback>").
@@ -245,10 +219,10 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 		return nil, note, err
 	}
 	br.OnPopup = e.onPopup
-	if err := br.SetDownloads(ctx, "", e.cfg.Path("downloads")); err != nil {
-		e.log.Warn("downloads folder not set for the default context", "err", err)
+	if err := br.SetDownloads(ctx, "", e.Cfg.Path("downloads")); err != nil {
+		e.Log.Warn("downloads folder not set for the default context", "err", err)
 	}
-	e.log.Info("browser started", "browser", key, "pid", br.PID(), "attached", br.Attached(), "took", time.Since(start).Round(time.Millisecond))
+	e.Log.Info("browser started", "browser", key, "pid", br.PID(), "attached", br.Attached(), "took", time.Since(start).Round(time.Millisecond))
 	var spares []string
 	if !br.Attached() {
 		// Chromium answers CDP a moment before it opens its first tab:
@@ -270,18 +244,18 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *session) (sl *slot, note 
 	}
 	if s.Profile != "" && !br.Attached() {
 		if err := e.restoreProfile(ctx, br, s); err != nil {
-			e.log.Warn("profile state not restored", "profile", s.Profile, "err", err)
+			e.Log.Warn("profile state not restored", "profile", s.Profile, "err", err)
 			note = joinNote(note, "the profile's saved state could not be restored: "+err.Error())
 		}
 	}
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
+	e.Mu.Lock()
+	if e.Closed {
+		e.Mu.Unlock()
 		_ = br.Close(context.WithoutCancel(ctx))
 		return nil, "", errClosed
 	}
 	sl.Br, sl.Spares, sl.Used, sl.Headed = br, spares, time.Now(), headed
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	return sl, note, nil
 }
 
@@ -310,19 +284,19 @@ func startFolder(ctx context.Context, opts browser.LaunchOptions) (*browser.Brow
 }
 
 func (e *Engine) proxyArgs(url string) []string {
-	if e.noProxy {
+	if e.NoProxy {
 		return nil
 	}
 	return []string{"--proxy-server=" + url, "--proxy-bypass-list=<-loopback>"}
 }
 
 // dropBrowser forgets the tabs and contexts of a browser that died.
-func (e *Engine) dropBrowser(sl *slot) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for id, tb := range e.tabs {
+func (e *Engine) dropBrowser(sl *sessions.Slot) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	for id, tb := range e.Tabs {
 		if e.slotKey(tb.Task.Sess) == sl.Key {
-			delete(e.tabs, id)
+			delete(e.Tabs, id)
 		}
 	}
 	e.resetSlot(sl)
@@ -330,16 +304,16 @@ func (e *Engine) dropBrowser(sl *slot) {
 
 // resetSlot forgets a browser: its sessions lose their contexts, refs and
 // tabs. Call with mu held.
-func (e *Engine) resetSlot(sl *slot) {
+func (e *Engine) resetSlot(sl *sessions.Slot) {
 	sl.Br, sl.Spares = nil, nil
-	for _, s := range e.sessions {
+	for _, s := range e.Sessions {
 		if e.slotKey(s) != sl.Key {
 			continue
 		}
 		s.CtxID = ""
 		s.Refs = snapshot.NewRefs()
 		for _, t := range s.Tasks {
-			if len(t.Tabs) > 0 && s.Stored && !s.Parked && !e.cfg.NoCapture {
+			if len(t.Tabs) > 0 && s.Stored && !s.Parked && !e.Cfg.NoCapture {
 				s.Rehydrate = true // its tabs come back on its next action
 			}
 			t.Tabs, t.Active, t.Popups = nil, nil, nil
@@ -365,12 +339,12 @@ func (e *Engine) startProfile(ctx context.Context, profile string, opts browser.
 		return nil, "", err
 	} else if cleared {
 		repaired = "cleared a stale lock left in the profile by a Chromium that is gone"
-		e.log.Warn("cleared a stale profile lock", "profile", profile)
+		e.Log.Warn("cleared a stale profile lock", "profile", profile)
 	}
 	// The profile's cookies and storage come out of their seal (see
 	// sealProfile).
-	if err := atrest.Open(e.box, opts.UserDataDir, sealLabel(profile)); err != nil {
-		e.log.Warn("profile credentials not restored", "profile", profile, "err", err)
+	if err := atrest.Open(e.Box, opts.UserDataDir, sealLabel(profile)); err != nil {
+		e.Log.Warn("profile credentials not restored", "profile", profile, "err", err)
 		repaired = joinNote(repaired, err.Error())
 	}
 	br, err := browser.Start(ctx, opts)
@@ -384,10 +358,10 @@ func (e *Engine) startProfile(ctx context.Context, profile string, opts browser.
 	if mvErr != nil {
 		return nil, repaired, fmt.Errorf("%w; and the profile could not be moved aside: %w", err, mvErr)
 	}
-	e.log.Warn("profile would not start; moved aside and recreated", "profile", profile, "err", err, "kept", aside)
-	e.mu.Lock()
-	e.repairs[profile] = fmt.Sprintf("%s: Chromium would not start on it (%v); moved aside to %s and recreated from the saved state", time.Now().Format(time.RFC3339), err, aside)
-	e.mu.Unlock()
+	e.Log.Warn("profile would not start; moved aside and recreated", "profile", profile, "err", err, "kept", aside)
+	e.Mu.Lock()
+	e.Repairs[profile] = fmt.Sprintf("%s: Chromium would not start on it (%v); moved aside to %s and recreated from the saved state", time.Now().Format(time.RFC3339), err, aside)
+	e.Mu.Unlock()
 	br, err2 := browser.Start(ctx, opts)
 	if err2 != nil {
 		return nil, repaired, fmt.Errorf("profile %s would not start (%v), nor once recreated: %w", profile, err, err2)

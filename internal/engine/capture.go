@@ -7,10 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 )
@@ -34,45 +34,22 @@ type tabRead struct {
 	Session [][2]string `json:"session"`
 }
 
-// capture takes a session's state and writes it to the store. A session
-// whose browser is gone, or that waits to be rehydrated, is not captured:
-// its last good capture must stay the newest.
-// saveKind is a kind of background save of a session.
-type saveKind int
-
-const (
-	saveCapture saveKind = iota // the session's capture, in the store
-	saveProfile                 // the profile's saved state, a file
-)
-
 // noteSave records how a background save of s went: the session's next
 // actions say so while a save of any kind fails.
-func (e *Engine) noteSave(s *session, kind saveKind, err error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func (e *Engine) noteSave(s *sessions.Session, kind sessions.SaveKind, err error) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	if err == nil {
 		delete(s.SaveErr, kind)
 		return
 	}
 	if s.SaveErr == nil {
-		s.SaveErr = map[saveKind]string{}
+		s.SaveErr = map[sessions.SaveKind]string{}
 	}
 	s.SaveErr[kind] = err.Error()
 }
 
-// saveFailures is why s's background saves fail, "" when they work. Call
-// with Engine.mu held.
-func (s *session) saveFailures() string {
-	var out []string
-	for _, k := range []saveKind{saveCapture, saveProfile} {
-		if msg := s.SaveErr[k]; msg != "" {
-			out = append(out, msg)
-		}
-	}
-	return strings.Join(out, "; ")
-}
-
-func (e *Engine) capture(ctx context.Context, s *session) error {
+func (e *Engine) capture(ctx context.Context, s *sessions.Session) error {
 	return e.captureIf(ctx, s, false)
 }
 
@@ -82,21 +59,21 @@ func (e *Engine) capture(ctx context.Context, s *session) error {
 // differs from the last capture (captureHash). A probe leaves a session
 // with a tab between two documents alone until the next tick: cookies the
 // response set would be captured with the URL of the page before.
-func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
-	if e.cfg.NoCapture {
+func (e *Engine) captureIf(ctx context.Context, s *sessions.Session, probe bool) error {
+	if e.Cfg.NoCapture {
 		return nil
 	}
 	s.CapMu.Lock()
 	defer s.CapMu.Unlock()
 	type item struct {
 		task   string
-		tb     *tab
+		tb     *sessions.Tab
 		active bool
 		review bool
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	if !s.Stored || s.Parked || s.Rehydrate || probe && s.CapDirty {
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		return nil
 	}
 	var items []item
@@ -109,7 +86,7 @@ func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
 	if !probe {
 		s.CapDirty = false
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if probe {
 		if len(items) == 0 {
 			return nil // no page to change anything on its own
@@ -119,16 +96,16 @@ func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
 				return nil
 			}
 		}
-		e.mu.Lock()
+		e.Mu.Lock()
 		s.LastProbe = time.Now()
-		e.mu.Unlock()
+		e.Mu.Unlock()
 	}
 	ok := false
 	defer func() {
 		if !ok && !probe {
-			e.mu.Lock()
+			e.Mu.Lock()
 			s.CapDirty = true
-			e.mu.Unlock()
+			e.Mu.Unlock()
 		}
 	}()
 	br := e.browserOf(s)
@@ -139,14 +116,14 @@ func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
 	counted := !probe // a probe that finds nothing new is not a capture
 	defer func() {
 		if counted {
-			e.metrics.Capture(ok, time.Since(taken))
+			e.Counters.Capture(ok, time.Since(taken))
 		}
 	}()
 	cookies, err := contextCookies(ctx, br, ctxID)
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	emu, dir := s.Emu, s.Dir
 	injected := slices.Clone(s.Injected)
 	exclude := slices.Clone(s.Exclude)
@@ -154,11 +131,11 @@ func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
 	for i, cr := range s.Creds {
 		creds[i] = store.Credential(cr)
 	}
-	e.mu.Unlock()
-	c := store.Capture{SessionID: s.ID, Node: e.node, Taken: taken, Cookies: cookies,
+	e.Mu.Unlock()
+	c := store.Capture{SessionID: s.ID, Node: e.Node, Taken: taken, Cookies: cookies,
 		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, UserDataDir: dir, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, InjectedDomains: injected, ExcludeDomains: exclude}
 	var st storagestate.State
-	seen := map[string]capturedTab{}
+	seen := map[string]sessions.CapturedTab{}
 	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.ID), tabNum(b.tb.ID)) })
 	for _, it := range items {
 		t, read := e.readLoaded(ctx, it.tb)
@@ -183,20 +160,20 @@ func (e *Engine) captureIf(ctx context.Context, s *session, probe bool) error {
 		return nil
 	}
 	counted = true
-	if err := e.store.SaveCapture(ctx, c, e.cfg.MaxSessionSnapshots); err != nil {
+	if err := e.Store.SaveCapture(ctx, c, e.Cfg.MaxSessionSnapshots); err != nil {
 		// ErrLeaseLost: another node runs the session now; the next
 		// lease renewal lets it go here.
 		return err
 	}
 	ok = true
-	e.mu.Lock()
+	e.Mu.Lock()
 	s.LastCapture = taken
 	s.LastTabs = seen
 	s.CapHash = hash
 	if probe && s.Profile != "" {
-		e.dirty[s] = true // the profile's saved state follows too
+		e.Dirty[s] = true // the profile's saved state follows too
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	return nil
 }
 
@@ -231,17 +208,9 @@ func captureHash(c store.Capture) [sha256.Size]byte {
 	return sha256.Sum256(b)
 }
 
-// capturedTab is a tab as captured, with the localStorage of its origin
-// (which the capture keeps per origin, not per tab).
-type capturedTab struct {
-	store.Tab
-	Origin string
-	Local  []storagestate.NameValue
-}
-
 // readTab reads a tab for a capture; false when it cannot be read now.
-func (e *Engine) readTab(ctx context.Context, pg *browser.Page) (capturedTab, bool) {
-	var t capturedTab
+func (e *Engine) readTab(ctx context.Context, pg *browser.Page) (sessions.CapturedTab, bool) {
+	var t sessions.CapturedTab
 	// A tab whose next document is on its way cannot answer until it
 	// commits (Chromium holds commands to it): it keeps what the last
 	// capture knew, at once, rather than holding up every session's
@@ -271,14 +240,14 @@ func (e *Engine) readTab(ctx context.Context, pg *browser.Page) (capturedTab, bo
 
 // changed notes a state-changing action: the session is captured soon,
 // at once when the last capture is older than the interval.
-func (e *Engine) changed(s *session) {
-	e.mu.Lock()
+func (e *Engine) changed(s *sessions.Session) {
+	e.Mu.Lock()
 	s.CapDirty = true
-	due := time.Since(s.LastCapture) >= e.cfg.SnapshotInterval
-	e.mu.Unlock()
+	due := time.Since(s.LastCapture) >= e.Cfg.SnapshotInterval
+	e.Mu.Unlock()
 	if due {
 		select {
-		case e.capWake <- struct{}{}:
+		case e.CapWake <- struct{}{}:
 		default:
 		}
 	}
@@ -289,8 +258,8 @@ func (e *Engine) changed(s *session) {
 // login in another tab, a cookie a timer sets): every interval, or every
 // second with --snapshot-interval 0.
 func (e *Engine) probeEvery() time.Duration {
-	if e.cfg.SnapshotInterval > 0 {
-		return e.cfg.SnapshotInterval
+	if e.Cfg.SnapshotInterval > 0 {
+		return e.Cfg.SnapshotInterval
 	}
 	return time.Second
 }
@@ -302,69 +271,42 @@ func (e *Engine) capTick() time.Duration {
 	return min(time.Second, max(e.probeEvery()/4, 50*time.Millisecond))
 }
 
-// working reports whether an action runs in one of s's tasks: its end
-// marks the session changed (a capture follows), so a probe meanwhile
-// would only read a page the action is still changing. Call with
-// Engine.mu held.
-func (s *session) working() bool {
-	for _, t := range s.Tasks {
-		if t.Working {
-			return true
-		}
-	}
-	return false
-}
-
-// lastActed is when an action last ended in one of s's tasks. While an
-// agent acts, the captures its actions cause see what its pages did on
-// their own too; a probe would only compete with its next action (on a
-// big page, for the renderer's main thread). Call with Engine.mu held.
-func (s *session) lastActed() time.Time {
-	var last time.Time
-	for _, t := range s.Tasks {
-		if t.LastUsed.After(last) {
-			last = t.LastUsed
-		}
-	}
-	return last
-}
-
 // captureDue captures the sessions that changed and whose last capture is
 // older than the interval, and probes (captureIf) the live sessions that
 // no action changed, in which no action runs or ran within probeEvery,
 // and that were neither captured nor probed within probeEvery.
 func (e *Engine) captureDue(now time.Time) {
-	if e.cfg.NoCapture {
+	if e.Cfg.NoCapture {
 		return
 	}
 	type job struct {
-		s     *session
+		s     *sessions.Session
 		probe bool
 	}
 	var due []job
-	e.mu.Lock()
-	for _, s := range e.sessions {
+	e.Mu.Lock()
+	for _, s := range e.Sessions {
 		if !s.Stored || s.Parked || s.Rehydrate {
 			continue
 		}
 		switch {
 		case s.CapDirty:
-			if now.Sub(s.LastCapture) >= e.cfg.SnapshotInterval {
+			if now.Sub(s.LastCapture) >= e.Cfg.SnapshotInterval {
 				due = append(due, job{s, false})
 			}
-		case s.Resuming == nil && !s.Closing && !s.working() && now.Sub(s.LastCapture) >= e.probeEvery() && now.Sub(s.LastProbe) >= e.probeEvery() &&
-			now.Sub(s.lastActed()) >= e.probeEvery():
+		case s.Resuming == nil && !s.Closing && !s.Working() && now.Sub(s.LastCapture) >= e.probeEvery() && now.Sub(s.LastProbe) >= e.probeEvery() &&
+			now.Sub(s.LastActed()) >= e.probeEvery():
 			due = append(due, job{s, true})
 		}
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	for _, j := range due {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err := e.captureIf(ctx, j.s, j.probe)
 		if err != nil {
-			e.log.Warn("capturing session state failed; the last good capture stays", "session", j.s.ID, "err", err)
+			e.Log.Warn("capturing session state failed; the last good capture stays", "session", j.s.ID, "err", err)
 		}
-		e.noteSave(j.s, saveCapture, err)
+		e.noteSave(j.s, sessions.SaveCapture, err)
 		cancel()
 	}
 }
@@ -372,9 +314,9 @@ func (e *Engine) captureDue(now time.Time) {
 // Capture captures a live session now, whatever the interval (benchmarks
 // and tools that need a fresh capture use it).
 func (e *Engine) Capture(ctx context.Context, sessionID string) error {
-	e.mu.Lock()
-	s := e.sessions[sessionID]
-	e.mu.Unlock()
+	e.Mu.Lock()
+	s := e.Sessions[sessionID]
+	e.Mu.Unlock()
 	if s == nil {
 		return fmt.Errorf("no live session %q", sessionID)
 	}

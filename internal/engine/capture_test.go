@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 )
@@ -95,8 +96,8 @@ func TestProbeCadence(t *testing.T) {
 		{0, time.Second, 250 * time.Millisecond},
 		{100 * time.Millisecond, 100 * time.Millisecond, 50 * time.Millisecond},
 	} {
-		e := &Engine{}
-		e.cfg.SnapshotInterval = c.interval
+		e := &Engine{Registry: &sessions.Registry{}}
+		e.Cfg.SnapshotInterval = c.interval
 		if p, tk := e.probeEvery(), e.capTick(); p != c.probe || tk != c.tick {
 			t.Errorf("interval %s: probe every %s, tick %s; want %s, %s", c.interval, p, tk, c.probe, c.tick)
 		}

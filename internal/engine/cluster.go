@@ -9,6 +9,7 @@ import (
 
 	"github.com/browserd/browserd/internal/cluster"
 	"github.com/browserd/browserd/internal/metrics"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -23,22 +24,22 @@ import (
 
 // leaseTTL is how long a session's lease lasts unless renewed.
 func (e *Engine) leaseTTL() time.Duration {
-	if e.cfg.LeaseTTL > 0 {
-		return e.cfg.LeaseTTL
+	if e.Cfg.LeaseTTL > 0 {
+		return e.Cfg.LeaseTTL
 	}
 	return 15 * time.Second
 }
 
 // Cluster is the engine's view of the other nodes; the daemon mounts its
 // handlers.
-func (e *Engine) Cluster() *cluster.Cluster { return e.cluster }
+func (e *Engine) Cluster() *cluster.Cluster { return e.Members }
 
 // Advertise publishes the URL other nodes reach this one at ("" : none)
 // and beats at once, so that they see it.
 func (e *Engine) Advertise(ctx context.Context, url string) {
-	e.cluster.SetURL(url)
-	if err := e.cluster.Beat(ctx, e.load()); err != nil {
-		e.log.Warn("heartbeat failed", "err", err)
+	e.Members.SetURL(url)
+	if err := e.Members.Beat(ctx, e.load()); err != nil {
+		e.Log.Warn("heartbeat failed", "err", err)
 	}
 }
 
@@ -48,19 +49,19 @@ func (e *Engine) load() cluster.Load {
 		l    cluster.Load
 		pids []int
 	)
-	e.mu.Lock()
-	for _, s := range e.sessions {
+	e.Mu.Lock()
+	for _, s := range e.Sessions {
 		if s.Stored && !s.Parked {
 			l.Sessions++
 		}
 	}
-	l.Tabs = len(e.tabs)
-	for _, sl := range e.slots {
+	l.Tabs = len(e.Tabs)
+	for _, sl := range e.Slots {
 		if sl.Br != nil && !sl.Br.Attached() {
 			pids = append(pids, sl.Br.PID())
 		}
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	_, l.ChromiumBytes = metrics.GroupUsage(pids...)
 	return l
 }
@@ -70,18 +71,18 @@ func (e *Engine) load() cluster.Load {
 // busy node never loses its sessions. With --auto-rehydrate it also runs
 // the adopter, which takes over orphaned sessions, woken on every beat.
 func (e *Engine) heartbeat() {
-	tick := time.NewTicker(e.cluster.Every())
+	tick := time.NewTicker(e.Members.Every())
 	defer tick.Stop()
 	var (
 		wake    chan struct{}
 		adopter sync.WaitGroup
 	)
-	if e.cfg.AutoRehydrate {
+	if e.Cfg.AutoRehydrate {
 		wake = make(chan struct{}, 1)
 		adopter.Go(func() {
 			for {
 				select {
-				case <-e.stop:
+				case <-e.Stop:
 					return
 				case <-wake:
 					e.adoptOrphans()
@@ -92,14 +93,14 @@ func (e *Engine) heartbeat() {
 	defer adopter.Wait()
 	for {
 		select {
-		case <-e.stop:
+		case <-e.Stop:
 			return
 		case <-tick.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), e.cluster.Every())
+		ctx, cancel := context.WithTimeout(context.Background(), e.Members.Every())
 		e.renewLeases(ctx)
-		if err := e.cluster.Beat(ctx, e.load()); err != nil {
-			e.log.Warn("heartbeat failed", "err", err)
+		if err := e.Members.Beat(ctx, e.load()); err != nil {
+			e.Log.Warn("heartbeat failed", "err", err)
 		}
 		cancel()
 		select {
@@ -112,20 +113,20 @@ func (e *Engine) heartbeat() {
 // renewLeases renews the lease of every live session; a session whose
 // lease another node holds now is let go.
 func (e *Engine) renewLeases(ctx context.Context) {
-	var live []*session
-	e.mu.Lock()
-	for _, s := range e.sessions {
+	var live []*sessions.Session
+	e.Mu.Lock()
+	for _, s := range e.Sessions {
 		if s.Stored && !s.Parked && !s.Closing {
 			live = append(live, s)
 		}
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	now := time.Now()
 	for _, s := range live {
-		ok, err := e.store.AcquireLease(ctx, s.ID, e.node, now, e.leaseTTL())
+		ok, err := e.Store.AcquireLease(ctx, s.ID, e.Node, now, e.leaseTTL())
 		switch {
 		case err != nil:
-			e.log.Warn("renewing a session's lease failed", "session", s.ID, "err", err)
+			e.Log.Warn("renewing a session's lease failed", "session", s.ID, "err", err)
 		case !ok:
 			e.letGo(s, "another node took its lease over")
 		}
@@ -135,26 +136,26 @@ func (e *Engine) renewLeases(ctx context.Context) {
 // letGo drops a live session whose lease another node took (this node
 // stalled past its lease): its tabs close without a capture, which would
 // overwrite the new holder's.
-func (e *Engine) letGo(s *session, why string) {
-	e.mu.Lock()
-	if e.sessions[s.ID] != s {
-		e.mu.Unlock()
+func (e *Engine) letGo(s *sessions.Session, why string) {
+	e.Mu.Lock()
+	if e.Sessions[s.ID] != s {
+		e.Mu.Unlock()
 		return
 	}
 	s.Stored = false
-	e.mu.Unlock()
-	e.log.Warn("letting a session go: it runs on another node now", "session", s.ID, "why", why)
+	e.Mu.Unlock()
+	e.Log.Warn("letting a session go: it runs on another node now", "session", s.ID, "why", why)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if s.Profile == "" {
 		e.discard(ctx, s)
 	} else {
 		e.closeSessionTabs(ctx, s)
-		e.mu.Lock()
-		if e.sessions[s.ID] == s {
-			delete(e.sessions, s.ID)
+		e.Mu.Lock()
+		if e.Sessions[s.ID] == s {
+			delete(e.Sessions, s.ID)
 		}
-		e.mu.Unlock()
+		e.Mu.Unlock()
 	}
 }
 
@@ -163,22 +164,22 @@ func (e *Engine) letGo(s *session, why string) {
 // racing for one, the lease lets exactly one win.
 func (e *Engine) adoptOrphans() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	orphans, err := e.store.Orphans(ctx, time.Now())
+	orphans, err := e.Store.Orphans(ctx, time.Now())
 	cancel()
 	if err != nil {
-		e.log.Warn("listing orphaned sessions failed", "err", err)
+		e.Log.Warn("listing orphaned sessions failed", "err", err)
 		return
 	}
 	for _, o := range orphans {
 		select {
-		case <-e.stop:
+		case <-e.Stop:
 			return
 		default:
 		}
-		e.mu.Lock()
-		cur := e.sessions[o.ID]
+		e.Mu.Lock()
+		cur := e.Sessions[o.ID]
 		here := cur != nil && cur.Stored && !cur.Parked
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		if here {
 			continue // brought back here by a call meanwhile
 		}
@@ -186,10 +187,10 @@ func (e *Engine) adoptOrphans() {
 		_, rep, err := e.resume(ctx, o.ID, false)
 		cancel()
 		if err != nil {
-			e.log.Info("taking over an orphaned session failed (another node may have won it)", "session", o.ID, "err", err)
+			e.Log.Info("taking over an orphaned session failed (another node may have won it)", "session", o.ID, "err", err)
 			continue
 		}
-		e.log.Info("took over an orphaned session", "session", o.ID, "tabs", len(rep.tabs))
+		e.Log.Info("took over an orphaned session", "session", o.ID, "tabs", len(rep.tabs))
 	}
 }
 
@@ -215,14 +216,14 @@ func (e *Engine) route(ctx context.Context, session string) (*cluster.Peer, erro
 	if session == "" || cluster.Forwarded(ctx) {
 		return nil, nil
 	}
-	e.mu.Lock()
-	s := e.sessions[session]
+	e.Mu.Lock()
+	s := e.Sessions[session]
 	here := s != nil && s.Stored && !s.Parked
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if here {
 		return nil, nil
 	}
-	return e.cluster.Locate(ctx, session)
+	return e.Members.Locate(ctx, session)
 }
 
 // Route is route for the API's session routes (cluster.Router): owner's
@@ -245,7 +246,7 @@ func (e *Engine) forward(ctx context.Context, owner string, orig tool.Input, ses
 	if p == nil {
 		return tool.Result{}, false
 	}
-	res, err = e.cluster.Do(ctx, p, owner, orig)
+	res, err = e.Members.Do(ctx, p, owner, orig)
 	if errors.Is(err, cluster.ErrServeHere) {
 		return tool.Result{}, false
 	}
@@ -257,7 +258,7 @@ func (e *Engine) forward(ctx context.Context, owner string, orig tool.Input, ses
 
 // Nodes lists the nodes on the store (GET /api/nodes, browserd nodes).
 func (e *Engine) Nodes(ctx context.Context) ([]cluster.NodeInfo, error) {
-	ns, err := e.cluster.Nodes(ctx)
+	ns, err := e.Members.Nodes(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading the node registry: %w", err)
 	}
@@ -267,7 +268,7 @@ func (e *Engine) Nodes(ctx context.Context) ([]cluster.NodeInfo, error) {
 // leaveCluster removes this node from the registry at a clean stop (its
 // leases are released with its sessions' final captures).
 func (e *Engine) leaveCluster(ctx context.Context) {
-	if err := e.cluster.Leave(ctx); err != nil && !errors.Is(err, store.ErrNotFound) {
-		e.log.Warn("leaving the node registry failed", "err", err)
+	if err := e.Members.Leave(ctx); err != nil && !errors.Is(err, store.ErrNotFound) {
+		e.Log.Warn("leaving the node registry failed", "err", err)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"cmp"
@@ -33,7 +32,7 @@ import (
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/secret"
-	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/store/backend"
 	"github.com/browserd/browserd/internal/tool"
@@ -42,168 +41,7 @@ import (
 // Engine is safe for concurrent use. New starts its janitor goroutine;
 // Close stops it and the browser.
 type Engine struct {
-	cfg      config.Config
-	log      *slog.Logger
-	guard    egress.Policy // the server's egress policy
-	resolver egress.Resolver
-	proxy    *egress.Proxy
-	noProxy  bool
-	box      *secret.Box
-	store    store.Store
-	node     string // this daemon's name on leases (see nodeID)
-	// cluster is this node among the others on the store: heartbeats,
-	// where a session runs, forwarding (cluster.go).
-	cluster *cluster.Cluster
-	// verifyPatch checks every patched snapshot against a whole read
-	// (BROWSERD_VERIFY_PATCH=1, for tests; see answer.go).
-	verifyPatch bool
-	// metrics counts actions, captures, resumes and guard refusals
-	// (internal/metrics); never nil after New.
-	metrics *metrics.Set
-
-	// resumeMu serializes bringing sessions back (resume, rehydration
-	// after a crash) and creating them in the store.
-	resumeMu sync.Mutex
-	capWake  chan struct{} // wakes the capturer for a due capture
-
-	launchMu sync.Mutex // serializes browser start and restart
-
-	mu       sync.Mutex        // protects the fields below
-	slots    map[string]*slot  // browsers by key: "profile:NAME", "shared", "shared-headed", "attached"
-	dirty    map[*session]bool // profile sessions to save soon
-	repairs  map[string]string // profile -> the last repair, for status
-	sessions map[string]*session
-	tabs     map[tabKey]*tab
-	closed   bool
-	// dashboard is the dashboard's URL (internal/live), "" without an
-	// HTTP listener; see SetDashboard.
-	dashboard string
-
-	stop chan struct{}
-	wg   sync.WaitGroup
-}
-
-type session struct {
-	ID      string
-	CtxID   string
-	Refs    *snapshot.Refs
-	Tasks   map[string]*task
-	Created time.Time
-	// egress is the guard's listener for this session's browser context;
-	// the default session uses the proxy's default listener.
-	Egress *egress.Session
-	Policy egress.Policy
-	// profile names the persistent identity whose browser the session
-	// uses; "" for an ephemeral session (a context of the shared browser).
-	Profile string
-	// initScript puts saved storage back in new tabs (see state.go).
-	InitScript string
-	// width and height are the viewport of new tabs; 0: the daemon's.
-	Width, Height int
-	// emu is what the session's pages see of their environment (user
-	// agent, timezone, position, locale), set at creation; captured and
-	// restored.
-	Emu browser.Emulation
-	// dir is the real path of the caller's user-data-dir the session's
-	// browser runs on (folders.go), "" for a profile's or ephemeral
-	// session; set at creation, captured and restored.
-	Dir string
-	// headed is whether the session's browser shows a window, set at
-	// creation by launch's headless; nil: the daemon's --headed. Not
-	// captured: a resumed session gets the daemon's (see slotKey).
-	Headed *bool
-	// tabsEnded is set when the session's last tab closed, until one
-	// opens: Chromium has ended its session cookies (see saveProfile).
-	TabsEnded bool
-	// exclude are the session's own excluded cookie domains (launch's
-	// excludeCookieDomains; see excludedFor); captured and restored.
-	Exclude []string
-	// creds answer HTTP authentication challenges, each of its origin
-	// only; set by launch, captured (sealed) and restored.
-	Creds []browser.Credential
-	// injected are the domains of the states put into the session (see
-	// store.Capture.InjectedDomains); captured and restored.
-	Injected []string
-	// resuming is closed when a resume of the session under way ends;
-	// nil when none is.
-	Resuming chan struct{}
-	// closing is set while DELETE /api/sessions/{id} closes the session:
-	// new calls wait for it to end, queued ones give up.
-	Closing bool
-
-	// Recovery (see recovery.go), guarded by Engine.mu.
-	Stored      bool      // has an active row in the store and our lease
-	Parked      bool      // closed by the idle policy: recoverable
-	Rehydrate   bool      // its browser died: bring it back on next use
-	CapDirty    bool      // changed since the last capture
-	LastCapture time.Time // when the last capture was taken
-	LastTabs    map[string]capturedTab
-	// capHash sums the last capture (captureHash): a probe of a session
-	// no action changed writes a capture only when what it reads differs.
-	CapHash [32]byte
-	// lastProbe is when such a probe last read the session.
-	LastProbe time.Time
-	// capMu keeps captures and rehydration of the session apart.
-	CapMu sync.Mutex
-	// saveErr is why the last background save of each kind (capture,
-	// profile state) failed; absent when it worked (guarded by Engine.mu).
-	SaveErr map[saveKind]string
-	// nextTab is the number of the session's last new tab (guarded by
-	// Engine.mu): tab ids count per session, so that no owner learns how
-	// many tabs others open.
-	NextTab int
-}
-
-// tabKey finds a tab among all sessions': its id is its session's.
-type tabKey struct{ Sess, Tab string }
-
-// key is tb's key in Engine.tabs.
-func (tb *tab) key() tabKey { return tabKey{tb.Task.Sess.ID, tb.ID} }
-
-type task struct {
-	Name string
-	Sess *session
-	Run  sync.Mutex // one action at a time
-
-	// guarded by Engine.mu
-	Tabs     []*tab
-	Active   *tab
-	LastUsed time.Time
-	Popups   []*tab // opened by the page since the last result
-	Ended    bool   // task_end was called; tabs stay for review
-	EndedAt  time.Time
-	Working  bool // an agent's action runs in the task
-	// stop ends the running action (while working): closing the session
-	// calls it with ErrSessionClosed.
-	Stop context.CancelCauseFunc
-}
-
-type tab struct {
-	ID   string
-	Task *task
-	Page *browser.Page
-
-	// guarded by task.run
-	LastSnap string
-	NavSeq   int
-	// lastFrames is the tree of the tab's last read and journal the number
-	// of the page's journal of changes since it (see answer.go).
-	LastFrames []snapshot.Frame
-	Journal    int64
-	// windows are the items the tab's long lists show from: where the
-	// agent paged to (snapshot with a ref or selector; see answer.go).
-	Windows []snapshot.Key
-
-	// lazy is a tab a resume opened without loading it (a task's tab
-	// behind its active one): where it was, until something uses it
-	// (wake). Guarded by Engine.mu.
-	Lazy *lazyTab
-
-	// A person's hold on the tab, and the hand-back the agent is yet to
-	// be told of (see takeover.go); guarded by Engine.mu.
-	Held       *hold
-	HandedBack *handback
-	Waiting    string // the agent's reason while it waits in handoff
+	*sessions.Registry
 }
 
 // Option configures an engine.
@@ -211,12 +49,12 @@ type Option func(*Engine)
 
 // WithResolver makes the guard look host names up with r (tests map names
 // to internal addresses with it).
-func WithResolver(r egress.Resolver) Option { return func(e *Engine) { e.resolver = r } }
+func WithResolver(r egress.Resolver) Option { return func(e *Engine) { e.Resolver = r } }
 
 // WithoutProxy launches Chromium without the egress proxy. It exists only
 // to measure the proxy's cost (see docs/benchmarks.md); never use it to
 // serve agents: pages could then reach internal addresses.
-func WithoutProxy() Option { return func(e *Engine) { e.noProxy = true } }
+func WithoutProxy() Option { return func(e *Engine) { e.NoProxy = true } }
 
 // New returns an engine and starts its guard (the egress proxy). No browser
 // starts until the first action.
@@ -224,29 +62,29 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{
-		cfg: cfg, log: log, verifyPatch: os.Getenv("BROWSERD_VERIFY_PATCH") == "1",
-		guard: egress.Policy{
+	e := &Engine{Registry: &sessions.Registry{
+		Cfg: cfg, Log: log, VerifyPatch: os.Getenv("BROWSERD_VERIFY_PATCH") == "1",
+		Guard: egress.Policy{
 			AllowHosts:   cfg.AllowHosts,
 			AllowPrivate: cfg.AllowPrivate,
 			BlockHosts:   cfg.BlockHosts,
 			OnlyHosts:    cfg.OnlyHosts,
 		},
-		sessions: map[string]*session{},
-		slots:    map[string]*slot{},
-		dirty:    map[*session]bool{},
-		repairs:  map[string]string{},
-		tabs:     map[tabKey]*tab{},
-		stop:     make(chan struct{}),
-		capWake:  make(chan struct{}, 1),
-	}
+		Sessions: map[string]*sessions.Session{},
+		Slots:    map[string]*sessions.Slot{},
+		Dirty:    map[*sessions.Session]bool{},
+		Repairs:  map[string]string{},
+		Tabs:     map[sessions.TabKey]*sessions.Tab{},
+		Stop:     make(chan struct{}),
+		CapWake:  make(chan struct{}, 1),
+	}}
 	for _, o := range opts {
 		o(e)
 	}
-	if e.metrics == nil {
-		e.metrics = metrics.New()
+	if e.Counters == nil {
+		e.Counters = metrics.New()
 	}
-	if err := e.guard.Validate(); err != nil {
+	if err := e.Guard.Validate(); err != nil {
 		return nil, err
 	}
 	keyFile := cmp.Or(cfg.SecretKeyFile, cfg.Path("secret.key"))
@@ -257,7 +95,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.box = box
+	e.Box = box
 	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return nil, err
 	}
@@ -268,18 +106,18 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.node = cmp.Or(cfg.NodeID, folder)
+	e.Node = cmp.Or(cfg.NodeID, folder)
 	st, err := backend.Open(context.Background(), cmp.Or(cfg.DB, cfg.Path("browserd.db")), box)
 	if err != nil {
 		return nil, err
 	}
-	e.store = e.metrics.WrapStore(st)
-	e.cluster = cluster.New(cluster.Options{Store: e.store, Node: e.node, Instance: folder, Key: box.Derive("cluster"), TTL: e.leaseTTL(),
-		Version: config.Version(), Log: log, OnForward: e.metrics.Forwarded})
+	e.Store = e.Counters.WrapStore(st)
+	e.Members = cluster.New(cluster.Options{Store: e.Store, Node: e.Node, Instance: folder, Key: box.Derive("cluster"), TTL: e.leaseTTL(),
+		Version: config.Version(), Log: log, OnForward: e.Counters.Forwarded})
 	// Beat before recovering: Recover drops this node's leases as an
 	// earlier run's, which must not happen while another daemon runs
 	// under the same node id.
-	if err := e.cluster.Beat(context.Background(), cluster.Load{}); err != nil {
+	if err := e.Members.Beat(context.Background(), cluster.Load{}); err != nil {
 		st.Close()
 		return nil, err
 	}
@@ -288,12 +126,12 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		st.Close()
 		return nil, fmt.Errorf("recovering the sessions of the last run: %w", err)
 	}
-	proxy, err := egress.New(egress.Options{Policy: e.guard, Resolver: e.resolver, Log: log, OnRefuse: e.metrics.GuardRefused, OnForward: e.metrics.Egress})
+	proxy, err := egress.New(egress.Options{Policy: e.Guard, Resolver: e.Resolver, Log: log, OnRefuse: e.Counters.GuardRefused, OnForward: e.Counters.Egress})
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("starting the egress guard: %w", err)
 	}
-	e.proxy = proxy
+	e.Proxy = proxy
 	if cfg.CDP != "" {
 		log.Warn("attached to a browser browserd did not start: every session shares its default context, which cannot be routed through the egress proxy; requests are vetted by CDP Fetch interception instead (tabs and out-of-process frames; no DNS-rebinding protection, and workers are not covered)", "cdp", cfg.CDP)
 	}
@@ -303,23 +141,23 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 			log.Warn("killed Chromium left behind by an earlier daemon", "processes", n, "err", err)
 		}
 	}
-	e.wg.Add(3)
+	e.WG.Add(3)
 	go func() {
-		defer e.wg.Done()
+		defer e.WG.Done()
 		e.janitor()
 	}()
 	go func() {
-		defer e.wg.Done()
+		defer e.WG.Done()
 		e.heartbeat()
 	}()
 	go func() {
-		defer e.wg.Done()
+		defer e.WG.Done()
 		e.saver()
 	}()
 	if len(rehydrate) > 0 {
-		e.wg.Add(1)
+		e.WG.Add(1)
 		go func() {
-			defer e.wg.Done()
+			defer e.WG.Done()
 			e.rehydrateAll(rehydrate)
 		}()
 	}
@@ -328,24 +166,24 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 
 // Close closes every tab and the browser, and stops the janitor.
 func (e *Engine) Close(ctx context.Context) error {
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
+	e.Mu.Lock()
+	if e.Closed {
+		e.Mu.Unlock()
 		return nil
 	}
-	var profiles, all []*session
-	for _, s := range e.sessions {
+	var profiles, all []*sessions.Session
+	for _, s := range e.Sessions {
 		if s.Profile != "" {
 			profiles = append(profiles, s)
 		}
 		all = append(all, s)
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	// Capture every live session: the next start finds them recoverable.
 	for _, s := range all {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		if err := e.capture(cctx, s); err != nil {
-			e.log.Warn("capturing a session at shutdown failed", "session", s.ID, "err", err)
+			e.Log.Warn("capturing a session at shutdown failed", "session", s.ID, "err", err)
 		}
 		cancel()
 	}
@@ -353,36 +191,36 @@ func (e *Engine) Close(ctx context.Context) error {
 	for _, s := range profiles {
 		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		if err := e.saveProfile(sctx, s); err != nil {
-			e.log.Warn("saving profile state at shutdown failed", "profile", s.Profile, "err", err)
+			e.Log.Warn("saving profile state at shutdown failed", "profile", s.Profile, "err", err)
 		}
 		cancel()
 	}
-	e.mu.Lock()
-	e.closed = true
+	e.Mu.Lock()
+	e.Closed = true
 	brs := map[string]*browser.Browser{}
-	for _, sl := range e.slots {
+	for _, sl := range e.Slots {
 		if sl.Br != nil {
 			brs[sl.Key] = sl.Br
 			sl.Br = nil
 		}
 	}
-	e.mu.Unlock()
-	close(e.stop)
-	e.wg.Wait()
+	e.Mu.Unlock()
+	close(e.Stop)
+	e.WG.Wait()
 	var errs []error
 	for key, br := range brs {
 		errs = append(errs, e.closeBrowser(ctx, key, br))
 	}
-	e.proxy.Close()
+	e.Proxy.Close()
 	for _, s := range all {
 		if s.Stored && !s.Parked {
-			if err := e.store.ReleaseLease(context.WithoutCancel(ctx), s.ID, e.node); err != nil {
+			if err := e.Store.ReleaseLease(context.WithoutCancel(ctx), s.ID, e.Node); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
 	e.leaveCluster(context.WithoutCancel(ctx))
-	errs = append(errs, e.store.Close())
+	errs = append(errs, e.Store.Close())
 	return errors.Join(errs...)
 }
 
@@ -394,7 +232,7 @@ var errClosed = errors.New("browserd is shutting down")
 // browser, whose logins persist. A named session that does not exist yet is
 // ephemeral: an in-memory context of the shared browser. A session that is
 // recoverable in the store is resumed (see open).
-func (e *Engine) sessionFor(ctx context.Context, c *call) (*session, error) {
+func (e *Engine) sessionFor(ctx context.Context, c *call) (*sessions.Session, error) {
 	in := &c.in
 	profile := in.Profile
 	if profile == "" && in.Session == "" {
@@ -412,28 +250,28 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*session, error) {
 	if err := checkQualified("session", id); err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
-	s := e.sessions[id]
+	e.Mu.Lock()
+	s := e.Sessions[id]
 	if s != nil && s.Resuming != nil {
 		// Being brought back (by --auto-rehydrate, or another call): its
 		// tabs are not there yet.
 		ch := s.Resuming
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		e.mu.Lock()
-		s = e.sessions[id]
+		e.Mu.Lock()
+		s = e.Sessions[id]
 	}
 	if s != nil && s.Closing {
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		return nil, fail("session %q is being closed; send the call again in a moment", bareName(id))
 	}
 	if s != nil {
 		if in.Profile != "" && s.Profile != in.Profile {
-			e.mu.Unlock()
+			e.Mu.Unlock()
 			return nil, fmt.Errorf("session %q is not profile %q's session; leave out session to use the profile's", id, in.Profile)
 		}
 		if in.UserDataDir != "" && s.Dir != in.UserDataDir && s.Stored && !s.Parked {
@@ -441,36 +279,36 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*session, error) {
 			if s.Dir != "" {
 				where = "on folder " + s.Dir
 			}
-			e.mu.Unlock()
+			e.Mu.Unlock()
 			return nil, fail("session %q runs %s, not on folder %s: the folder is chosen when a session is created — leave out userDataDir to use the session, or name another session", bareName(id), where, in.UserDataDir)
 		}
 		if s.Stored && !s.Parked {
-			e.mu.Unlock()
+			e.Mu.Unlock()
 			if c.inj != nil && c.inj.fresh {
 				return nil, c.inj.conflict(id)
 			}
 			return s, nil
 		}
 	} else if in.Session != "" && in.Profile != "" && in.Session != in.Profile {
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		return nil, fmt.Errorf("no session %q; a profile's session is named like the profile (%q)", in.Session, in.Profile)
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	return e.open(ctx, c, s, id, profile)
 }
 
-func (e *Engine) taskFor(s *session, name string) (*task, error) {
+func (e *Engine) taskFor(s *sessions.Session, name string) (*sessions.Task, error) {
 	if name == "" {
 		name = "default"
 	}
 	if err := checkName("task", name); err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	t := s.Tasks[name]
 	if t == nil {
-		t = &task{Name: name, Sess: s}
+		t = &sessions.Task{Name: name, Sess: s}
 		s.Tasks[name] = t
 	}
 	t.LastUsed = time.Now()
@@ -493,16 +331,16 @@ func checkName(what, s string) error {
 }
 
 // newTab opens a tab for the task in its session's browser context.
-func (e *Engine) newTab(ctx context.Context, sl *slot, t *task) (*tab, error) {
+func (e *Engine) newTab(ctx context.Context, sl *sessions.Slot, t *sessions.Task) (*sessions.Tab, error) {
 	defer e.holdSlot(sl)()
 	br := sl.Br
 	ctxID, err := e.contextFor(ctx, sl, t.Sess)
 	if err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
-	opts := browser.PageOptions{Width: cmp.Or(t.Sess.Width, e.cfg.Width), Height: cmp.Or(t.Sess.Height, e.cfg.Height), InitScript: t.Sess.InitScript, Emulation: t.Sess.Emu, Credentials: t.Sess.Creds}
-	e.mu.Unlock()
+	e.Mu.Lock()
+	opts := browser.PageOptions{Width: cmp.Or(t.Sess.Width, e.Cfg.Width), Height: cmp.Or(t.Sess.Height, e.Cfg.Height), InitScript: t.Sess.InitScript, Emulation: t.Sess.Emu, Credentials: t.Sess.Creds}
+	e.Mu.Unlock()
 	if opts.Emulation.Geolocation != nil {
 		// Granted again for every tab: a relaunched browser or a new
 		// context forgets it, and the call is idempotent.
@@ -532,9 +370,9 @@ func (e *Engine) newTab(ctx context.Context, sl *slot, t *task) (*tab, error) {
 
 // spareTab hands out the browser's own first tab (about:blank, opened at
 // launch, nobody attached) once, so the first task need not open a window.
-func (e *Engine) spareTab(sl *slot, br *browser.Browser) string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func (e *Engine) spareTab(sl *sessions.Slot, br *browser.Browser) string {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	if len(sl.Spares) == 0 || sl.Br != br {
 		return ""
 	}
@@ -543,33 +381,35 @@ func (e *Engine) spareTab(sl *slot, br *browser.Browser) string {
 	return id
 }
 
-func (e *Engine) addTab(t *task, pg *browser.Page) *tab { return e.addTabID(t, pg, "") }
+func (e *Engine) addTab(t *sessions.Task, pg *browser.Page) *sessions.Tab {
+	return e.addTabID(t, pg, "")
+}
 
 // addTabID adds a tab under id (a resumed tab keeps its id), or under a
 // new id of its session when id is "" or taken.
-func (e *Engine) addTabID(t *task, pg *browser.Page, id string) *tab {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func (e *Engine) addTabID(t *sessions.Task, pg *browser.Page, id string) *sessions.Tab {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	s := t.Sess
-	if n := tabNum(id); n <= 0 || e.tabs[tabKey{s.ID, id}] != nil || id != fmt.Sprintf("t%d", n) {
+	if n := tabNum(id); n <= 0 || e.Tabs[sessions.TabKey{Sess: s.ID, Tab: id}] != nil || id != fmt.Sprintf("t%d", n) {
 		s.NextTab++
 		id = fmt.Sprintf("t%d", s.NextTab)
 	} else {
 		s.NextTab = max(s.NextTab, n)
 	}
-	tb := &tab{ID: id, Task: t, Page: pg}
+	tb := &sessions.Tab{ID: id, Task: t, Page: pg}
 	s.TabsEnded = false
-	e.tabs[tb.key()] = tb
+	e.Tabs[tb.Key()] = tb
 	t.Tabs = append(t.Tabs, tb)
 	t.Active = tb
 	return tb
 }
 
-func (e *Engine) contextFor(ctx context.Context, sl *slot, s *session) (string, error) {
+func (e *Engine) contextFor(ctx context.Context, sl *sessions.Slot, s *sessions.Session) (string, error) {
 	br := sl.Br
-	e.mu.Lock()
+	e.Mu.Lock()
 	id := s.CtxID
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	// A profile's or a folder's session uses its browser's default context
 	// (the one the folder's files belong to); an attached browser's tasks
 	// share it too.
@@ -580,13 +420,13 @@ func (e *Engine) contextFor(ctx context.Context, sl *slot, s *session) (string, 
 	if err != nil {
 		return "", err
 	}
-	id, err = br.NewContext(ctx, e.cfg.Path("downloads"), eg.URL())
+	id, err = br.NewContext(ctx, e.Cfg.Path("downloads"), eg.URL())
 	if err != nil {
 		return "", fmt.Errorf("creating the session's browser context: %w", err)
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	s.CtxID = id
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	return id, nil
 }
 
@@ -595,7 +435,7 @@ func (e *Engine) contextFor(ctx context.Context, sl *slot, s *session) (string, 
 // applies the session's policy to each request's host; unlike the proxy it
 // cannot pin the address Chromium then connects to, so DNS rebinding is
 // not covered there (docs/security.md).
-func (e *Engine) fetchGuard(s *session) func(ctx context.Context, raw string) error {
+func (e *Engine) fetchGuard(s *sessions.Session) func(ctx context.Context, raw string) error {
 	return func(ctx context.Context, raw string) error {
 		u, err := url.Parse(raw)
 		if err != nil {
@@ -610,10 +450,10 @@ func (e *Engine) fetchGuard(s *session) func(ctx context.Context, raw string) er
 		if port == "" {
 			port = map[string]string{"http": "80", "ws": "80", "https": "443", "wss": "443"}[u.Scheme]
 		}
-		e.mu.Lock()
+		e.Mu.Lock()
 		pol := s.Policy
-		e.mu.Unlock()
-		if d := pol.Check(ctx, e.resolver, u.Hostname(), port); !d.Allowed {
+		e.Mu.Unlock()
+		if d := pol.Check(ctx, e.Resolver, u.Hostname(), port); !d.Allowed {
 			d.URL = u.Scheme + "://" + u.Host + u.Path
 			return errors.New(d.Error())
 		}
@@ -622,13 +462,13 @@ func (e *Engine) fetchGuard(s *session) func(ctx context.Context, raw string) er
 }
 
 // egressFor returns the session's guard listener, opening it on first use.
-func (e *Engine) egressFor(s *session) (*egress.Session, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func (e *Engine) egressFor(s *sessions.Session) (*egress.Session, error) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	if s.Egress != nil {
 		return s.Egress, nil
 	}
-	eg, err := e.proxy.Session(s.Policy)
+	eg, err := e.Proxy.Session(s.Policy)
 	if err != nil {
 		return nil, fmt.Errorf("opening the session's egress guard: %w", err)
 	}
@@ -638,25 +478,25 @@ func (e *Engine) egressFor(s *session) (*egress.Session, error) {
 
 // setPolicy narrows a session's guard with the lists of a launch call: a
 // session can only refuse more than the server, never allow more.
-func (e *Engine) setPolicy(s *session, in *tool.Input) error {
-	q := egress.Policy{AllowHosts: in.AllowHosts, AllowPrivate: e.guard.AllowPrivate, BlockHosts: in.BlockHosts, OnlyHosts: in.OnlyHosts}
+func (e *Engine) setPolicy(s *sessions.Session, in *tool.Input) error {
+	q := egress.Policy{AllowHosts: in.AllowHosts, AllowPrivate: e.Guard.AllowPrivate, BlockHosts: in.BlockHosts, OnlyHosts: in.OnlyHosts}
 	if len(q.AllowHosts) == 0 {
-		q.AllowHosts = e.guard.AllowHosts
+		q.AllowHosts = e.Guard.AllowHosts
 	}
 	if err := q.Validate(); err != nil {
 		return &userError{Msg: strings.NewReplacer("egress: --allow-host", "allowHosts", "egress: --block-host", "blockHosts", "egress: --only-hosts", "onlyHosts").Replace(err.Error())}
 	}
 	// A session narrows the server's guard, never widens it: an entry the
 	// server does not allow is refused, not dropped without a word.
-	if wider := e.guard.Wider(q); len(wider) > 0 && !e.guard.AllowPrivate {
+	if wider := e.Guard.Wider(q); len(wider) > 0 && !e.Guard.AllowPrivate {
 		return fail("allowHosts %s: not allowed by the server, and a session can only narrow the server's list — start browserd with --allow-host %s to let sessions reach it",
 			strings.Join(wider, ", "), strings.Join(wider, " --allow-host "))
 	}
-	pol := e.guard.Narrow(q)
-	e.mu.Lock()
+	pol := e.Guard.Narrow(q)
+	e.Mu.Lock()
 	s.Policy = pol
 	eg := s.Egress
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if eg != nil {
 		eg.SetPolicy(pol)
 	}
@@ -664,10 +504,10 @@ func (e *Engine) setPolicy(s *session, in *tool.Input) error {
 }
 
 // removeTab forgets a tab (closed by the agent, by the page, or reaped).
-func (e *Engine) removeTab(tb *tab) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	delete(e.tabs, tb.key())
+func (e *Engine) removeTab(tb *sessions.Tab) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	delete(e.Tabs, tb.Key())
 	t := tb.Task
 	for i, x := range t.Tabs {
 		if x == tb {
@@ -692,23 +532,23 @@ func (e *Engine) removeTab(tb *tab) {
 // onPopup adopts a page that a task's page opened: it becomes a tab of the
 // same task and is reported in the task's next result.
 func (e *Engine) onPopup(opener string, info browser.TargetInfo) {
-	e.mu.Lock()
-	var parent *tab
-	for _, tb := range e.tabs {
+	e.Mu.Lock()
+	var parent *sessions.Tab
+	for _, tb := range e.Tabs {
 		if tb.Page.TargetID == opener {
 			parent = tb
 		}
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if parent == nil {
 		return
 	}
 	br := parent.Page.Browser()
-	e.mu.Lock()
+	e.Mu.Lock()
 	// The popup sees what its opener's session overrides (from its next
 	// document on: its first one may have loaded before browserd attached).
 	opts := browser.PageOptions{Emulation: parent.Task.Sess.Emu, Credentials: parent.Task.Sess.Creds}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if br.Attached() && parent.Task.Sess.CtxID == "" {
 		opts.Guard = e.fetchGuard(parent.Task.Sess)
 	}
@@ -716,25 +556,25 @@ func (e *Engine) onPopup(opener string, info browser.TargetInfo) {
 	defer cancel()
 	pg, err := br.AttachPage(ctx, info.TargetID, opts)
 	if err != nil {
-		e.log.Debug("popup could not be attached", "err", err)
+		e.Log.Debug("popup could not be attached", "err", err)
 		return
 	}
 	tb := e.addTab(parent.Task, pg)
-	e.mu.Lock()
+	e.Mu.Lock()
 	parent.Task.Active = parent // the opener stays active until tab_switch
 	parent.Task.Popups = append(parent.Task.Popups, tb)
-	e.mu.Unlock()
+	e.Mu.Unlock()
 }
 
 // janitor closes tabs of tasks idle longer than the idle timeout, and the
 // browser when no tab is left.
 func (e *Engine) janitor() {
-	every := min(max(e.cfg.IdleTimeout/4, time.Second), 30*time.Second)
+	every := min(max(e.Cfg.IdleTimeout/4, time.Second), 30*time.Second)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		select {
-		case <-e.stop:
+		case <-e.Stop:
 			return
 		case <-tick.C:
 			e.reap(time.Now())
@@ -743,96 +583,96 @@ func (e *Engine) janitor() {
 }
 
 func (e *Engine) reap(now time.Time) {
-	if e.cfg.IdleTimeout <= 0 {
+	if e.Cfg.IdleTimeout <= 0 {
 		return
 	}
-	var idle []*task
-	e.mu.Lock()
-	for _, s := range e.sessions {
+	var idle []*sessions.Task
+	e.Mu.Lock()
+	for _, s := range e.Sessions {
 		for _, t := range s.Tasks {
 			if e.expired(t, now) {
 				idle = append(idle, t)
 			}
 		}
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	captured := map[*session]bool{} // once, before the first idle task goes
+	captured := map[*sessions.Session]bool{} // once, before the first idle task goes
 	for _, t := range idle {
 		if !t.Run.TryLock() {
 			continue // busy right now, so not idle
 		}
-		e.mu.Lock()
-		tabs := append([]*tab(nil), t.Tabs...)
+		e.Mu.Lock()
+		tabs := append([]*sessions.Tab(nil), t.Tabs...)
 		still := e.expired(t, now)
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		if still {
 			// Always captured before an idle close: the session can come
 			// back as it was.
 			if !captured[t.Sess] {
 				captured[t.Sess] = true
 				if err := e.capture(ctx, t.Sess); err != nil {
-					e.log.Warn("capturing an idle session failed", "session", t.Sess.ID, "err", err)
+					e.Log.Warn("capturing an idle session failed", "session", t.Sess.ID, "err", err)
 				}
 			}
-			e.mu.Lock()
+			e.Mu.Lock()
 			hasCapture := !t.Sess.LastCapture.IsZero()
-			e.mu.Unlock()
+			e.Mu.Unlock()
 			for _, tb := range tabs {
 				_ = tb.Page.Close(ctx)
 				e.removeTab(tb)
 			}
-			e.mu.Lock()
+			e.Mu.Lock()
 			delete(t.Sess.Tasks, t.Name)
 			park := len(t.Sess.Tasks) == 0 && t.Sess.Stored && !t.Sess.Parked
 			if park {
 				t.Sess.Parked = true
 			}
-			e.mu.Unlock()
+			e.Mu.Unlock()
 			switch {
 			case park && hasCapture:
-				if err := e.store.SetState(ctx, t.Sess.ID, store.Recoverable, fmt.Sprintf("closed after %s idle; resume it with session_resume or any action on it", e.cfg.IdleTimeout)); err != nil {
-					e.log.Warn("marking an idle session recoverable failed", "session", t.Sess.ID, "err", err)
+				if err := e.Store.SetState(ctx, t.Sess.ID, store.Recoverable, fmt.Sprintf("closed after %s idle; resume it with session_resume or any action on it", e.Cfg.IdleTimeout)); err != nil {
+					e.Log.Warn("marking an idle session recoverable failed", "session", t.Sess.ID, "err", err)
 				}
-				_ = e.store.ReleaseLease(ctx, t.Sess.ID, e.node)
+				_ = e.Store.ReleaseLease(ctx, t.Sess.ID, e.Node)
 			case park: // nothing to resume from (--no-capture)
-				e.mu.Lock()
+				e.Mu.Lock()
 				t.Sess.Parked, t.Sess.Stored = false, false
-				e.mu.Unlock()
-				if err := e.store.SetState(ctx, t.Sess.ID, store.Closed, fmt.Sprintf("closed after %s idle, without a capture", e.cfg.IdleTimeout)); err != nil {
-					e.log.Warn("marking an idle session closed failed", "session", t.Sess.ID, "err", err)
+				e.Mu.Unlock()
+				if err := e.Store.SetState(ctx, t.Sess.ID, store.Closed, fmt.Sprintf("closed after %s idle, without a capture", e.Cfg.IdleTimeout)); err != nil {
+					e.Log.Warn("marking an idle session closed failed", "session", t.Sess.ID, "err", err)
 				}
-				_ = e.store.ReleaseLease(ctx, t.Sess.ID, e.node)
+				_ = e.Store.ReleaseLease(ctx, t.Sess.ID, e.Node)
 			default:
 				e.changed(t.Sess) // its other tasks live on: capture them without this one
 			}
-			e.log.Info("closed idle task", "session", t.Sess.ID, "task", t.Name, "tabs", len(tabs))
+			e.Log.Info("closed idle task", "session", t.Sess.ID, "task", t.Name, "tabs", len(tabs))
 		}
 		t.Run.Unlock()
 	}
 	// An ephemeral session with no task left is gone: its context is
 	// disposed and its guard listener closed.
-	e.mu.Lock()
-	var gone []*session
-	for id, s := range e.sessions {
-		if s.Profile == "" && len(s.Tasks) == 0 && now.Sub(s.Created) > e.cfg.IdleTimeout {
-			delete(e.sessions, id)
-			delete(e.dirty, s)
+	e.Mu.Lock()
+	var gone []*sessions.Session
+	for id, s := range e.Sessions {
+		if s.Profile == "" && len(s.Tasks) == 0 && now.Sub(s.Created) > e.Cfg.IdleTimeout {
+			delete(e.Sessions, id)
+			delete(e.Dirty, s)
 			gone = append(gone, s)
 		}
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	for _, s := range gone {
 		if br := e.browserOf(s); br != nil && s.CtxID != "" {
 			_ = br.DisposeContext(ctx, s.CtxID)
 		}
-		if s.Egress != nil && s.Egress != e.proxy.Default() {
+		if s.Egress != nil && s.Egress != e.Proxy.Default() {
 			s.Egress.Close()
 		}
 	}
 	// A browser none of whose sessions has a tab left is closed.
-	e.stopUnused(ctx, "", now.Add(-e.cfg.IdleTimeout))
+	e.stopUnused(ctx, "", now.Add(-e.Cfg.IdleTimeout))
 }
 
 // stopUnused closes the browsers none of whose sessions has a tab left and
@@ -842,37 +682,37 @@ func (e *Engine) reap(now time.Time) {
 // yet keeps its context, its injected login with it). An attached browser
 // (--cdp) is never closed.
 func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.Time) []string {
-	e.mu.Lock()
+	e.Mu.Lock()
 	busy := map[string]bool{}
-	for _, tb := range e.tabs {
+	for _, tb := range e.Tabs {
 		busy[e.slotKey(tb.Task.Sess)] = true
 	}
 	if only != "" {
-		for _, s := range e.sessions {
+		for _, s := range e.Sessions {
 			if s.Stored && !s.Parked && !s.Closing {
 				busy[e.slotKey(s)] = true
 			}
 		}
 	}
-	var idleSlots []*slot
-	for key, sl := range e.slots {
+	var idleSlots []*sessions.Slot
+	for key, sl := range e.Slots {
 		if sl.Br == nil || busy[key] || sl.Opening > 0 || sl.Used.After(unusedSince) || (only != "" && key != only) || sl.Br.Attached() {
 			continue
 		}
 		idleSlots = append(idleSlots, sl)
 	}
-	var toSave []*session
-	for _, s := range e.sessions {
+	var toSave []*sessions.Session
+	for _, s := range e.Sessions {
 		for _, sl := range idleSlots {
 			if s.Profile != "" && e.slotKey(s) == sl.Key {
 				toSave = append(toSave, s)
 			}
 		}
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	for _, s := range toSave {
 		if err := e.saveProfile(ctx, s); err != nil {
-			e.log.Warn("saving profile state failed", "profile", s.Profile, "err", err)
+			e.Log.Warn("saving profile state failed", "profile", s.Profile, "err", err)
 		}
 	}
 	type idleBrowser struct {
@@ -880,12 +720,12 @@ func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.T
 		br  *browser.Browser
 	}
 	var idleBrowsers []idleBrowser
-	e.launchMu.Lock() // no action can start one of these browsers meanwhile
-	e.mu.Lock()
+	e.LaunchMu.Lock() // no action can start one of these browsers meanwhile
+	e.Mu.Lock()
 	for _, sl := range idleSlots {
 		// Look again: an action may have picked the browser up meanwhile.
 		used := false
-		for _, tb := range e.tabs {
+		for _, tb := range e.Tabs {
 			if e.slotKey(tb.Task.Sess) == sl.Key {
 				used = true
 			}
@@ -895,12 +735,12 @@ func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.T
 			e.resetSlot(sl)
 		}
 	}
-	e.mu.Unlock()
-	e.launchMu.Unlock()
+	e.Mu.Unlock()
+	e.LaunchMu.Unlock()
 	var keys []string
 	for _, ib := range idleBrowsers {
 		_ = e.closeBrowser(ctx, ib.key, ib.br)
-		e.log.Info("closed a browser no session uses", "browser", ib.key)
+		e.Log.Info("closed a browser no session uses", "browser", ib.key)
 		keys = append(keys, ib.key)
 	}
 	return keys
@@ -909,11 +749,11 @@ func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.T
 // expired reports whether t's tabs are due to close: a working task's
 // after the idle timeout, an ended task's (left for review) after the
 // review grace (never when it is 0). Call with mu held.
-func (e *Engine) expired(t *task, now time.Time) bool {
+func (e *Engine) expired(t *sessions.Task, now time.Time) bool {
 	if t.Ended {
-		return e.cfg.ReviewGrace > 0 && now.Sub(t.EndedAt) > e.cfg.ReviewGrace
+		return e.Cfg.ReviewGrace > 0 && now.Sub(t.EndedAt) > e.Cfg.ReviewGrace
 	}
-	return now.Sub(t.LastUsed) > e.cfg.IdleTimeout
+	return now.Sub(t.LastUsed) > e.Cfg.IdleTimeout
 }
 
 // dataFile returns the path for a file the agent names inside a data
@@ -943,9 +783,9 @@ func (e *Engine) dataFile(owner, folder, name, fallback, ext string) (string, er
 // owners/NAME, so no owner can load another's saved state by name.
 func (e *Engine) ownerFolder(owner, folder string) string {
 	if owner == "" || owner == auth.Admin {
-		return e.cfg.Path(folder)
+		return e.Cfg.Path(folder)
 	}
-	return e.cfg.Path("owners", owner, folder)
+	return e.Cfg.Path("owners", owner, folder)
 }
 
 // uploadFile resolves a file the agent names inside the upload folder:
@@ -959,7 +799,7 @@ func (e *Engine) ownerFolder(owner, folder string) string {
 // that is missing or not a regular file, and a symbolic link that leads
 // out of the folder.
 func (e *Engine) uploadFile(owner, name string) (string, error) {
-	dir := e.cfg.UploadDir
+	dir := e.Cfg.UploadDir
 	admin := owner == "" || owner == auth.Admin
 	if !admin {
 		dir = e.ownerFolder(owner, "uploads")
@@ -1014,15 +854,15 @@ func inside(dir, path string) (string, bool) {
 }
 
 // tabsOf lists a task's tabs.
-func (e *Engine) tabsOf(ctx context.Context, t *task) []tool.Tab {
-	e.mu.Lock()
-	tabs := append([]*tab(nil), t.Tabs...)
+func (e *Engine) tabsOf(ctx context.Context, t *sessions.Task) []tool.Tab {
+	e.Mu.Lock()
+	tabs := append([]*sessions.Tab(nil), t.Tabs...)
 	active := t.Active
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	out := make([]tool.Tab, 0, len(tabs))
 	for _, tb := range tabs {
 		url, title := e.tabInfo(ctx, tb)
-		e.mu.Lock()
+		e.Mu.Lock()
 		waiting, review := tb.Waiting, t.Ended
 		live := e.liveURL(t.Sess.ID, tb.ID)
 		state := "idle"
@@ -1038,7 +878,7 @@ func (e *Engine) tabsOf(ctx context.Context, t *task) []tool.Tab {
 		case t.Working:
 			state = "agent working"
 		}
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		out = append(out, tool.Tab{ID: tb.ID, Task: t.Name, URL: url.Unwrap(), Title: title.Unwrap(), Active: tb == active, Waiting: waiting,
 			Review: review, LiveViewURL: live, State: state})
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/chromeprofile"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/tool"
 	"github.com/browserd/browserd/internal/userdata"
 )
@@ -32,7 +33,7 @@ import (
 // others.
 func (e *Engine) userDataRoots(owner string) []string {
 	if owner == "" || owner == auth.Admin {
-		return e.cfg.UserDataRoots
+		return e.Cfg.UserDataRoots
 	}
 	return []string{e.ownerFolder(owner, "folders")}
 }
@@ -43,7 +44,7 @@ func (e *Engine) resolveFolder(owner string, in *tool.Input) error {
 	if in.UserDataDir == "" {
 		return nil
 	}
-	if e.cfg.CDP != "" {
+	if e.Cfg.CDP != "" {
 		return fail("userDataDir: this browserd is attached to a browser (--cdp), which runs on the folder it was started with")
 	}
 	hint := "copy the folder there, or start browserd with --user-data-root set to a folder that holds it"
@@ -71,7 +72,7 @@ func folderSession(real string) string {
 // checkFolder refuses a session on folder dir when another live session
 // runs on it (Chromium locks a user-data-dir). Call with mu held.
 func (e *Engine) checkFolder(id, dir string) error {
-	for _, o := range e.sessions {
+	for _, o := range e.Sessions {
 		if o.ID != id && o.Dir == dir && o.Stored && !o.Parked {
 			return fail("folder %s is in use by session %q (Chromium runs one browser on a folder): use that session, or name another folder", dir, bareName(o.ID))
 		}
@@ -86,7 +87,7 @@ func (e *Engine) checkFolder(id, dir string) error {
 // folder, so that a later launch of the same source on it is not
 // converted again. A folder that holds anything already is left as it is;
 // the state then goes in over CDP like any injected state.
-func (c *call) convertInto(ctx context.Context, s *session) error {
+func (c *call) convertInto(ctx context.Context, s *sessions.Session) error {
 	inj := c.inj
 	if inj == nil || inj.state == nil || s.Dir == "" || !c.opened {
 		return nil
@@ -102,7 +103,7 @@ func (c *call) convertInto(ctx context.Context, s *session) error {
 	}
 	st := *inj.state
 	st.Cookies = slices.Clone(st.Cookies)
-	st.Exclude(append(c.e.excludedFor(ctx, s), c.e.cfg.ExcludeCookieDomains...))
+	st.Exclude(append(c.e.excludedFor(ctx, s), c.e.Cfg.ExcludeCookieDomains...))
 	start := time.Now()
 	res, err := chromeprofile.Build(ctx, &st, s.Dir, start)
 	if err != nil {
@@ -110,7 +111,7 @@ func (c *call) convertInto(ctx context.Context, s *session) error {
 	}
 	src.Converted = start.UTC()
 	if err := userdata.WriteSource(s.Dir, src); err != nil {
-		c.e.log.Warn("noting a converted folder's source failed", "err", err)
+		c.e.Log.Warn("noting a converted folder's source failed", "err", err)
 	}
 	inj.converted = true
 	c.res.Notes = append(c.res.Notes, fmt.Sprintf("converted the state into folder %s as a Chrome profile (%d cookies, %d localStorage items of %d origins, %s); stock Chromium opens it logged in too",

@@ -9,6 +9,7 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestResolveFolder(t *testing.T) {
 	data := t.TempDir()
 	cfg := config.Config{Data: data, UserDataRoots: []string{filepath.Join(data, "folders")}}
-	e := &Engine{cfg: cfg}
+	e := &Engine{Registry: &sessions.Registry{Cfg: cfg}}
 	bob := auth.WithOwner(context.Background(), "bob")
 
 	in := tool.Input{Action: "navigate", UserDataDir: "work"}
@@ -52,8 +53,8 @@ func TestResolveFolder(t *testing.T) {
 	}
 
 	// An attached browser runs on its own folder.
-	ea := &Engine{cfg: cfg}
-	ea.cfg.CDP = "ws://127.0.0.1:1/devtools/browser/x"
+	ea := &Engine{Registry: &sessions.Registry{Cfg: cfg}}
+	ea.Cfg.CDP = "ws://127.0.0.1:1/devtools/browser/x"
 	att := tool.Input{Action: "navigate", UserDataDir: "work"}
 	if _, err := ea.forOwner(context.Background(), &att); err == nil || !strings.Contains(err.Error(), "--cdp") {
 		t.Errorf("a folder on an attached browser: %v", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/inject"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
@@ -78,7 +79,7 @@ func (c *call) prepareInjection(ctx context.Context) error {
 	}
 	switch {
 	case in.StoredSession != "":
-		ss, err := c.e.store.GetStored(ctx, c.owner, in.StoredSession)
+		ss, err := c.e.Store.GetStored(ctx, c.owner, in.StoredSession)
 		if errors.Is(err, store.ErrNotFound) {
 			return refuse(&inject.Error{Kind: inject.NotFound, Msg: fmt.Sprintf("no stored session %q; GET /api/stored-sessions lists yours", in.StoredSession)})
 		}
@@ -120,10 +121,10 @@ func launchEmulation(in *tool.Input) browser.Emulation {
 // call did not create it) when it asks for another environment or window
 // than the session has: they apply only when a session is created. What
 // the call leaves out, or asks as the session has it, passes.
-func (e *Engine) sameEnvironment(s *session, in *tool.Input) error {
-	e.mu.Lock()
+func (e *Engine) sameEnvironment(s *sessions.Session, in *tool.Input) error {
+	e.Mu.Lock()
 	emu, shows := s.Emu, e.shows(s)
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	show := func(v string) string {
 		if v == "" {
 			return "the browser's own"
@@ -131,7 +132,7 @@ func (e *Engine) sameEnvironment(s *session, in *tool.Input) error {
 		return fmt.Sprintf("%q", v)
 	}
 	var diff []string
-	if in.Headless != nil && e.cfg.CDP == "" && !*in.Headless != shows {
+	if in.Headless != nil && e.Cfg.CDP == "" && !*in.Headless != shows {
 		diff = append(diff, fmt.Sprintf("headless %v", !shows))
 	}
 	if in.UserAgent != "" && in.UserAgent != emu.UserAgent {
@@ -169,7 +170,7 @@ func grantGeolocation(ctx context.Context, br *browser.Browser, ctxID string) er
 
 // emulate gives the launched session its environment: for its tabs to come
 // and those it has.
-func (c *call) emulate(ctx context.Context, s *session) error {
+func (c *call) emulate(ctx context.Context, s *sessions.Session) error {
 	emu := c.inj.emu
 	e := c.e
 	ctxID, err := e.contextFor(ctx, c.slot, s)
@@ -181,10 +182,10 @@ func (c *call) emulate(ctx context.Context, s *session) error {
 			return fmt.Errorf("granting the position: %w", err)
 		}
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	s.Emu = emu
-	pages := s.pages()
-	e.mu.Unlock()
+	pages := s.Pages()
+	e.Mu.Unlock()
 	for _, pg := range pages {
 		if err := pg.Emulate(ctx, emu); err != nil {
 			return err
@@ -195,7 +196,7 @@ func (c *call) emulate(ctx context.Context, s *session) error {
 }
 
 // injectState puts the prepared state into the launched session.
-func (c *call) injectState(ctx context.Context, s *session) error {
+func (c *call) injectState(ctx context.Context, s *sessions.Session) error {
 	inj := c.inj
 	if inj != nil && !inj.emu.IsZero() && c.opened {
 		if err := c.emulate(ctx, s); err != nil {
@@ -244,14 +245,14 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: fmt.Sprintf("a profile's session is named like the profile: leave out name, or set it to %q", req.Profile)}
 	}
 	q := qualify(owner, req.Session)
-	e.mu.Lock()
-	s := e.sessions[q]
+	e.Mu.Lock()
+	s := e.Sessions[q]
 	live := s != nil && s.Stored && !s.Parked
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if live {
 		return inject.Session{}, &inject.Error{Kind: inject.Conflict, Msg: fmt.Sprintf("session %q is active; pick another name, or DELETE /api/sessions/%s first", req.Session, req.Session)}
 	}
-	if row, err := e.store.GetSession(ctx, q); err == nil && (row.State == store.Active || row.State == store.Recoverable) {
+	if row, err := e.Store.GetSession(ctx, q); err == nil && (row.State == store.Active || row.State == store.Recoverable) {
 		return inject.Session{}, &inject.Error{Kind: inject.Conflict, Msg: fmt.Sprintf("session %q is %s; resume it, pick another name, or DELETE it first", req.Session, row.State)}
 	}
 	in := tool.Input{Action: "launch", Session: req.Session, Profile: req.Profile, StoredSession: req.StoredID, Width: req.Width, Height: req.Height, Headless: req.Headless, UserDataDir: req.UserDataDir}
@@ -273,7 +274,7 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 		if inj.created {
 			// Nothing half-made stays behind: a retry can use the name.
 			if err := e.CloseSession(ctx, req.Session); err != nil {
-				e.log.Warn("closing a session whose creation failed", "session", req.Session, "err", err)
+				e.Log.Warn("closing a session whose creation failed", "session", req.Session, "err", err)
 			}
 		}
 		if strings.Contains(res.Error, "is in use") || strings.Contains(res.Error, "another browserd") || strings.Contains(res.Error, "earlier run") {
@@ -294,11 +295,11 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 
 // setCredentials gives the session the launch call's HTTP logins, for its
 // tabs to come and those it has. A login replaces the one of its origin.
-func (c *call) setCredentials(ctx context.Context, s *session) error {
+func (c *call) setCredentials(ctx context.Context, s *sessions.Session) error {
 	e := c.e
-	e.mu.Lock()
+	e.Mu.Lock()
 	creds := slices.Clone(s.Creds)
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	var origins []string
 	for i, hc := range c.in.HTTPCredentials {
 		origin, err := browser.CanonicalOrigin(hc.Origin)
@@ -309,10 +310,10 @@ func (c *call) setCredentials(ctx context.Context, s *session) error {
 		creds = append(creds, browser.Credential{Origin: origin, Username: hc.Username, Password: hc.Password})
 		origins = append(origins, origin)
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	s.Creds = creds
-	pages := s.pages()
-	e.mu.Unlock()
+	pages := s.Pages()
+	e.Mu.Unlock()
 	for _, pg := range pages {
 		if err := pg.SetCredentials(ctx, creds); err != nil && !pg.Closed() {
 			return fmt.Errorf("giving a tab the HTTP logins: %w", err)
@@ -321,15 +322,4 @@ func (c *call) setCredentials(ctx context.Context, s *session) error {
 	e.markDirty(s)
 	c.res.Notes = append(c.res.Notes, "HTTP logins set for "+strings.Join(origins, ", "))
 	return nil
-}
-
-// pages are the session's tabs. Call with Engine.mu held.
-func (s *session) pages() []*browser.Page {
-	var pages []*browser.Page
-	for _, t := range s.Tasks {
-		for _, tb := range t.Tabs {
-			pages = append(pages, tb.Page)
-		}
-	}
-	return pages
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -15,19 +16,19 @@ import (
 func TestHeadlessSlots(t *testing.T) {
 	for _, c := range []struct {
 		cfg    config.Config
-		s      *session
+		s      *sessions.Session
 		key    string
 		headed bool
 	}{
-		{config.Config{}, &session{}, "shared", false},
-		{config.Config{}, &session{Headed: new(true)}, "shared-headed", true},
-		{config.Config{}, &session{Headed: new(false)}, "shared", false},
-		{config.Config{Headed: true}, &session{}, "shared", true},
-		{config.Config{Headed: true}, &session{Headed: new(false)}, "shared-headless", false},
-		{config.Config{}, &session{Profile: "admin/work", Headed: new(true)}, "profile:admin/work", true},
-		{config.Config{CDP: "http://127.0.0.1:9222"}, &session{Headed: new(true)}, "attached", true},
+		{config.Config{}, &sessions.Session{}, "shared", false},
+		{config.Config{}, &sessions.Session{Headed: new(true)}, "shared-headed", true},
+		{config.Config{}, &sessions.Session{Headed: new(false)}, "shared", false},
+		{config.Config{Headed: true}, &sessions.Session{}, "shared", true},
+		{config.Config{Headed: true}, &sessions.Session{Headed: new(false)}, "shared-headless", false},
+		{config.Config{}, &sessions.Session{Profile: "admin/work", Headed: new(true)}, "profile:admin/work", true},
+		{config.Config{CDP: "http://127.0.0.1:9222"}, &sessions.Session{Headed: new(true)}, "attached", true},
 	} {
-		e := &Engine{cfg: c.cfg}
+		e := &Engine{Registry: &sessions.Registry{Cfg: c.cfg}}
 		if got := e.slotKey(c.s); got != c.key {
 			t.Errorf("%+v, headed %v: slot %q, want %q", c.cfg, c.s.Headed, got, c.key)
 		}
@@ -43,7 +44,7 @@ func TestCheckHeadless(t *testing.T) {
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "")
 	visible := &tool.Input{Action: "launch", Headless: new(false)}
-	e := &Engine{}
+	e := &Engine{Registry: &sessions.Registry{}}
 	if err := e.checkHeadless(visible); err == nil || !strings.Contains(err.Error(), "headless: false needs a display: no DISPLAY or WAYLAND_DISPLAY is set for the daemon") {
 		t.Errorf("no display: %v", err)
 	}
@@ -52,7 +53,7 @@ func TestCheckHeadless(t *testing.T) {
 			t.Errorf("headless %v: %v", in.Headless, err)
 		}
 	}
-	if err := (&Engine{cfg: config.Config{Headed: true}}).checkHeadless(visible); err != nil {
+	if err := (&Engine{Registry: &sessions.Registry{Cfg: config.Config{Headed: true}}}).checkHeadless(visible); err != nil {
 		t.Errorf("a headed daemon: %v", err)
 	}
 	t.Setenv("WAYLAND_DISPLAY", "wayland-0")
@@ -64,8 +65,8 @@ func TestCheckHeadless(t *testing.T) {
 // TestSameEnvironment: a launch on a running session passes when it asks
 // nothing new, and otherwise names what the session runs with.
 func TestSameEnvironment(t *testing.T) {
-	e := &Engine{}
-	s := &session{ID: qualify("alice", "env"), Emu: browser.Emulation{UserAgent: "ua/1", Timezone: "Asia/Tokyo",
+	e := &Engine{Registry: &sessions.Registry{}}
+	s := &sessions.Session{ID: qualify("alice", "env"), Emu: browser.Emulation{UserAgent: "ua/1", Timezone: "Asia/Tokyo",
 		Geolocation: &browser.Geolocation{Latitude: 1, Longitude: 2}}}
 	for _, c := range []struct {
 		in   tool.Input

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/untrusted"
 )
 
@@ -20,18 +21,12 @@ import (
 // loads, a lazy tab is listed, captured and exported as its capture knew
 // it (its URL, title and sessionStorage).
 
-// lazyTab is where an unloaded tab was.
-type lazyTab struct {
-	URL, Title untrusted.Text // the page chose both (history.pushState)
-	Waking     bool           // its load has started (wake)
-}
-
 // tabInfo is a tab's URL and title: the page's, or for a lazy tab where
 // it will load.
-func (e *Engine) tabInfo(ctx context.Context, tb *tab) (url, title untrusted.Text) {
-	e.mu.Lock()
+func (e *Engine) tabInfo(ctx context.Context, tb *sessions.Tab) (url, title untrusted.Text) {
+	e.Mu.Lock()
 	lz := tb.Lazy
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if lz != nil {
 		return lz.URL, lz.Title
 	}
@@ -42,12 +37,12 @@ func (e *Engine) tabInfo(ctx context.Context, tb *tab) (url, title untrusted.Tex
 // readLoaded is readTab for a tab that is loaded; a lazy tab is not read
 // (its blank page knows nothing of it): the caller keeps what the last
 // capture knew.
-func (e *Engine) readLoaded(ctx context.Context, tb *tab) (capturedTab, bool) {
-	e.mu.Lock()
+func (e *Engine) readLoaded(ctx context.Context, tb *sessions.Tab) (sessions.CapturedTab, bool) {
+	e.Mu.Lock()
 	lazy := tb.Lazy != nil
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if lazy {
-		return capturedTab{}, false
+		return sessions.CapturedTab{}, false
 	}
 	return e.readTab(ctx, tb.Page)
 }
@@ -56,28 +51,28 @@ func (e *Engine) readLoaded(ctx context.Context, tb *tab) (capturedTab, bool) {
 // is about to load another page in it) it only stops being lazy. It
 // returns a note for the agent when the load failed. A tab that is not
 // lazy is left alone; of two callers at once, one loads it.
-func (e *Engine) wake(ctx context.Context, tb *tab, skip bool, limit time.Duration) string {
-	e.mu.Lock()
+func (e *Engine) wake(ctx context.Context, tb *sessions.Tab, skip bool, limit time.Duration) string {
+	e.Mu.Lock()
 	lz := tb.Lazy
 	switch {
 	case lz == nil || lz.Waking:
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		return ""
 	case skip:
 		tb.Lazy = nil
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		return ""
 	}
 	// It stays lazy while it loads, so that a capture meanwhile keeps
 	// what the last one knew instead of reading the blank page.
 	lz.Waking = true
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	lctx, cancel := context.WithTimeout(ctx, limit)
 	err := tb.Page.Navigate(lctx, lz.URL.Unwrap())
 	cancel()
-	e.mu.Lock()
+	e.Mu.Lock()
 	tb.Lazy = nil
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if err != nil {
 		// Its URL is the page's choice: the tab list shows it, inside the
 		// envelope; the note says only what happened.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/browserd/browserd/internal/act"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
 )
 
@@ -26,7 +27,7 @@ func onPage(f func(*act.Tab, context.Context) error) func(*call, context.Context
 // onTab is the call as internal/act sees it: its tab's page, its input,
 // its result and the refs of its task.
 func (c *call) onTab() *act.Tab {
-	t := &act.Tab{In: c.in, Res: &c.res, Width: c.e.cfg.Width, Height: c.e.cfg.Height, Wrap: !c.e.cfg.NoWrap}
+	t := &act.Tab{In: c.in, Res: &c.res, Width: c.e.Cfg.Width, Height: c.e.Cfg.Height, Wrap: !c.e.Cfg.NoWrap}
 	if c.tab != nil {
 		t.Page, t.Refs = c.tab.Page, tabRefs{c}
 	}
@@ -62,9 +63,9 @@ func (c *call) refElem(ref string) (browser.Elem, error) {
 		return browser.Elem{}, fail("unknown ref %q: refs come from this task's latest snapshot (e.g. e12); take a snapshot and use one of its refs", ref)
 	}
 	if owner != c.tab.ID {
-		c.e.mu.Lock()
-		tb := c.e.tabs[tabKey{c.task.Sess.ID, owner}]
-		c.e.mu.Unlock()
+		c.e.Mu.Lock()
+		tb := c.e.Tabs[sessions.TabKey{Sess: c.task.Sess.ID, Tab: owner}]
+		c.e.Mu.Unlock()
 		if tb == nil || tb.Task != c.task {
 			return browser.Elem{}, fail("ref %s belongs to another task's tab, not to task %q; take a snapshot in this task and use its refs", ref, c.task.Name)
 		}

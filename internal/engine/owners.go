@@ -92,7 +92,7 @@ func (e *Engine) forOwner(ctx context.Context, in *tool.Input) (owner string, er
 
 // ownerAllowed refuses other owners than admin on an attached browser.
 func (e *Engine) ownerAllowed(owner string) error {
-	if e.cfg.CDP != "" && owner != auth.Admin {
+	if e.Cfg.CDP != "" && owner != auth.Admin {
 		return fmt.Errorf("this browserd is attached to a browser (--cdp) whose sessions share one login, so only admin may use it")
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -38,7 +39,7 @@ func TestQualify(t *testing.T) {
 }
 
 func TestForOwner(t *testing.T) {
-	e := &Engine{}
+	e := &Engine{Registry: &sessions.Registry{}}
 	bob := auth.WithOwner(context.Background(), "bob")
 	in := tool.Input{Action: "navigate"}
 	if _, err := e.forOwner(bob, &in); err != nil || in.Profile != "bob~default" || in.Session != "" {
@@ -64,7 +65,7 @@ func TestForOwner(t *testing.T) {
 		t.Fatalf("admin's session: %+v %v", in, err)
 	}
 	// An attached browser serves admin only.
-	e = &Engine{cfg: config.Config{CDP: "ws://127.0.0.1:9222/devtools/browser/x"}}
+	e = &Engine{Registry: &sessions.Registry{Cfg: config.Config{CDP: "ws://127.0.0.1:9222/devtools/browser/x"}}}
 	in = tool.Input{Action: "snapshot"}
 	if _, err := e.forOwner(bob, &in); err == nil {
 		t.Fatal("bob was served on an attached browser")

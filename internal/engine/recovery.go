@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
@@ -64,7 +65,7 @@ func nodeID(path string) (string, error) {
 // sessions to rehydrate: with --auto-rehydrate, those the last run left
 // active that are recoverable (not those the idle policy closed).
 func (e *Engine) startRecovery(ctx context.Context) ([]string, error) {
-	changed, err := e.store.Recover(ctx, e.node, time.Now(), e.cfg.MaxSessionAge)
+	changed, err := e.Store.Recover(ctx, e.Node, time.Now(), e.Cfg.MaxSessionAge)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +76,7 @@ func (e *Engine) startRecovery(ctx context.Context) ([]string, error) {
 	// Tab ids stay the same across a resume: new tabs must not take the
 	// ids of a recoverable session's tabs. A damaged capture is found now,
 	// not when someone resumes it.
-	rec, err := e.store.ListSessions(ctx, "", store.Recoverable)
+	rec, err := e.Store.ListSessions(ctx, "", store.Recoverable)
 	if err != nil {
 		return nil, err
 	}
@@ -85,14 +86,14 @@ func (e *Engine) startRecovery(ctx context.Context) ([]string, error) {
 	}
 	var ids []string
 	for _, s := range rec {
-		_, err := e.store.LatestCapture(ctx, s.ID)
+		_, err := e.Store.LatestCapture(ctx, s.ID)
 		if err != nil {
 			reason := "its last capture cannot be read: " + err.Error()
 			if errors.Is(err, store.ErrNotFound) {
 				reason = "it has no capture to resume from"
 			}
-			e.log.Warn("recoverable session cannot be resumed", "session", s.ID, "err", err)
-			if err := e.store.SetState(ctx, s.ID, store.Failed, reason); err != nil {
+			e.Log.Warn("recoverable session cannot be resumed", "session", s.ID, "err", err)
+			if err := e.Store.SetState(ctx, s.ID, store.Failed, reason); err != nil {
 				return nil, err
 			}
 			counts[store.Recoverable]--
@@ -104,9 +105,9 @@ func (e *Engine) startRecovery(ctx context.Context) ([]string, error) {
 		}
 	}
 	if len(changed) > 0 {
-		e.log.Info("sessions left active by an earlier run", "recoverable", counts[store.Recoverable], "stale", counts[store.Stale], "closed", counts[store.Closed], "failed", counts[store.Failed])
+		e.Log.Info("sessions left active by an earlier run", "recoverable", counts[store.Recoverable], "stale", counts[store.Stale], "closed", counts[store.Closed], "failed", counts[store.Failed])
 	}
-	if !e.cfg.AutoRehydrate {
+	if !e.Cfg.AutoRehydrate {
 		return nil, nil
 	}
 	return ids, nil
@@ -116,7 +117,7 @@ func (e *Engine) startRecovery(ctx context.Context) ([]string, error) {
 func (e *Engine) rehydrateAll(ids []string) {
 	for _, id := range ids {
 		select {
-		case <-e.stop:
+		case <-e.Stop:
 			return
 		default:
 		}
@@ -124,10 +125,10 @@ func (e *Engine) rehydrateAll(ids []string) {
 		_, rep, err := e.resume(ctx, id, false)
 		cancel()
 		if err != nil {
-			e.log.Warn("auto-rehydrate failed", "session", id, "err", err)
+			e.Log.Warn("auto-rehydrate failed", "session", id, "err", err)
 			continue
 		}
-		e.log.Info("session rehydrated", "session", id, "tabs", len(rep.tabs))
+		e.Log.Info("session rehydrated", "session", id, "tabs", len(rep.tabs))
 	}
 }
 
@@ -135,12 +136,12 @@ func (e *Engine) rehydrateAll(ids []string) {
 // not live here (or parked by the idle policy, or no longer in the store):
 // it resumes a recoverable one, refuses one another daemon holds, and
 // otherwise starts a new one. Call with resumeMu not held.
-func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile string) (*session, error) {
-	e.resumeMu.Lock()
-	defer e.resumeMu.Unlock()
-	e.mu.Lock()
-	if cur := e.sessions[id]; cur != nil && cur.Stored && !cur.Parked {
-		e.mu.Unlock()
+func (e *Engine) open(ctx context.Context, c *call, s *sessions.Session, id, profile string) (*sessions.Session, error) {
+	e.ResumeMu.Lock()
+	defer e.ResumeMu.Unlock()
+	e.Mu.Lock()
+	if cur := e.Sessions[id]; cur != nil && cur.Stored && !cur.Parked {
+		e.Mu.Unlock()
 		if c.inj != nil && c.inj.fresh {
 			return nil, c.inj.conflict(id)
 		}
@@ -148,15 +149,15 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 	} else if cur != nil {
 		s = cur
 	}
-	e.mu.Unlock()
-	row, err := e.store.GetSession(ctx, id)
+	e.Mu.Unlock()
+	row, err := e.Store.GetSession(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 	case err != nil:
 		return nil, fmt.Errorf("reading session %q from the store: %w", id, err)
 	case row.State == store.Recoverable || row.State == store.Active:
 		if row.State == store.Active {
-			if ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), e.leaseTTL()); err != nil {
+			if ok, err := e.Store.AcquireLease(ctx, id, e.Node, time.Now(), e.leaseTTL()); err != nil {
 				return nil, err
 			} else if !ok {
 				return nil, held("session %q is active in another browserd on this store; use it there, or pick another session name", id)
@@ -164,13 +165,13 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 		}
 		switch c.in.Action {
 		case "launch":
-			_ = e.store.ReleaseLease(ctx, id, e.node)
+			_ = e.Store.ReleaseLease(ctx, id, e.Node)
 			return nil, fail("session %q is %s from an earlier run (last capture %s): resume it with session_resume, or close it to start afresh", id, row.State, ago(row.LastCaptureAt))
 		case "close":
-			if err := e.store.SetState(ctx, id, store.Closed, "closed by the agent before it was resumed"); err != nil {
+			if err := e.Store.SetState(ctx, id, store.Closed, "closed by the agent before it was resumed"); err != nil {
 				return nil, err
 			}
-			_ = e.store.ReleaseLease(ctx, id, e.node)
+			_ = e.Store.ReleaseLease(ctx, id, e.Node)
 			return nil, errClosedStored
 		}
 		var skip *tabRef
@@ -199,24 +200,24 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 		s = e.newSession(id, profile)
 	}
 	if dir := c.in.UserDataDir; dir != "" {
-		e.mu.Lock()
+		e.Mu.Lock()
 		err := e.checkFolder(id, dir)
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		if err != nil {
 			return nil, err
 		}
 	}
 	owner, _ := splitName(id)
-	if err := e.store.CreateSession(ctx, store.Session{ID: id, Owner: owner, Profile: s.Profile}); err != nil {
+	if err := e.Store.CreateSession(ctx, store.Session{ID: id, Owner: owner, Profile: s.Profile}); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return nil, fail("session %q is in use (%v); pick another session name", id, err)
 		}
 		return nil, fmt.Errorf("recording session %q in the store: %w", id, err)
 	}
-	if _, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), e.leaseTTL()); err != nil {
+	if _, err := e.Store.AcquireLease(ctx, id, e.Node, time.Now(), e.leaseTTL()); err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	s.Stored, s.Parked, s.Rehydrate, s.Closing = true, false, false, false
 	s.LastCapture = time.Time{}
 	// A new session (perhaps on a profile's reused one) starts with the
@@ -228,12 +229,12 @@ func (e *Engine) open(ctx context.Context, c *call, s *session, id, profile stri
 	if c.inj != nil {
 		s.Emu = c.inj.emu
 	}
-	if h := c.in.Headless; h != nil && c.in.Action == "launch" && e.cfg.CDP == "" {
+	if h := c.in.Headless; h != nil && c.in.Action == "launch" && e.Cfg.CDP == "" {
 		s.Headed = new(!*h)
 	}
 	c.opened = true
-	e.sessions[id] = s
-	e.mu.Unlock()
+	e.Sessions[id] = s
+	e.Mu.Unlock()
 	return s, nil
 }
 
@@ -252,7 +253,7 @@ type resumeReport struct {
 // resume is session_resume: it brings back a session that is not live in
 // this daemon from its last capture. explicit calls refuse a session that
 // is already live.
-func (e *Engine) resume(ctx context.Context, id string, explicit bool) (*session, resumeReport, error) {
+func (e *Engine) resume(ctx context.Context, id string, explicit bool) (*sessions.Session, resumeReport, error) {
 	return e.resumeFrom(ctx, id, explicit, "")
 }
 
@@ -260,16 +261,16 @@ func (e *Engine) resume(ctx context.Context, id string, explicit bool) (*session
 // capture), the newest when ref is "". A picked capture also brings back
 // a session that is closed, stale or failed — the caller chose what to
 // restore — but never one that runs: its live state would be thrown away.
-func (e *Engine) resumeFrom(ctx context.Context, id string, explicit bool, ref tool.CaptureRef) (*session, resumeReport, error) {
+func (e *Engine) resumeFrom(ctx context.Context, id string, explicit bool, ref tool.CaptureRef) (*sessions.Session, resumeReport, error) {
 	if err := checkQualified("session", id); err != nil {
 		return nil, resumeReport{}, &userError{Msg: err.Error()}
 	}
-	e.resumeMu.Lock()
-	defer e.resumeMu.Unlock()
-	e.mu.Lock()
-	s := e.sessions[id]
+	e.ResumeMu.Lock()
+	defer e.ResumeMu.Unlock()
+	e.Mu.Lock()
+	s := e.Sessions[id]
 	live := s != nil && s.Stored && !s.Parked
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if live {
 		if ref != "" {
 			return nil, resumeReport{}, fail("session %q is running in this browserd: a capture is restored only into a session that is not running — close it first (close in each of its tasks, or DELETE /api/sessions/%s), then session_resume with capture", id, bareName(id))
@@ -279,7 +280,7 @@ func (e *Engine) resumeFrom(ctx context.Context, id string, explicit bool, ref t
 		}
 		return s, resumeReport{}, nil
 	}
-	row, err := e.store.GetSession(ctx, id)
+	row, err := e.Store.GetSession(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, resumeReport{}, fail("no session %q in the store; list_sessions shows the recoverable ones", id)
 	}
@@ -289,7 +290,7 @@ func (e *Engine) resumeFrom(ctx context.Context, id string, explicit bool, ref t
 	switch row.State {
 	case store.Recoverable:
 	case store.Active:
-		ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), e.leaseTTL())
+		ok, err := e.Store.AcquireLease(ctx, id, e.Node, time.Now(), e.leaseTTL())
 		if err != nil {
 			return nil, resumeReport{}, err
 		}
@@ -315,7 +316,7 @@ func (e *Engine) resumeFrom(ctx context.Context, id string, explicit bool, ref t
 	if ref != "" {
 		if pick, err = e.pickCapture(ctx, id, ref); err != nil {
 			if row.State == store.Active {
-				_ = e.store.ReleaseLease(context.WithoutCancel(ctx), id, e.node)
+				_ = e.Store.ReleaseLease(context.WithoutCancel(ctx), id, e.Node)
 			}
 			return nil, resumeReport{}, err
 		}
@@ -334,7 +335,7 @@ func (e *Engine) resumeFrom(ctx context.Context, id string, explicit bool, ref t
 	// An older capture than the newest now runs: capture it at once, so
 	// that a crash from here on brings back this state, not the newer one.
 	if err := e.capture(ctx, live2); err != nil {
-		e.log.Warn("capturing a session resumed from an older capture failed", "session", id, "err", err)
+		e.Log.Warn("capturing a session resumed from an older capture failed", "session", id, "err", err)
 		rep.problems = append(rep.problems, "the resumed state could not be captured yet ("+err.Error()+"); until it is, a crash brings back the newest capture, not this one")
 	}
 	return live2, rep, nil
@@ -354,7 +355,7 @@ func (e *Engine) pickCapture(ctx context.Context, id string, ref tool.CaptureRef
 	if err != nil {
 		return nil, &userError{Msg: err.Error()}
 	}
-	list, err := e.store.ListCaptures(ctx, id)
+	list, err := e.Store.ListCaptures(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("listing the captures of session %q: %w", id, err)
 	}
@@ -377,7 +378,7 @@ func (e *Engine) pickCapture(ctx context.Context, id string, ref tool.CaptureRef
 	if info.Err != nil {
 		return nil, fail("capture %d of session %q cannot be read (%v); pick another (list_sessions with session %q lists them)", info.ID, id, info.Err, bareName(id))
 	}
-	c, err := e.store.GetCapture(ctx, id, info.ID)
+	c, err := e.Store.GetCapture(ctx, id, info.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fail("capture %d of session %q is no longer kept (a newer capture replaced it); list_sessions with session %q lists the kept ones", info.ID, id, bareName(id))
 	}
@@ -404,31 +405,31 @@ func (r *tabRef) is(ct store.Tab) bool {
 // resumeLocked brings the session of row back (into s when it is parked
 // here) from pick, or from its newest capture when pick is nil; the tab
 // skip names is opened but not loaded. Call with resumeMu held.
-func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session, skip *tabRef, pick *pickedCapture) (_ *session, _ resumeReport, err error) {
+func (e *Engine) resumeLocked(ctx context.Context, s *sessions.Session, row store.Session, skip *tabRef, pick *pickedCapture) (_ *sessions.Session, _ resumeReport, err error) {
 	id := row.ID
-	ok, err := e.store.AcquireLease(ctx, id, e.node, time.Now(), e.leaseTTL())
+	ok, err := e.Store.AcquireLease(ctx, id, e.Node, time.Now(), e.leaseTTL())
 	if err != nil {
 		return nil, resumeReport{}, fmt.Errorf("taking the lease of session %q: %w", id, err)
 	}
 	if !ok {
 		return nil, resumeReport{}, held("session %q is being resumed by another browserd on this store", id)
 	}
-	defer func() { e.metrics.Resume(err == nil) }()
+	defer func() { e.Counters.Resume(err == nil) }()
 	if row.State == store.Active {
 		// Active in the store but not live here: its node died or left
 		// it, and this one takes it over.
-		e.metrics.LeaseTakeover()
+		e.Counters.LeaseTakeover()
 	}
 	failed := func(reason string) {
-		if err := e.store.SetState(context.WithoutCancel(ctx), id, store.Failed, reason); err != nil {
-			e.log.Warn("marking a session failed", "session", id, "err", err)
+		if err := e.Store.SetState(context.WithoutCancel(ctx), id, store.Failed, reason); err != nil {
+			e.Log.Warn("marking a session failed", "session", id, "err", err)
 		}
-		_ = e.store.ReleaseLease(context.WithoutCancel(ctx), id, e.node)
+		_ = e.Store.ReleaseLease(context.WithoutCancel(ctx), id, e.Node)
 	}
 	var capt store.Capture
 	if pick != nil {
 		capt = pick.c
-	} else if capt, err = e.store.LatestCapture(ctx, id); err != nil {
+	} else if capt, err = e.Store.LatestCapture(ctx, id); err != nil {
 		reason := "its last capture cannot be read: " + err.Error()
 		if errors.Is(err, store.ErrNotFound) {
 			reason = "it has no capture to resume from"
@@ -441,12 +442,12 @@ func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session
 		// Its folder is checked again: the allowed roots may have changed
 		// since.
 		if dir, err = userdata.Resolve(e.userDataRoots(row.Owner), capt.UserDataDir, "start browserd with --user-data-root set to a folder that holds it"); err == nil {
-			e.mu.Lock()
+			e.Mu.Lock()
 			err = e.checkFolder(id, dir)
-			e.mu.Unlock()
+			e.Mu.Unlock()
 		}
 		if err != nil {
-			_ = e.store.ReleaseLease(context.WithoutCancel(ctx), id, e.node)
+			_ = e.Store.ReleaseLease(context.WithoutCancel(ctx), id, e.Node)
 			return nil, resumeReport{}, fail("session %q ran on folder %s, which cannot be used now: %v", id, capt.UserDataDir, err)
 		}
 	}
@@ -454,15 +455,15 @@ func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session
 		s = e.newSession(id, row.Profile)
 	}
 	done := make(chan struct{})
-	e.mu.Lock()
+	e.Mu.Lock()
 	s.Stored, s.Parked, s.Dir = true, false, dir
 	s.Resuming = done
-	e.sessions[id] = s
-	e.mu.Unlock()
+	e.Sessions[id] = s
+	e.Mu.Unlock()
 	defer func() {
-		e.mu.Lock()
+		e.Mu.Lock()
 		s.Resuming = nil
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		close(done)
 	}()
 	rep, err := e.rehydrate(ctx, s, capt, skip, pick != nil)
@@ -470,55 +471,55 @@ func (e *Engine) resumeLocked(ctx context.Context, s *session, row store.Session
 		rep.capture = pick.id
 	}
 	if err != nil {
-		e.mu.Lock()
-		delete(e.sessions, id)
-		e.mu.Unlock()
+		e.Mu.Lock()
+		delete(e.Sessions, id)
+		e.Mu.Unlock()
 		e.closeSessionTabs(ctx, s)
 		failed("rehydration failed: " + err.Error())
 		return nil, resumeReport{}, fmt.Errorf("resuming session %q failed (it is now marked failed): %w", id, err)
 	}
-	if err := e.store.SetState(ctx, id, store.Active, ""); err != nil {
+	if err := e.Store.SetState(ctx, id, store.Active, ""); err != nil {
 		return nil, rep, err
 	}
 	return s, rep, nil
 }
 
 // newSession makes the in-memory half of a session.
-func (e *Engine) newSession(id, profile string) *session {
-	s := &session{ID: id, Profile: profile, Refs: snapshot.NewRefs(), Tasks: map[string]*task{}, Created: time.Now(), Policy: e.guard}
+func (e *Engine) newSession(id, profile string) *sessions.Session {
+	s := &sessions.Session{ID: id, Profile: profile, Refs: snapshot.NewRefs(), Tasks: map[string]*sessions.Task{}, Created: time.Now(), Policy: e.Guard}
 	if profile == "default" {
-		s.Egress = e.proxy.Default()
+		s.Egress = e.Proxy.Default()
 	}
 	return s
 }
 
 // discard forgets an ephemeral session: its tabs, its browser context and
 // its guard listener.
-func (e *Engine) discard(ctx context.Context, s *session) {
+func (e *Engine) discard(ctx context.Context, s *sessions.Session) {
 	e.closeSessionTabs(ctx, s)
-	e.mu.Lock()
-	if e.sessions[s.ID] == s {
-		delete(e.sessions, s.ID)
+	e.Mu.Lock()
+	if e.Sessions[s.ID] == s {
+		delete(e.Sessions, s.ID)
 	}
-	delete(e.dirty, s)
+	delete(e.Dirty, s)
 	ctxID, eg := s.CtxID, s.Egress
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if br := e.browserOf(s); br != nil && ctxID != "" {
 		_ = br.DisposeContext(ctx, ctxID)
 	}
-	if eg != nil && eg != e.proxy.Default() {
+	if eg != nil && eg != e.Proxy.Default() {
 		eg.Close()
 	}
 }
 
 // closeSessionTabs closes every tab of a session (a failed rehydration).
-func (e *Engine) closeSessionTabs(ctx context.Context, s *session) {
-	e.mu.Lock()
-	var tabs []*tab
+func (e *Engine) closeSessionTabs(ctx context.Context, s *sessions.Session) {
+	e.Mu.Lock()
+	var tabs []*sessions.Tab
 	for _, t := range s.Tasks {
 		tabs = append(tabs, t.Tabs...)
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	for _, tb := range tabs {
 		_ = tb.Page.Close(ctx)
 		e.removeTab(tb)
@@ -532,7 +533,7 @@ func (e *Engine) closeSessionTabs(ctx context.Context, s *session) {
 // A picked capture (session_resume's capture) wins over a profile's own
 // state: its cookies are set whatever their age, and its storage replaces
 // the keys the profile holds.
-func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, skip *tabRef, picked bool) (resumeReport, error) {
+func (e *Engine) rehydrate(ctx context.Context, s *sessions.Session, c store.Capture, skip *tabRef, picked bool) (resumeReport, error) {
 	s.CapMu.Lock()
 	defer s.CapMu.Unlock()
 	rep := resumeReport{taken: c.Taken}
@@ -552,7 +553,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 	for i, cr := range c.Credentials {
 		creds[i] = browser.Credential(cr)
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	// Captures before the locale was captured hold none: a session this
 	// daemon knows keeps its own.
 	if emu.Locale == "" {
@@ -562,7 +563,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 	s.Creds = creds
 	s.Injected = c.InjectedDomains
 	s.Exclude = c.ExcludeDomains
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if emu.Geolocation != nil {
 		if err := grantGeolocation(ctx, sl.Br, ctxID); err != nil {
 			rep.problems = append(rep.problems, "the position override could not be granted: "+err.Error())
@@ -611,12 +612,12 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 				}
 			}
 		}
-		e.mu.Lock()
+		e.Mu.Lock()
 		// The capture's storage first: it is the tab's own; the profile's
 		// saved storage then fills in what the capture did not hold.
-		opts := browser.PageOptions{Width: cmp.Or(ct.Width, e.cfg.Width), Height: cmp.Or(ct.Height, e.cfg.Height),
+		opts := browser.PageOptions{Width: cmp.Or(ct.Width, e.Cfg.Width), Height: cmp.Or(ct.Height, e.Cfg.Height),
 			InitScript: combineScripts(storageScriptOver(st.Origins, "__browserd_resumed", picked), s.InitScript), Emulation: emu, Credentials: creds}
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		if sl.Br.Attached() && ctxID == "" {
 			opts.Guard = e.fetchGuard(s)
 		}
@@ -631,7 +632,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 		}
 		return rep, fmt.Errorf("opening the session's tabs: %w", err)
 	}
-	tbs := make([]*tab, len(tabs))
+	tbs := make([]*sessions.Tab, len(tabs))
 	for i, ct := range tabs {
 		t, err := e.taskFor(s, ct.Task)
 		if err != nil { // a name from a damaged capture
@@ -642,7 +643,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 	}
 	// Each task's tab in front is the captured one, whatever order the
 	// tabs came back in (adding a tab brings it to the front).
-	e.mu.Lock()
+	e.Mu.Lock()
 	for i, ct := range tabs {
 		if ct.Active {
 			tbs[i].Task.Active = tbs[i]
@@ -653,7 +654,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 			tbs[i].Task.Ended, tbs[i].Task.EndedAt = true, time.Now()
 		}
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	problems := make([]string, len(tabs))
 	for i, ct := range tabs {
 		if !strings.HasPrefix(ct.URL, "http://") && !strings.HasPrefix(ct.URL, "https://") || skip.is(ct) {
@@ -661,13 +662,13 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 		}
 		if !ct.Active && !ct.Review {
 			// Behind its task's front tab: it loads when used (lazy.go).
-			e.mu.Lock()
-			tbs[i].Lazy = &lazyTab{URL: untrusted.Page(ct.URL), Title: untrusted.Page(ct.Title)}
-			e.mu.Unlock()
+			e.Mu.Lock()
+			tbs[i].Lazy = &sessions.Lazy{URL: untrusted.Page(ct.URL), Title: untrusted.Page(ct.Title)}
+			e.Mu.Unlock()
 			continue
 		}
 		wg.Go(func() {
-			nctx, cancel := context.WithTimeout(ctx, e.cfg.NavTime)
+			nctx, cancel := context.WithTimeout(ctx, e.Cfg.NavTime)
 			defer cancel()
 			if err := pages[i].Navigate(nctx, ct.URL); err != nil {
 				problems[i] = fmt.Sprintf("tab %s did not load %s again: %v", tbs[i].ID, ct.URL, err)
@@ -682,12 +683,12 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 		url, title := e.tabInfo(ctx, tbs[i])
 		rep.tabs = append(rep.tabs, tool.Tab{ID: tbs[i].ID, Task: tbs[i].Task.Name, URL: url.Unwrap(), Title: title.Unwrap(), Active: ct.Active})
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	s.LastCapture = time.Now() // what the capture held is what runs now
 	s.LastTabs = resumedTabs(c, tabs, tbs)
 	s.CapHash = captureHash(c)
 	s.Rehydrate = false
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	return rep, nil
 }
 
@@ -697,23 +698,23 @@ func (e *Engine) rehydrate(ctx context.Context, s *session, c store.Capture, ski
 // blank document does not answer; one blocked by a dialog or slow — keeps
 // its captured URL and storage, as in a session that was never resumed,
 // rather than being captured blank and lost to the next resume.
-func resumedTabs(c store.Capture, tabs []store.Tab, tbs []*tab) map[string]capturedTab {
+func resumedTabs(c store.Capture, tabs []store.Tab, tbs []*sessions.Tab) map[string]sessions.CapturedTab {
 	local := map[string][]storagestate.NameValue{}
 	for _, o := range c.Origins {
 		local[o.Origin] = o.LocalStorage
 	}
-	out := make(map[string]capturedTab, len(tabs))
+	out := make(map[string]sessions.CapturedTab, len(tabs))
 	for i, ct := range tabs {
 		ct.ID = tbs[i].ID
 		o := originOf(ct.URL)
-		out[ct.ID] = capturedTab{Tab: ct, Origin: o, Local: local[o]}
+		out[ct.ID] = sessions.CapturedTab{Tab: ct, Origin: o, Local: local[o]}
 	}
 	return out
 }
 
 // openPage opens a page in a context, using the browser's spare first tab
 // for the default context.
-func (e *Engine) openPage(ctx context.Context, sl *slot, ctxID string, opts browser.PageOptions) (*browser.Page, error) {
+func (e *Engine) openPage(ctx context.Context, sl *sessions.Slot, ctxID string, opts browser.PageOptions) (*browser.Page, error) {
 	defer e.holdSlot(sl)()
 	if ctxID == "" {
 		if id := e.spareTab(sl, sl.Br); id != "" {
@@ -748,26 +749,26 @@ func ago(t time.Time) string {
 
 // recoverCrash rehydrates a session whose browser died under it (see
 // resetSlot) from its last capture, and says so.
-func (e *Engine) recoverCrash(ctx context.Context, s *session) string {
-	e.mu.Lock()
+func (e *Engine) recoverCrash(ctx context.Context, s *sessions.Session) string {
+	e.Mu.Lock()
 	need := s.Rehydrate
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if !need {
 		return ""
 	}
-	e.resumeMu.Lock()
-	defer e.resumeMu.Unlock()
-	e.mu.Lock()
+	e.ResumeMu.Lock()
+	defer e.ResumeMu.Unlock()
+	e.Mu.Lock()
 	need = s.Rehydrate
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if !need {
 		return ""
 	}
-	capt, err := e.store.LatestCapture(ctx, s.ID)
+	capt, err := e.Store.LatestCapture(ctx, s.ID)
 	if err != nil {
-		e.mu.Lock()
+		e.Mu.Lock()
 		s.Rehydrate = false
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		if errors.Is(err, store.ErrNotFound) {
 			return "this session had no capture yet, so its earlier tabs are gone"
 		}
@@ -775,12 +776,12 @@ func (e *Engine) recoverCrash(ctx context.Context, s *session) string {
 	}
 	rep, err := e.rehydrate(ctx, s, capt, nil, false)
 	if err != nil {
-		e.mu.Lock()
+		e.Mu.Lock()
 		s.Rehydrate = false
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		return "restoring this session from its last capture failed: " + err.Error()
 	}
-	e.log.Info("session restored after a browser crash", "session", s.ID, "tabs", len(rep.tabs))
+	e.Log.Info("session restored after a browser crash", "session", s.ID, "tabs", len(rep.tabs))
 	return fmt.Sprintf("this session was restored from its capture of %s: %d tabs, same ids, cookies and storage; %s", ago(rep.taken), len(rep.tabs), notRestored)
 }
 
@@ -794,7 +795,7 @@ func (c *call) listSessions(ctx context.Context) error {
 	if filter == "all" {
 		filter = ""
 	}
-	rows, err := e.store.ListSessions(ctx, c.owner, filter)
+	rows, err := e.Store.ListSessions(ctx, c.owner, filter)
 	if err != nil {
 		return err
 	}
@@ -850,14 +851,14 @@ func (c *call) resume(ctx context.Context) error {
 // first, for session_resume's capture.
 func (c *call) listCaptures(ctx context.Context) error {
 	e, id := c.e, c.in.Session
-	row, err := e.store.GetSession(ctx, id)
+	row, err := e.Store.GetSession(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return fail("no session %q in the store; list_sessions shows the sessions", id)
 	}
 	if err != nil {
 		return err
 	}
-	list, err := e.store.ListCaptures(ctx, id)
+	list, err := e.Store.ListCaptures(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -866,10 +867,10 @@ func (c *call) listCaptures(ctx context.Context) error {
 	fmt.Fprintf(&b, "session %q (%s) keeps %d captures, newest first", id, row.State, len(list))
 	if len(list) > 0 {
 		b.WriteString("; session_resume with capture (an id, or a time: the newest at or before it) restores one")
-		e.mu.Lock()
-		s := e.sessions[id]
+		e.Mu.Lock()
+		s := e.Sessions[id]
 		live := s != nil && s.Stored && !s.Parked
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		if live {
 			b.WriteString(" once the session is closed")
 		}

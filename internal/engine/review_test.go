@@ -5,24 +5,25 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/sessions"
 )
 
 func TestExpired(t *testing.T) {
 	now := time.Now()
-	e := &Engine{cfg: config.Config{IdleTimeout: time.Minute, ReviewGrace: time.Hour}}
+	e := &Engine{Registry: &sessions.Registry{Cfg: config.Config{IdleTimeout: time.Minute, ReviewGrace: time.Hour}}}
 	for _, c := range []struct {
 		name  string
-		t     *task
+		t     *sessions.Task
 		grace time.Duration
 		want  bool
 	}{
-		{"working, idle past the timeout", &task{LastUsed: now.Add(-2 * time.Minute)}, time.Hour, true},
-		{"working, recently used", &task{LastUsed: now.Add(-30 * time.Second)}, time.Hour, false},
-		{"review within the grace", &task{Ended: true, EndedAt: now.Add(-30 * time.Minute), LastUsed: now.Add(-30 * time.Minute)}, time.Hour, false},
-		{"review past the grace", &task{Ended: true, EndedAt: now.Add(-61 * time.Minute)}, time.Hour, true},
-		{"review, grace 0: until closed", &task{Ended: true, EndedAt: now.Add(-100 * time.Hour)}, 0, false},
+		{"working, idle past the timeout", &sessions.Task{LastUsed: now.Add(-2 * time.Minute)}, time.Hour, true},
+		{"working, recently used", &sessions.Task{LastUsed: now.Add(-30 * time.Second)}, time.Hour, false},
+		{"review within the grace", &sessions.Task{Ended: true, EndedAt: now.Add(-30 * time.Minute), LastUsed: now.Add(-30 * time.Minute)}, time.Hour, false},
+		{"review past the grace", &sessions.Task{Ended: true, EndedAt: now.Add(-61 * time.Minute)}, time.Hour, true},
+		{"review, grace 0: until closed", &sessions.Task{Ended: true, EndedAt: now.Add(-100 * time.Hour)}, 0, false},
 	} {
-		e.cfg.ReviewGrace = c.grace
+		e.Cfg.ReviewGrace = c.grace
 		if got := e.expired(c.t, now); got != c.want {
 			t.Errorf("%s: expired = %v, want %v", c.name, got, c.want)
 		}

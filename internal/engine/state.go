@@ -15,6 +15,7 @@ import (
 	"github.com/browserd/browserd/internal/auth"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
@@ -35,7 +36,7 @@ import (
 // so a profile moved aside as corrupt keeps it).
 func (e *Engine) statePath(profile string) string {
 	owner, name := splitName(profile)
-	return e.cfg.Path("profiles", owner, name+".state")
+	return e.Cfg.Path("profiles", owner, name+".state")
 }
 
 // contextCookies reads every cookie of a browser context ("" for the
@@ -55,8 +56,8 @@ func contextCookies(ctx context.Context, br *browser.Browser, ctxID string) ([]s
 }
 
 // captureState reads a session's cookies and the storage of its open tabs.
-func (e *Engine) captureState(ctx context.Context, br *browser.Browser, s *session) (*storagestate.State, error) {
-	e.mu.Lock()
+func (e *Engine) captureState(ctx context.Context, br *browser.Browser, s *sessions.Session) (*storagestate.State, error) {
+	e.Mu.Lock()
 	ctxID := s.CtxID
 	var pages []*browser.Page
 	for _, t := range s.Tasks {
@@ -64,7 +65,7 @@ func (e *Engine) captureState(ctx context.Context, br *browser.Browser, s *sessi
 			pages = append(pages, tb.Page)
 		}
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	cookies, err := contextCookies(ctx, br, ctxID)
 	if err != nil {
 		return nil, err
@@ -114,7 +115,7 @@ func (e *Engine) loadProfileState(ctx context.Context, profile string) (st *stor
 	case ferr != nil:
 		return nil, false, ferr
 	default:
-		if plain, err = e.box.Open(b, "profile:"+profile); err != nil {
+		if plain, err = e.Box.Open(b, "profile:"+profile); err != nil {
 			return nil, false, fmt.Errorf("profile %s's saved state: %w", profile, err)
 		}
 		if fi, err := os.Stat(e.statePath(profile)); err == nil {
@@ -122,11 +123,11 @@ func (e *Engine) loadProfileState(ctx context.Context, profile string) (st *stor
 		}
 	}
 	owner, name := splitName(profile)
-	sp, sat, serr := e.store.LoadProfileState(ctx, owner, name)
+	sp, sat, serr := e.Store.LoadProfileState(ctx, owner, name)
 	switch {
 	case errors.Is(serr, store.ErrNotFound):
 	case serr != nil:
-		e.log.Warn("reading a profile's state from the store failed; using the local copy", "profile", profile, "err", serr)
+		e.Log.Warn("reading a profile's state from the store failed; using the local copy", "profile", profile, "err", serr)
 	case plain == nil || sat.After(at.Add(time.Second)):
 		plain, fromStore = sp, true
 	}
@@ -142,7 +143,7 @@ func (e *Engine) loadProfileState(ctx context.Context, profile string) (st *stor
 
 // saveProfile captures a profile session's state and writes it, keeping the
 // storage of origins no tab has open now.
-func (e *Engine) saveProfile(ctx context.Context, s *session) error {
+func (e *Engine) saveProfile(ctx context.Context, s *sessions.Session) error {
 	if s.Profile == "" {
 		return nil
 	}
@@ -154,9 +155,9 @@ func (e *Engine) saveProfile(ctx context.Context, s *session) error {
 	// session whose tabs were all closed would save a jar without its
 	// login. The save made while the tabs were open (closeTask makes
 	// one) stands.
-	e.mu.Lock()
+	e.Mu.Lock()
 	ended := s.TabsEnded
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if ended {
 		return nil
 	}
@@ -179,7 +180,7 @@ func (e *Engine) saveProfile(ctx context.Context, s *session) error {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, e.box.Seal(plain, "profile:"+s.Profile), 0o600); err != nil {
+	if err := os.WriteFile(tmp, e.Box.Seal(plain, "profile:"+s.Profile), 0o600); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
@@ -187,18 +188,18 @@ func (e *Engine) saveProfile(ctx context.Context, s *session) error {
 	}
 	// And in the store, for the nodes sharing it (docs/cluster.md).
 	owner, name := splitName(s.Profile)
-	return e.store.SaveProfileState(ctx, owner, name, plain, taken)
+	return e.Store.SaveProfileState(ctx, owner, name, plain, taken)
 }
 
 // restoreProfile puts a profile's saved state into its freshly started
 // browser: cookies now, storage through each new tab's init script.
-func (e *Engine) restoreProfile(ctx context.Context, br *browser.Browser, s *session) error {
+func (e *Engine) restoreProfile(ctx context.Context, br *browser.Browser, s *sessions.Session) error {
 	st, fromStore, err := e.loadProfileState(ctx, s.Profile)
 	if err != nil || st == nil {
 		return err
 	}
 	if n := st.Exclude(e.excludedFor(ctx, s)); n > 0 {
-		e.log.Info("excluded cookies not restored", "profile", s.Profile, "cookies", n)
+		e.Log.Info("excluded cookies not restored", "profile", s.Profile, "cookies", n)
 	}
 	if fromStore {
 		// Another node ran the profile last: what this node's
@@ -214,9 +215,9 @@ func (e *Engine) restoreProfile(ctx context.Context, br *browser.Browser, s *ses
 		}
 	}
 	script := storageScript(st.Origins)
-	e.mu.Lock()
+	e.Mu.Lock()
 	s.InitScript = script
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	return nil
 }
 
@@ -268,14 +269,14 @@ func storageScriptOver(origins []storagestate.Origin, marker string, over bool) 
 
 // markDirty asks the saver to save a profile session soon, and the
 // capturer to capture the session.
-func (e *Engine) markDirty(s *session) {
+func (e *Engine) markDirty(s *sessions.Session) {
 	e.changed(s)
 	if s.Profile == "" {
 		return
 	}
-	e.mu.Lock()
-	e.dirty[s] = true
-	e.mu.Unlock()
+	e.Mu.Lock()
+	e.Dirty[s] = true
+	e.Mu.Unlock()
 }
 
 // saver saves dirty profiles once a second, and captures the sessions
@@ -287,9 +288,9 @@ func (e *Engine) saver() {
 	defer capTick.Stop()
 	for {
 		select {
-		case <-e.stop:
+		case <-e.Stop:
 			return
-		case <-e.capWake:
+		case <-e.CapWake:
 			e.captureDue(time.Now())
 			continue
 		case <-capTick.C:
@@ -297,20 +298,20 @@ func (e *Engine) saver() {
 			continue
 		case <-tick.C:
 		}
-		e.mu.Lock()
-		var todo []*session
-		for s := range e.dirty {
+		e.Mu.Lock()
+		var todo []*sessions.Session
+		for s := range e.Dirty {
 			todo = append(todo, s)
 		}
-		clear(e.dirty)
-		e.mu.Unlock()
+		clear(e.Dirty)
+		e.Mu.Unlock()
 		for _, s := range todo {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			err := e.saveProfile(ctx, s)
 			if err != nil {
-				e.log.Warn("saving profile state failed", "profile", s.Profile, "err", err)
+				e.Log.Warn("saving profile state failed", "profile", s.Profile, "err", err)
 			}
-			e.noteSave(s, saveProfile, err)
+			e.noteSave(s, sessions.SaveProfile, err)
 			cancel()
 		}
 	}
@@ -321,18 +322,18 @@ func (e *Engine) saver() {
 // profile's session, the profile's own list (kept in the store, set by
 // launch or PUT /api/profiles/{name}/exclude-cookie-domains), and the
 // session's (launch's excludeCookieDomains).
-func (e *Engine) excludedFor(ctx context.Context, s *session) []string {
-	e.mu.Lock()
+func (e *Engine) excludedFor(ctx context.Context, s *sessions.Session) []string {
+	e.Mu.Lock()
 	out := slices.Clone(s.Exclude)
 	profile := s.Profile
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if profile == "" {
 		return out
 	}
-	out = append(out, e.cfg.ExcludeCookieDomains...)
+	out = append(out, e.Cfg.ExcludeCookieDomains...)
 	owner, name := splitName(profile)
-	if ds, err := e.store.ProfileExcludes(ctx, owner, name); err != nil {
-		e.log.Warn("reading a profile's excluded cookie domains failed", "profile", profile, "err", err)
+	if ds, err := e.Store.ProfileExcludes(ctx, owner, name); err != nil {
+		e.Log.Warn("reading a profile's excluded cookie domains failed", "profile", profile, "err", err)
 	} else {
 		out = append(out, ds...)
 	}
@@ -347,7 +348,7 @@ func (e *Engine) ProfileExcludes(ctx context.Context, name string) ([]string, er
 		return nil, &userError{Msg: err.Error()}
 	}
 	o, n := splitName(qualify(owner, name))
-	ds, err := e.store.ProfileExcludes(ctx, o, n)
+	ds, err := e.Store.ProfileExcludes(ctx, o, n)
 	if ds == nil {
 		ds = []string{}
 	}
@@ -366,7 +367,7 @@ func (e *Engine) SetProfileExcludes(ctx context.Context, name string, domains []
 		return &userError{Msg: "excluded cookie domains: " + err.Error()}
 	}
 	o, n := splitName(qualify(owner, name))
-	return e.store.SetProfileExcludes(ctx, o, n, normDomains(domains))
+	return e.Store.SetProfileExcludes(ctx, o, n, normDomains(domains))
 }
 
 // normDomains lower-cases domains, drops leading dots and repeats.

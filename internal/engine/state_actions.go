@@ -13,6 +13,7 @@ import (
 
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/inject"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
 )
 
@@ -88,14 +89,14 @@ func (c *call) stateLoad(ctx context.Context) error {
 // loadState puts st into the session: cookies at once, storage into every
 // page loaded from now on (before the page's own scripts). It returns how
 // many cookies --exclude-cookie-domains left out.
-func (e *Engine) loadState(ctx context.Context, sl *slot, s *session, st *storagestate.State) (int, error) {
-	excluded := st.Exclude(append(e.excludedFor(ctx, s), e.cfg.ExcludeCookieDomains...))
+func (e *Engine) loadState(ctx context.Context, sl *sessions.Slot, s *sessions.Session, st *storagestate.State) (int, error) {
+	excluded := st.Exclude(append(e.excludedFor(ctx, s), e.Cfg.ExcludeCookieDomains...))
 	if _, err := e.contextFor(ctx, sl, s); err != nil {
 		return 0, err
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	ctxID := s.CtxID
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if len(st.Cookies) > 0 {
 		params := map[string]any{"cookies": storagestate.ToCDP(st.Cookies)}
 		if ctxID != "" {
@@ -106,7 +107,7 @@ func (e *Engine) loadState(ctx context.Context, sl *slot, s *session, st *storag
 		}
 	}
 	script := storageScript(st.Origins)
-	e.mu.Lock()
+	e.Mu.Lock()
 	// The state's domains are logins put in on purpose: the prompt hint
 	// names them, unlike the cookies pages set later.
 	s.Injected = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(s.Injected), inject.Domains(st)...))))
@@ -119,7 +120,7 @@ func (e *Engine) loadState(ctx context.Context, sl *slot, s *session, st *storag
 			pages = append(pages, tb.Page)
 		}
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if script != "" {
 		for _, pg := range pages {
 			_ = pg.AddInitScript(ctx, script)

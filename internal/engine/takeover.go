@@ -14,6 +14,7 @@ import (
 	"github.com/browserd/browserd/internal/tool"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
 )
 
@@ -22,17 +23,6 @@ import (
 // page fail at once with a clear result, so the two never interleave; when
 // they hand it back, the agent's next action on the tab says a person
 // acted and answers with the whole page.
-
-// hold is a person's hold on a tab (guarded by Engine.mu).
-type hold struct {
-	Who   string
-	Since time.Time
-}
-
-// handback is what the agent is told after a person held its tab.
-type handback struct {
-	From, To time.Time
-}
 
 // readOnly are the actions a person's hold lets through: they read the
 // page and send it nothing.
@@ -48,9 +38,9 @@ func (e *Engine) Hold(ctx context.Context, session, tab, who string) (*browser.P
 		return nil, err
 	}
 	_, q, _ := e.liveSession(ctx, session)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	tb := e.tabs[tabKey{q, tab}]
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	tb := e.Tabs[sessions.TabKey{Sess: q, Tab: tab}]
 	if tb == nil {
 		return nil, fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
 	}
@@ -58,7 +48,7 @@ func (e *Engine) Hold(ctx context.Context, session, tab, who string) (*browser.P
 		return nil, fmt.Errorf("%s has controlled tab %s since %s", tb.Held.Who, tab, tb.Held.Since.Format("15:04:05"))
 	}
 	if tb.Held == nil {
-		tb.Held = &hold{Who: who, Since: time.Now()}
+		tb.Held = &sessions.Hold{Who: who, Since: time.Now()}
 	}
 	return pg, nil
 }
@@ -69,32 +59,32 @@ func (e *Engine) Release(ctx context.Context, session, tab string) {
 	if err != nil {
 		return
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	tb := e.tabs[tabKey{q, tab}]
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	tb := e.Tabs[sessions.TabKey{Sess: q, Tab: tab}]
 	if tb == nil || tb.Held == nil {
 		return
 	}
-	tb.HandedBack = &handback{From: tb.Held.Since, To: time.Now()}
+	tb.HandedBack = &sessions.Handback{From: tb.Held.Since, To: time.Now()}
 	tb.Held = nil
 }
 
 // SetDashboard tells the engine the dashboard's URL (internal/live), for
 // the live-view URLs of tabs in status, tabs and handoff notifications.
 func (e *Engine) SetDashboard(base string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.dashboard = strings.TrimSuffix(base, "/")
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	e.Dashboard = strings.TrimSuffix(base, "/")
 }
 
 // liveURL is the live view of tab of session (qualified) on the
 // dashboard, "" without one. Call with Engine.mu held.
 func (e *Engine) liveURL(session, tab string) string {
-	if e.dashboard == "" {
+	if e.Dashboard == "" {
 		return ""
 	}
 	_, name := splitName(session)
-	return e.dashboard + "/dashboard/live?session=" + url.QueryEscape(name) + "&tab=" + url.QueryEscape(tab)
+	return e.Dashboard + "/dashboard/live?session=" + url.QueryEscape(name) + "&tab=" + url.QueryEscape(tab)
 }
 
 // CloseTab closes a tab an ended task left for review (from the
@@ -109,18 +99,18 @@ func (e *Engine) CloseTab(ctx context.Context, session, tab string) error {
 	if s == nil {
 		return fmt.Errorf("%w: session %q is not running here", store.ErrNotFound, session)
 	}
-	e.mu.Lock()
-	tb := e.tabs[tabKey{q, tab}]
-	e.mu.Unlock()
+	e.Mu.Lock()
+	tb := e.Tabs[sessions.TabKey{Sess: q, Tab: tab}]
+	e.Mu.Unlock()
 	if tb == nil {
 		return fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
 	}
 	t := tb.Task
 	t.Run.Lock() // never while the agent acts in the task
 	defer t.Run.Unlock()
-	e.mu.Lock()
-	ended, last, gone := t.Ended, len(t.Tabs) == 1, e.tabs[tabKey{q, tab}] != tb
-	e.mu.Unlock()
+	e.Mu.Lock()
+	ended, last, gone := t.Ended, len(t.Tabs) == 1, e.Tabs[sessions.TabKey{Sess: q, Tab: tab}] != tb
+	e.Mu.Unlock()
 	switch {
 	case gone:
 		return fmt.Errorf("%w: tab %s of session %q is already closed", store.ErrNotFound, tab, session)
@@ -139,9 +129,9 @@ func (e *Engine) CloseTab(ctx context.Context, session, tab string) error {
 }
 
 // heldBy says who holds tb and since when ("" when nobody does).
-func (e *Engine) heldBy(tb *tab) (string, time.Time) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func (e *Engine) heldBy(tb *sessions.Tab) (string, time.Time) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	if tb.Held == nil {
 		return "", time.Time{}
 	}
@@ -174,10 +164,10 @@ func (c *call) personGate(ctx context.Context) error {
 // was one.
 func (c *call) tellHandBack(tail string) bool {
 	e, tb := c.e, c.tab
-	e.mu.Lock()
+	e.Mu.Lock()
 	hb := tb.HandedBack
 	tb.HandedBack = nil
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if hb == nil {
 		return false
 	}
@@ -209,15 +199,15 @@ const HandoffTime = 10 * time.Minute
 // reason. The answer says what the person did and shows the whole page.
 func (c *call) handoff(ctx context.Context) error {
 	e, tb := c.e, c.tab
-	e.mu.Lock()
+	e.Mu.Lock()
 	tb.Waiting = c.in.Reason
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	defer func() {
-		e.mu.Lock()
+		e.Mu.Lock()
 		tb.Waiting = ""
-		e.mu.Unlock()
+		e.Mu.Unlock()
 	}()
-	e.log.Info("an agent asks a person for help", "tab", tb.ID)
+	e.Log.Info("an agent asks a person for help", "tab", tb.ID)
 	c.notify(ctx)
 	if poll(ctx, func() bool { return c.tellHandBack(" and handed it back") }) {
 		return nil
@@ -233,14 +223,14 @@ func (c *call) handoff(ctx context.Context) error {
 // tab's live-view URL. A failure is logged and noted on the answer, never
 // fatal: the dashboard shows the waiting tab anyway.
 func (c *call) notify(ctx context.Context) {
-	hook := c.e.cfg.NotifyURL
+	hook := c.e.Cfg.NotifyURL
 	if hook == "" {
 		return
 	}
 	owner, session := splitName(c.task.Sess.ID)
-	c.e.mu.Lock()
+	c.e.Mu.Lock()
 	live := c.e.liveURL(c.task.Sess.ID, c.tab.ID)
-	c.e.mu.Unlock()
+	c.e.Mu.Unlock()
 	body, _ := json.Marshal(map[string]string{"event": "handoff", "owner": owner, "session": session, "task": c.task.Name,
 		"tab": c.tab.ID, "reason": c.in.Reason, "liveViewUrl": live})
 	nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -257,7 +247,7 @@ func (c *call) notify(ctx context.Context) {
 		}
 	}
 	if err != nil {
-		c.e.log.Warn("the handoff notification failed", "err", err)
+		c.e.Log.Warn("the handoff notification failed", "err", err)
 		c.res.Notes = append(c.res.Notes, "the notification to --notify-url failed: "+err.Error()+"; the dashboard shows the tab waiting anyway")
 	}
 }

@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/tool"
 )
 
 // TestTimeoutOf pins each action's default timeout, source 001's 30 s for
 // wait among them, and that the agent's timeout wins.
 func TestTimeoutOf(t *testing.T) {
-	e := &Engine{cfg: config.Default()}
+	e := &Engine{Registry: &sessions.Registry{Cfg: config.Default()}}
 	for _, tt := range []struct {
 		in   tool.Input
 		want time.Duration

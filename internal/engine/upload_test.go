@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/sessions"
 )
 
 // TestUploadFile: files are taken from the upload folder only, named
@@ -37,7 +38,7 @@ func TestUploadFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e := &Engine{cfg: config.Config{Data: data, UploadDir: link}}
+	e := &Engine{Registry: &sessions.Registry{Cfg: config.Config{Data: data, UploadDir: link}}}
 
 	for _, tc := range []struct {
 		owner, name, want string
@@ -95,7 +96,7 @@ func TestUploadFile(t *testing.T) {
 	}
 
 	// No folder: say how to make one.
-	e = &Engine{cfg: config.Config{Data: data, UploadDir: filepath.Join(root, "none")}}
+	e = &Engine{Registry: &sessions.Registry{Cfg: config.Config{Data: data, UploadDir: filepath.Join(root, "none")}}}
 	if _, err := e.uploadFile("", "a.txt"); err == nil || !strings.Contains(err.Error(), "create it") {
 		t.Errorf("missing upload folder: %v", err)
 	}
