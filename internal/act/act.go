@@ -56,19 +56,6 @@ type Tab struct {
 	Wrap bool
 }
 
-// Error is an action failure whose message is for the agent as is: what
-// went wrong and what to do next.
-type Error struct{ Msg string }
-
-func (u *Error) Error() string { return u.Msg }
-
-// UserError marks the error as the caller's to fix (front ends answer
-// it with a 4xx, not a 500).
-func (u *Error) UserError() bool { return true }
-
-// Fail is an Error with a formatted message.
-func Fail(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(format, args...)} }
-
 // Targeted reports whether the input names an element (ref, role or
 // selector).
 func (c *Tab) Targeted() bool {
@@ -100,11 +87,11 @@ func (c *Tab) Target(ctx context.Context) (browser.Elem, error) {
 		}
 		switch len(els) {
 		case 0:
-			return browser.Elem{}, Fail("no element with role %q and name %q after %s; take a snapshot to see what is on the page, or raise timeout (ms)", in.Role, in.Name, waited)
+			return browser.Elem{}, tool.Fail("no element with role %q and name %q after %s; take a snapshot to see what is on the page, or raise timeout (ms)", in.Role, in.Name, waited)
 		case 1:
 			return els[0], nil
 		}
-		return browser.Elem{}, Fail("%d elements have role %q and name %q; use the ref of the one you mean from a snapshot", len(els), in.Role, in.Name)
+		return browser.Elem{}, tool.Fail("%d elements have role %q and name %q; use the ref of the one you mean from a snapshot", len(els), in.Role, in.Name)
 	case in.Selector != "":
 		var el browser.Elem
 		waited, err := c.awaitTarget(ctx, func() (bool, error) {
@@ -117,14 +104,14 @@ func (c *Tab) Target(ctx context.Context) (browser.Elem, error) {
 			return err == nil, err
 		})
 		if err != nil {
-			return browser.Elem{}, &Error{Msg: err.Error()}
+			return browser.Elem{}, &tool.Error{Msg: err.Error()}
 		}
 		if el.Backend == 0 {
-			return browser.Elem{}, Fail("no element matches selector %q after %s; take a snapshot to see what is on the page, or raise timeout (ms)", in.Selector, waited)
+			return browser.Elem{}, tool.Fail("no element matches selector %q after %s; take a snapshot to see what is on the page, or raise timeout (ms)", in.Selector, waited)
 		}
 		return el, nil
 	}
-	return browser.Elem{}, Fail("%s needs a target: ref, role+name, or selector", in.Action)
+	return browser.Elem{}, tool.Fail("%s needs a target: ref, role+name, or selector", in.Action)
 }
 
 // TargetWait bounds how long an action waits for its selector or role and
@@ -205,7 +192,7 @@ func (c *Tab) elemName() string {
 // what happened to the element and what to do next. ok is false for an
 // error that is not the element's (the engine explains those).
 func (c *Tab) Explain(err error) (msg string, ok bool) {
-	var ue *Error
+	var ue *tool.Error
 	if errors.As(err, &ue) {
 		return ue.Msg, true
 	}

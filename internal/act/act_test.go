@@ -54,7 +54,7 @@ type mapRefs struct {
 func (r *mapRefs) Elem(ref string) (browser.Elem, error) {
 	el, ok := r.els[ref]
 	if !ok {
-		return el, Fail("unknown ref %q", ref)
+		return el, tool.Fail("unknown ref %q", ref)
 	}
 	return el, nil
 }

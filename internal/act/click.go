@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/tool"
 )
 
 // Click clicks the target with the real mouse (the input's button,
@@ -65,7 +66,7 @@ func (c *Tab) Press(ctx context.Context) error {
 	}
 	m := pg.Mark(ctx, 0)
 	if err := pg.Press(ctx, c.In.Key); err != nil {
-		return &Error{Msg: err.Error()}
+		return &tool.Error{Msg: err.Error()}
 	}
 	return pg.Settle(ctx, m)
 }

@@ -49,7 +49,7 @@ func (c *Tab) Drag(ctx context.Context) error {
 	if again, err := pg.Aim(ctx, src, "drag"); err != nil {
 		return err
 	} else if math.Abs(again.X-from.X) > 1 || math.Abs(again.Y-from.Y) > 1 {
-		return Fail("%s and the drop target %s do not fit in the viewport together, so a drag cannot reach from one to the other; drag it in steps onto something in between, or use keyboard controls if the page offers them", c.elemName(), c.In.To)
+		return tool.Fail("%s and the drop target %s do not fit in the viewport together, so a drag cannot reach from one to the other; drag it in steps onto something in between, or use keyboard controls if the page offers them", c.elemName(), c.In.To)
 	}
 	m := pg.Mark(ctx, browser.DOMFirst)
 	html5, err := pg.Drag(ctx, src, browser.Point{X: from.X, Y: from.Y}, browser.Point{X: to.X, Y: to.Y})
@@ -79,7 +79,7 @@ func (c *Tab) dragBy(ctx context.Context, src browser.Elem, dx, dy float64) erro
 		w, h = vp[0], vp[1]
 	}
 	if to.X < 0 || to.Y < 0 || to.X >= w || to.Y >= h {
-		return Fail("the drag would end at %.0f,%.0f, outside the viewport (%.0f×%.0f) — the drag starts at %.0f,%.0f; drag by less, or scroll first", to.X, to.Y, w, h, from.X, from.Y)
+		return tool.Fail("the drag would end at %.0f,%.0f, outside the viewport (%.0f×%.0f) — the drag starts at %.0f,%.0f; drag by less, or scroll first", to.X, to.Y, w, h, from.X, from.Y)
 	}
 	m := pg.Mark(ctx, browser.DOMFirst)
 	if _, err := pg.Drag(ctx, src, browser.Point{X: from.X, Y: from.Y}, to); err != nil {
@@ -102,9 +102,9 @@ func (c *Tab) dropTarget(ctx context.Context) (browser.Elem, error) {
 	case err != nil:
 		return browser.Elem{}, err
 	case n == 0:
-		return browser.Elem{}, Fail("no visible element shows the text %q to drop on: give the ref of the drop target from a snapshot, or text it shows exactly", to)
+		return browser.Elem{}, tool.Fail("no visible element shows the text %q to drop on: give the ref of the drop target from a snapshot, or text it shows exactly", to)
 	case n > 1:
-		return browser.Elem{}, Fail("%d elements show the text %q: give the ref of the one to drop on (take a snapshot), or longer text", n, to)
+		return browser.Elem{}, tool.Fail("%d elements show the text %q: give the ref of the one to drop on (take a snapshot), or longer text", n, to)
 	}
 	return el, nil
 }

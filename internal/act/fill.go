@@ -21,7 +21,7 @@ func (c *Tab) Fill(ctx context.Context) error {
 	for i, f := range orig.Fields {
 		c.In = tool.Input{Action: "fill", Ref: f.Ref, Task: orig.Task, Tab: orig.Tab}
 		if err := c.fillOne(ctx, f); err != nil {
-			return &Error{Msg: fmt.Sprintf("fill stopped at fields[%d] (%s, %d of %d set before it): %s", i, f.Ref, i, len(orig.Fields), c.explain(err))}
+			return &tool.Error{Msg: fmt.Sprintf("fill stopped at fields[%d] (%s, %d of %d set before it): %s", i, f.Ref, i, len(orig.Fields), c.explain(err))}
 		}
 	}
 	return nil
@@ -61,13 +61,13 @@ func (c *Tab) fillOne(ctx context.Context, f tool.Field) error {
 	case "check", "radio":
 		want, ok := parseChecked(f.Value)
 		if !ok {
-			return Fail("%s is a %s: give true or false as its value, not %q", f.Ref, map[string]string{"check": "checkbox", "radio": "radio button"}[kind.Kind], f.Value)
+			return tool.Fail("%s is a %s: give true or false as its value, not %q", f.Ref, map[string]string{"check": "checkbox", "radio": "radio button"}[kind.Kind], f.Value)
 		}
 		if want == kind.Checked {
 			return nil
 		}
 		if !want && kind.Kind == "radio" {
-			return Fail("radio button %s cannot be unchecked: set another button of its group to true", f.Ref)
+			return tool.Fail("radio button %s cannot be unchecked: set another button of its group to true", f.Ref)
 		}
 		aim, err := pg.Aim(ctx, el, "click")
 		if err != nil {

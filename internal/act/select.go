@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/tool"
 )
 
 // replacementJS finds the control a widget library drew in place of a
@@ -93,14 +94,14 @@ func (c *Tab) Select(ctx context.Context) error {
 		if ok, err := c.selectCustom(ctx, el, want); ok {
 			return err
 		}
-		return Fail("the target is not a dropdown: pick a <select>, a combobox or a listbox (or click the option you want)")
+		return tool.Fail("the target is not a dropdown: pick a <select>, a combobox or a listbox (or click the option you want)")
 	case "not multiple":
-		return Fail("this select takes one option: pass value, not values")
+		return tool.Fail("this select takes one option: pass value, not values")
 	case "no option":
 		c.Res.Details = append(c.Res.Details, "options: "+strings.Join(r.Options, ", "))
-		return Fail("no option %s; the select's options are listed in the result's details", jsString(r.Which))
+		return tool.Fail("no option %s; the select's options are listed in the result's details", jsString(r.Which))
 	case "disabled option":
-		return Fail("option %s is disabled", jsString(r.Which))
+		return tool.Fail("option %s is disabled", jsString(r.Which))
 	}
 	c.Res.Details = append(c.Res.Details, "selected: "+strings.Join(r.Picked, ", "))
 	return pg.Settle(ctx, m)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/tool"
 )
 
 // A dropdown the page draws itself (react-select, an ARIA combobox or
@@ -141,9 +142,9 @@ func (c *Tab) selectCustom(ctx context.Context, el browser.Elem, want []string) 
 			_ = pg.CallOn(ctx, el, shownOptionsJS, &shown)
 			if len(shown) > 0 {
 				c.Res.Details = append(c.Res.Details, "options shown: "+strings.Join(shown, ", "))
-				return true, Fail("this dropdown shows no option %s; the options it shows are listed in the result's details", jsString(w))
+				return true, tool.Fail("this dropdown shows no option %s; the options it shows are listed in the result's details", jsString(w))
 			}
-			return true, Fail("this dropdown showed no options when clicked; take a snapshot to see what it opened, and click the option you want")
+			return true, tool.Fail("this dropdown showed no options when clicked; take a snapshot to see what it opened, and click the option you want")
 		}
 		var text string
 		_ = pg.CallOn(ctx, opt, `function() { return (this.innerText || this.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 80); }`, &text)

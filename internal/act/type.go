@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/tool"
 )
 
 // valueTypes are the input types a person fills through a picker, not
@@ -65,12 +66,12 @@ func (c *Tab) Type(ctx context.Context) error {
 		if kind.Type != "" {
 			what += " type=" + safeWord(kind.Type)
 		}
-		return Fail("cannot type into a <%s>: pick a textbox, searchbox or editable element (use click for checkboxes and buttons, select for dropdowns, upload for file inputs)", what)
+		return tool.Fail("cannot type into a <%s>: pick a textbox, searchbox or editable element (use click for checkboxes and buttons, select for dropdowns, upload for file inputs)", what)
 	}
 	if _, typed := valueTypes[kind.Type]; kind.ReadOnly && !typed {
 		// Keys would do nothing: a date picker's field (flatpickr) takes
 		// its value from the picker.
-		return Fail("the field is read-only: it takes its value from a picker or the page — click it and choose from what opens")
+		return tool.Fail("the field is read-only: it takes its value from a picker or the page — click it and choose from what opens")
 	}
 	if _, _, err := pg.Point(ctx, el, "type"); err != nil {
 		return err
@@ -90,7 +91,7 @@ func (c *Tab) Type(ctx context.Context) error {
 		}
 		if got != c.In.Text && c.In.Text != "" {
 			if got == "" || kind.Type != "range" && kind.Type != "color" {
-				return Fail("the %s input did not take %q: type it as %s", kind.Type, c.In.Text, format)
+				return tool.Fail("the %s input did not take %q: type it as %s", kind.Type, c.In.Text, format)
 			}
 			// What it holds is the page's to say: in the details.
 			c.Res.Notes = append(c.Res.Notes, fmt.Sprintf("the %s input holds another value than was typed (its bounds or format changed it); its value is in the details", safeWord(kind.Type)))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/tool"
 )
 
 // chooserWait is how long upload waits for the file chooser a click on
@@ -32,7 +33,7 @@ func (c *Tab) Upload(ctx context.Context, el browser.Elem, files []string) error
 	}
 	if err := pg.ChooseFiles(ctx, aim.X, aim.Y, files, chooserWait); err != nil {
 		if errors.Is(err, browser.ErrNoFileChooser) {
-			return Fail("%s is no file input, and clicking it opened no file picker: give the ref of the file input, or of the button or drop zone that opens the picker", c.elemName())
+			return tool.Fail("%s is no file input, and clicking it opened no file picker: give the ref of the file input, or of the button or drop zone that opens the picker", c.elemName())
 		}
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/browserd/browserd/internal/tool"
 )
 
 // Wait waits for a selector to be visible, text to appear or go, the URL to
@@ -27,7 +29,7 @@ func (c *Tab) Wait(ctx context.Context) error {
 	if in.Load {
 		if err := pg.WaitLoad(ctx); err != nil {
 			if errors.Is(err, context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
-				return Fail("timed out waiting for the next page load: none started, or it did not finish; raise timeout (ms), or check the page with snapshot")
+				return tool.Fail("timed out waiting for the next page load: none started, or it did not finish; raise timeout (ms), or check the page with snapshot")
 			}
 			return err
 		}
@@ -67,7 +69,7 @@ func (c *Tab) Wait(ctx context.Context) error {
 		}
 		if err != nil && ctx.Err() == nil && !strings.Contains(err.Error(), "context") && !strings.Contains(err.Error(), "Execution context was destroyed") && !strings.Contains(err.Error(), "Cannot find context") {
 			if strings.Contains(err.Error(), "SyntaxError") || strings.Contains(err.Error(), "is not a valid selector") {
-				return Fail("bad selector %q", in.Selector)
+				return tool.Fail("bad selector %q", in.Selector)
 			}
 		}
 		t := time.NewTimer(100 * time.Millisecond)
@@ -75,7 +77,7 @@ func (c *Tab) Wait(ctx context.Context) error {
 		case <-ctx.Done():
 			t.Stop()
 			if context.Cause(ctx) == context.DeadlineExceeded || ctx.Err() == context.DeadlineExceeded {
-				return Fail("timed out waiting for %s; raise timeout (ms) or check the page with snapshot", strings.Join(desc, " and "))
+				return tool.Fail("timed out waiting for %s; raise timeout (ms) or check the page with snapshot", strings.Join(desc, " and "))
 			}
 			return context.Cause(ctx)
 		case <-t.C:

@@ -54,25 +54,10 @@ type call struct {
 	started time.Time
 }
 
-// userError is an action failure whose message is for the agent as is
-// (act.Error: the page-level actions fail with it too).
-type userError = act.Error
+// userError is an action failure whose message is for the agent as is.
+type userError = tool.Error
 
-func fail(format string, args ...any) error { return act.Fail(format, args...) }
-
-// errHeld matches the refusal of a session another daemon on the store
-// holds (heldError).
-var errHeld = errors.New("session held by another daemon")
-
-// heldError refuses a session another daemon on the store holds; with
-// several nodes the call goes there instead (see do).
-type heldError struct{ userError }
-
-func (*heldError) Is(target error) bool { return target == errHeld }
-
-func held(format string, args ...any) error {
-	return &heldError{userError{Msg: fmt.Sprintf(format, args...)}}
-}
+func fail(format string, args ...any) error { return tool.Fail(format, args...) }
 
 // Do carries out one action. Failures of the action itself come back as a
 // Result with Success false and an Error that says what to do next; the
@@ -104,7 +89,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 	}
 	c := &call{e: e, in: in, res: res, owner: owner, inj: inj, started: time.Now()}
 	err = c.run(ctx)
-	if errors.Is(err, errHeld) && inj == nil {
+	if errors.Is(err, sessions.ErrHeld) && inj == nil {
 		// Another node took the session between the routing and the
 		// call (both saw its dead node's lease run out; one won).
 		if res, done := e.forward(ctx, owner, orig, target(in)); done {
@@ -254,7 +239,7 @@ func (c *call) prepareLaunch(ctx context.Context) error {
 		return err
 	}
 	if profile := launchProfile(in); profile != "" && in.ExcludeCookieDomains != nil {
-		owner, name := splitName(profile)
+		owner, name := sessions.SplitName(profile)
 		if err := e.Store.SetProfileExcludes(ctx, owner, name, normDomains(in.ExcludeCookieDomains)); err != nil {
 			return fmt.Errorf("saving the profile's excluded cookie domains: %w", err)
 		}
@@ -322,7 +307,7 @@ func (c *call) enterTask(ctx context.Context, sess *sessions.Session) (context.C
 	if gone {
 		leave()
 		// It was closed (DELETE /api/sessions) while this call waited.
-		return ctx, nil, fail("session %q was closed while this call waited; send it again to start the session afresh", bareName(sess.ID))
+		return ctx, nil, fail("session %q was closed while this call waited; send it again to start the session afresh", sessions.BareName(sess.ID))
 	}
 	return ctx, leave, nil
 }
@@ -1075,7 +1060,7 @@ func (c *call) closeTask(ctx context.Context) error {
 			return err
 		}
 		_ = e.Store.ReleaseLease(ctx, s.ID, e.Node)
-		c.res.Content += fmt.Sprintf("; session %q has no tab left and is closed", bareName(s.ID))
+		c.res.Content += fmt.Sprintf("; session %q has no tab left and is closed", sessions.BareName(s.ID))
 	}
 	// Close ends what it started (source 001): a browser no session uses
 	// any more exits now, not after the idle timeout.
@@ -1131,7 +1116,7 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 	ids := make([]string, 0, len(e.Sessions))
 	tabs := 0
 	for id, s := range e.Sessions {
-		if o, _ := splitName(id); o == owner {
+		if o, _ := sessions.SplitName(id); o == owner {
 			ids = append(ids, id)
 			for _, t := range s.Tasks {
 				tabs += len(t.Tabs)
@@ -1140,7 +1125,7 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 	}
 	fmt.Fprintf(&b, "sessions: %d, tabs: %d, idle timeout: %s\n", len(ids), tabs, e.Cfg.IdleTimeout)
 	for p, r := range e.Repairs {
-		if o, _ := splitName(p); o == owner {
+		if o, _ := sessions.SplitName(p); o == owner {
 			fmt.Fprintf(&b, "profile %s repaired %s\n", p, r)
 		}
 	}

@@ -26,13 +26,13 @@ import (
 
 // liveSession is the caller's session id if it is live in this daemon.
 func (e *Engine) liveSession(ctx context.Context, id string) (*sessions.Session, string, error) {
-	if err := checkName("session", id); err != nil {
+	if err := sessions.CheckName("session", id); err != nil {
 		return nil, "", fmt.Errorf("%w: %v", store.ErrNotFound, err)
 	}
 	if err := e.ownerAllowed(auth.Owner(ctx)); err != nil {
 		return nil, "", err
 	}
-	q := qualify(auth.Owner(ctx), id)
+	q := sessions.Qualify(auth.Owner(ctx), id)
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	s := e.Sessions[q]
@@ -53,7 +53,7 @@ func (e *Engine) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, 
 	if err != nil {
 		return tool.SessionInfo{}, nil, err
 	}
-	info := tool.SessionInfo{ID: id, State: string(row.State), Profile: bareName(row.Profile), Reason: strings.ReplaceAll(row.Reason, auth.Owner(ctx)+ownerSep, ""),
+	info := tool.SessionInfo{ID: id, State: string(row.State), Profile: sessions.BareName(row.Profile), Reason: strings.ReplaceAll(row.Reason, auth.Owner(ctx)+sessions.OwnerSep, ""),
 		Tabs: row.Tabs, URL: row.URL, Created: row.CreatedAt, Updated: row.UpdatedAt, LastCapture: row.LastCaptureAt}
 	var tabs []tool.Tab
 	if s != nil {
@@ -175,7 +175,7 @@ func (e *Engine) liveTabs(ctx context.Context, s *sessions.Session) []storagesta
 	}
 	prev := s.LastTabs
 	e.Mu.Unlock()
-	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.ID), tabNum(b.tb.ID)) })
+	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(sessions.TabNum(a.tb.ID), sessions.TabNum(b.tb.ID)) })
 	out := make([]storagestate.ExportTab, 0, len(items))
 	for _, it := range items {
 		t, ok := e.readLoaded(ctx, it.tb)

@@ -59,7 +59,7 @@ func (e *Engine) slotOwner(s *sessions.Session) string {
 	if e.Cfg.CDP != "" || (s.Profile == "" && s.Dir == "") {
 		return ""
 	}
-	owner, _ := splitName(s.ID)
+	owner, _ := sessions.SplitName(s.ID)
 	return owner
 }
 
@@ -107,7 +107,7 @@ func (e *Engine) browserOf(s *sessions.Session) *browser.Browser {
 // profileDir is a profile's Chromium user-data-dir.
 // A profile's name is qualified by its owner (see owners.go).
 func (e *Engine) profileDir(profile string) string {
-	owner, name := splitName(profile)
+	owner, name := sessions.SplitName(profile)
 	return e.Cfg.Path("profiles", owner, name)
 }
 
@@ -167,7 +167,7 @@ func (e *Engine) ensureBrowser(ctx context.Context, s *sessions.Session) (sl *se
 			if mismatch {
 				// A profile's browser that still runs from before its
 				// session was made again with another headless.
-				return nil, "", fail("the browser of profile %s runs with headless %v, and headless applies when it starts: close the session (the close action) so that the browser exits, then launch again", bareName(s.Profile), !running)
+				return nil, "", fail("the browser of profile %s runs with headless %v, and headless applies when it starts: close the session (the close action) so that the browser exits, then launch again", sessions.BareName(s.Profile), !running)
 			}
 			return sl, "", nil
 		}

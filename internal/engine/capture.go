@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
@@ -119,7 +120,7 @@ func (e *Engine) captureIf(ctx context.Context, s *sessions.Session, probe bool)
 			e.Counters.Capture(ok, time.Since(taken))
 		}
 	}()
-	cookies, err := contextCookies(ctx, br, ctxID)
+	cookies, err := inject.ContextCookies(ctx, br, ctxID)
 	if err != nil {
 		return err
 	}
@@ -136,7 +137,7 @@ func (e *Engine) captureIf(ctx context.Context, s *sessions.Session, probe bool)
 		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, UserDataDir: dir, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, InjectedDomains: injected, ExcludeDomains: exclude}
 	var st storagestate.State
 	seen := map[string]sessions.CapturedTab{}
-	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(tabNum(a.tb.ID), tabNum(b.tb.ID)) })
+	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(sessions.TabNum(a.tb.ID), sessions.TabNum(b.tb.ID)) })
 	for _, it := range items {
 		t, read := e.readLoaded(ctx, it.tb)
 		if !read {

@@ -229,10 +229,10 @@ func (e *Engine) route(ctx context.Context, session string) (*cluster.Peer, erro
 // Route is route for the API's session routes (cluster.Router): owner's
 // session by its bare name.
 func (e *Engine) Route(ctx context.Context, owner, session string) (*cluster.Peer, error) {
-	if err := checkName("session", session); err != nil {
+	if err := sessions.CheckName("session", session); err != nil {
 		return nil, nil // the API answers it
 	}
-	return e.route(ctx, qualify(owner, session))
+	return e.route(ctx, sessions.Qualify(owner, session))
 }
 
 // forward runs a call on the node that holds its session; done is false

@@ -30,6 +30,7 @@ import (
 	"github.com/browserd/browserd/internal/cluster"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/egress"
+	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/sessions"
@@ -239,7 +240,7 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*sessions.Session, er
 		profile = "default"
 	}
 	if profile != "" {
-		if err := checkQualified("profile", profile); err != nil {
+		if err := sessions.CheckQualified("profile", profile); err != nil {
 			return nil, err
 		}
 	}
@@ -247,7 +248,7 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*sessions.Session, er
 	if id == "" {
 		id = profile
 	}
-	if err := checkQualified("session", id); err != nil {
+	if err := sessions.CheckQualified("session", id); err != nil {
 		return nil, err
 	}
 	e.Mu.Lock()
@@ -267,7 +268,7 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*sessions.Session, er
 	}
 	if s != nil && s.Closing {
 		e.Mu.Unlock()
-		return nil, fail("session %q is being closed; send the call again in a moment", bareName(id))
+		return nil, fail("session %q is being closed; send the call again in a moment", sessions.BareName(id))
 	}
 	if s != nil {
 		if in.Profile != "" && s.Profile != in.Profile {
@@ -280,7 +281,7 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*sessions.Session, er
 				where = "on folder " + s.Dir
 			}
 			e.Mu.Unlock()
-			return nil, fail("session %q runs %s, not on folder %s: the folder is chosen when a session is created — leave out userDataDir to use the session, or name another session", bareName(id), where, in.UserDataDir)
+			return nil, fail("session %q runs %s, not on folder %s: the folder is chosen when a session is created — leave out userDataDir to use the session, or name another session", sessions.BareName(id), where, in.UserDataDir)
 		}
 		if s.Stored && !s.Parked {
 			e.Mu.Unlock()
@@ -301,7 +302,7 @@ func (e *Engine) taskFor(s *sessions.Session, name string) (*sessions.Task, erro
 	if name == "" {
 		name = "default"
 	}
-	if err := checkName("task", name); err != nil {
+	if err := sessions.CheckName("task", name); err != nil {
 		return nil, err
 	}
 	e.Mu.Lock()
@@ -313,21 +314,6 @@ func (e *Engine) taskFor(s *sessions.Session, name string) (*sessions.Task, erro
 	}
 	t.LastUsed = time.Now()
 	return t, nil
-}
-
-func checkName(what, s string) error {
-	if len(s) > 64 {
-		return fmt.Errorf("%s name is longer than 64 characters", what)
-	}
-	if strings.HasPrefix(s, ".") {
-		return fmt.Errorf("%s name %q may not start with '.'", what, s)
-	}
-	for _, r := range s {
-		if !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return fmt.Errorf("%s name %q: use letters, digits, '-', '_' and '.' only", what, s)
-		}
-	}
-	return nil
 }
 
 // newTab opens a tab for the task in its session's browser context.
@@ -344,7 +330,7 @@ func (e *Engine) newTab(ctx context.Context, sl *sessions.Slot, t *sessions.Task
 	if opts.Emulation.Geolocation != nil {
 		// Granted again for every tab: a relaunched browser or a new
 		// context forgets it, and the call is idempotent.
-		if err := grantGeolocation(ctx, br, ctxID); err != nil {
+		if err := inject.GrantGeolocation(ctx, br, ctxID); err != nil {
 			return nil, fmt.Errorf("granting the position: %w", err)
 		}
 	}
@@ -391,7 +377,7 @@ func (e *Engine) addTabID(t *sessions.Task, pg *browser.Page, id string) *sessio
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	s := t.Sess
-	if n := tabNum(id); n <= 0 || e.Tabs[sessions.TabKey{Sess: s.ID, Tab: id}] != nil || id != fmt.Sprintf("t%d", n) {
+	if n := sessions.TabNum(id); n <= 0 || e.Tabs[sessions.TabKey{Sess: s.ID, Tab: id}] != nil || id != fmt.Sprintf("t%d", n) {
 		s.NextTab++
 		id = fmt.Sprintf("t%d", s.NextTab)
 	} else {
@@ -882,14 +868,8 @@ func (e *Engine) tabsOf(ctx context.Context, t *sessions.Task) []tool.Tab {
 		out = append(out, tool.Tab{ID: tb.ID, Task: t.Name, URL: url.Unwrap(), Title: title.Unwrap(), Active: tb == active, Waiting: waiting,
 			Review: review, LiveViewURL: live, State: state})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return tabNum(out[i].ID) < tabNum(out[j].ID) })
+	sort.SliceStable(out, func(i, j int) bool { return sessions.TabNum(out[i].ID) < sessions.TabNum(out[j].ID) })
 	return out
-}
-
-func tabNum(id string) int {
-	var n int
-	fmt.Sscanf(id, "t%d", &n)
-	return n
 }
 
 // checkKeyPresent refuses to make a new secret key while anything sealed

@@ -74,7 +74,7 @@ func folderSession(real string) string {
 func (e *Engine) checkFolder(id, dir string) error {
 	for _, o := range e.Sessions {
 		if o.ID != id && o.Dir == dir && o.Stored && !o.Parked {
-			return fail("folder %s is in use by session %q (Chromium runs one browser on a folder): use that session, or name another folder", dir, bareName(o.ID))
+			return fail("folder %s is in use by session %q (Chromium runs one browser on a folder): use that session, or name another folder", dir, sessions.BareName(o.ID))
 		}
 	}
 	return nil

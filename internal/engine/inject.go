@@ -50,7 +50,7 @@ type injection struct {
 
 // conflict refuses a fresh session whose name another call took.
 func (inj *injection) conflict(id string) error {
-	inj.err = &inject.Error{Kind: inject.Conflict, Msg: fmt.Sprintf("session %q is active; pick another name, or DELETE it first", bareName(id))}
+	inj.err = &inject.Error{Kind: inject.Conflict, Msg: fmt.Sprintf("session %q is active; pick another name, or DELETE it first", sessions.BareName(id))}
 	return &userError{Msg: inj.err.Msg}
 }
 
@@ -155,17 +155,7 @@ func (e *Engine) sameEnvironment(s *sessions.Session, in *tool.Input) error {
 		return nil
 	}
 	return fail("session %q already runs, with %s: headless, userAgent, timezone, locale and geolocation apply only when launch creates the session — close it first (the close action; a session ends with its last task's close), then launch again, or launch another session",
-		bareName(s.ID), strings.Join(diff, ", "))
-}
-
-// grantGeolocation lets the pages of a context (ctxID "" for the default
-// one) read the position without a prompt.
-func grantGeolocation(ctx context.Context, br *browser.Browser, ctxID string) error {
-	p := map[string]any{"permissions": []string{"geolocation"}}
-	if ctxID != "" {
-		p["browserContextId"] = ctxID
-	}
-	return br.Conn().Browser().Call(ctx, "Browser.grantPermissions", p, nil)
+		sessions.BareName(s.ID), strings.Join(diff, ", "))
 }
 
 // emulate gives the launched session its environment: for its tabs to come
@@ -178,7 +168,7 @@ func (c *call) emulate(ctx context.Context, s *sessions.Session) error {
 		return err
 	}
 	if emu.Geolocation != nil {
-		if err := grantGeolocation(ctx, c.slot.Br, ctxID); err != nil {
+		if err := inject.GrantGeolocation(ctx, c.slot.Br, ctxID); err != nil {
 			return fmt.Errorf("granting the position: %w", err)
 		}
 	}
@@ -238,13 +228,13 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 		rand.Read(b)
 		req.Session = "s-" + hex.EncodeToString(b)
 	}
-	if err := checkName("session", req.Session); err != nil {
+	if err := sessions.CheckName("session", req.Session); err != nil {
 		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: err.Error()}
 	}
 	if req.Profile != "" && req.Profile != req.Session {
 		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: fmt.Sprintf("a profile's session is named like the profile: leave out name, or set it to %q", req.Profile)}
 	}
-	q := qualify(owner, req.Session)
+	q := sessions.Qualify(owner, req.Session)
 	e.Mu.Lock()
 	s := e.Sessions[q]
 	live := s != nil && s.Stored && !s.Parked

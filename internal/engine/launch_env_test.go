@@ -66,7 +66,7 @@ func TestCheckHeadless(t *testing.T) {
 // nothing new, and otherwise names what the session runs with.
 func TestSameEnvironment(t *testing.T) {
 	e := &Engine{Registry: &sessions.Registry{}}
-	s := &sessions.Session{ID: qualify("alice", "env"), Emu: browser.Emulation{UserAgent: "ua/1", Timezone: "Asia/Tokyo",
+	s := &sessions.Session{ID: sessions.Qualify("alice", "env"), Emu: browser.Emulation{UserAgent: "ua/1", Timezone: "Asia/Tokyo",
 		Geolocation: &browser.Geolocation{Latitude: 1, Longitude: 2}}}
 	for _, c := range []struct {
 		in   tool.Input

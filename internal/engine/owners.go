@@ -6,52 +6,12 @@ import (
 	"strings"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/tool"
 )
 
-// Owners. Every session and profile belongs to one owner (see package
-// auth). Inside the engine, and in the store, a name is qualified by its
-// owner — "bob~work" is owner bob's "work" — except admin's, which stay
-// bare so that a daemon used only over its socket looks as it always did.
-// Names the tool accepts cannot contain '~', so no caller can spell
-// another owner's name: other owners' sessions are simply not there.
-
-// ownerSep separates owner and name in a qualified name.
-const ownerSep = "~"
-
-// qualify is owner's name as the engine keys it.
-func qualify(owner, name string) string {
-	if owner == auth.Admin || owner == "" || name == "" {
-		return name
-	}
-	return owner + ownerSep + name
-}
-
-// splitName is the owner and the bare name of a qualified name.
-func splitName(q string) (owner, name string) {
-	if o, n, ok := strings.Cut(q, ownerSep); ok {
-		return o, n
-	}
-	return auth.Admin, q
-}
-
-// bareName is a qualified name without its owner.
-func bareName(q string) string {
-	_, n := splitName(q)
-	return n
-}
-
-// checkQualified checks both parts of a qualified name.
-func checkQualified(what, q string) error {
-	owner, name := splitName(q)
-	if err := auth.CheckOwner(owner); err != nil {
-		return err
-	}
-	if name == "" {
-		return fmt.Errorf("empty %s name", what)
-	}
-	return checkName(what, name)
-}
+// Owners: each call acts for one owner (see package auth), and names are
+// qualified by it (sessions.Qualify).
 
 // forOwner rewrites a call's names into owner's namespace. It fails for
 // names that are not valid bare names, and for other owners than admin
@@ -66,12 +26,12 @@ func (e *Engine) forOwner(ctx context.Context, in *tool.Input) (owner string, er
 		return owner, err
 	}
 	if in.Session != "" {
-		if err := checkName("session", in.Session); err != nil {
+		if err := sessions.CheckName("session", in.Session); err != nil {
 			return owner, err
 		}
 	}
 	if in.Profile != "" {
-		if err := checkName("profile", in.Profile); err != nil {
+		if err := sessions.CheckName("profile", in.Profile); err != nil {
 			return owner, err
 		}
 	}
@@ -85,8 +45,8 @@ func (e *Engine) forOwner(ctx context.Context, in *tool.Input) (owner string, er
 			in.Profile = "default"
 		}
 	}
-	in.Session = qualify(owner, in.Session)
-	in.Profile = qualify(owner, in.Profile)
+	in.Session = sessions.Qualify(owner, in.Session)
+	in.Profile = sessions.Qualify(owner, in.Profile)
 	return owner, nil
 }
 
@@ -103,7 +63,7 @@ func unqualifyResult(owner string, r *tool.Result) {
 	if owner == auth.Admin {
 		return
 	}
-	p := owner + ownerSep
+	p := owner + sessions.OwnerSep
 	strip := func(s string) string { return strings.ReplaceAll(s, p, "") }
 	r.Session = strip(r.Session)
 	r.Path = strip(r.Path)

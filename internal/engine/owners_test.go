@@ -17,22 +17,22 @@ func TestQualify(t *testing.T) {
 		{"bob", "work", "bob~work"},
 		{"bob", "", ""},
 	} {
-		if got := qualify(tc.owner, tc.name); got != tc.q {
+		if got := sessions.Qualify(tc.owner, tc.name); got != tc.q {
 			t.Errorf("qualify(%q, %q) = %q, want %q", tc.owner, tc.name, got, tc.q)
 		}
 		if tc.name == "" {
 			continue
 		}
-		o, n := splitName(tc.q)
+		o, n := sessions.SplitName(tc.q)
 		if want := tc.owner; (want == "" && o != "admin") || (want != "" && o != want) || n != tc.name {
 			t.Errorf("splitName(%q) = %q, %q", tc.q, o, n)
 		}
 	}
-	if err := checkQualified("session", "bob~work"); err != nil {
+	if err := sessions.CheckQualified("session", "bob~work"); err != nil {
 		t.Errorf("a qualified name was refused: %v", err)
 	}
 	for _, bad := range []string{"Bob~work", "bob~wo~rk", "~work", "bob~", "bob~.hidden"} {
-		if checkQualified("session", bad) == nil {
+		if sessions.CheckQualified("session", bad) == nil {
 			t.Errorf("checkQualified accepted %q", bad)
 		}
 	}

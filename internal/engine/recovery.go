@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/storagestate"
@@ -160,7 +161,7 @@ func (e *Engine) open(ctx context.Context, c *call, s *sessions.Session, id, pro
 			if ok, err := e.Store.AcquireLease(ctx, id, e.Node, time.Now(), e.leaseTTL()); err != nil {
 				return nil, err
 			} else if !ok {
-				return nil, held("session %q is active in another browserd on this store; use it there, or pick another session name", id)
+				return nil, sessions.Held("session %q is active in another browserd on this store; use it there, or pick another session name", id)
 			}
 		}
 		switch c.in.Action {
@@ -207,7 +208,7 @@ func (e *Engine) open(ctx context.Context, c *call, s *sessions.Session, id, pro
 			return nil, err
 		}
 	}
-	owner, _ := splitName(id)
+	owner, _ := sessions.SplitName(id)
 	if err := e.Store.CreateSession(ctx, store.Session{ID: id, Owner: owner, Profile: s.Profile}); err != nil {
 		if errors.Is(err, store.ErrConflict) {
 			return nil, fail("session %q is in use (%v); pick another session name", id, err)
@@ -262,7 +263,7 @@ func (e *Engine) resume(ctx context.Context, id string, explicit bool) (*session
 // a session that is closed, stale or failed — the caller chose what to
 // restore — but never one that runs: its live state would be thrown away.
 func (e *Engine) resumeFrom(ctx context.Context, id string, explicit bool, ref tool.CaptureRef) (*sessions.Session, resumeReport, error) {
-	if err := checkQualified("session", id); err != nil {
+	if err := sessions.CheckQualified("session", id); err != nil {
 		return nil, resumeReport{}, &userError{Msg: err.Error()}
 	}
 	e.ResumeMu.Lock()
@@ -273,7 +274,7 @@ func (e *Engine) resumeFrom(ctx context.Context, id string, explicit bool, ref t
 	e.Mu.Unlock()
 	if live {
 		if ref != "" {
-			return nil, resumeReport{}, fail("session %q is running in this browserd: a capture is restored only into a session that is not running — close it first (close in each of its tasks, or DELETE /api/sessions/%s), then session_resume with capture", id, bareName(id))
+			return nil, resumeReport{}, fail("session %q is running in this browserd: a capture is restored only into a session that is not running — close it first (close in each of its tasks, or DELETE /api/sessions/%s), then session_resume with capture", id, sessions.BareName(id))
 		}
 		if explicit {
 			return nil, resumeReport{}, fail("session %q is already active in this browserd; just use it", id)
@@ -295,7 +296,7 @@ func (e *Engine) resumeFrom(ctx context.Context, id string, explicit bool, ref t
 			return nil, resumeReport{}, err
 		}
 		if !ok {
-			return nil, resumeReport{}, held("session %q is active in another browserd on this store; it cannot be resumed here", id)
+			return nil, resumeReport{}, sessions.Held("session %q is active in another browserd on this store; it cannot be resumed here", id)
 		}
 	case store.Stale, store.Closed, store.Failed:
 		if ref != "" {
@@ -370,17 +371,17 @@ func (e *Engine) pickCapture(ctx context.Context, id string, ref tool.CaptureRef
 	})
 	if i < 0 {
 		if capID != 0 {
-			return nil, fail("session %q keeps no capture %d (it keeps its newest %d; list_sessions with session %q lists them)", id, capID, len(list), bareName(id))
+			return nil, fail("session %q keeps no capture %d (it keeps its newest %d; list_sessions with session %q lists them)", id, capID, len(list), sessions.BareName(id))
 		}
-		return nil, fail("session %q keeps no capture taken at or before %s: its oldest kept one is of %s (list_sessions with session %q lists them)", id, at.Local().Format("2006-01-02 15:04:05"), ago(list[len(list)-1].Taken), bareName(id))
+		return nil, fail("session %q keeps no capture taken at or before %s: its oldest kept one is of %s (list_sessions with session %q lists them)", id, at.Local().Format("2006-01-02 15:04:05"), ago(list[len(list)-1].Taken), sessions.BareName(id))
 	}
 	info := list[i]
 	if info.Err != nil {
-		return nil, fail("capture %d of session %q cannot be read (%v); pick another (list_sessions with session %q lists them)", info.ID, id, info.Err, bareName(id))
+		return nil, fail("capture %d of session %q cannot be read (%v); pick another (list_sessions with session %q lists them)", info.ID, id, info.Err, sessions.BareName(id))
 	}
 	c, err := e.Store.GetCapture(ctx, id, info.ID)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, fail("capture %d of session %q is no longer kept (a newer capture replaced it); list_sessions with session %q lists the kept ones", info.ID, id, bareName(id))
+		return nil, fail("capture %d of session %q is no longer kept (a newer capture replaced it); list_sessions with session %q lists the kept ones", info.ID, id, sessions.BareName(id))
 	}
 	if err != nil {
 		return nil, fail("capture %d of session %q cannot be read (%v); pick another", info.ID, id, err)
@@ -412,7 +413,7 @@ func (e *Engine) resumeLocked(ctx context.Context, s *sessions.Session, row stor
 		return nil, resumeReport{}, fmt.Errorf("taking the lease of session %q: %w", id, err)
 	}
 	if !ok {
-		return nil, resumeReport{}, held("session %q is being resumed by another browserd on this store", id)
+		return nil, resumeReport{}, sessions.Held("session %q is being resumed by another browserd on this store", id)
 	}
 	defer func() { e.Counters.Resume(err == nil) }()
 	if row.State == store.Active {
@@ -565,7 +566,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *sessions.Session, c store.Cap
 	s.Exclude = c.ExcludeDomains
 	e.Mu.Unlock()
 	if emu.Geolocation != nil {
-		if err := grantGeolocation(ctx, sl.Br, ctxID); err != nil {
+		if err := inject.GrantGeolocation(ctx, sl.Br, ctxID); err != nil {
 			rep.problems = append(rep.problems, "the position override could not be granted: "+err.Error())
 		}
 	}
@@ -592,7 +593,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *sessions.Session, c store.Cap
 		}
 	}
 	tabs := slices.Clone(c.Tabs)
-	slices.SortStableFunc(tabs, func(a, b store.Tab) int { return cmp.Compare(tabNum(a.ID), tabNum(b.ID)) })
+	slices.SortStableFunc(tabs, func(a, b store.Tab) int { return cmp.Compare(sessions.TabNum(a.ID), sessions.TabNum(b.ID)) })
 	// Every tab opens and loads at once: Chromium starts renderers in
 	// parallel, which on a cold context is most of a resume's time.
 	pages := make([]*browser.Page, len(tabs))
@@ -616,7 +617,7 @@ func (e *Engine) rehydrate(ctx context.Context, s *sessions.Session, c store.Cap
 		// The capture's storage first: it is the tab's own; the profile's
 		// saved storage then fills in what the capture did not hold.
 		opts := browser.PageOptions{Width: cmp.Or(ct.Width, e.Cfg.Width), Height: cmp.Or(ct.Height, e.Cfg.Height),
-			InitScript: combineScripts(storageScriptOver(st.Origins, "__browserd_resumed", picked), s.InitScript), Emulation: emu, Credentials: creds}
+			InitScript: inject.CombineScripts(inject.StorageScriptOver(st.Origins, "__browserd_resumed", picked), s.InitScript), Emulation: emu, Credentials: creds}
 		e.Mu.Unlock()
 		if sl.Br.Attached() && ctxID == "" {
 			opts.Guard = e.fetchGuard(s)

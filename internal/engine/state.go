@@ -8,13 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
@@ -35,24 +35,8 @@ import (
 // statePath is where a profile's state is kept (outside its user-data-dir,
 // so a profile moved aside as corrupt keeps it).
 func (e *Engine) statePath(profile string) string {
-	owner, name := splitName(profile)
+	owner, name := sessions.SplitName(profile)
 	return e.Cfg.Path("profiles", owner, name+".state")
-}
-
-// contextCookies reads every cookie of a browser context ("" for the
-// default one), session-only and HttpOnly ones included.
-func contextCookies(ctx context.Context, br *browser.Browser, ctxID string) ([]storagestate.Cookie, error) {
-	params := map[string]any{}
-	if ctxID != "" {
-		params["browserContextId"] = ctxID
-	}
-	var r struct {
-		Cookies []storagestate.CDPCookie `json:"cookies"`
-	}
-	if err := br.Conn().Browser().Call(ctx, "Storage.getCookies", params, &r); err != nil {
-		return nil, fmt.Errorf("reading cookies: %w", err)
-	}
-	return storagestate.FromCDP(r.Cookies), nil
 }
 
 // captureState reads a session's cookies and the storage of its open tabs.
@@ -66,7 +50,7 @@ func (e *Engine) captureState(ctx context.Context, br *browser.Browser, s *sessi
 		}
 	}
 	e.Mu.Unlock()
-	cookies, err := contextCookies(ctx, br, ctxID)
+	cookies, err := inject.ContextCookies(ctx, br, ctxID)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +106,7 @@ func (e *Engine) loadProfileState(ctx context.Context, profile string) (st *stor
 			at = fi.ModTime()
 		}
 	}
-	owner, name := splitName(profile)
+	owner, name := sessions.SplitName(profile)
 	sp, sat, serr := e.Store.LoadProfileState(ctx, owner, name)
 	switch {
 	case errors.Is(serr, store.ErrNotFound):
@@ -187,7 +171,7 @@ func (e *Engine) saveProfile(ctx context.Context, s *sessions.Session) error {
 		return err
 	}
 	// And in the store, for the nodes sharing it (docs/cluster.md).
-	owner, name := splitName(s.Profile)
+	owner, name := sessions.SplitName(s.Profile)
 	return e.Store.SaveProfileState(ctx, owner, name, plain, taken)
 }
 
@@ -214,57 +198,11 @@ func (e *Engine) restoreProfile(ctx context.Context, br *browser.Browser, s *ses
 			return fmt.Errorf("restoring cookies: %w", err)
 		}
 	}
-	script := storageScript(st.Origins)
+	script := inject.StorageScript(st.Origins)
 	e.Mu.Lock()
 	s.InitScript = script
 	e.Mu.Unlock()
 	return nil
-}
-
-// storageScript returns a script that, run before a page's own scripts,
-// puts the saved localStorage and sessionStorage of the page's origin back
-// (once per tab and origin, and only keys the page does not have).
-func storageScript(origins []storagestate.Origin) string {
-	return storageScriptMarked(origins, "__browserd_restored")
-}
-
-// storageScriptMarked is storageScript with its own sessionStorage marker,
-// so that two restores (a resume's and a profile's) do not stop each other.
-func storageScriptMarked(origins []storagestate.Origin, marker string) string {
-	return storageScriptOver(origins, marker, false)
-}
-
-// storageScriptOver is storageScriptMarked; with over, the saved values
-// replace the keys the page already has (a capture picked to resume from,
-// over a profile's newer storage).
-func storageScriptOver(origins []storagestate.Origin, marker string, over bool) string {
-	type items struct {
-		L [][2]string `json:"l,omitempty"`
-		S [][2]string `json:"s,omitempty"`
-	}
-	data := map[string]items{}
-	for _, o := range origins {
-		var it items
-		for _, kv := range o.LocalStorage {
-			it.L = append(it.L, [2]string{kv.Name, kv.Value})
-		}
-		for _, kv := range o.SessionStorage {
-			it.S = append(it.S, [2]string{kv.Name, kv.Value})
-		}
-		if len(it.L)+len(it.S) > 0 {
-			data[o.Origin] = it
-		}
-	}
-	if len(data) == 0 {
-		return ""
-	}
-	b, _ := json.Marshal(data)
-	return `(() => { const d = (` + string(b) + `)[location.origin]; if (!d) return;
-  try { if (sessionStorage.getItem('` + marker + `')) return; sessionStorage.setItem('` + marker + `', '1'); } catch (e) { return; }
-  const over = ` + strconv.FormatBool(over) + `;
-  try { for (const [k, v] of d.l || []) if (over || localStorage.getItem(k) === null) localStorage.setItem(k, v); } catch (e) {}
-  try { for (const [k, v] of d.s || []) if (over || sessionStorage.getItem(k) === null) sessionStorage.setItem(k, v); } catch (e) {}
-})()`
 }
 
 // markDirty asks the saver to save a profile session soon, and the
@@ -331,7 +269,7 @@ func (e *Engine) excludedFor(ctx context.Context, s *sessions.Session) []string 
 		return out
 	}
 	out = append(out, e.Cfg.ExcludeCookieDomains...)
-	owner, name := splitName(profile)
+	owner, name := sessions.SplitName(profile)
 	if ds, err := e.Store.ProfileExcludes(ctx, owner, name); err != nil {
 		e.Log.Warn("reading a profile's excluded cookie domains failed", "profile", profile, "err", err)
 	} else {
@@ -344,10 +282,10 @@ func (e *Engine) excludedFor(ctx context.Context, s *sessions.Session) []string 
 // (GET /api/profiles/{name}/exclude-cookie-domains).
 func (e *Engine) ProfileExcludes(ctx context.Context, name string) ([]string, error) {
 	owner := auth.Owner(ctx)
-	if err := checkName("profile", name); err != nil {
+	if err := sessions.CheckName("profile", name); err != nil {
 		return nil, &userError{Msg: err.Error()}
 	}
-	o, n := splitName(qualify(owner, name))
+	o, n := sessions.SplitName(sessions.Qualify(owner, name))
 	ds, err := e.Store.ProfileExcludes(ctx, o, n)
 	if ds == nil {
 		ds = []string{}
@@ -360,13 +298,13 @@ func (e *Engine) ProfileExcludes(ctx context.Context, name string) ([]string, er
 // state_load).
 func (e *Engine) SetProfileExcludes(ctx context.Context, name string, domains []string) error {
 	owner := auth.Owner(ctx)
-	if err := checkName("profile", name); err != nil {
+	if err := sessions.CheckName("profile", name); err != nil {
 		return &userError{Msg: err.Error()}
 	}
 	if err := tool.CheckDomains(domains); err != nil {
 		return &userError{Msg: "excluded cookie domains: " + err.Error()}
 	}
-	o, n := splitName(qualify(owner, name))
+	o, n := sessions.SplitName(sessions.Qualify(owner, name))
 	return e.Store.SetProfileExcludes(ctx, o, n, normDomains(domains))
 }
 

@@ -39,7 +39,7 @@ func (c *call) stateSave(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	path, err := e.dataFile(c.owner, "states", c.in.Path, fmt.Sprintf("%s-%s.json", bareName(s.ID), browser.Stamp(time.Now())), ".json")
+	path, err := e.dataFile(c.owner, "states", c.in.Path, fmt.Sprintf("%s-%s.json", sessions.BareName(s.ID), browser.Stamp(time.Now())), ".json")
 	if err != nil {
 		return &userError{Msg: err.Error()}
 	}
@@ -106,13 +106,13 @@ func (e *Engine) loadState(ctx context.Context, sl *sessions.Slot, s *sessions.S
 			return 0, fmt.Errorf("setting cookies: %w", err)
 		}
 	}
-	script := storageScript(st.Origins)
+	script := inject.StorageScript(st.Origins)
 	e.Mu.Lock()
 	// The state's domains are logins put in on purpose: the prompt hint
 	// names them, unlike the cookies pages set later.
 	s.Injected = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(s.Injected), inject.Domains(st)...))))
 	if script != "" {
-		s.InitScript = combineScripts(s.InitScript, script)
+		s.InitScript = inject.CombineScripts(s.InitScript, script)
 	}
 	var pages []*browser.Page
 	for _, t := range s.Tasks {
@@ -128,13 +128,6 @@ func (e *Engine) loadState(ctx context.Context, sl *sessions.Slot, s *sessions.S
 	}
 	e.markDirty(s)
 	return excluded, nil
-}
-
-func combineScripts(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + ";\n" + b
 }
 
 // errLink is readNoFollow's answer for a symbolic link.

@@ -83,7 +83,7 @@ func (e *Engine) liveURL(session, tab string) string {
 	if e.Dashboard == "" {
 		return ""
 	}
-	_, name := splitName(session)
+	_, name := sessions.SplitName(session)
 	return e.Dashboard + "/dashboard/live?session=" + url.QueryEscape(name) + "&tab=" + url.QueryEscape(tab)
 }
 
@@ -227,7 +227,7 @@ func (c *call) notify(ctx context.Context) {
 	if hook == "" {
 		return
 	}
-	owner, session := splitName(c.task.Sess.ID)
+	owner, session := sessions.SplitName(c.task.Sess.ID)
 	c.e.Mu.Lock()
 	live := c.e.liveURL(c.task.Sess.ID, c.tab.ID)
 	c.e.Mu.Unlock()

@@ -469,3 +469,16 @@ func CheckDomains(ds []string) error {
 	}
 	return nil
 }
+
+// Error is an action's failure whose message is for the agent as is: what
+// went wrong and what to do next.
+type Error struct{ Msg string }
+
+func (u *Error) Error() string { return u.Msg }
+
+// UserError marks the error as the caller's to fix (front ends answer
+// it with a 4xx, not a 500).
+func (u *Error) UserError() bool { return true }
+
+// Fail is an Error with a formatted message.
+func Fail(format string, args ...any) error { return &Error{fmt.Sprintf(format, args...)} }
