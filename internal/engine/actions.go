@@ -15,6 +15,7 @@ import (
 
 	"github.com/browserd/browserd/internal/act"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/recovery"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/store"
@@ -255,7 +256,7 @@ func (c *call) openSession(ctx context.Context) (sess *sessions.Session, done bo
 	if err == nil && c.inj != nil {
 		c.inj.created = true
 	}
-	if errors.Is(err, errClosedStored) {
+	if errors.Is(err, recovery.ErrClosedStored) {
 		c.res.Session = in.Session
 		c.res.Content = fmt.Sprintf("closed session %q; it was recoverable and was not resumed", cmp.Or(in.Session, in.Profile, "default"))
 		return nil, true, nil
@@ -282,7 +283,7 @@ func (c *call) openSession(ctx context.Context) (sess *sessions.Session, done bo
 // (DELETE /api/sessions); leave gives the task back.
 func (c *call) enterTask(ctx context.Context, sess *sessions.Session) (context.Context, func(), error) {
 	e := c.e
-	t, err := e.taskFor(sess, c.in.Task)
+	t, err := e.TaskFor(sess, c.in.Task)
 	if err != nil {
 		return ctx, nil, err
 	}
@@ -361,14 +362,14 @@ func (c *call) browserFor(ctx context.Context, sess *sessions.Session) (*session
 			return nil, err
 		}
 	}
-	sl, note, err := e.ensureBrowser(ctx, sess)
+	sl, note, err := e.EnsureBrowser(ctx, sess)
 	if note != "" {
 		c.res.Notes = append(c.res.Notes, note)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if note := e.recoverCrash(ctx, sess); note != "" {
+	if note := e.RecoverCrash(ctx, sess); note != "" {
 		c.res.Notes = append(c.res.Notes, note)
 	}
 	return sl, nil
@@ -583,7 +584,7 @@ func (c *call) pickTab(ctx context.Context, sl *sessions.Slot) error {
 	}
 	e.Mu.Unlock()
 	if want != nil && want.Page.Closed() {
-		e.removeTab(want)
+		e.RemoveTab(want)
 		want = nil
 		if in.Tab != "" {
 			return fail("tab %s was closed; use the tabs action to list this task's tabs", in.Tab)
@@ -620,7 +621,7 @@ func (c *call) pickTab(ctx context.Context, sl *sessions.Slot) error {
 		cancel()
 		if err != nil {
 			_ = want.Page.Close(ctx)
-			e.removeTab(want)
+			e.RemoveTab(want)
 			tb, err := e.newTab(ctx, sl, t)
 			if err != nil {
 				return err
@@ -637,7 +638,7 @@ func (c *call) pickTab(ctx context.Context, sl *sessions.Slot) error {
 		if in.Timeout > 0 {
 			limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
 		}
-		if note := e.wake(ctx, want, in.Action == "navigate", limit); note != "" {
+		if note := e.Wake(ctx, want, in.Action == "navigate", limit); note != "" {
 			c.res.Notes = append(c.res.Notes, note)
 		}
 	}
@@ -769,7 +770,7 @@ func (c *call) tabClose(ctx context.Context, _ *browser.Browser) error {
 	if err := tb.Page.Close(ctx); err != nil && !tb.Page.Closed() {
 		return err
 	}
-	c.e.removeTab(tb)
+	c.e.RemoveTab(tb)
 	c.res.Tabs = c.e.tabsOf(ctx, c.task)
 	c.res.Tab = ""
 	return nil
@@ -853,7 +854,7 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	c.task.Popups = nil
 	e.Mu.Unlock()
 	for _, p := range pops {
-		url, title := e.tabInfo(ctx, p)
+		url, title := e.TabInfo(ctx, p)
 		c.res.Popups = append(c.res.Popups, tool.Tab{ID: p.ID, Task: c.task.Name, URL: url.Unwrap(), Title: title.Unwrap()})
 	}
 	if c.tab != nil && !c.tab.Page.Closed() {
@@ -1031,22 +1032,22 @@ func (c *call) closeTask(ctx context.Context) error {
 	}
 	e.Mu.Unlock()
 	if !others {
-		if err := e.capture(ctx, s); err != nil {
+		if err := e.CaptureSession(ctx, s); err != nil {
 			e.Log.Warn("capturing a session on close failed", "session", s.ID, "err", err)
 		}
 		// A profile's state is saved while its tabs are open: session
 		// cookies end with the last tab.
-		if err := e.saveProfile(ctx, s); err != nil {
+		if err := e.SaveProfileState(ctx, s); err != nil {
 			e.Log.Warn("saving profile state on close failed", "profile", s.Profile, "err", err)
 		}
 	}
 	for _, tb := range tabs {
 		_ = tb.Page.Close(ctx)
-		e.removeTab(tb)
+		e.RemoveTab(tb)
 	}
 	c.res.Content = fmt.Sprintf("closed task %q (%d tabs)", t.Name, len(tabs))
 	if others {
-		if err := e.capture(ctx, s); err != nil {
+		if err := e.CaptureSession(ctx, s); err != nil {
 			e.Log.Warn("capturing a session on close failed", "session", s.ID, "err", err)
 		}
 		return nil

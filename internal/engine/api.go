@@ -14,6 +14,7 @@ import (
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/inject"
+	"github.com/browserd/browserd/internal/recovery"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
@@ -152,7 +153,7 @@ func (e *Engine) ExportSession(ctx context.Context, id string) (*storagestate.Ex
 	for _, t := range c.Tabs {
 		x.Tabs = append(x.Tabs, storagestate.ExportTab{ID: t.ID, Task: t.Task, URL: t.URL, Title: t.Title, Active: t.Active, SessionStorage: t.SessionStorage})
 	}
-	x.AddTabStorage(originOf)
+	x.AddTabStorage(recovery.OriginOf)
 	x.Front()
 	return x, nil
 }
@@ -178,12 +179,12 @@ func (e *Engine) liveTabs(ctx context.Context, s *sessions.Session) []storagesta
 	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(sessions.TabNum(a.tb.ID), sessions.TabNum(b.tb.ID)) })
 	out := make([]storagestate.ExportTab, 0, len(items))
 	for _, it := range items {
-		t, ok := e.readLoaded(ctx, it.tb)
+		t, ok := e.ReadLoaded(ctx, it.tb)
 		if !ok {
 			if p, found := prev[it.tb.ID]; found {
 				t = p
 			} else {
-				url, title := e.tabInfo(ctx, it.tb)
+				url, title := e.TabInfo(ctx, it.tb)
 				t.URL, t.Title = url.Unwrap(), title.Unwrap()
 			}
 		}
@@ -202,7 +203,7 @@ func (e *Engine) liveState(ctx context.Context, s *sessions.Session) (*storagest
 	e.Mu.Lock()
 	stale := s.Rehydrate || (s.Profile == "" && s.Dir == "" && s.CtxID == "" && e.Cfg.CDP == "")
 	e.Mu.Unlock()
-	br := e.browserOf(s)
+	br := e.BrowserOf(s)
 	if stale || br == nil {
 		return nil, false, nil
 	}
@@ -278,7 +279,7 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 	}
 	if s == nil {
 		if row.State == store.Active {
-			if ok, err := e.Store.AcquireLease(ctx, q, e.Node, time.Now(), e.leaseTTL()); err != nil {
+			if ok, err := e.Store.AcquireLease(ctx, q, e.Node, time.Now(), e.LeaseTTL()); err != nil {
 				return err
 			} else if !ok {
 				return fmt.Errorf("%w: session %q is active in another browserd on this store", store.ErrConflict, id)
@@ -310,7 +311,7 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 	}
 	e.ResumeMu.Lock()
 	defer e.ResumeMu.Unlock()
-	if err := e.capture(ctx, s); err != nil {
+	if err := e.CaptureSession(ctx, s); err != nil {
 		e.Log.Warn("capturing a session on close failed", "session", s.ID, "err", err)
 	}
 	e.Mu.Lock()
@@ -322,9 +323,9 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 		e.Mu.Unlock()
 	}()
 	if s.Profile == "" {
-		e.discard(ctx, s)
+		e.Discard(ctx, s)
 	} else {
-		e.closeSessionTabs(ctx, s)
+		e.CloseSessionTabs(ctx, s)
 	}
 	if err := e.Store.SetState(ctx, q, store.Closed, "closed over the API"); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
@@ -388,7 +389,7 @@ func (e *Engine) TabPage(ctx context.Context, session, tab string) (*browser.Pag
 	lazy := tb.Lazy != nil
 	e.Mu.Unlock()
 	if lazy {
-		go e.wake(context.WithoutCancel(ctx), tb, false, e.Cfg.NavTime)
+		go e.Wake(context.WithoutCancel(ctx), tb, false, e.Cfg.NavTime)
 	}
 	return tb.Page, tb.ID, nil
 }

@@ -19,7 +19,7 @@ import (
 // holdSlot marks a tab being opened in sl until the returned func is
 // called: an idle timeout shorter than a slow launch plus a slow tab must
 // not close the browser under the tab.
-func (e *Engine) holdSlot(sl *sessions.Slot) func() {
+func (e *Engine) HoldSlot(sl *sessions.Slot) func() {
 	e.Mu.Lock()
 	sl.Opening++
 	e.Mu.Unlock()
@@ -95,7 +95,7 @@ func (e *Engine) checkHeadless(in *tool.Input) error {
 }
 
 // browserOf is the running browser of a session's slot, or nil.
-func (e *Engine) browserOf(s *sessions.Session) *browser.Browser {
+func (e *Engine) BrowserOf(s *sessions.Session) *browser.Browser {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	if sl := e.Slots[e.slotKey(s)]; sl != nil {
@@ -133,7 +133,7 @@ func (e *Engine) closeBrowser(ctx context.Context, key string, br *browser.Brows
 
 // ensureBrowser returns the live browser of the session, starting one when
 // there is none or the last one died. note is set when a crash was seen.
-func (e *Engine) ensureBrowser(ctx context.Context, s *sessions.Session) (sl *sessions.Slot, note string, err error) {
+func (e *Engine) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *sessions.Slot, note string, err error) {
 	e.LaunchMu.Lock()
 	defer e.LaunchMu.Unlock()
 	e.Mu.Lock()

@@ -23,7 +23,7 @@ import (
 // nodes that died or stopped.
 
 // leaseTTL is how long a session's lease lasts unless renewed.
-func (e *Engine) leaseTTL() time.Duration {
+func (e *Engine) LeaseTTL() time.Duration {
 	if e.Cfg.LeaseTTL > 0 {
 		return e.Cfg.LeaseTTL
 	}
@@ -123,7 +123,7 @@ func (e *Engine) renewLeases(ctx context.Context) {
 	e.Mu.Unlock()
 	now := time.Now()
 	for _, s := range live {
-		ok, err := e.Store.AcquireLease(ctx, s.ID, e.Node, now, e.leaseTTL())
+		ok, err := e.Store.AcquireLease(ctx, s.ID, e.Node, now, e.LeaseTTL())
 		switch {
 		case err != nil:
 			e.Log.Warn("renewing a session's lease failed", "session", s.ID, "err", err)
@@ -148,9 +148,9 @@ func (e *Engine) letGo(s *sessions.Session, why string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if s.Profile == "" {
-		e.discard(ctx, s)
+		e.Discard(ctx, s)
 	} else {
-		e.closeSessionTabs(ctx, s)
+		e.CloseSessionTabs(ctx, s)
 		e.Mu.Lock()
 		if e.Sessions[s.ID] == s {
 			delete(e.Sessions, s.ID)
@@ -184,13 +184,13 @@ func (e *Engine) adoptOrphans() {
 			continue // brought back here by a call meanwhile
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		_, rep, err := e.resume(ctx, o.ID, false)
+		_, rep, err := e.Resume(ctx, o.ID, false)
 		cancel()
 		if err != nil {
 			e.Log.Info("taking over an orphaned session failed (another node may have won it)", "session", o.ID, "err", err)
 			continue
 		}
-		e.Log.Info("took over an orphaned session", "session", o.ID, "tabs", len(rep.tabs))
+		e.Log.Info("took over an orphaned session", "session", o.ID, "tabs", len(rep.Tabs))
 	}
 }
 

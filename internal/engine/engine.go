@@ -32,6 +32,7 @@ import (
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/metrics"
+	"github.com/browserd/browserd/internal/recovery"
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
@@ -43,6 +44,7 @@ import (
 // Close stops it and the browser.
 type Engine struct {
 	*sessions.Registry
+	*recovery.Recovery
 }
 
 // Option configures an engine.
@@ -79,6 +81,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		Stop:     make(chan struct{}),
 		CapWake:  make(chan struct{}, 1),
 	}}
+	e.Recovery = &recovery.Recovery{Registry: e.Registry, Rooms: e}
 	for _, o := range opts {
 		o(e)
 	}
@@ -103,7 +106,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	// The data folder's own id (made on first start) is the node's name
 	// unless --node-id gives one, and tells this folder's daemon apart
 	// from another under the same name.
-	folder, err := nodeID(cfg.Path("node-id"))
+	folder, err := recovery.NodeID(cfg.Path("node-id"))
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +116,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	e.Store = e.Counters.WrapStore(st)
-	e.Members = cluster.New(cluster.Options{Store: e.Store, Node: e.Node, Instance: folder, Key: box.Derive("cluster"), TTL: e.leaseTTL(),
+	e.Members = cluster.New(cluster.Options{Store: e.Store, Node: e.Node, Instance: folder, Key: box.Derive("cluster"), TTL: e.LeaseTTL(),
 		Version: config.Version(), Log: log, OnForward: e.Counters.Forwarded})
 	// Beat before recovering: Recover drops this node's leases as an
 	// earlier run's, which must not happen while another daemon runs
@@ -122,7 +125,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		st.Close()
 		return nil, err
 	}
-	rehydrate, err := e.startRecovery(context.Background())
+	rehydrate, err := e.StartRecovery(context.Background())
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("recovering the sessions of the last run: %w", err)
@@ -159,7 +162,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		e.WG.Add(1)
 		go func() {
 			defer e.WG.Done()
-			e.rehydrateAll(rehydrate)
+			e.RehydrateAll(rehydrate)
 		}()
 	}
 	return e, nil
@@ -183,7 +186,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	// Capture every live session: the next start finds them recoverable.
 	for _, s := range all {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		if err := e.capture(cctx, s); err != nil {
+		if err := e.CaptureSession(cctx, s); err != nil {
 			e.Log.Warn("capturing a session at shutdown failed", "session", s.ID, "err", err)
 		}
 		cancel()
@@ -191,7 +194,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	// Save every profile's state while its browser still runs.
 	for _, s := range profiles {
 		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		if err := e.saveProfile(sctx, s); err != nil {
+		if err := e.SaveProfileState(sctx, s); err != nil {
 			e.Log.Warn("saving profile state at shutdown failed", "profile", s.Profile, "err", err)
 		}
 		cancel()
@@ -298,7 +301,7 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*sessions.Session, er
 	return e.open(ctx, c, s, id, profile)
 }
 
-func (e *Engine) taskFor(s *sessions.Session, name string) (*sessions.Task, error) {
+func (e *Engine) TaskFor(s *sessions.Session, name string) (*sessions.Task, error) {
 	if name == "" {
 		name = "default"
 	}
@@ -318,9 +321,9 @@ func (e *Engine) taskFor(s *sessions.Session, name string) (*sessions.Task, erro
 
 // newTab opens a tab for the task in its session's browser context.
 func (e *Engine) newTab(ctx context.Context, sl *sessions.Slot, t *sessions.Task) (*sessions.Tab, error) {
-	defer e.holdSlot(sl)()
+	defer e.HoldSlot(sl)()
 	br := sl.Br
-	ctxID, err := e.contextFor(ctx, sl, t.Sess)
+	ctxID, err := e.ContextFor(ctx, sl, t.Sess)
 	if err != nil {
 		return nil, err
 	}
@@ -336,12 +339,12 @@ func (e *Engine) newTab(ctx context.Context, sl *sessions.Slot, t *sessions.Task
 	}
 	if br.Attached() && ctxID == "" {
 		// Not routed through the egress proxy: vet requests over CDP.
-		opts.Guard = e.fetchGuard(t.Sess)
+		opts.Guard = e.FetchGuard(t.Sess)
 	}
 	if ctxID == "" {
 		// The browser's own first tab (about:blank, nobody attached) is
 		// ready to use: taking it saves opening a window.
-		if id := e.spareTab(sl, br); id != "" {
+		if id := e.SpareTab(sl, br); id != "" {
 			if pg, err := br.AttachPage(ctx, id, opts); err == nil {
 				return e.addTab(t, pg), nil
 			}
@@ -356,7 +359,7 @@ func (e *Engine) newTab(ctx context.Context, sl *sessions.Slot, t *sessions.Task
 
 // spareTab hands out the browser's own first tab (about:blank, opened at
 // launch, nobody attached) once, so the first task need not open a window.
-func (e *Engine) spareTab(sl *sessions.Slot, br *browser.Browser) string {
+func (e *Engine) SpareTab(sl *sessions.Slot, br *browser.Browser) string {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	if len(sl.Spares) == 0 || sl.Br != br {
@@ -368,12 +371,12 @@ func (e *Engine) spareTab(sl *sessions.Slot, br *browser.Browser) string {
 }
 
 func (e *Engine) addTab(t *sessions.Task, pg *browser.Page) *sessions.Tab {
-	return e.addTabID(t, pg, "")
+	return e.AddTabID(t, pg, "")
 }
 
 // addTabID adds a tab under id (a resumed tab keeps its id), or under a
 // new id of its session when id is "" or taken.
-func (e *Engine) addTabID(t *sessions.Task, pg *browser.Page, id string) *sessions.Tab {
+func (e *Engine) AddTabID(t *sessions.Task, pg *browser.Page, id string) *sessions.Tab {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	s := t.Sess
@@ -391,7 +394,7 @@ func (e *Engine) addTabID(t *sessions.Task, pg *browser.Page, id string) *sessio
 	return tb
 }
 
-func (e *Engine) contextFor(ctx context.Context, sl *sessions.Slot, s *sessions.Session) (string, error) {
+func (e *Engine) ContextFor(ctx context.Context, sl *sessions.Slot, s *sessions.Session) (string, error) {
 	br := sl.Br
 	e.Mu.Lock()
 	id := s.CtxID
@@ -421,7 +424,7 @@ func (e *Engine) contextFor(ctx context.Context, sl *sessions.Slot, s *sessions.
 // applies the session's policy to each request's host; unlike the proxy it
 // cannot pin the address Chromium then connects to, so DNS rebinding is
 // not covered there (docs/security.md).
-func (e *Engine) fetchGuard(s *sessions.Session) func(ctx context.Context, raw string) error {
+func (e *Engine) FetchGuard(s *sessions.Session) func(ctx context.Context, raw string) error {
 	return func(ctx context.Context, raw string) error {
 		u, err := url.Parse(raw)
 		if err != nil {
@@ -490,7 +493,7 @@ func (e *Engine) setPolicy(s *sessions.Session, in *tool.Input) error {
 }
 
 // removeTab forgets a tab (closed by the agent, by the page, or reaped).
-func (e *Engine) removeTab(tb *sessions.Tab) {
+func (e *Engine) RemoveTab(tb *sessions.Tab) {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	delete(e.Tabs, tb.Key())
@@ -536,7 +539,7 @@ func (e *Engine) onPopup(opener string, info browser.TargetInfo) {
 	opts := browser.PageOptions{Emulation: parent.Task.Sess.Emu, Credentials: parent.Task.Sess.Creds}
 	e.Mu.Unlock()
 	if br.Attached() && parent.Task.Sess.CtxID == "" {
-		opts.Guard = e.fetchGuard(parent.Task.Sess)
+		opts.Guard = e.FetchGuard(parent.Task.Sess)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -598,7 +601,7 @@ func (e *Engine) reap(now time.Time) {
 			// back as it was.
 			if !captured[t.Sess] {
 				captured[t.Sess] = true
-				if err := e.capture(ctx, t.Sess); err != nil {
+				if err := e.CaptureSession(ctx, t.Sess); err != nil {
 					e.Log.Warn("capturing an idle session failed", "session", t.Sess.ID, "err", err)
 				}
 			}
@@ -607,7 +610,7 @@ func (e *Engine) reap(now time.Time) {
 			e.Mu.Unlock()
 			for _, tb := range tabs {
 				_ = tb.Page.Close(ctx)
-				e.removeTab(tb)
+				e.RemoveTab(tb)
 			}
 			e.Mu.Lock()
 			delete(t.Sess.Tasks, t.Name)
@@ -631,7 +634,7 @@ func (e *Engine) reap(now time.Time) {
 				}
 				_ = e.Store.ReleaseLease(ctx, t.Sess.ID, e.Node)
 			default:
-				e.changed(t.Sess) // its other tasks live on: capture them without this one
+				e.Changed(t.Sess) // its other tasks live on: capture them without this one
 			}
 			e.Log.Info("closed idle task", "session", t.Sess.ID, "task", t.Name, "tabs", len(tabs))
 		}
@@ -650,7 +653,7 @@ func (e *Engine) reap(now time.Time) {
 	}
 	e.Mu.Unlock()
 	for _, s := range gone {
-		if br := e.browserOf(s); br != nil && s.CtxID != "" {
+		if br := e.BrowserOf(s); br != nil && s.CtxID != "" {
 			_ = br.DisposeContext(ctx, s.CtxID)
 		}
 		if s.Egress != nil && s.Egress != e.Proxy.Default() {
@@ -697,7 +700,7 @@ func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.T
 	}
 	e.Mu.Unlock()
 	for _, s := range toSave {
-		if err := e.saveProfile(ctx, s); err != nil {
+		if err := e.SaveProfileState(ctx, s); err != nil {
 			e.Log.Warn("saving profile state failed", "profile", s.Profile, "err", err)
 		}
 	}
@@ -847,7 +850,7 @@ func (e *Engine) tabsOf(ctx context.Context, t *sessions.Task) []tool.Tab {
 	e.Mu.Unlock()
 	out := make([]tool.Tab, 0, len(tabs))
 	for _, tb := range tabs {
-		url, title := e.tabInfo(ctx, tb)
+		url, title := e.TabInfo(ctx, tb)
 		e.Mu.Lock()
 		waiting, review := tb.Waiting, t.Ended
 		live := e.liveURL(t.Sess.ID, tb.ID)

@@ -31,7 +31,7 @@ import (
 // userDataRoots are the folders inside which owner may name a
 // user-data-dir: --user-data-root for admin, owners/NAME/folders for the
 // others.
-func (e *Engine) userDataRoots(owner string) []string {
+func (e *Engine) UserDataRoots(owner string) []string {
 	if owner == "" || owner == auth.Admin {
 		return e.Cfg.UserDataRoots
 	}
@@ -51,7 +51,7 @@ func (e *Engine) resolveFolder(owner string, in *tool.Input) error {
 	if owner != "" && owner != auth.Admin {
 		hint = "name a folder inside " + e.ownerFolder(owner, "folders")
 	}
-	real, err := userdata.Resolve(e.userDataRoots(owner), in.UserDataDir, hint)
+	real, err := userdata.Resolve(e.UserDataRoots(owner), in.UserDataDir, hint)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func folderSession(real string) string {
 
 // checkFolder refuses a session on folder dir when another live session
 // runs on it (Chromium locks a user-data-dir). Call with mu held.
-func (e *Engine) checkFolder(id, dir string) error {
+func (e *Engine) CheckFolder(id, dir string) error {
 	for _, o := range e.Sessions {
 		if o.ID != id && o.Dir == dir && o.Stored && !o.Parked {
 			return fail("folder %s is in use by session %q (Chromium runs one browser on a folder): use that session, or name another folder", dir, sessions.BareName(o.ID))
@@ -103,7 +103,7 @@ func (c *call) convertInto(ctx context.Context, s *sessions.Session) error {
 	}
 	st := *inj.state
 	st.Cookies = slices.Clone(st.Cookies)
-	st.Exclude(append(c.e.excludedFor(ctx, s), c.e.Cfg.ExcludeCookieDomains...))
+	st.Exclude(append(c.e.ExcludedFor(ctx, s), c.e.Cfg.ExcludeCookieDomains...))
 	start := time.Now()
 	res, err := chromeprofile.Build(ctx, &st, s.Dir, start)
 	if err != nil {

@@ -163,7 +163,7 @@ func (e *Engine) sameEnvironment(s *sessions.Session, in *tool.Input) error {
 func (c *call) emulate(ctx context.Context, s *sessions.Session) error {
 	emu := c.inj.emu
 	e := c.e
-	ctxID, err := e.contextFor(ctx, c.slot, s)
+	ctxID, err := e.ContextFor(ctx, c.slot, s)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ import (
 
 // statePath is where a profile's state is kept (outside its user-data-dir,
 // so a profile moved aside as corrupt keeps it).
-func (e *Engine) statePath(profile string) string {
+func (e *Engine) StatePath(profile string) string {
 	owner, name := sessions.SplitName(profile)
 	return e.Cfg.Path("profiles", owner, name+".state")
 }
@@ -93,7 +93,7 @@ func (e *Engine) loadProfileState(ctx context.Context, profile string) (st *stor
 		plain []byte
 		at    time.Time
 	)
-	b, ferr := os.ReadFile(e.statePath(profile))
+	b, ferr := os.ReadFile(e.StatePath(profile))
 	switch {
 	case errors.Is(ferr, os.ErrNotExist):
 	case ferr != nil:
@@ -102,7 +102,7 @@ func (e *Engine) loadProfileState(ctx context.Context, profile string) (st *stor
 		if plain, err = e.Box.Open(b, "profile:"+profile); err != nil {
 			return nil, false, fmt.Errorf("profile %s's saved state: %w", profile, err)
 		}
-		if fi, err := os.Stat(e.statePath(profile)); err == nil {
+		if fi, err := os.Stat(e.StatePath(profile)); err == nil {
 			at = fi.ModTime()
 		}
 	}
@@ -127,11 +127,11 @@ func (e *Engine) loadProfileState(ctx context.Context, profile string) (st *stor
 
 // saveProfile captures a profile session's state and writes it, keeping the
 // storage of origins no tab has open now.
-func (e *Engine) saveProfile(ctx context.Context, s *sessions.Session) error {
+func (e *Engine) SaveProfileState(ctx context.Context, s *sessions.Session) error {
 	if s.Profile == "" {
 		return nil
 	}
-	br := e.browserOf(s)
+	br := e.BrowserOf(s)
 	if br == nil || br.Attached() {
 		return nil
 	}
@@ -159,7 +159,7 @@ func (e *Engine) saveProfile(ctx context.Context, s *sessions.Session) error {
 		return err
 	}
 	taken := time.Now()
-	path := e.statePath(s.Profile)
+	path := e.StatePath(s.Profile)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func (e *Engine) restoreProfile(ctx context.Context, br *browser.Browser, s *ses
 	if err != nil || st == nil {
 		return err
 	}
-	if n := st.Exclude(e.excludedFor(ctx, s)); n > 0 {
+	if n := st.Exclude(e.ExcludedFor(ctx, s)); n > 0 {
 		e.Log.Info("excluded cookies not restored", "profile", s.Profile, "cookies", n)
 	}
 	if fromStore {
@@ -208,7 +208,7 @@ func (e *Engine) restoreProfile(ctx context.Context, br *browser.Browser, s *ses
 // markDirty asks the saver to save a profile session soon, and the
 // capturer to capture the session.
 func (e *Engine) markDirty(s *sessions.Session) {
-	e.changed(s)
+	e.Changed(s)
 	if s.Profile == "" {
 		return
 	}
@@ -222,17 +222,17 @@ func (e *Engine) markDirty(s *sessions.Session) {
 func (e *Engine) saver() {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	capTick := time.NewTicker(e.capTick())
+	capTick := time.NewTicker(e.CapTick())
 	defer capTick.Stop()
 	for {
 		select {
 		case <-e.Stop:
 			return
 		case <-e.CapWake:
-			e.captureDue(time.Now())
+			e.CaptureDue(time.Now())
 			continue
 		case <-capTick.C:
-			e.captureDue(time.Now())
+			e.CaptureDue(time.Now())
 			continue
 		case <-tick.C:
 		}
@@ -245,11 +245,11 @@ func (e *Engine) saver() {
 		e.Mu.Unlock()
 		for _, s := range todo {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			err := e.saveProfile(ctx, s)
+			err := e.SaveProfileState(ctx, s)
 			if err != nil {
 				e.Log.Warn("saving profile state failed", "profile", s.Profile, "err", err)
 			}
-			e.noteSave(s, sessions.SaveProfile, err)
+			e.NoteSave(s, sessions.SaveProfile, err)
 			cancel()
 		}
 	}
@@ -260,7 +260,7 @@ func (e *Engine) saver() {
 // profile's session, the profile's own list (kept in the store, set by
 // launch or PUT /api/profiles/{name}/exclude-cookie-domains), and the
 // session's (launch's excludeCookieDomains).
-func (e *Engine) excludedFor(ctx context.Context, s *sessions.Session) []string {
+func (e *Engine) ExcludedFor(ctx context.Context, s *sessions.Session) []string {
 	e.Mu.Lock()
 	out := slices.Clone(s.Exclude)
 	profile := s.Profile

@@ -90,8 +90,8 @@ func (c *call) stateLoad(ctx context.Context) error {
 // page loaded from now on (before the page's own scripts). It returns how
 // many cookies --exclude-cookie-domains left out.
 func (e *Engine) loadState(ctx context.Context, sl *sessions.Slot, s *sessions.Session, st *storagestate.State) (int, error) {
-	excluded := st.Exclude(append(e.excludedFor(ctx, s), e.Cfg.ExcludeCookieDomains...))
-	if _, err := e.contextFor(ctx, sl, s); err != nil {
+	excluded := st.Exclude(append(e.ExcludedFor(ctx, s), e.Cfg.ExcludeCookieDomains...))
+	if _, err := e.ContextFor(ctx, sl, s); err != nil {
 		return 0, err
 	}
 	e.Mu.Lock()

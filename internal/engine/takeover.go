@@ -123,7 +123,7 @@ func (e *Engine) CloseTab(ctx context.Context, session, tab string) error {
 	if err := tb.Page.Close(ctx); err != nil && !tb.Page.Closed() {
 		return fmt.Errorf("close tab %s: %w", tab, err)
 	}
-	e.removeTab(tb)
+	e.RemoveTab(tb)
 	e.markDirty(s)
 	return nil
 }

@@ -1,4 +1,4 @@
-package engine
+package recovery
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 
 // tabInfo is a tab's URL and title: the page's, or for a lazy tab where
 // it will load.
-func (e *Engine) tabInfo(ctx context.Context, tb *sessions.Tab) (url, title untrusted.Text) {
+func (e *Recovery) TabInfo(ctx context.Context, tb *sessions.Tab) (url, title untrusted.Text) {
 	e.Mu.Lock()
 	lz := tb.Lazy
 	e.Mu.Unlock()
@@ -37,21 +37,21 @@ func (e *Engine) tabInfo(ctx context.Context, tb *sessions.Tab) (url, title untr
 // readLoaded is readTab for a tab that is loaded; a lazy tab is not read
 // (its blank page knows nothing of it): the caller keeps what the last
 // capture knew.
-func (e *Engine) readLoaded(ctx context.Context, tb *sessions.Tab) (sessions.CapturedTab, bool) {
+func (e *Recovery) ReadLoaded(ctx context.Context, tb *sessions.Tab) (sessions.CapturedTab, bool) {
 	e.Mu.Lock()
 	lazy := tb.Lazy != nil
 	e.Mu.Unlock()
 	if lazy {
 		return sessions.CapturedTab{}, false
 	}
-	return e.readTab(ctx, tb.Page)
+	return e.ReadTab(ctx, tb.Page)
 }
 
 // wake loads a lazy tab where it was, within limit; with skip (the caller
 // is about to load another page in it) it only stops being lazy. It
 // returns a note for the agent when the load failed. A tab that is not
 // lazy is left alone; of two callers at once, one loads it.
-func (e *Engine) wake(ctx context.Context, tb *sessions.Tab, skip bool, limit time.Duration) string {
+func (e *Recovery) Wake(ctx context.Context, tb *sessions.Tab, skip bool, limit time.Duration) string {
 	e.Mu.Lock()
 	lz := tb.Lazy
 	switch {
@@ -76,14 +76,14 @@ func (e *Engine) wake(ctx context.Context, tb *sessions.Tab, skip bool, limit ti
 	if err != nil {
 		// Its URL is the page's choice: the tab list shows it, inside the
 		// envelope; the note says only what happened.
-		return fmt.Sprintf("tab %s did not load its page again after the resume (%s); the tab list shows its address", tb.ID, loadFailure(err))
+		return fmt.Sprintf("tab %s did not load its page again after the resume (%s); the tab list shows its address", tb.ID, LoadFailure(err))
 	}
 	return ""
 }
 
 // loadFailure says in browserd's words why a load failed: Chromium's error
 // code, a timeout, a crash — never the page's URL or words.
-func loadFailure(err error) string {
+func LoadFailure(err error) string {
 	var ne *browser.NavError
 	switch {
 	case errors.As(err, &ne):

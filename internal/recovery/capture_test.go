@@ -1,4 +1,4 @@
-package engine
+package recovery
 
 import (
 	"testing"
@@ -33,7 +33,7 @@ func TestCaptureHash(t *testing.T) {
 			},
 		}
 	}
-	h := captureHash(base())
+	h := CaptureHash(base())
 	same := map[string]func(*store.Capture){
 		"another time and node": func(c *store.Capture) { c.Taken, c.Node = time.Unix(999, 0), "n2" },
 		"cookies in another order": func(c *store.Capture) {
@@ -51,7 +51,7 @@ func TestCaptureHash(t *testing.T) {
 	for name, change := range same {
 		c := base()
 		change(&c)
-		if captureHash(c) != h {
+		if CaptureHash(c) != h {
 			t.Errorf("%s: the sum changed", name)
 		}
 	}
@@ -71,14 +71,14 @@ func TestCaptureHash(t *testing.T) {
 	for name, change := range differ {
 		c := base()
 		change(&c)
-		if captureHash(c) == h {
+		if CaptureHash(c) == h {
 			t.Errorf("%s: the sum did not change", name)
 		}
 	}
 	// The sum does not reorder the capture it is given.
 	c := base()
 	c.Cookies[0], c.Cookies[1] = c.Cookies[1], c.Cookies[0]
-	captureHash(c)
+	CaptureHash(c)
 	if c.Cookies[0].Name != "pref" || c.Tabs[0].Title != "A" {
 		t.Errorf("captureHash changed its argument: %+v", c)
 	}
@@ -96,9 +96,9 @@ func TestProbeCadence(t *testing.T) {
 		{0, time.Second, 250 * time.Millisecond},
 		{100 * time.Millisecond, 100 * time.Millisecond, 50 * time.Millisecond},
 	} {
-		e := &Engine{Registry: &sessions.Registry{}}
+		e := &Recovery{Registry: &sessions.Registry{}}
 		e.Cfg.SnapshotInterval = c.interval
-		if p, tk := e.probeEvery(), e.capTick(); p != c.probe || tk != c.tick {
+		if p, tk := e.ProbeEvery(), e.CapTick(); p != c.probe || tk != c.tick {
 			t.Errorf("interval %s: probe every %s, tick %s; want %s, %s", c.interval, p, tk, c.probe, c.tick)
 		}
 	}

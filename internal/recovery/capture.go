@@ -1,4 +1,4 @@
-package engine
+package recovery
 
 import (
 	"cmp"
@@ -37,7 +37,7 @@ type tabRead struct {
 
 // noteSave records how a background save of s went: the session's next
 // actions say so while a save of any kind fails.
-func (e *Engine) noteSave(s *sessions.Session, kind sessions.SaveKind, err error) {
+func (e *Recovery) NoteSave(s *sessions.Session, kind sessions.SaveKind, err error) {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	if err == nil {
@@ -50,8 +50,8 @@ func (e *Engine) noteSave(s *sessions.Session, kind sessions.SaveKind, err error
 	s.SaveErr[kind] = err.Error()
 }
 
-func (e *Engine) capture(ctx context.Context, s *sessions.Session) error {
-	return e.captureIf(ctx, s, false)
+func (e *Recovery) CaptureSession(ctx context.Context, s *sessions.Session) error {
+	return e.CaptureIf(ctx, s, false)
 }
 
 // captureIf is capture; with probe (a session no action changed, looked
@@ -60,7 +60,7 @@ func (e *Engine) capture(ctx context.Context, s *sessions.Session) error {
 // differs from the last capture (captureHash). A probe leaves a session
 // with a tab between two documents alone until the next tick: cookies the
 // response set would be captured with the URL of the page before.
-func (e *Engine) captureIf(ctx context.Context, s *sessions.Session, probe bool) error {
+func (e *Recovery) CaptureIf(ctx context.Context, s *sessions.Session, probe bool) error {
 	if e.Cfg.NoCapture {
 		return nil
 	}
@@ -109,7 +109,7 @@ func (e *Engine) captureIf(ctx context.Context, s *sessions.Session, probe bool)
 			e.Mu.Unlock()
 		}
 	}()
-	br := e.browserOf(s)
+	br := e.BrowserOf(s)
 	if br == nil || isDone(br.Done()) {
 		return nil
 	}
@@ -139,7 +139,7 @@ func (e *Engine) captureIf(ctx context.Context, s *sessions.Session, probe bool)
 	seen := map[string]sessions.CapturedTab{}
 	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(sessions.TabNum(a.tb.ID), sessions.TabNum(b.tb.ID)) })
 	for _, it := range items {
-		t, read := e.readLoaded(ctx, it.tb)
+		t, read := e.ReadLoaded(ctx, it.tb)
 		if !read {
 			// Closed, crashed, blocked by a dialog or between documents:
 			// keep what the last capture knew of the tab.
@@ -155,7 +155,7 @@ func (e *Engine) captureIf(ctx context.Context, s *sessions.Session, probe bool)
 		seen[it.tb.ID] = t
 	}
 	c.Origins = st.Origins
-	hash := captureHash(c)
+	hash := CaptureHash(c)
 	if probe && hash == lastHash {
 		ok = true
 		return nil
@@ -183,7 +183,7 @@ func (e *Engine) captureIf(ctx context.Context, s *sessions.Session, probe bool)
 // of an unchanged session sum the same. Tab titles are left out (a page
 // with a clock in its title would write a capture every interval, and a
 // resume does not set the title); so are the time and the fence.
-func captureHash(c store.Capture) [sha256.Size]byte {
+func CaptureHash(c store.Capture) [sha256.Size]byte {
 	c.SessionID, c.Taken, c.Node = "", time.Time{}, ""
 	sorted := func(nv []storagestate.NameValue) []storagestate.NameValue {
 		nv = slices.Clone(nv)
@@ -210,7 +210,7 @@ func captureHash(c store.Capture) [sha256.Size]byte {
 }
 
 // readTab reads a tab for a capture; false when it cannot be read now.
-func (e *Engine) readTab(ctx context.Context, pg *browser.Page) (sessions.CapturedTab, bool) {
+func (e *Recovery) ReadTab(ctx context.Context, pg *browser.Page) (sessions.CapturedTab, bool) {
 	var t sessions.CapturedTab
 	// A tab whose next document is on its way cannot answer until it
 	// commits (Chromium holds commands to it): it keeps what the last
@@ -226,7 +226,7 @@ func (e *Engine) readTab(ctx context.Context, pg *browser.Page) (sessions.Captur
 		return t, false
 	}
 	t.URL, t.Title, t.Width, t.Height = r.URL, r.Title, r.W, r.H
-	if r.Origin == "null" || originOf(r.URL) == "" {
+	if r.Origin == "null" || OriginOf(r.URL) == "" {
 		return t, true // about:blank, data: and the like keep no storage
 	}
 	t.Origin = r.Origin
@@ -241,7 +241,7 @@ func (e *Engine) readTab(ctx context.Context, pg *browser.Page) (sessions.Captur
 
 // changed notes a state-changing action: the session is captured soon,
 // at once when the last capture is older than the interval.
-func (e *Engine) changed(s *sessions.Session) {
+func (e *Recovery) Changed(s *sessions.Session) {
 	e.Mu.Lock()
 	s.CapDirty = true
 	due := time.Since(s.LastCapture) >= e.Cfg.SnapshotInterval
@@ -258,7 +258,7 @@ func (e *Engine) changed(s *sessions.Session) {
 // looked at for changes its pages made on their own (a token refresh, a
 // login in another tab, a cookie a timer sets): every interval, or every
 // second with --snapshot-interval 0.
-func (e *Engine) probeEvery() time.Duration {
+func (e *Recovery) ProbeEvery() time.Duration {
 	if e.Cfg.SnapshotInterval > 0 {
 		return e.Cfg.SnapshotInterval
 	}
@@ -268,15 +268,15 @@ func (e *Engine) probeEvery() time.Duration {
 // capTick is how often the capturer looks for sessions that are due: a
 // quarter of probeEvery, between 50 ms and a second, so that a change is
 // captured within about the interval.
-func (e *Engine) capTick() time.Duration {
-	return min(time.Second, max(e.probeEvery()/4, 50*time.Millisecond))
+func (e *Recovery) CapTick() time.Duration {
+	return min(time.Second, max(e.ProbeEvery()/4, 50*time.Millisecond))
 }
 
 // captureDue captures the sessions that changed and whose last capture is
 // older than the interval, and probes (captureIf) the live sessions that
 // no action changed, in which no action runs or ran within probeEvery,
 // and that were neither captured nor probed within probeEvery.
-func (e *Engine) captureDue(now time.Time) {
+func (e *Recovery) CaptureDue(now time.Time) {
 	if e.Cfg.NoCapture {
 		return
 	}
@@ -295,31 +295,31 @@ func (e *Engine) captureDue(now time.Time) {
 			if now.Sub(s.LastCapture) >= e.Cfg.SnapshotInterval {
 				due = append(due, job{s, false})
 			}
-		case s.Resuming == nil && !s.Closing && !s.Working() && now.Sub(s.LastCapture) >= e.probeEvery() && now.Sub(s.LastProbe) >= e.probeEvery() &&
-			now.Sub(s.LastActed()) >= e.probeEvery():
+		case s.Resuming == nil && !s.Closing && !s.Working() && now.Sub(s.LastCapture) >= e.ProbeEvery() && now.Sub(s.LastProbe) >= e.ProbeEvery() &&
+			now.Sub(s.LastActed()) >= e.ProbeEvery():
 			due = append(due, job{s, true})
 		}
 	}
 	e.Mu.Unlock()
 	for _, j := range due {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err := e.captureIf(ctx, j.s, j.probe)
+		err := e.CaptureIf(ctx, j.s, j.probe)
 		if err != nil {
 			e.Log.Warn("capturing session state failed; the last good capture stays", "session", j.s.ID, "err", err)
 		}
-		e.noteSave(j.s, sessions.SaveCapture, err)
+		e.NoteSave(j.s, sessions.SaveCapture, err)
 		cancel()
 	}
 }
 
 // Capture captures a live session now, whatever the interval (benchmarks
 // and tools that need a fresh capture use it).
-func (e *Engine) Capture(ctx context.Context, sessionID string) error {
+func (e *Recovery) Capture(ctx context.Context, sessionID string) error {
 	e.Mu.Lock()
 	s := e.Sessions[sessionID]
 	e.Mu.Unlock()
 	if s == nil {
 		return fmt.Errorf("no live session %q", sessionID)
 	}
-	return e.capture(ctx, s)
+	return e.CaptureSession(ctx, s)
 }

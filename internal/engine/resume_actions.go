@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/recovery"
+	"github.com/browserd/browserd/internal/sessions"
+	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// The recovery actions: list_sessions, session_resume and the resume of a
+// session a call names (open); the recovery itself is internal/recovery.
+
+// open returns the live session for a call that names a session that is
+// not live here (or parked by the idle policy, or no longer in the store):
+// it resumes a recoverable one, refuses one another daemon holds, and
+// otherwise starts a new one. Call with resumeMu not held.
+func (e *Engine) open(ctx context.Context, c *call, s *sessions.Session, id, profile string) (*sessions.Session, error) {
+	e.ResumeMu.Lock()
+	defer e.ResumeMu.Unlock()
+	e.Mu.Lock()
+	if cur := e.Sessions[id]; cur != nil && cur.Stored && !cur.Parked {
+		e.Mu.Unlock()
+		if c.inj != nil && c.inj.fresh {
+			return nil, c.inj.conflict(id)
+		}
+		return cur, nil // made live meanwhile
+	} else if cur != nil {
+		s = cur
+	}
+	e.Mu.Unlock()
+	row, err := e.Store.GetSession(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return nil, fmt.Errorf("reading session %q from the store: %w", id, err)
+	case row.State == store.Recoverable || row.State == store.Active:
+		if row.State == store.Active {
+			if ok, err := e.Store.AcquireLease(ctx, id, e.Node, time.Now(), e.LeaseTTL()); err != nil {
+				return nil, err
+			} else if !ok {
+				return nil, sessions.Held("session %q is active in another browserd on this store; use it there, or pick another session name", id)
+			}
+		}
+		switch c.in.Action {
+		case "launch":
+			_ = e.Store.ReleaseLease(ctx, id, e.Node)
+			return nil, fail("session %q is %s from an earlier run (last capture %s): resume it with session_resume, or close it to start afresh", id, row.State, recovery.Ago(row.LastCaptureAt))
+		case "close":
+			if err := e.Store.SetState(ctx, id, store.Closed, "closed by the agent before it was resumed"); err != nil {
+				return nil, err
+			}
+			_ = e.Store.ReleaseLease(ctx, id, e.Node)
+			return nil, recovery.ErrClosedStored
+		}
+		var skip *recovery.TabRef
+		if c.in.Action == "navigate" {
+			// The call is about to load another page in its tab: loading
+			// the captured one first would be waste.
+			skip = &recovery.TabRef{Task: cmp.Or(c.in.Task, "default"), Tab: c.in.Tab}
+		}
+		live, rep, err := e.ResumeLocked(ctx, s, row, skip, nil)
+		if err != nil {
+			return nil, err
+		}
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("session %q was resumed from its capture of %s (%d tabs); %s", id, recovery.Ago(rep.Taken), len(rep.Tabs), recovery.NotRestored))
+		c.res.Details = append(c.res.Details, rep.Problems...)
+		return live, nil
+	default:
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("an earlier session %q was %s; this is a new session under the same name", id, row.State))
+	}
+	if s != nil && s.Profile == "" {
+		// A closed ephemeral session's context still holds its cookies:
+		// a new session under its name starts clean.
+		e.Discard(ctx, s)
+		s = nil
+	}
+	if s == nil {
+		s = e.NewSession(id, profile)
+	}
+	if dir := c.in.UserDataDir; dir != "" {
+		e.Mu.Lock()
+		err := e.CheckFolder(id, dir)
+		e.Mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
+	owner, _ := sessions.SplitName(id)
+	if err := e.Store.CreateSession(ctx, store.Session{ID: id, Owner: owner, Profile: s.Profile}); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return nil, fail("session %q is in use (%v); pick another session name", id, err)
+		}
+		return nil, fmt.Errorf("recording session %q in the store: %w", id, err)
+	}
+	if _, err := e.Store.AcquireLease(ctx, id, e.Node, time.Now(), e.LeaseTTL()); err != nil {
+		return nil, err
+	}
+	e.Mu.Lock()
+	s.Stored, s.Parked, s.Rehydrate, s.Closing = true, false, false, false
+	s.LastCapture = time.Time{}
+	// A new session (perhaps on a profile's reused one) starts with the
+	// daemon's environment, or the one it is created with.
+	s.Width, s.Height, s.Emu, s.Headed = 0, 0, browser.Emulation{}, nil
+	// A session made anew under an earlier one's name runs where this call
+	// says.
+	s.Dir = c.in.UserDataDir
+	if c.inj != nil {
+		s.Emu = c.inj.emu
+	}
+	if h := c.in.Headless; h != nil && c.in.Action == "launch" && e.Cfg.CDP == "" {
+		s.Headed = new(!*h)
+	}
+	c.opened = true
+	e.Sessions[id] = s
+	e.Mu.Unlock()
+	return s, nil
+}
+
+// listSessions is the list_sessions action.
+func (c *call) listSessions(ctx context.Context) error {
+	e := c.e
+	if c.in.Session != "" {
+		return c.listCaptures(ctx)
+	}
+	filter := store.SessionState(c.in.Filter)
+	if filter == "all" {
+		filter = ""
+	}
+	rows, err := e.Store.ListSessions(ctx, c.owner, filter)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		c.res.Sessions = append(c.res.Sessions, tool.SessionInfo{
+			ID: r.ID, State: string(r.State), Profile: r.Profile, Reason: r.Reason, Tabs: r.Tabs, URL: r.URL,
+			Created: r.CreatedAt, Updated: r.UpdatedAt, LastCapture: r.LastCaptureAt,
+		})
+		kind := "ephemeral"
+		if r.Profile != "" {
+			kind = "profile " + r.Profile
+		}
+		fmt.Fprintf(&b, "%s: %s (%s), %d tabs, last capture %s", r.ID, r.State, kind, r.Tabs, recovery.Ago(r.LastCaptureAt))
+		if r.URL != "" {
+			fmt.Fprintf(&b, ", %s", r.URL)
+		}
+		if r.Reason != "" {
+			fmt.Fprintf(&b, " — %s", r.Reason)
+		}
+		b.WriteString("\n")
+	}
+	if len(rows) == 0 {
+		b.WriteString("no sessions")
+		if filter != "" {
+			fmt.Fprintf(&b, " in state %s", filter)
+		}
+	}
+	c.res.Content = strings.TrimRight(b.String(), "\n")
+	return nil
+}
+
+// resume is the session_resume action.
+func (c *call) resume(ctx context.Context) error {
+	id := c.in.Session
+	c.res.Session = id
+	_, rep, err := c.e.ResumeFrom(ctx, id, true, c.in.Capture)
+	if err != nil {
+		return err
+	}
+	c.res.Tabs = rep.Tabs
+	c.res.Details = rep.Problems
+	which := "its capture"
+	if rep.Capture != 0 {
+		which = fmt.Sprintf("its capture %d", rep.Capture)
+	}
+	c.res.Content = fmt.Sprintf("resumed session %q from %s of %s: %d tabs", id, which, recovery.Ago(rep.Taken), len(rep.Tabs))
+	c.res.Notes = append(c.res.Notes, recovery.NotRestored)
+	return nil
+}
+
+// listCaptures is list_sessions with a session: its kept captures, newest
+// first, for session_resume's capture.
+func (c *call) listCaptures(ctx context.Context) error {
+	e, id := c.e, c.in.Session
+	row, err := e.Store.GetSession(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return fail("no session %q in the store; list_sessions shows the sessions", id)
+	}
+	if err != nil {
+		return err
+	}
+	list, err := e.Store.ListCaptures(ctx, id)
+	if err != nil {
+		return err
+	}
+	c.res.Session = id
+	var b strings.Builder
+	fmt.Fprintf(&b, "session %q (%s) keeps %d captures, newest first", id, row.State, len(list))
+	if len(list) > 0 {
+		b.WriteString("; session_resume with capture (an id, or a time: the newest at or before it) restores one")
+		e.Mu.Lock()
+		s := e.Sessions[id]
+		live := s != nil && s.Stored && !s.Parked
+		e.Mu.Unlock()
+		if live {
+			b.WriteString(" once the session is closed")
+		}
+	}
+	b.WriteString("\n")
+	for _, ci := range list {
+		info := tool.CaptureInfo{ID: ci.ID, Taken: ci.Taken, Tabs: ci.Tabs, URL: ci.URL, Title: ci.Title}
+		if ci.Err != nil {
+			info.Error = ci.Err.Error()
+		}
+		c.res.Captures = append(c.res.Captures, info)
+		fmt.Fprintf(&b, "%d: %s, ", ci.ID, recovery.Ago(ci.Taken))
+		if ci.Err != nil {
+			fmt.Fprintf(&b, "cannot be read: %v\n", ci.Err)
+			continue
+		}
+		fmt.Fprintf(&b, "%d tabs", ci.Tabs)
+		if ci.URL != "" {
+			fmt.Fprintf(&b, ", %s", ci.URL)
+		}
+		if ci.Title != "" {
+			fmt.Fprintf(&b, " %q", ci.Title)
+		}
+		b.WriteString("\n")
+	}
+	c.res.Content = strings.TrimRight(b.String(), "\n")
+	return nil
+}
