@@ -233,7 +233,7 @@ func (c *call) sessionless(ctx context.Context) (done bool, err error) {
 // domains — set before its browser starts and puts its saved cookies back.
 func (c *call) prepareLaunch(ctx context.Context) error {
 	e, in := c.e, c.in
-	if err := e.checkHeadless(&in); err != nil {
+	if err := e.CheckHeadless(&in); err != nil {
 		return err
 	}
 	if err := c.prepareInjection(ctx); err != nil {
@@ -391,7 +391,7 @@ func (c *call) launched(ctx context.Context, sess *sessions.Session) error {
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("the %s excluded cookie domains are now %v; their saved cookies are left out whenever saved cookies are put back (the profile's browser starting, a resume, state_load), not removed from a browser that runs", whose, normDomains(in.ExcludeCookieDomains)))
 	}
 	if len(in.AllowHosts)+len(in.BlockHosts)+len(in.OnlyHosts) > 0 {
-		if err := e.setPolicy(sess, &in); err != nil {
+		if err := e.SetPolicy(sess, &in); err != nil {
 			return err
 		}
 	}
@@ -1012,7 +1012,7 @@ func (c *call) explain(err error) string {
 		return fmt.Sprintf("the browser exited (%s); the next action starts a new one", c.slot.Br.DeathReason())
 	case errors.Is(err, browser.ErrClosedTab):
 		return "the tab was closed; use the tabs action to list the task's tabs"
-	case errors.Is(err, errClosed):
+	case errors.Is(err, sessions.ErrClosed):
 		return "browserd is shutting down; retry once it is back"
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("%s timed out; raise timeout (ms) or check the page with snapshot", c.in.Action)
@@ -1066,7 +1066,7 @@ func (c *call) closeTask(ctx context.Context) error {
 	// Close ends what it started (source 001): a browser no session uses
 	// any more exits now, not after the idle timeout.
 	e.Mu.Lock()
-	key := e.slotKey(s)
+	key := e.SlotKey(s)
 	e.Mu.Unlock()
 	if closed := e.stopUnused(ctx, key, c.started); len(closed) > 0 {
 		c.res.Content += "; no session uses its browser any more, so the browser exited (state saved); the next action starts one"

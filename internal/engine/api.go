@@ -333,7 +333,7 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 	err = e.Store.ReleaseLease(context.WithoutCancel(ctx), q, e.Node)
 	// The browser exits with its last session, as on the close action.
 	e.Mu.Lock()
-	key := e.slotKey(s)
+	key := e.SlotKey(s)
 	e.Mu.Unlock()
 	e.stopUnused(context.WithoutCancel(ctx), key, started)
 	return err

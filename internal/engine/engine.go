@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,6 +26,7 @@ import (
 	"github.com/browserd/browserd/internal/atrest"
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/browsers"
 	"github.com/browserd/browserd/internal/cluster"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/egress"
@@ -44,6 +44,7 @@ import (
 // Close stops it and the browser.
 type Engine struct {
 	*sessions.Registry
+	*browsers.Pool
 	*recovery.Recovery
 }
 
@@ -81,6 +82,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		Stop:     make(chan struct{}),
 		CapWake:  make(chan struct{}, 1),
 	}}
+	e.Pool = &browsers.Pool{Registry: e.Registry, Hooks: e}
 	e.Recovery = &recovery.Recovery{Registry: e.Registry, Rooms: e}
 	for _, o := range opts {
 		o(e)
@@ -213,7 +215,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.WG.Wait()
 	var errs []error
 	for key, br := range brs {
-		errs = append(errs, e.closeBrowser(ctx, key, br))
+		errs = append(errs, e.CloseBrowser(ctx, key, br))
 	}
 	e.Proxy.Close()
 	for _, s := range all {
@@ -227,9 +229,6 @@ func (e *Engine) Close(ctx context.Context) error {
 	errs = append(errs, e.Store.Close())
 	return errors.Join(errs...)
 }
-
-// errClosed is returned for calls that arrive while the daemon shuts down.
-var errClosed = errors.New("browserd is shutting down")
 
 // sessionFor returns the session the call names, creating it. With no
 // session named, it is the profile's (default "default"): the profile's own
@@ -357,19 +356,6 @@ func (e *Engine) newTab(ctx context.Context, sl *sessions.Slot, t *sessions.Task
 	return e.addTab(t, pg), nil
 }
 
-// spareTab hands out the browser's own first tab (about:blank, opened at
-// launch, nobody attached) once, so the first task need not open a window.
-func (e *Engine) SpareTab(sl *sessions.Slot, br *browser.Browser) string {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
-	if len(sl.Spares) == 0 || sl.Br != br {
-		return ""
-	}
-	id := sl.Spares[0]
-	sl.Spares = sl.Spares[1:]
-	return id
-}
-
 func (e *Engine) addTab(t *sessions.Task, pg *browser.Page) *sessions.Tab {
 	return e.AddTabID(t, pg, "")
 }
@@ -392,104 +378,6 @@ func (e *Engine) AddTabID(t *sessions.Task, pg *browser.Page, id string) *sessio
 	t.Tabs = append(t.Tabs, tb)
 	t.Active = tb
 	return tb
-}
-
-func (e *Engine) ContextFor(ctx context.Context, sl *sessions.Slot, s *sessions.Session) (string, error) {
-	br := sl.Br
-	e.Mu.Lock()
-	id := s.CtxID
-	e.Mu.Unlock()
-	// A profile's or a folder's session uses its browser's default context
-	// (the one the folder's files belong to); an attached browser's tasks
-	// share it too.
-	if id != "" || br.Attached() || s.Profile != "" || s.Dir != "" {
-		return id, nil
-	}
-	eg, err := e.egressFor(s)
-	if err != nil {
-		return "", err
-	}
-	id, err = br.NewContext(ctx, e.Cfg.Path("downloads"), eg.URL())
-	if err != nil {
-		return "", fmt.Errorf("creating the session's browser context: %w", err)
-	}
-	e.Mu.Lock()
-	s.CtxID = id
-	e.Mu.Unlock()
-	return id, nil
-}
-
-// fetchGuard is the Fetch-interception fallback of the guard for pages the
-// egress proxy cannot see (an attached browser's default context). It
-// applies the session's policy to each request's host; unlike the proxy it
-// cannot pin the address Chromium then connects to, so DNS rebinding is
-// not covered there (docs/security.md).
-func (e *Engine) FetchGuard(s *sessions.Session) func(ctx context.Context, raw string) error {
-	return func(ctx context.Context, raw string) error {
-		u, err := url.Parse(raw)
-		if err != nil {
-			return fmt.Errorf("request to an unparsable URL refused")
-		}
-		switch u.Scheme {
-		case "http", "https", "ws", "wss":
-		default:
-			return nil // data:, blob: and the like carry no network request
-		}
-		port := u.Port()
-		if port == "" {
-			port = map[string]string{"http": "80", "ws": "80", "https": "443", "wss": "443"}[u.Scheme]
-		}
-		e.Mu.Lock()
-		pol := s.Policy
-		e.Mu.Unlock()
-		if d := pol.Check(ctx, e.Resolver, u.Hostname(), port); !d.Allowed {
-			d.URL = u.Scheme + "://" + u.Host + u.Path
-			return errors.New(d.Error())
-		}
-		return nil
-	}
-}
-
-// egressFor returns the session's guard listener, opening it on first use.
-func (e *Engine) egressFor(s *sessions.Session) (*egress.Session, error) {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
-	if s.Egress != nil {
-		return s.Egress, nil
-	}
-	eg, err := e.Proxy.Session(s.Policy)
-	if err != nil {
-		return nil, fmt.Errorf("opening the session's egress guard: %w", err)
-	}
-	s.Egress = eg
-	return eg, nil
-}
-
-// setPolicy narrows a session's guard with the lists of a launch call: a
-// session can only refuse more than the server, never allow more.
-func (e *Engine) setPolicy(s *sessions.Session, in *tool.Input) error {
-	q := egress.Policy{AllowHosts: in.AllowHosts, AllowPrivate: e.Guard.AllowPrivate, BlockHosts: in.BlockHosts, OnlyHosts: in.OnlyHosts}
-	if len(q.AllowHosts) == 0 {
-		q.AllowHosts = e.Guard.AllowHosts
-	}
-	if err := q.Validate(); err != nil {
-		return &userError{Msg: strings.NewReplacer("egress: --allow-host", "allowHosts", "egress: --block-host", "blockHosts", "egress: --only-hosts", "onlyHosts").Replace(err.Error())}
-	}
-	// A session narrows the server's guard, never widens it: an entry the
-	// server does not allow is refused, not dropped without a word.
-	if wider := e.Guard.Wider(q); len(wider) > 0 && !e.Guard.AllowPrivate {
-		return fail("allowHosts %s: not allowed by the server, and a session can only narrow the server's list — start browserd with --allow-host %s to let sessions reach it",
-			strings.Join(wider, ", "), strings.Join(wider, " --allow-host "))
-	}
-	pol := e.Guard.Narrow(q)
-	e.Mu.Lock()
-	s.Policy = pol
-	eg := s.Egress
-	e.Mu.Unlock()
-	if eg != nil {
-		eg.SetPolicy(pol)
-	}
-	return nil
 }
 
 // removeTab forgets a tab (closed by the agent, by the page, or reaped).
@@ -520,7 +408,7 @@ func (e *Engine) RemoveTab(tb *sessions.Tab) {
 
 // onPopup adopts a page that a task's page opened: it becomes a tab of the
 // same task and is reported in the task's next result.
-func (e *Engine) onPopup(opener string, info browser.TargetInfo) {
+func (e *Engine) OnPopup(opener string, info browser.TargetInfo) {
 	e.Mu.Lock()
 	var parent *sessions.Tab
 	for _, tb := range e.Tabs {
@@ -674,12 +562,12 @@ func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.T
 	e.Mu.Lock()
 	busy := map[string]bool{}
 	for _, tb := range e.Tabs {
-		busy[e.slotKey(tb.Task.Sess)] = true
+		busy[e.SlotKey(tb.Task.Sess)] = true
 	}
 	if only != "" {
 		for _, s := range e.Sessions {
 			if s.Stored && !s.Parked && !s.Closing {
-				busy[e.slotKey(s)] = true
+				busy[e.SlotKey(s)] = true
 			}
 		}
 	}
@@ -693,7 +581,7 @@ func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.T
 	var toSave []*sessions.Session
 	for _, s := range e.Sessions {
 		for _, sl := range idleSlots {
-			if s.Profile != "" && e.slotKey(s) == sl.Key {
+			if s.Profile != "" && e.SlotKey(s) == sl.Key {
 				toSave = append(toSave, s)
 			}
 		}
@@ -715,20 +603,20 @@ func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.T
 		// Look again: an action may have picked the browser up meanwhile.
 		used := false
 		for _, tb := range e.Tabs {
-			if e.slotKey(tb.Task.Sess) == sl.Key {
+			if e.SlotKey(tb.Task.Sess) == sl.Key {
 				used = true
 			}
 		}
 		if sl.Br != nil && !used && sl.Opening == 0 && !sl.Used.After(unusedSince) {
 			idleBrowsers = append(idleBrowsers, idleBrowser{sl.Key, sl.Br})
-			e.resetSlot(sl)
+			e.ResetSlot(sl)
 		}
 	}
 	e.Mu.Unlock()
 	e.LaunchMu.Unlock()
 	var keys []string
 	for _, ib := range idleBrowsers {
-		_ = e.closeBrowser(ctx, ib.key, ib.br)
+		_ = e.CloseBrowser(ctx, ib.key, ib.br)
 		e.Log.Info("closed a browser no session uses", "browser", ib.key)
 		keys = append(keys, ib.key)
 	}

@@ -57,16 +57,9 @@ func (e *Engine) resolveFolder(owner string, in *tool.Input) error {
 	}
 	in.UserDataDir = real
 	if in.Session == "" {
-		in.Session = folderSession(real)
+		in.Session = sessions.FolderSession(real)
 	}
 	return nil
-}
-
-// folderSession is the session of a folder that a call names without
-// naming a session: the same for every call on the folder.
-func folderSession(real string) string {
-	sum := sha256.Sum256([]byte(real))
-	return "folder-" + hex.EncodeToString(sum[:5])
 }
 
 // checkFolder refuses a session on folder dir when another live session

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/browsers"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/tool"
@@ -27,7 +28,7 @@ func TestResolveFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	real, _ := filepath.EvalSymlinks(filepath.Join(data, "folders"))
-	if want := filepath.Join(real, "work"); in.UserDataDir != want || in.Session != folderSession(want) || in.Profile != "" {
+	if want := filepath.Join(real, "work"); in.UserDataDir != want || in.Session != sessions.FolderSession(want) || in.Profile != "" {
 		t.Fatalf("admin's folder: %+v; want %s and its session", in, want)
 	}
 	if fi, err := os.Stat(in.UserDataDir); err != nil || !fi.IsDir() {
@@ -65,10 +66,10 @@ func TestPIDFile(t *testing.T) {
 	for key, want := range map[string]string{
 		"shared":          "chromium-shared.pid",
 		"profile:bob~w":   "chromium-profile-bob~w.pid",
-		"dir:/srv/a/b c":  "chromium-dir-" + strings.TrimPrefix(folderSession("/srv/a/b c"), "folder-") + ".pid",
+		"dir:/srv/a/b c":  "chromium-dir-" + strings.TrimPrefix(sessions.FolderSession("/srv/a/b c"), "folder-") + ".pid",
 		"shared-headless": "chromium-shared-headless.pid",
 	} {
-		if got := pidFile(key); got != want || strings.Contains(got, "/") {
+		if got := browsers.PIDFile(key); got != want || strings.Contains(got, "/") {
 			t.Errorf("pidFile(%q) = %q, want %q", key, got, want)
 		}
 	}

@@ -123,7 +123,7 @@ func launchEmulation(in *tool.Input) browser.Emulation {
 // the call leaves out, or asks as the session has it, passes.
 func (e *Engine) sameEnvironment(s *sessions.Session, in *tool.Input) error {
 	e.Mu.Lock()
-	emu, shows := s.Emu, e.shows(s)
+	emu, shows := s.Emu, e.Shows(s)
 	e.Mu.Unlock()
 	show := func(v string) string {
 		if v == "" {
@@ -249,7 +249,7 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 	if err := in.Validate(); err != nil {
 		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: err.Error()}
 	}
-	if err := e.checkHeadless(&in); err != nil {
+	if err := e.CheckHeadless(&in); err != nil {
 		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: err.Error()}
 	}
 	if fields := req.Emulation.Check(); len(fields) > 0 {

@@ -29,10 +29,10 @@ func TestHeadlessSlots(t *testing.T) {
 		{config.Config{CDP: "http://127.0.0.1:9222"}, &sessions.Session{Headed: new(true)}, "attached", true},
 	} {
 		e := &Engine{Registry: &sessions.Registry{Cfg: c.cfg}}
-		if got := e.slotKey(c.s); got != c.key {
+		if got := e.SlotKey(c.s); got != c.key {
 			t.Errorf("%+v, headed %v: slot %q, want %q", c.cfg, c.s.Headed, got, c.key)
 		}
-		if got := e.shows(c.s); got != c.headed {
+		if got := e.Shows(c.s); got != c.headed {
 			t.Errorf("%+v, headed %v: shows %v, want %v", c.cfg, c.s.Headed, got, c.headed)
 		}
 	}
@@ -45,19 +45,19 @@ func TestCheckHeadless(t *testing.T) {
 	t.Setenv("WAYLAND_DISPLAY", "")
 	visible := &tool.Input{Action: "launch", Headless: new(false)}
 	e := &Engine{Registry: &sessions.Registry{}}
-	if err := e.checkHeadless(visible); err == nil || !strings.Contains(err.Error(), "headless: false needs a display: no DISPLAY or WAYLAND_DISPLAY is set for the daemon") {
+	if err := e.CheckHeadless(visible); err == nil || !strings.Contains(err.Error(), "headless: false needs a display: no DISPLAY or WAYLAND_DISPLAY is set for the daemon") {
 		t.Errorf("no display: %v", err)
 	}
 	for _, in := range []*tool.Input{{Action: "launch"}, {Action: "launch", Headless: new(true)}} {
-		if err := e.checkHeadless(in); err != nil {
+		if err := e.CheckHeadless(in); err != nil {
 			t.Errorf("headless %v: %v", in.Headless, err)
 		}
 	}
-	if err := (&Engine{Registry: &sessions.Registry{Cfg: config.Config{Headed: true}}}).checkHeadless(visible); err != nil {
+	if err := (&Engine{Registry: &sessions.Registry{Cfg: config.Config{Headed: true}}}).CheckHeadless(visible); err != nil {
 		t.Errorf("a headed daemon: %v", err)
 	}
 	t.Setenv("WAYLAND_DISPLAY", "wayland-0")
-	if err := e.checkHeadless(visible); err != nil {
+	if err := e.CheckHeadless(visible); err != nil {
 		t.Errorf("with a Wayland display: %v", err)
 	}
 }

@@ -177,7 +177,7 @@ func (e *Engine) SaveProfileState(ctx context.Context, s *sessions.Session) erro
 
 // restoreProfile puts a profile's saved state into its freshly started
 // browser: cookies now, storage through each new tab's init script.
-func (e *Engine) restoreProfile(ctx context.Context, br *browser.Browser, s *sessions.Session) error {
+func (e *Engine) RestoreProfile(ctx context.Context, br *browser.Browser, s *sessions.Session) error {
 	st, fromStore, err := e.loadProfileState(ctx, s.Profile)
 	if err != nil || st == nil {
 		return err

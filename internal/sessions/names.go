@@ -1,6 +1,8 @@
 package sessions
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -91,4 +93,14 @@ func (*HeldError) Is(target error) bool { return target == ErrHeld }
 
 func Held(format string, args ...any) error {
 	return &HeldError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// errClosed is returned for calls that arrive while the daemon shuts down.
+var ErrClosed = errors.New("browserd is shutting down")
+
+// folderSession is the session of a folder that a call names without
+// naming a session: the same for every call on the folder.
+func FolderSession(real string) string {
+	sum := sha256.Sum256([]byte(real))
+	return "folder-" + hex.EncodeToString(sum[:5])
 }

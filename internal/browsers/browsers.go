@@ -1,4 +1,9 @@
-package engine
+// Package browsers starts, keeps and stops the Chromium processes sessions
+// run in — one per profile (its persistent identity), one per folder a
+// caller brings, a shared one for ephemeral sessions, or one attached over
+// --cdp — and each session's browser context behind the egress guard. A
+// browser that died is noticed at the next use and started again.
+package browsers
 
 import (
 	"cmp"
@@ -16,10 +21,25 @@ import (
 	"github.com/browserd/browserd/internal/tool"
 )
 
-// holdSlot marks a tab being opened in sl until the returned func is
+// Pool is the daemon's browsers, kept in the registry's slots.
+type Pool struct {
+	*sessions.Registry
+	Hooks
+}
+
+// Hooks is what a starting browser needs of the engine's other rooms.
+type Hooks interface {
+	// RestoreProfile puts a profile's saved cookies and storage into its
+	// browser as it starts.
+	RestoreProfile(ctx context.Context, br *browser.Browser, s *sessions.Session) error
+	// OnPopup adopts a tab a page opened.
+	OnPopup(opener string, info browser.TargetInfo)
+}
+
+// HoldSlot marks a tab being opened in sl until the returned func is
 // called: an idle timeout shorter than a slow launch plus a slow tab must
 // not close the browser under the tab.
-func (e *Engine) HoldSlot(sl *sessions.Slot) func() {
+func (e *Pool) HoldSlot(sl *sessions.Slot) func() {
 	e.Mu.Lock()
 	sl.Opening++
 	e.Mu.Unlock()
@@ -36,7 +56,7 @@ func (e *Engine) HoldSlot(sl *sessions.Slot) func() {
 // creation). Ephemeral sessions that launch asked to show otherwise than
 // the daemon's --headed share a second browser: "shared-headed" (or
 // "shared-headless" in a headed daemon).
-func (e *Engine) slotKey(s *sessions.Session) string {
+func (e *Pool) SlotKey(s *sessions.Session) string {
 	switch {
 	case e.Cfg.CDP != "":
 		return "attached"
@@ -44,9 +64,9 @@ func (e *Engine) slotKey(s *sessions.Session) string {
 		return "profile:" + s.Profile
 	case s.Dir != "":
 		return "dir:" + s.Dir
-	case e.shows(s) != e.Cfg.Headed && e.shows(s):
+	case e.Shows(s) != e.Cfg.Headed && e.Shows(s):
 		return "shared-headed"
-	case e.shows(s) != e.Cfg.Headed:
+	case e.Shows(s) != e.Cfg.Headed:
 		return "shared-headless"
 	}
 	return "shared"
@@ -55,7 +75,7 @@ func (e *Engine) slotKey(s *sessions.Session) string {
 // slotOwner is the owner of the browser a session runs in: the session's
 // owner for a profile's or a folder's browser, "" for a browser that
 // every owner's sessions share (the shared ones, an attached one).
-func (e *Engine) slotOwner(s *sessions.Session) string {
+func (e *Pool) SlotOwner(s *sessions.Session) string {
 	if e.Cfg.CDP != "" || (s.Profile == "" && s.Dir == "") {
 		return ""
 	}
@@ -65,7 +85,7 @@ func (e *Engine) slotOwner(s *sessions.Session) string {
 
 // shows reports whether the session's browser shows a window: launch's
 // headless when it created the session, else the daemon's --headed.
-func (e *Engine) shows(s *sessions.Session) bool {
+func (e *Pool) Shows(s *sessions.Session) bool {
 	if s.Headed != nil {
 		return *s.Headed
 	}
@@ -75,7 +95,7 @@ func (e *Engine) shows(s *sessions.Session) bool {
 // noDisplay is the refusal of a launch with headless: false in a daemon
 // that has no display to show the window on; "" when it has one (or
 // runs headed, or attached: see checkHeadless).
-func noDisplay() string {
+func NoDisplay() string {
 	if os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "" {
 		return ""
 	}
@@ -84,21 +104,21 @@ func noDisplay() string {
 
 // checkHeadless refuses a launch that asks for a window where none can
 // be shown, before anything is created.
-func (e *Engine) checkHeadless(in *tool.Input) error {
+func (e *Pool) CheckHeadless(in *tool.Input) error {
 	if in.Headless == nil || *in.Headless || e.Cfg.Headed || e.Cfg.CDP != "" {
 		return nil
 	}
-	if msg := noDisplay(); msg != "" {
-		return &userError{Msg: msg}
+	if msg := NoDisplay(); msg != "" {
+		return &tool.Error{Msg: msg}
 	}
 	return nil
 }
 
 // browserOf is the running browser of a session's slot, or nil.
-func (e *Engine) BrowserOf(s *sessions.Session) *browser.Browser {
+func (e *Pool) BrowserOf(s *sessions.Session) *browser.Browser {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
-	if sl := e.Slots[e.slotKey(s)]; sl != nil {
+	if sl := e.Slots[e.SlotKey(s)]; sl != nil {
 		return sl.Br
 	}
 	return nil
@@ -106,25 +126,25 @@ func (e *Engine) BrowserOf(s *sessions.Session) *browser.Browser {
 
 // profileDir is a profile's Chromium user-data-dir.
 // A profile's name is qualified by its owner (see owners.go).
-func (e *Engine) profileDir(profile string) string {
+func (e *Pool) ProfileDir(profile string) string {
 	owner, name := sessions.SplitName(profile)
 	return e.Cfg.Path("profiles", owner, name)
 }
 
 // sealLabel binds a profile's sealed credentials to the profile.
-func sealLabel(profile string) string { return "profile-credentials:" + profile }
+func SealLabel(profile string) string { return "profile-credentials:" + profile }
 
 // closeBrowser closes the browser of slot key and, when it is a profile's,
 // seals the cookies and storage Chromium left in the profile folder
 // (internal/atrest): nothing of a login stays readable on disk while the
 // browser is not running.
-func (e *Engine) closeBrowser(ctx context.Context, key string, br *browser.Browser) error {
+func (e *Pool) CloseBrowser(ctx context.Context, key string, br *browser.Browser) error {
 	err := br.Close(ctx)
 	profile, ok := strings.CutPrefix(key, "profile:")
 	if !ok || br.Attached() {
 		return err
 	}
-	if serr := atrest.Seal(e.Box, e.profileDir(profile), sealLabel(profile)); serr != nil {
+	if serr := atrest.Seal(e.Box, e.ProfileDir(profile), SealLabel(profile)); serr != nil {
 		e.Log.Warn("sealing the profile's credentials failed", "profile", profile, "err", serr)
 		return errors.Join(err, serr)
 	}
@@ -133,21 +153,21 @@ func (e *Engine) closeBrowser(ctx context.Context, key string, br *browser.Brows
 
 // ensureBrowser returns the live browser of the session, starting one when
 // there is none or the last one died. note is set when a crash was seen.
-func (e *Engine) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *sessions.Slot, note string, err error) {
+func (e *Pool) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *sessions.Slot, note string, err error) {
 	e.LaunchMu.Lock()
 	defer e.LaunchMu.Unlock()
 	e.Mu.Lock()
-	key, headed := e.slotKey(s), e.shows(s)
+	key, headed := e.SlotKey(s), e.Shows(s)
 	if e.Closed {
 		e.Mu.Unlock()
-		return nil, "", errClosed
+		return nil, "", sessions.ErrClosed
 	}
 	sl = e.Slots[key]
 	if sl == nil {
 		sl = &sessions.Slot{Key: key, Profile: s.Profile}
 		e.Slots[key] = sl
 	}
-	sl.Owner = e.slotOwner(s)
+	sl.Owner = e.SlotOwner(s)
 	sl.Used = time.Now()
 	br := sl.Br
 	running := sl.Headed
@@ -161,13 +181,13 @@ func (e *Engine) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *se
 				note += " and this session's earlier tabs are gone (captures are off: --no-capture)"
 			}
 			e.Log.Warn("browser died; relaunching", "browser", key, "reason", br.DeathReason())
-			e.dropBrowser(sl)
+			e.DropBrowser(sl)
 			_ = br.Close(context.WithoutCancel(ctx))
 		default:
 			if mismatch {
 				// A profile's browser that still runs from before its
 				// session was made again with another headless.
-				return nil, "", fail("the browser of profile %s runs with headless %v, and headless applies when it starts: close the session (the close action) so that the browser exits, then launch again", sessions.BareName(s.Profile), !running)
+				return nil, "", tool.Fail("the browser of profile %s runs with headless %v, and headless applies when it starts: close the session (the close action) so that the browser exits, then launch again", sessions.BareName(s.Profile), !running)
 			}
 			return sl, "", nil
 		}
@@ -179,8 +199,8 @@ func (e *Engine) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *se
 		dir := e.Cfg.Path("run", key)
 		proxyURL := e.Proxy.URL()
 		if s.Profile != "" || s.Dir != "" {
-			dir = cmp.Or(s.Dir, e.profileDir(s.Profile))
-			eg, err := e.egressFor(s)
+			dir = cmp.Or(s.Dir, e.ProfileDir(s.Profile))
+			eg, err := e.EgressFor(s)
 			if err != nil {
 				return nil, note, err
 			}
@@ -195,11 +215,11 @@ func (e *Engine) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *se
 			Headed:      headed,
 			Width:       e.Cfg.Width,
 			Height:      e.Cfg.Height,
-			PIDFile:     e.Cfg.Path("run", pidFile(key)),
+			PIDFile:     e.Cfg.Path("run", PIDFile(key)),
 			// Every request of the default context goes through the guard,
 			// loopback included (Chromium bypasses proxies for loopback
 			// unless told "<-loopback>").
-			ExtraArgs: e.proxyArgs(proxyURL),
+			ExtraArgs: e.ProxyArgs(proxyURL),
 			// A profile's or a throwaway folder keeps no record of the
 			// pages once the browser stops; a caller's folder is theirs.
 			Forget: s.Dir == "",
@@ -208,7 +228,7 @@ func (e *Engine) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *se
 		case s.Profile != "":
 			var repaired string
 			br, repaired, err = e.startProfile(ctx, s.Profile, opts)
-			note = joinNote(note, repaired)
+			note = JoinNote(note, repaired)
 		case s.Dir != "":
 			br, err = startFolder(ctx, opts)
 		default:
@@ -218,7 +238,7 @@ func (e *Engine) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *se
 	if err != nil {
 		return nil, note, err
 	}
-	br.OnPopup = e.onPopup
+	br.OnPopup = e.OnPopup
 	if err := br.SetDownloads(ctx, "", e.Cfg.Path("downloads")); err != nil {
 		e.Log.Warn("downloads folder not set for the default context", "err", err)
 	}
@@ -243,28 +263,28 @@ func (e *Engine) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *se
 		}
 	}
 	if s.Profile != "" && !br.Attached() {
-		if err := e.restoreProfile(ctx, br, s); err != nil {
+		if err := e.RestoreProfile(ctx, br, s); err != nil {
 			e.Log.Warn("profile state not restored", "profile", s.Profile, "err", err)
-			note = joinNote(note, "the profile's saved state could not be restored: "+err.Error())
+			note = JoinNote(note, "the profile's saved state could not be restored: "+err.Error())
 		}
 	}
 	e.Mu.Lock()
 	if e.Closed {
 		e.Mu.Unlock()
 		_ = br.Close(context.WithoutCancel(ctx))
-		return nil, "", errClosed
+		return nil, "", sessions.ErrClosed
 	}
 	sl.Br, sl.Spares, sl.Used, sl.Headed = br, spares, time.Now(), headed
 	e.Mu.Unlock()
 	return sl, note, nil
 }
 
-// pidFile is the name of the file that records the pid of slot key's
+// PIDFile is the name of the file that records the pid of slot key's
 // Chromium (see browser.LaunchOptions.PIDFile).
-func pidFile(key string) string {
+func PIDFile(key string) string {
 	if rest, ok := strings.CutPrefix(key, "dir:"); ok {
 		// A path: its session's name stands for it.
-		key = "dir-" + strings.TrimPrefix(folderSession(rest), "folder-")
+		key = "dir-" + strings.TrimPrefix(sessions.FolderSession(rest), "folder-")
 	}
 	return "chromium-" + strings.ReplaceAll(key, ":", "-") + ".pid"
 }
@@ -274,7 +294,7 @@ func pidFile(key string) string {
 // is the caller's to look at, never moved aside as a profile's is.
 func startFolder(ctx context.Context, opts browser.LaunchOptions) (*browser.Browser, error) {
 	if _, err := browser.ClearStaleLock(opts.UserDataDir); err != nil {
-		return nil, &userError{Msg: strings.Replace(err.Error(), "profile folder", "folder", 1)}
+		return nil, &tool.Error{Msg: strings.Replace(err.Error(), "profile folder", "folder", 1)}
 	}
 	br, err := browser.Start(ctx, opts)
 	if err != nil {
@@ -283,7 +303,7 @@ func startFolder(ctx context.Context, opts browser.LaunchOptions) (*browser.Brow
 	return br, nil
 }
 
-func (e *Engine) proxyArgs(url string) []string {
+func (e *Pool) ProxyArgs(url string) []string {
 	if e.NoProxy {
 		return nil
 	}
@@ -291,23 +311,23 @@ func (e *Engine) proxyArgs(url string) []string {
 }
 
 // dropBrowser forgets the tabs and contexts of a browser that died.
-func (e *Engine) dropBrowser(sl *sessions.Slot) {
+func (e *Pool) DropBrowser(sl *sessions.Slot) {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	for id, tb := range e.Tabs {
-		if e.slotKey(tb.Task.Sess) == sl.Key {
+		if e.SlotKey(tb.Task.Sess) == sl.Key {
 			delete(e.Tabs, id)
 		}
 	}
-	e.resetSlot(sl)
+	e.ResetSlot(sl)
 }
 
 // resetSlot forgets a browser: its sessions lose their contexts, refs and
 // tabs. Call with mu held.
-func (e *Engine) resetSlot(sl *sessions.Slot) {
+func (e *Pool) ResetSlot(sl *sessions.Slot) {
 	sl.Br, sl.Spares = nil, nil
 	for _, s := range e.Sessions {
-		if e.slotKey(s) != sl.Key {
+		if e.SlotKey(s) != sl.Key {
 			continue
 		}
 		s.CtxID = ""
@@ -321,7 +341,7 @@ func (e *Engine) resetSlot(sl *sessions.Slot) {
 	}
 }
 
-func joinNote(a, b string) string {
+func JoinNote(a, b string) string {
 	if a == "" {
 		return b
 	}
@@ -333,7 +353,7 @@ func joinNote(a, b string) string {
 // cleared; a profile Chromium still cannot start on is moved aside to
 // <name>.corrupt-<time> (the newest three are kept), recreated, and its
 // saved state restored — one retry. repaired says what was done.
-func (e *Engine) startProfile(ctx context.Context, profile string, opts browser.LaunchOptions) (*browser.Browser, string, error) {
+func (e *Pool) startProfile(ctx context.Context, profile string, opts browser.LaunchOptions) (*browser.Browser, string, error) {
 	var repaired string
 	if cleared, err := browser.ClearStaleLock(opts.UserDataDir); err != nil {
 		return nil, "", err
@@ -343,9 +363,9 @@ func (e *Engine) startProfile(ctx context.Context, profile string, opts browser.
 	}
 	// The profile's cookies and storage come out of their seal (see
 	// sealProfile).
-	if err := atrest.Open(e.Box, opts.UserDataDir, sealLabel(profile)); err != nil {
+	if err := atrest.Open(e.Box, opts.UserDataDir, SealLabel(profile)); err != nil {
 		e.Log.Warn("profile credentials not restored", "profile", profile, "err", err)
-		repaired = joinNote(repaired, err.Error())
+		repaired = JoinNote(repaired, err.Error())
 	}
 	br, err := browser.Start(ctx, opts)
 	if err == nil {
@@ -366,5 +386,5 @@ func (e *Engine) startProfile(ctx context.Context, profile string, opts browser.
 	if err2 != nil {
 		return nil, repaired, fmt.Errorf("profile %s would not start (%v), nor once recreated: %w", profile, err, err2)
 	}
-	return br, joinNote(repaired, fmt.Sprintf("profile %s would not start; it was moved aside to %s, recreated and its saved state restored", profile, aside)), nil
+	return br, JoinNote(repaired, fmt.Sprintf("profile %s would not start; it was moved aside to %s, recreated and its saved state restored", profile, aside)), nil
 }

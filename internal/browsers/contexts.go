@@ -1,0 +1,128 @@
+package browsers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/egress"
+	"github.com/browserd/browserd/internal/sessions"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// A session's browser context, and the guard's listener its requests go
+// through.
+
+func (e *Pool) ContextFor(ctx context.Context, sl *sessions.Slot, s *sessions.Session) (string, error) {
+	br := sl.Br
+	e.Mu.Lock()
+	id := s.CtxID
+	e.Mu.Unlock()
+	// A profile's or a folder's session uses its browser's default context
+	// (the one the folder's files belong to); an attached browser's tasks
+	// share it too.
+	if id != "" || br.Attached() || s.Profile != "" || s.Dir != "" {
+		return id, nil
+	}
+	eg, err := e.EgressFor(s)
+	if err != nil {
+		return "", err
+	}
+	id, err = br.NewContext(ctx, e.Cfg.Path("downloads"), eg.URL())
+	if err != nil {
+		return "", fmt.Errorf("creating the session's browser context: %w", err)
+	}
+	e.Mu.Lock()
+	s.CtxID = id
+	e.Mu.Unlock()
+	return id, nil
+}
+
+// fetchGuard is the Fetch-interception fallback of the guard for pages the
+// egress proxy cannot see (an attached browser's default context). It
+// applies the session's policy to each request's host; unlike the proxy it
+// cannot pin the address Chromium then connects to, so DNS rebinding is
+// not covered there (docs/security.md).
+func (e *Pool) FetchGuard(s *sessions.Session) func(ctx context.Context, raw string) error {
+	return func(ctx context.Context, raw string) error {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return fmt.Errorf("request to an unparsable URL refused")
+		}
+		switch u.Scheme {
+		case "http", "https", "ws", "wss":
+		default:
+			return nil // data:, blob: and the like carry no network request
+		}
+		port := u.Port()
+		if port == "" {
+			port = map[string]string{"http": "80", "ws": "80", "https": "443", "wss": "443"}[u.Scheme]
+		}
+		e.Mu.Lock()
+		pol := s.Policy
+		e.Mu.Unlock()
+		if d := pol.Check(ctx, e.Resolver, u.Hostname(), port); !d.Allowed {
+			d.URL = u.Scheme + "://" + u.Host + u.Path
+			return errors.New(d.Error())
+		}
+		return nil
+	}
+}
+
+// egressFor returns the session's guard listener, opening it on first use.
+func (e *Pool) EgressFor(s *sessions.Session) (*egress.Session, error) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	if s.Egress != nil {
+		return s.Egress, nil
+	}
+	eg, err := e.Proxy.Session(s.Policy)
+	if err != nil {
+		return nil, fmt.Errorf("opening the session's egress guard: %w", err)
+	}
+	s.Egress = eg
+	return eg, nil
+}
+
+// setPolicy narrows a session's guard with the lists of a launch call: a
+// session can only refuse more than the server, never allow more.
+func (e *Pool) SetPolicy(s *sessions.Session, in *tool.Input) error {
+	q := egress.Policy{AllowHosts: in.AllowHosts, AllowPrivate: e.Guard.AllowPrivate, BlockHosts: in.BlockHosts, OnlyHosts: in.OnlyHosts}
+	if len(q.AllowHosts) == 0 {
+		q.AllowHosts = e.Guard.AllowHosts
+	}
+	if err := q.Validate(); err != nil {
+		return &tool.Error{Msg: strings.NewReplacer("egress: --allow-host", "allowHosts", "egress: --block-host", "blockHosts", "egress: --only-hosts", "onlyHosts").Replace(err.Error())}
+	}
+	// A session narrows the server's guard, never widens it: an entry the
+	// server does not allow is refused, not dropped without a word.
+	if wider := e.Guard.Wider(q); len(wider) > 0 && !e.Guard.AllowPrivate {
+		return tool.Fail("allowHosts %s: not allowed by the server, and a session can only narrow the server's list — start browserd with --allow-host %s to let sessions reach it",
+			strings.Join(wider, ", "), strings.Join(wider, " --allow-host "))
+	}
+	pol := e.Guard.Narrow(q)
+	e.Mu.Lock()
+	s.Policy = pol
+	eg := s.Egress
+	e.Mu.Unlock()
+	if eg != nil {
+		eg.SetPolicy(pol)
+	}
+	return nil
+}
+
+// spareTab hands out the browser's own first tab (about:blank, opened at
+// launch, nobody attached) once, so the first task need not open a window.
+func (e *Pool) SpareTab(sl *sessions.Slot, br *browser.Browser) string {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	if len(sl.Spares) == 0 || sl.Br != br {
+		return ""
+	}
+	id := sl.Spares[0]
+	sl.Spares = sl.Spares[1:]
+	return id
+}
