@@ -66,7 +66,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{Registry: &sessions.Registry{
+	e := assemble(&sessions.Registry{
 		Cfg: cfg, Log: log, VerifyPatch: os.Getenv("BROWSERD_VERIFY_PATCH") == "1",
 		Guard: egress.Policy{
 			AllowHosts:   cfg.AllowHosts,
@@ -81,9 +81,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		Tabs:     map[sessions.TabKey]*sessions.Tab{},
 		Stop:     make(chan struct{}),
 		CapWake:  make(chan struct{}, 1),
-	}}
-	e.Pool = &browsers.Pool{Registry: e.Registry, Hooks: e}
-	e.Recovery = &recovery.Recovery{Registry: e.Registry, Rooms: e}
+	})
 	for _, o := range opts {
 		o(e)
 	}
@@ -168,6 +166,14 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		}()
 	}
 	return e, nil
+}
+
+// assemble wires the engine's rooms around the registry they share.
+func assemble(reg *sessions.Registry) *Engine {
+	e := &Engine{Registry: reg}
+	e.Pool = &browsers.Pool{Registry: reg, Hooks: e}
+	e.Recovery = &recovery.Recovery{Registry: reg, Rooms: e}
+	return e
 }
 
 // Close closes every tab and the browser, and stops the janitor.

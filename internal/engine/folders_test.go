@@ -20,7 +20,7 @@ import (
 func TestResolveFolder(t *testing.T) {
 	data := t.TempDir()
 	cfg := config.Config{Data: data, UserDataRoots: []string{filepath.Join(data, "folders")}}
-	e := &Engine{Registry: &sessions.Registry{Cfg: cfg}}
+	e := assemble(&sessions.Registry{Cfg: cfg})
 	bob := auth.WithOwner(context.Background(), "bob")
 
 	in := tool.Input{Action: "navigate", UserDataDir: "work"}
@@ -54,7 +54,7 @@ func TestResolveFolder(t *testing.T) {
 	}
 
 	// An attached browser runs on its own folder.
-	ea := &Engine{Registry: &sessions.Registry{Cfg: cfg}}
+	ea := assemble(&sessions.Registry{Cfg: cfg})
 	ea.Cfg.CDP = "ws://127.0.0.1:1/devtools/browser/x"
 	att := tool.Input{Action: "navigate", UserDataDir: "work"}
 	if _, err := ea.forOwner(context.Background(), &att); err == nil || !strings.Contains(err.Error(), "--cdp") {

@@ -39,7 +39,7 @@ func TestQualify(t *testing.T) {
 }
 
 func TestForOwner(t *testing.T) {
-	e := &Engine{Registry: &sessions.Registry{}}
+	e := assemble(&sessions.Registry{})
 	bob := auth.WithOwner(context.Background(), "bob")
 	in := tool.Input{Action: "navigate"}
 	if _, err := e.forOwner(bob, &in); err != nil || in.Profile != "bob~default" || in.Session != "" {
@@ -65,7 +65,7 @@ func TestForOwner(t *testing.T) {
 		t.Fatalf("admin's session: %+v %v", in, err)
 	}
 	// An attached browser serves admin only.
-	e = &Engine{Registry: &sessions.Registry{Cfg: config.Config{CDP: "ws://127.0.0.1:9222/devtools/browser/x"}}}
+	e = assemble(&sessions.Registry{Cfg: config.Config{CDP: "ws://127.0.0.1:9222/devtools/browser/x"}})
 	in = tool.Input{Action: "snapshot"}
 	if _, err := e.forOwner(bob, &in); err == nil {
 		t.Fatal("bob was served on an attached browser")

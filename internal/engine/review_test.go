@@ -10,7 +10,7 @@ import (
 
 func TestExpired(t *testing.T) {
 	now := time.Now()
-	e := &Engine{Registry: &sessions.Registry{Cfg: config.Config{IdleTimeout: time.Minute, ReviewGrace: time.Hour}}}
+	e := assemble(&sessions.Registry{Cfg: config.Config{IdleTimeout: time.Minute, ReviewGrace: time.Hour}})
 	for _, c := range []struct {
 		name  string
 		t     *sessions.Task

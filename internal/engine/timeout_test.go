@@ -12,7 +12,7 @@ import (
 // TestTimeoutOf pins each action's default timeout, source 001's 30 s for
 // wait among them, and that the agent's timeout wins.
 func TestTimeoutOf(t *testing.T) {
-	e := &Engine{Registry: &sessions.Registry{Cfg: config.Default()}}
+	e := assemble(&sessions.Registry{Cfg: config.Default()})
 	for _, tt := range []struct {
 		in   tool.Input
 		want time.Duration

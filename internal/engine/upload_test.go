@@ -38,7 +38,7 @@ func TestUploadFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e := &Engine{Registry: &sessions.Registry{Cfg: config.Config{Data: data, UploadDir: link}}}
+	e := assemble(&sessions.Registry{Cfg: config.Config{Data: data, UploadDir: link}})
 
 	for _, tc := range []struct {
 		owner, name, want string
@@ -96,7 +96,7 @@ func TestUploadFile(t *testing.T) {
 	}
 
 	// No folder: say how to make one.
-	e = &Engine{Registry: &sessions.Registry{Cfg: config.Config{Data: data, UploadDir: filepath.Join(root, "none")}}}
+	e = assemble(&sessions.Registry{Cfg: config.Config{Data: data, UploadDir: filepath.Join(root, "none")}})
 	if _, err := e.uploadFile("", "a.txt"); err == nil || !strings.Contains(err.Error(), "create it") {
 		t.Errorf("missing upload folder: %v", err)
 	}
