@@ -15,6 +15,7 @@ import (
 
 	"github.com/browserd/browserd/internal/act"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
@@ -241,7 +242,7 @@ func (c *call) prepareLaunch(ctx context.Context) error {
 	}
 	if profile := launchProfile(in); profile != "" && in.ExcludeCookieDomains != nil {
 		owner, name := sessions.SplitName(profile)
-		if err := e.Store.SetProfileExcludes(ctx, owner, name, normDomains(in.ExcludeCookieDomains)); err != nil {
+		if err := e.Store.SetProfileExcludes(ctx, owner, name, profiles.NormDomains(in.ExcludeCookieDomains)); err != nil {
 			return fmt.Errorf("saving the profile's excluded cookie domains: %w", err)
 		}
 	}
@@ -267,7 +268,7 @@ func (c *call) openSession(ctx context.Context) (sess *sessions.Session, done bo
 	c.res.Session = sess.ID
 	if in.Action == "launch" && sess.Profile == "" && in.ExcludeCookieDomains != nil {
 		e.Mu.Lock()
-		sess.Exclude = normDomains(in.ExcludeCookieDomains)
+		sess.Exclude = profiles.NormDomains(in.ExcludeCookieDomains)
 		e.Mu.Unlock()
 	}
 	if in.Action == "launch" && !c.opened {
@@ -328,7 +329,7 @@ func (c *call) taskOnly(ctx context.Context, sess *sessions.Session) (done bool,
 		t.Ended, t.EndedAt = true, time.Now()
 		n := len(t.Tabs)
 		e.Mu.Unlock()
-		e.markDirty(sess)
+		e.MarkDirty(sess)
 		until := "until a person closes them"
 		if e.Cfg.ReviewGrace > 0 {
 			until = fmt.Sprintf("until closed, for %s at most (--review-grace)", e.Cfg.ReviewGrace)
@@ -388,7 +389,7 @@ func (c *call) launched(ctx context.Context, sess *sessions.Session) error {
 		if sess.Profile != "" {
 			whose = "profile's (kept across restarts and nodes)"
 		}
-		c.res.Notes = append(c.res.Notes, fmt.Sprintf("the %s excluded cookie domains are now %v; their saved cookies are left out whenever saved cookies are put back (the profile's browser starting, a resume, state_load), not removed from a browser that runs", whose, normDomains(in.ExcludeCookieDomains)))
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("the %s excluded cookie domains are now %v; their saved cookies are left out whenever saved cookies are put back (the profile's browser starting, a resume, state_load), not removed from a browser that runs", whose, profiles.NormDomains(in.ExcludeCookieDomains)))
 	}
 	if len(in.AllowHosts)+len(in.BlockHosts)+len(in.OnlyHosts) > 0 {
 		if err := e.SetPolicy(sess, &in); err != nil {
@@ -483,7 +484,7 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 func (c *call) answer(ctx context.Context, sess *sessions.Session, answerBy time.Time) error {
 	e, in, pg := c.e, c.in, c.tab.Page
 	if tabActions[in.Action].changes || tabActions[in.Action].marks {
-		e.markDirty(sess)
+		e.MarkDirty(sess)
 	}
 	if d := pg.Dialog(); d != nil {
 		c.res.Dialog = toolDialog(d)

@@ -212,12 +212,12 @@ func (e *Engine) liveState(ctx context.Context, s *sessions.Session) (*storagest
 		return nil, false, nil
 	default:
 	}
-	st, err := e.captureState(ctx, br, s)
+	st, err := e.CaptureState(ctx, br, s)
 	if err != nil {
 		return nil, false, err
 	}
 	if s.Profile != "" {
-		if old, _, err := e.loadProfileState(ctx, s.Profile); err == nil && old != nil {
+		if old, _, err := e.LoadProfileState(ctx, s.Profile); err == nil && old != nil {
 			old.Cookies = st.Cookies
 			old.MergeOrigins(st.Origins)
 			st = old

@@ -32,6 +32,7 @@ import (
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/metrics"
+	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/sessions"
@@ -46,6 +47,7 @@ type Engine struct {
 	*sessions.Registry
 	*browsers.Pool
 	*recovery.Recovery
+	*profiles.Keeper
 }
 
 // Option configures an engine.
@@ -156,7 +158,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	}()
 	go func() {
 		defer e.WG.Done()
-		e.saver()
+		e.Saver()
 	}()
 	if len(rehydrate) > 0 {
 		e.WG.Add(1)
@@ -173,6 +175,7 @@ func assemble(reg *sessions.Registry) *Engine {
 	e := &Engine{Registry: reg}
 	e.Pool = &browsers.Pool{Registry: reg, Hooks: e}
 	e.Recovery = &recovery.Recovery{Registry: reg, Rooms: e}
+	e.Keeper = &profiles.Keeper{Registry: reg, Pool: e.Pool, Recovery: e.Recovery}
 	return e
 }
 

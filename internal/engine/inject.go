@@ -181,7 +181,7 @@ func (c *call) emulate(ctx context.Context, s *sessions.Session) error {
 			return err
 		}
 	}
-	e.markDirty(s)
+	e.MarkDirty(s)
 	return nil
 }
 
@@ -200,7 +200,7 @@ func (c *call) injectState(ctx context.Context, s *sessions.Session) error {
 	if inj.converted {
 		return nil // the browser started on the converted folder
 	}
-	excluded, err := c.e.loadState(ctx, c.slot, s, inj.state)
+	excluded, err := c.e.LoadState(ctx, c.slot, s, inj.state)
 	if err != nil {
 		return fmt.Errorf("injecting the state: %w", err)
 	}
@@ -309,7 +309,7 @@ func (c *call) setCredentials(ctx context.Context, s *sessions.Session) error {
 			return fmt.Errorf("giving a tab the HTTP logins: %w", err)
 		}
 	}
-	e.markDirty(s)
+	e.MarkDirty(s)
 	c.res.Notes = append(c.res.Notes, "HTTP logins set for "+strings.Join(origins, ", "))
 	return nil
 }

@@ -7,12 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"syscall"
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
-	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
 )
@@ -23,13 +21,13 @@ import (
 // model reads: cookies are credentials.
 func (c *call) stateSave(ctx context.Context) error {
 	e, s := c.e, c.task.Sess
-	st, err := e.captureState(ctx, c.slot.Br, s)
+	st, err := e.CaptureState(ctx, c.slot.Br, s)
 	if err != nil {
 		return err
 	}
 	if s.Profile != "" {
 		// Storage of origins no tab has open now comes from the saved state.
-		if old, _, err := e.loadProfileState(ctx, s.Profile); err == nil && old != nil {
+		if old, _, err := e.LoadProfileState(ctx, s.Profile); err == nil && old != nil {
 			old.Cookies = st.Cookies
 			old.MergeOrigins(st.Origins)
 			st = old
@@ -75,7 +73,7 @@ func (c *call) stateLoad(ctx context.Context) error {
 	if err != nil {
 		return &userError{Msg: err.Error()}
 	}
-	excluded, err := e.loadState(ctx, c.slot, s, st)
+	excluded, err := e.LoadState(ctx, c.slot, s, st)
 	if err != nil {
 		return err
 	}
@@ -84,50 +82,6 @@ func (c *call) stateLoad(ctx context.Context) error {
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d cookies of excluded domains were left out (--exclude-cookie-domains, or the profile's or session's excludeCookieDomains)", excluded))
 	}
 	return nil
-}
-
-// loadState puts st into the session: cookies at once, storage into every
-// page loaded from now on (before the page's own scripts). It returns how
-// many cookies --exclude-cookie-domains left out.
-func (e *Engine) loadState(ctx context.Context, sl *sessions.Slot, s *sessions.Session, st *storagestate.State) (int, error) {
-	excluded := st.Exclude(append(e.ExcludedFor(ctx, s), e.Cfg.ExcludeCookieDomains...))
-	if _, err := e.ContextFor(ctx, sl, s); err != nil {
-		return 0, err
-	}
-	e.Mu.Lock()
-	ctxID := s.CtxID
-	e.Mu.Unlock()
-	if len(st.Cookies) > 0 {
-		params := map[string]any{"cookies": storagestate.ToCDP(st.Cookies)}
-		if ctxID != "" {
-			params["browserContextId"] = ctxID
-		}
-		if err := sl.Br.Conn().Browser().Call(ctx, "Storage.setCookies", params, nil); err != nil {
-			return 0, fmt.Errorf("setting cookies: %w", err)
-		}
-	}
-	script := inject.StorageScript(st.Origins)
-	e.Mu.Lock()
-	// The state's domains are logins put in on purpose: the prompt hint
-	// names them, unlike the cookies pages set later.
-	s.Injected = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(s.Injected), inject.Domains(st)...))))
-	if script != "" {
-		s.InitScript = inject.CombineScripts(s.InitScript, script)
-	}
-	var pages []*browser.Page
-	for _, t := range s.Tasks {
-		for _, tb := range t.Tabs {
-			pages = append(pages, tb.Page)
-		}
-	}
-	e.Mu.Unlock()
-	if script != "" {
-		for _, pg := range pages {
-			_ = pg.AddInitScript(ctx, script)
-		}
-	}
-	e.markDirty(s)
-	return excluded, nil
 }
 
 // errLink is readNoFollow's answer for a symbolic link.

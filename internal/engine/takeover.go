@@ -124,7 +124,7 @@ func (e *Engine) CloseTab(ctx context.Context, session, tab string) error {
 		return fmt.Errorf("close tab %s: %w", tab, err)
 	}
 	e.RemoveTab(tb)
-	e.markDirty(s)
+	e.MarkDirty(s)
 	return nil
 }
 

@@ -1,4 +1,17 @@
-package engine
+// Package profiles keeps each profile's login. A profile's state — its
+// whole cookie jar, session-only cookies included, and the localStorage
+// and sessionStorage of the origins its tabs visited — is saved (encrypted) beside its user-data-dir: after page-changing
+// actions (at most once a second, off the action's path), when its browser
+// closes, and when the daemon stops. When the profile's browser starts, the
+// cookies are set before any page loads, and the storage is put back by a
+// script that runs before the pages' own scripts. Chromium keeps persistent
+// cookies and localStorage on disk itself; the saved state covers what it
+// does not (session cookies, sessionStorage) and a profile that had to be
+// recreated.
+//
+// It also loads a storageState into a running session (state_load), and
+// keeps the cookie domains a profile never gets back.
+package profiles
 
 import (
 	"context"
@@ -12,6 +25,8 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/browsers"
+	"github.com/browserd/browserd/internal/recovery"
 
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/inject"
@@ -21,26 +36,24 @@ import (
 	"github.com/browserd/browserd/internal/tool"
 )
 
-// A profile's state — its whole cookie jar, session-only cookies included,
-// and the localStorage and sessionStorage of the origins its tabs visited —
-// is saved (encrypted) beside its user-data-dir: after page-changing
-// actions (at most once a second, off the action's path), when its browser
-// closes, and when the daemon stops. When the profile's browser starts, the
-// cookies are set before any page loads, and the storage is put back by a
-// script that runs before the pages' own scripts. Chromium keeps persistent
-// cookies and localStorage on disk itself; the saved state covers what it
-// does not (session cookies, sessionStorage) and a profile that had to be
-// recreated.
+// Keeper saves and restores profiles' state. It shares the engine's
+// registry, starts browsers' contexts through the pool, and marks sessions
+// for capture through recovery.
+type Keeper struct {
+	*sessions.Registry
+	*browsers.Pool
+	*recovery.Recovery
+}
 
-// statePath is where a profile's state is kept (outside its user-data-dir,
+// StatePath is where a profile's state is kept (outside its user-data-dir,
 // so a profile moved aside as corrupt keeps it).
-func (e *Engine) StatePath(profile string) string {
+func (e *Keeper) StatePath(profile string) string {
 	owner, name := sessions.SplitName(profile)
 	return e.Cfg.Path("profiles", owner, name+".state")
 }
 
 // captureState reads a session's cookies and the storage of its open tabs.
-func (e *Engine) captureState(ctx context.Context, br *browser.Browser, s *sessions.Session) (*storagestate.State, error) {
+func (e *Keeper) CaptureState(ctx context.Context, br *browser.Browser, s *sessions.Session) (*storagestate.State, error) {
 	e.Mu.Lock()
 	ctxID := s.CtxID
 	var pages []*browser.Page
@@ -88,7 +101,7 @@ func (e *Engine) captureState(ctx context.Context, br *browser.Browser, s *sessi
 // beside its user-data-dir and the store's (which another node sharing the
 // store may have written); nil when there is none. fromStore is set when
 // the store's copy is the newer: the user-data-dir is then an older cache.
-func (e *Engine) loadProfileState(ctx context.Context, profile string) (st *storagestate.State, fromStore bool, err error) {
+func (e *Keeper) LoadProfileState(ctx context.Context, profile string) (st *storagestate.State, fromStore bool, err error) {
 	var (
 		plain []byte
 		at    time.Time
@@ -127,7 +140,7 @@ func (e *Engine) loadProfileState(ctx context.Context, profile string) (st *stor
 
 // saveProfile captures a profile session's state and writes it, keeping the
 // storage of origins no tab has open now.
-func (e *Engine) SaveProfileState(ctx context.Context, s *sessions.Session) error {
+func (e *Keeper) SaveProfileState(ctx context.Context, s *sessions.Session) error {
 	if s.Profile == "" {
 		return nil
 	}
@@ -145,11 +158,11 @@ func (e *Engine) SaveProfileState(ctx context.Context, s *sessions.Session) erro
 	if ended {
 		return nil
 	}
-	st, err := e.captureState(ctx, br, s)
+	st, err := e.CaptureState(ctx, br, s)
 	if err != nil {
 		return err
 	}
-	if old, _, err := e.loadProfileState(ctx, s.Profile); err == nil && old != nil {
+	if old, _, err := e.LoadProfileState(ctx, s.Profile); err == nil && old != nil {
 		old.Cookies = st.Cookies
 		old.MergeOrigins(st.Origins)
 		st = old
@@ -177,8 +190,8 @@ func (e *Engine) SaveProfileState(ctx context.Context, s *sessions.Session) erro
 
 // restoreProfile puts a profile's saved state into its freshly started
 // browser: cookies now, storage through each new tab's init script.
-func (e *Engine) RestoreProfile(ctx context.Context, br *browser.Browser, s *sessions.Session) error {
-	st, fromStore, err := e.loadProfileState(ctx, s.Profile)
+func (e *Keeper) RestoreProfile(ctx context.Context, br *browser.Browser, s *sessions.Session) error {
+	st, fromStore, err := e.LoadProfileState(ctx, s.Profile)
 	if err != nil || st == nil {
 		return err
 	}
@@ -207,7 +220,7 @@ func (e *Engine) RestoreProfile(ctx context.Context, br *browser.Browser, s *ses
 
 // markDirty asks the saver to save a profile session soon, and the
 // capturer to capture the session.
-func (e *Engine) markDirty(s *sessions.Session) {
+func (e *Keeper) MarkDirty(s *sessions.Session) {
 	e.Changed(s)
 	if s.Profile == "" {
 		return
@@ -219,7 +232,7 @@ func (e *Engine) markDirty(s *sessions.Session) {
 
 // saver saves dirty profiles once a second, and captures the sessions
 // that are due (every capTick), off the actions' path.
-func (e *Engine) saver() {
+func (e *Keeper) Saver() {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	capTick := time.NewTicker(e.CapTick())
@@ -260,7 +273,7 @@ func (e *Engine) saver() {
 // profile's session, the profile's own list (kept in the store, set by
 // launch or PUT /api/profiles/{name}/exclude-cookie-domains), and the
 // session's (launch's excludeCookieDomains).
-func (e *Engine) ExcludedFor(ctx context.Context, s *sessions.Session) []string {
+func (e *Keeper) ExcludedFor(ctx context.Context, s *sessions.Session) []string {
 	e.Mu.Lock()
 	out := slices.Clone(s.Exclude)
 	profile := s.Profile
@@ -280,10 +293,10 @@ func (e *Engine) ExcludedFor(ctx context.Context, s *sessions.Session) []string 
 
 // ProfileExcludes returns the excluded cookie domains of owner's profile
 // (GET /api/profiles/{name}/exclude-cookie-domains).
-func (e *Engine) ProfileExcludes(ctx context.Context, name string) ([]string, error) {
+func (e *Keeper) ProfileExcludes(ctx context.Context, name string) ([]string, error) {
 	owner := auth.Owner(ctx)
 	if err := sessions.CheckName("profile", name); err != nil {
-		return nil, &userError{Msg: err.Error()}
+		return nil, &tool.Error{Msg: err.Error()}
 	}
 	o, n := sessions.SplitName(sessions.Qualify(owner, name))
 	ds, err := e.Store.ProfileExcludes(ctx, o, n)
@@ -296,20 +309,20 @@ func (e *Engine) ProfileExcludes(ctx context.Context, name string) ([]string, er
 // SetProfileExcludes sets them (PUT …); they apply from the profile's next
 // restore of saved cookies (its browser's next start, a resume, a
 // state_load).
-func (e *Engine) SetProfileExcludes(ctx context.Context, name string, domains []string) error {
+func (e *Keeper) SetProfileExcludes(ctx context.Context, name string, domains []string) error {
 	owner := auth.Owner(ctx)
 	if err := sessions.CheckName("profile", name); err != nil {
-		return &userError{Msg: err.Error()}
+		return &tool.Error{Msg: err.Error()}
 	}
 	if err := tool.CheckDomains(domains); err != nil {
-		return &userError{Msg: "excluded cookie domains: " + err.Error()}
+		return &tool.Error{Msg: "excluded cookie domains: " + err.Error()}
 	}
 	o, n := sessions.SplitName(sessions.Qualify(owner, name))
-	return e.Store.SetProfileExcludes(ctx, o, n, normDomains(domains))
+	return e.Store.SetProfileExcludes(ctx, o, n, NormDomains(domains))
 }
 
 // normDomains lower-cases domains, drops leading dots and repeats.
-func normDomains(ds []string) []string {
+func NormDomains(ds []string) []string {
 	out := make([]string, 0, len(ds))
 	for _, d := range ds {
 		d = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(d), "."))
@@ -318,4 +331,48 @@ func normDomains(ds []string) []string {
 		}
 	}
 	return out
+}
+
+// loadState puts st into the session: cookies at once, storage into every
+// page loaded from now on (before the page's own scripts). It returns how
+// many cookies --exclude-cookie-domains left out.
+func (e *Keeper) LoadState(ctx context.Context, sl *sessions.Slot, s *sessions.Session, st *storagestate.State) (int, error) {
+	excluded := st.Exclude(append(e.ExcludedFor(ctx, s), e.Cfg.ExcludeCookieDomains...))
+	if _, err := e.ContextFor(ctx, sl, s); err != nil {
+		return 0, err
+	}
+	e.Mu.Lock()
+	ctxID := s.CtxID
+	e.Mu.Unlock()
+	if len(st.Cookies) > 0 {
+		params := map[string]any{"cookies": storagestate.ToCDP(st.Cookies)}
+		if ctxID != "" {
+			params["browserContextId"] = ctxID
+		}
+		if err := sl.Br.Conn().Browser().Call(ctx, "Storage.setCookies", params, nil); err != nil {
+			return 0, fmt.Errorf("setting cookies: %w", err)
+		}
+	}
+	script := inject.StorageScript(st.Origins)
+	e.Mu.Lock()
+	// The state's domains are logins put in on purpose: the prompt hint
+	// names them, unlike the cookies pages set later.
+	s.Injected = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(s.Injected), inject.Domains(st)...))))
+	if script != "" {
+		s.InitScript = inject.CombineScripts(s.InitScript, script)
+	}
+	var pages []*browser.Page
+	for _, t := range s.Tasks {
+		for _, tb := range t.Tabs {
+			pages = append(pages, tb.Page)
+		}
+	}
+	e.Mu.Unlock()
+	if script != "" {
+		for _, pg := range pages {
+			_ = pg.AddInitScript(ctx, script)
+		}
+	}
+	e.MarkDirty(s)
+	return excluded, nil
 }
