@@ -85,7 +85,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 	}
 	if inj == nil {
 		// A session another node runs is served there (cluster.go).
-		if res, done := e.forward(ctx, owner, orig, target(in)); done {
+		if res, done := e.Forward(ctx, owner, orig, target(in)); done {
 			return res
 		}
 	}
@@ -94,7 +94,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 	if errors.Is(err, sessions.ErrHeld) && inj == nil {
 		// Another node took the session between the routing and the
 		// call (both saw its dead node's lease run out; one won).
-		if res, done := e.forward(ctx, owner, orig, target(in)); done {
+		if res, done := e.Forward(ctx, owner, orig, target(in)); done {
 			return res
 		}
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/inject"
+	"github.com/browserd/browserd/internal/leases"
 	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
@@ -48,6 +49,7 @@ type Engine struct {
 	*browsers.Pool
 	*recovery.Recovery
 	*profiles.Keeper
+	*leases.Holder
 }
 
 // Option configures an engine.
@@ -154,7 +156,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	}()
 	go func() {
 		defer e.WG.Done()
-		e.heartbeat()
+		e.Heartbeat()
 	}()
 	go func() {
 		defer e.WG.Done()
@@ -176,6 +178,7 @@ func assemble(reg *sessions.Registry) *Engine {
 	e.Pool = &browsers.Pool{Registry: reg, Hooks: e}
 	e.Recovery = &recovery.Recovery{Registry: reg, Rooms: e}
 	e.Keeper = &profiles.Keeper{Registry: reg, Pool: e.Pool, Recovery: e.Recovery}
+	e.Holder = &leases.Holder{Registry: reg, Recovery: e.Recovery}
 	return e
 }
 
@@ -234,7 +237,7 @@ func (e *Engine) Close(ctx context.Context) error {
 			}
 		}
 	}
-	e.leaveCluster(context.WithoutCancel(ctx))
+	e.LeaveCluster(context.WithoutCancel(ctx))
 	errs = append(errs, e.Store.Close())
 	return errors.Join(errs...)
 }

@@ -84,3 +84,19 @@ func unqualifyResult(owner string, r *tool.Result) {
 		r.Sessions[i].Reason = strip(r.Sessions[i].Reason)
 	}
 }
+
+// target is the session a call acts on (names qualified), "" for calls
+// that are not about one session.
+func target(in tool.Input) string {
+	switch in.Action {
+	case "status", "list_sessions":
+		return ""
+	}
+	switch {
+	case in.Session != "":
+		return in.Session
+	case in.Profile != "":
+		return in.Profile
+	}
+	return "default"
+}

@@ -1,4 +1,12 @@
-package engine
+// Package leases is this node's part among several nodes on one store
+// (package cluster, docs/cluster.md): it heartbeats its node and renews
+// its sessions' leases every third of --lease-ttl (the heartbeat
+// goroutine), forwards a call for a session another live node holds to
+// that node, lets go of a session whose lease
+// another node took (without capturing it: the captures are the new
+// holder's now), and with --auto-rehydrate takes over the sessions of
+// nodes that died or stopped.
+package leases
 
 import (
 	"context"
@@ -9,21 +17,21 @@ import (
 
 	"github.com/browserd/browserd/internal/cluster"
 	"github.com/browserd/browserd/internal/metrics"
+	"github.com/browserd/browserd/internal/recovery"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
 )
 
-// Several nodes on one store (package cluster, docs/cluster.md): the
-// engine heartbeats its node and renews its sessions' leases every third
-// of --lease-ttl (the heartbeat goroutine), forwards a call for a session
-// another live node holds to that node, lets go of a session whose lease
-// another node took (without capturing it: the captures are the new
-// holder's now), and with --auto-rehydrate takes over the sessions of
-// nodes that died or stopped.
+// Holder is this daemon among the others on the store: its heartbeat and
+// its sessions' leases.
+type Holder struct {
+	*sessions.Registry
+	*recovery.Recovery
+}
 
-// leaseTTL is how long a session's lease lasts unless renewed.
-func (e *Engine) LeaseTTL() time.Duration {
+// LeaseTTL is how long a session's lease lasts unless renewed.
+func (e *Holder) LeaseTTL() time.Duration {
 	if e.Cfg.LeaseTTL > 0 {
 		return e.Cfg.LeaseTTL
 	}
@@ -32,19 +40,19 @@ func (e *Engine) LeaseTTL() time.Duration {
 
 // Cluster is the engine's view of the other nodes; the daemon mounts its
 // handlers.
-func (e *Engine) Cluster() *cluster.Cluster { return e.Members }
+func (e *Holder) Cluster() *cluster.Cluster { return e.Members }
 
 // Advertise publishes the URL other nodes reach this one at ("" : none)
 // and beats at once, so that they see it.
-func (e *Engine) Advertise(ctx context.Context, url string) {
+func (e *Holder) Advertise(ctx context.Context, url string) {
 	e.Members.SetURL(url)
-	if err := e.Members.Beat(ctx, e.load()); err != nil {
+	if err := e.Members.Beat(ctx, e.Load()); err != nil {
 		e.Log.Warn("heartbeat failed", "err", err)
 	}
 }
 
-// load is what this node's heartbeat tells.
-func (e *Engine) load() cluster.Load {
+// Load is what this node's heartbeat tells.
+func (e *Holder) Load() cluster.Load {
 	var (
 		l    cluster.Load
 		pids []int
@@ -66,11 +74,11 @@ func (e *Engine) load() cluster.Load {
 	return l
 }
 
-// heartbeat beats and renews the live sessions' leases every third of the
+// Heartbeat beats and renews the live sessions' leases every third of the
 // lease TTL, until the engine stops; nothing slow runs on it, so that a
 // busy node never loses its sessions. With --auto-rehydrate it also runs
 // the adopter, which takes over orphaned sessions, woken on every beat.
-func (e *Engine) heartbeat() {
+func (e *Holder) Heartbeat() {
 	tick := time.NewTicker(e.Members.Every())
 	defer tick.Stop()
 	var (
@@ -99,7 +107,7 @@ func (e *Engine) heartbeat() {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), e.Members.Every())
 		e.renewLeases(ctx)
-		if err := e.Members.Beat(ctx, e.load()); err != nil {
+		if err := e.Members.Beat(ctx, e.Load()); err != nil {
 			e.Log.Warn("heartbeat failed", "err", err)
 		}
 		cancel()
@@ -112,7 +120,7 @@ func (e *Engine) heartbeat() {
 
 // renewLeases renews the lease of every live session; a session whose
 // lease another node holds now is let go.
-func (e *Engine) renewLeases(ctx context.Context) {
+func (e *Holder) renewLeases(ctx context.Context) {
 	var live []*sessions.Session
 	e.Mu.Lock()
 	for _, s := range e.Sessions {
@@ -136,7 +144,7 @@ func (e *Engine) renewLeases(ctx context.Context) {
 // letGo drops a live session whose lease another node took (this node
 // stalled past its lease): its tabs close without a capture, which would
 // overwrite the new holder's.
-func (e *Engine) letGo(s *sessions.Session, why string) {
+func (e *Holder) letGo(s *sessions.Session, why string) {
 	e.Mu.Lock()
 	if e.Sessions[s.ID] != s {
 		e.Mu.Unlock()
@@ -162,7 +170,7 @@ func (e *Engine) letGo(s *sessions.Session, why string) {
 // adoptOrphans resumes, one by one, the active sessions no node holds a
 // lease on (their node died, or stopped and handed them over); of nodes
 // racing for one, the lease lets exactly one win.
-func (e *Engine) adoptOrphans() {
+func (e *Holder) adoptOrphans() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	orphans, err := e.Store.Orphans(ctx, time.Now())
 	cancel()
@@ -194,25 +202,9 @@ func (e *Engine) adoptOrphans() {
 	}
 }
 
-// target is the session a call acts on (names qualified), "" for calls
-// that are not about one session.
-func target(in tool.Input) string {
-	switch in.Action {
-	case "status", "list_sessions":
-		return ""
-	}
-	switch {
-	case in.Session != "":
-		return in.Session
-	case in.Profile != "":
-		return in.Profile
-	}
-	return "default"
-}
-
 // route says where a call for session (qualified) goes: nil for here.
 // Calls another node forwarded, and sessions live here, are served here.
-func (e *Engine) route(ctx context.Context, session string) (*cluster.Peer, error) {
+func (e *Holder) route(ctx context.Context, session string) (*cluster.Peer, error) {
 	if session == "" || cluster.Forwarded(ctx) {
 		return nil, nil
 	}
@@ -228,7 +220,7 @@ func (e *Engine) route(ctx context.Context, session string) (*cluster.Peer, erro
 
 // Route is route for the API's session routes (cluster.Router): owner's
 // session by its bare name.
-func (e *Engine) Route(ctx context.Context, owner, session string) (*cluster.Peer, error) {
+func (e *Holder) Route(ctx context.Context, owner, session string) (*cluster.Peer, error) {
 	if err := sessions.CheckName("session", session); err != nil {
 		return nil, nil // the API answers it
 	}
@@ -238,7 +230,7 @@ func (e *Engine) Route(ctx context.Context, owner, session string) (*cluster.Pee
 // forward runs a call on the node that holds its session; done is false
 // when the call is to be served here (the session is here or free, or its
 // node died and its lease ran out meanwhile).
-func (e *Engine) forward(ctx context.Context, owner string, orig tool.Input, session string) (res tool.Result, done bool) {
+func (e *Holder) Forward(ctx context.Context, owner string, orig tool.Input, session string) (res tool.Result, done bool) {
 	p, err := e.route(ctx, session)
 	if err != nil {
 		return tool.Result{Action: orig.Action, Error: "finding the node that runs the session: " + err.Error()}, true
@@ -257,7 +249,7 @@ func (e *Engine) forward(ctx context.Context, owner string, orig tool.Input, ses
 }
 
 // Nodes lists the nodes on the store (GET /api/nodes, browserd nodes).
-func (e *Engine) Nodes(ctx context.Context) ([]cluster.NodeInfo, error) {
+func (e *Holder) Nodes(ctx context.Context) ([]cluster.NodeInfo, error) {
 	ns, err := e.Members.Nodes(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading the node registry: %w", err)
@@ -265,9 +257,9 @@ func (e *Engine) Nodes(ctx context.Context) ([]cluster.NodeInfo, error) {
 	return ns, nil
 }
 
-// leaveCluster removes this node from the registry at a clean stop (its
+// LeaveCluster removes this node from the registry at a clean stop (its
 // leases are released with its sessions' final captures).
-func (e *Engine) leaveCluster(ctx context.Context) {
+func (e *Holder) LeaveCluster(ctx context.Context) {
 	if err := e.Members.Leave(ctx); err != nil && !errors.Is(err, store.ErrNotFound) {
 		e.Log.Warn("leaving the node registry failed", "err", err)
 	}
