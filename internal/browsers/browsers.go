@@ -34,6 +34,8 @@ type Hooks interface {
 	RestoreProfile(ctx context.Context, br *browser.Browser, s *sessions.Session) error
 	// OnPopup adopts a tab a page opened.
 	OnPopup(opener string, info browser.TargetInfo)
+	// SaveProfileState saves a profile's state before its browser stops.
+	SaveProfileState(ctx context.Context, s *sessions.Session) error
 }
 
 // HoldSlot marks a tab being opened in sl until the returned func is
@@ -387,4 +389,75 @@ func (e *Pool) startProfile(ctx context.Context, profile string, opts browser.La
 		return nil, repaired, fmt.Errorf("profile %s would not start (%v), nor once recreated: %w", profile, err, err2)
 	}
 	return br, JoinNote(repaired, fmt.Sprintf("profile %s would not start; it was moved aside to %s, recreated and its saved state restored", profile, aside)), nil
+}
+
+// StopUnused closes the browsers none of whose sessions has a tab left and
+// that nobody picked up after unusedSince (profile state saved first),
+// and returns their keys. only, when set, limits it to that browser and
+// also spares one any open session still lives in (a session with no tab
+// yet keeps its context, its injected login with it). An attached browser
+// (--cdp) is never closed.
+func (e *Pool) StopUnused(ctx context.Context, only string, unusedSince time.Time) []string {
+	e.Mu.Lock()
+	busy := map[string]bool{}
+	for _, tb := range e.Tabs {
+		busy[e.SlotKey(tb.Task.Sess)] = true
+	}
+	if only != "" {
+		for _, s := range e.Sessions {
+			if s.Stored && !s.Parked && !s.Closing {
+				busy[e.SlotKey(s)] = true
+			}
+		}
+	}
+	var idleSlots []*sessions.Slot
+	for key, sl := range e.Slots {
+		if sl.Br == nil || busy[key] || sl.Opening > 0 || sl.Used.After(unusedSince) || (only != "" && key != only) || sl.Br.Attached() {
+			continue
+		}
+		idleSlots = append(idleSlots, sl)
+	}
+	var toSave []*sessions.Session
+	for _, s := range e.Sessions {
+		for _, sl := range idleSlots {
+			if s.Profile != "" && e.SlotKey(s) == sl.Key {
+				toSave = append(toSave, s)
+			}
+		}
+	}
+	e.Mu.Unlock()
+	for _, s := range toSave {
+		if err := e.SaveProfileState(ctx, s); err != nil {
+			e.Log.Warn("saving profile state failed", "profile", s.Profile, "err", err)
+		}
+	}
+	type idleBrowser struct {
+		key string
+		br  *browser.Browser
+	}
+	var idleBrowsers []idleBrowser
+	e.LaunchMu.Lock() // no action can start one of these browsers meanwhile
+	e.Mu.Lock()
+	for _, sl := range idleSlots {
+		// Look again: an action may have picked the browser up meanwhile.
+		used := false
+		for _, tb := range e.Tabs {
+			if e.SlotKey(tb.Task.Sess) == sl.Key {
+				used = true
+			}
+		}
+		if sl.Br != nil && !used && sl.Opening == 0 && !sl.Used.After(unusedSince) {
+			idleBrowsers = append(idleBrowsers, idleBrowser{sl.Key, sl.Br})
+			e.ResetSlot(sl)
+		}
+	}
+	e.Mu.Unlock()
+	e.LaunchMu.Unlock()
+	var keys []string
+	for _, ib := range idleBrowsers {
+		_ = e.CloseBrowser(ctx, ib.key, ib.br)
+		e.Log.Info("closed a browser no session uses", "browser", ib.key)
+		keys = append(keys, ib.key)
+	}
+	return keys
 }

@@ -1069,7 +1069,7 @@ func (c *call) closeTask(ctx context.Context) error {
 	e.Mu.Lock()
 	key := e.SlotKey(s)
 	e.Mu.Unlock()
-	if closed := e.stopUnused(ctx, key, c.started); len(closed) > 0 {
+	if closed := e.StopUnused(ctx, key, c.started); len(closed) > 0 {
 		c.res.Content += "; no session uses its browser any more, so the browser exited (state saved); the next action starts one"
 	}
 	return nil

@@ -335,7 +335,7 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 	e.Mu.Lock()
 	key := e.SlotKey(s)
 	e.Mu.Unlock()
-	e.stopUnused(context.WithoutCancel(ctx), key, started)
+	e.StopUnused(context.WithoutCancel(ctx), key, started)
 	return err
 }
 

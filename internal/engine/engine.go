@@ -30,6 +30,7 @@ import (
 	"github.com/browserd/browserd/internal/cluster"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/egress"
+	"github.com/browserd/browserd/internal/idle"
 	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/leases"
 	"github.com/browserd/browserd/internal/metrics"
@@ -37,7 +38,6 @@ import (
 	"github.com/browserd/browserd/internal/recovery"
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/sessions"
-	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/store/backend"
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -50,6 +50,7 @@ type Engine struct {
 	*recovery.Recovery
 	*profiles.Keeper
 	*leases.Holder
+	*idle.Janitor
 }
 
 // Option configures an engine.
@@ -152,7 +153,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	e.WG.Add(3)
 	go func() {
 		defer e.WG.Done()
-		e.janitor()
+		e.Janitor.Run()
 	}()
 	go func() {
 		defer e.WG.Done()
@@ -179,6 +180,7 @@ func assemble(reg *sessions.Registry) *Engine {
 	e.Recovery = &recovery.Recovery{Registry: reg, Rooms: e}
 	e.Keeper = &profiles.Keeper{Registry: reg, Pool: e.Pool, Recovery: e.Recovery}
 	e.Holder = &leases.Holder{Registry: reg, Recovery: e.Recovery}
+	e.Janitor = &idle.Janitor{Registry: reg, Pool: e.Pool, Recovery: e.Recovery}
 	return e
 }
 
@@ -453,196 +455,6 @@ func (e *Engine) OnPopup(opener string, info browser.TargetInfo) {
 	parent.Task.Active = parent // the opener stays active until tab_switch
 	parent.Task.Popups = append(parent.Task.Popups, tb)
 	e.Mu.Unlock()
-}
-
-// janitor closes tabs of tasks idle longer than the idle timeout, and the
-// browser when no tab is left.
-func (e *Engine) janitor() {
-	every := min(max(e.Cfg.IdleTimeout/4, time.Second), 30*time.Second)
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-e.Stop:
-			return
-		case <-tick.C:
-			e.reap(time.Now())
-		}
-	}
-}
-
-func (e *Engine) reap(now time.Time) {
-	if e.Cfg.IdleTimeout <= 0 {
-		return
-	}
-	var idle []*sessions.Task
-	e.Mu.Lock()
-	for _, s := range e.Sessions {
-		for _, t := range s.Tasks {
-			if e.expired(t, now) {
-				idle = append(idle, t)
-			}
-		}
-	}
-	e.Mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	captured := map[*sessions.Session]bool{} // once, before the first idle task goes
-	for _, t := range idle {
-		if !t.Run.TryLock() {
-			continue // busy right now, so not idle
-		}
-		e.Mu.Lock()
-		tabs := append([]*sessions.Tab(nil), t.Tabs...)
-		still := e.expired(t, now)
-		e.Mu.Unlock()
-		if still {
-			// Always captured before an idle close: the session can come
-			// back as it was.
-			if !captured[t.Sess] {
-				captured[t.Sess] = true
-				if err := e.CaptureSession(ctx, t.Sess); err != nil {
-					e.Log.Warn("capturing an idle session failed", "session", t.Sess.ID, "err", err)
-				}
-			}
-			e.Mu.Lock()
-			hasCapture := !t.Sess.LastCapture.IsZero()
-			e.Mu.Unlock()
-			for _, tb := range tabs {
-				_ = tb.Page.Close(ctx)
-				e.RemoveTab(tb)
-			}
-			e.Mu.Lock()
-			delete(t.Sess.Tasks, t.Name)
-			park := len(t.Sess.Tasks) == 0 && t.Sess.Stored && !t.Sess.Parked
-			if park {
-				t.Sess.Parked = true
-			}
-			e.Mu.Unlock()
-			switch {
-			case park && hasCapture:
-				if err := e.Store.SetState(ctx, t.Sess.ID, store.Recoverable, fmt.Sprintf("closed after %s idle; resume it with session_resume or any action on it", e.Cfg.IdleTimeout)); err != nil {
-					e.Log.Warn("marking an idle session recoverable failed", "session", t.Sess.ID, "err", err)
-				}
-				_ = e.Store.ReleaseLease(ctx, t.Sess.ID, e.Node)
-			case park: // nothing to resume from (--no-capture)
-				e.Mu.Lock()
-				t.Sess.Parked, t.Sess.Stored = false, false
-				e.Mu.Unlock()
-				if err := e.Store.SetState(ctx, t.Sess.ID, store.Closed, fmt.Sprintf("closed after %s idle, without a capture", e.Cfg.IdleTimeout)); err != nil {
-					e.Log.Warn("marking an idle session closed failed", "session", t.Sess.ID, "err", err)
-				}
-				_ = e.Store.ReleaseLease(ctx, t.Sess.ID, e.Node)
-			default:
-				e.Changed(t.Sess) // its other tasks live on: capture them without this one
-			}
-			e.Log.Info("closed idle task", "session", t.Sess.ID, "task", t.Name, "tabs", len(tabs))
-		}
-		t.Run.Unlock()
-	}
-	// An ephemeral session with no task left is gone: its context is
-	// disposed and its guard listener closed.
-	e.Mu.Lock()
-	var gone []*sessions.Session
-	for id, s := range e.Sessions {
-		if s.Profile == "" && len(s.Tasks) == 0 && now.Sub(s.Created) > e.Cfg.IdleTimeout {
-			delete(e.Sessions, id)
-			delete(e.Dirty, s)
-			gone = append(gone, s)
-		}
-	}
-	e.Mu.Unlock()
-	for _, s := range gone {
-		if br := e.BrowserOf(s); br != nil && s.CtxID != "" {
-			_ = br.DisposeContext(ctx, s.CtxID)
-		}
-		if s.Egress != nil && s.Egress != e.Proxy.Default() {
-			s.Egress.Close()
-		}
-	}
-	// A browser none of whose sessions has a tab left is closed.
-	e.stopUnused(ctx, "", now.Add(-e.Cfg.IdleTimeout))
-}
-
-// stopUnused closes the browsers none of whose sessions has a tab left and
-// that nobody picked up after unusedSince (profile state saved first),
-// and returns their keys. only, when set, limits it to that browser and
-// also spares one any open session still lives in (a session with no tab
-// yet keeps its context, its injected login with it). An attached browser
-// (--cdp) is never closed.
-func (e *Engine) stopUnused(ctx context.Context, only string, unusedSince time.Time) []string {
-	e.Mu.Lock()
-	busy := map[string]bool{}
-	for _, tb := range e.Tabs {
-		busy[e.SlotKey(tb.Task.Sess)] = true
-	}
-	if only != "" {
-		for _, s := range e.Sessions {
-			if s.Stored && !s.Parked && !s.Closing {
-				busy[e.SlotKey(s)] = true
-			}
-		}
-	}
-	var idleSlots []*sessions.Slot
-	for key, sl := range e.Slots {
-		if sl.Br == nil || busy[key] || sl.Opening > 0 || sl.Used.After(unusedSince) || (only != "" && key != only) || sl.Br.Attached() {
-			continue
-		}
-		idleSlots = append(idleSlots, sl)
-	}
-	var toSave []*sessions.Session
-	for _, s := range e.Sessions {
-		for _, sl := range idleSlots {
-			if s.Profile != "" && e.SlotKey(s) == sl.Key {
-				toSave = append(toSave, s)
-			}
-		}
-	}
-	e.Mu.Unlock()
-	for _, s := range toSave {
-		if err := e.SaveProfileState(ctx, s); err != nil {
-			e.Log.Warn("saving profile state failed", "profile", s.Profile, "err", err)
-		}
-	}
-	type idleBrowser struct {
-		key string
-		br  *browser.Browser
-	}
-	var idleBrowsers []idleBrowser
-	e.LaunchMu.Lock() // no action can start one of these browsers meanwhile
-	e.Mu.Lock()
-	for _, sl := range idleSlots {
-		// Look again: an action may have picked the browser up meanwhile.
-		used := false
-		for _, tb := range e.Tabs {
-			if e.SlotKey(tb.Task.Sess) == sl.Key {
-				used = true
-			}
-		}
-		if sl.Br != nil && !used && sl.Opening == 0 && !sl.Used.After(unusedSince) {
-			idleBrowsers = append(idleBrowsers, idleBrowser{sl.Key, sl.Br})
-			e.ResetSlot(sl)
-		}
-	}
-	e.Mu.Unlock()
-	e.LaunchMu.Unlock()
-	var keys []string
-	for _, ib := range idleBrowsers {
-		_ = e.CloseBrowser(ctx, ib.key, ib.br)
-		e.Log.Info("closed a browser no session uses", "browser", ib.key)
-		keys = append(keys, ib.key)
-	}
-	return keys
-}
-
-// expired reports whether t's tabs are due to close: a working task's
-// after the idle timeout, an ended task's (left for review) after the
-// review grace (never when it is 0). Call with mu held.
-func (e *Engine) expired(t *sessions.Task, now time.Time) bool {
-	if t.Ended {
-		return e.Cfg.ReviewGrace > 0 && now.Sub(t.EndedAt) > e.Cfg.ReviewGrace
-	}
-	return now.Sub(t.LastUsed) > e.Cfg.IdleTimeout
 }
 
 // dataFile returns the path for a file the agent names inside a data

@@ -1,4 +1,4 @@
-package engine
+package idle
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 
 func TestExpired(t *testing.T) {
 	now := time.Now()
-	e := assemble(&sessions.Registry{Cfg: config.Config{IdleTimeout: time.Minute, ReviewGrace: time.Hour}})
+	e := &Janitor{Registry: &sessions.Registry{Cfg: config.Config{IdleTimeout: time.Minute, ReviewGrace: time.Hour}}}
 	for _, c := range []struct {
 		name  string
 		t     *sessions.Task
@@ -24,7 +24,7 @@ func TestExpired(t *testing.T) {
 		{"review, grace 0: until closed", &sessions.Task{Ended: true, EndedAt: now.Add(-100 * time.Hour)}, 0, false},
 	} {
 		e.Cfg.ReviewGrace = c.grace
-		if got := e.expired(c.t, now); got != c.want {
+		if got := e.Expired(c.t, now); got != c.want {
 			t.Errorf("%s: expired = %v, want %v", c.name, got, c.want)
 		}
 	}
