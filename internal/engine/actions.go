@@ -803,7 +803,7 @@ func (c *call) dialog(ctx context.Context, _ *browser.Browser) error {
 func (c *call) uploadAction(ctx context.Context, _ *browser.Browser) error {
 	files := make([]string, len(c.in.Files))
 	for i, f := range c.in.Files {
-		p, err := c.e.uploadFile(c.owner, f)
+		p, err := c.e.UploadFile(c.owner, f)
 		if err != nil {
 			return &userError{Msg: err.Error()}
 		}
@@ -1152,7 +1152,7 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 			}
 			fmt.Fprintf(&b, "  session %s (%s) task %s%s: tabs [%s], idle %s\n", s.ID, kind, t.Name, ended, strings.Join(tabs, " "), time.Since(t.LastUsed).Round(time.Second))
 			for _, tb := range t.Tabs {
-				if u := e.liveURL(s.ID, tb.ID); u != "" {
+				if u := e.LiveURL(s.ID, tb.ID); u != "" {
 					fmt.Fprintf(&b, "    %s live view: %s\n", tb.ID, u)
 				}
 			}
@@ -1171,7 +1171,7 @@ func (c *call) screenshot(ctx context.Context) error {
 		}
 		el = &x
 	}
-	path, err := c.e.dataFile(c.owner, "screenshots", c.in.Path, fmt.Sprintf("%s-%s.png", c.tab.ID, browser.Stamp(time.Now())), ".png")
+	path, err := c.e.DataFile(c.owner, "screenshots", c.in.Path, fmt.Sprintf("%s-%s.png", c.tab.ID, browser.Stamp(time.Now())), ".png")
 	if err != nil {
 		return &userError{Msg: err.Error()}
 	}
@@ -1190,7 +1190,7 @@ func (c *call) screenshot(ctx context.Context) error {
 }
 
 func (c *call) pdf(ctx context.Context) error {
-	path, err := c.e.dataFile(c.owner, "pdf", c.in.Path, fmt.Sprintf("%s-%s.pdf", c.tab.ID, browser.Stamp(time.Now())), ".pdf")
+	path, err := c.e.DataFile(c.owner, "pdf", c.in.Path, fmt.Sprintf("%s-%s.pdf", c.tab.ID, browser.Stamp(time.Now())), ".pdf")
 	if err != nil {
 		return &userError{Msg: err.Error()}
 	}

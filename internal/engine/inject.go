@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,11 +14,13 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/chromeprofile"
 	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
+	"github.com/browserd/browserd/internal/userdata"
 )
 
 // injection carries an injected state through a launch call: what to
@@ -312,4 +316,59 @@ func (c *call) setCredentials(ctx context.Context, s *sessions.Session) error {
 	e.MarkDirty(s)
 	c.res.Notes = append(c.res.Notes, "HTTP logins set for "+strings.Join(origins, ", "))
 	return nil
+}
+
+// convertInto writes the state a launch injects into the new folder
+// session's folder, as a Chrome profile (source 003's conversion), when
+// the folder is empty: Chromium then starts on it logged in, and the
+// folder stays a profile stock Chromium opens. It notes the source in the
+// folder, so that a later launch of the same source on it is not
+// converted again. A folder that holds anything already is left as it is;
+// the state then goes in over CDP like any injected state.
+func (c *call) convertInto(ctx context.Context, s *sessions.Session) error {
+	inj := c.inj
+	if inj == nil || inj.state == nil || s.Dir == "" || !c.opened {
+		return nil
+	}
+	src := inj.source()
+	if old, ok, err := userdata.ReadSource(s.Dir); err == nil && ok && old.Same(src) {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("folder %s was converted from this %s already (%s): not converted again; the state goes in over CDP on top of what the folder holds now", s.Dir, src.Kind, old.Converted.Local().Format(time.DateTime)))
+		return nil
+	}
+	empty, err := userdata.Empty(s.Dir)
+	if err != nil || !empty {
+		return err
+	}
+	st := *inj.state
+	st.Cookies = slices.Clone(st.Cookies)
+	st.Exclude(append(c.e.ExcludedFor(ctx, s), c.e.Cfg.ExcludeCookieDomains...))
+	start := time.Now()
+	res, err := chromeprofile.Build(ctx, &st, s.Dir, start)
+	if err != nil {
+		return fmt.Errorf("converting the state into folder %s: %w", s.Dir, err)
+	}
+	src.Converted = start.UTC()
+	if err := userdata.WriteSource(s.Dir, src); err != nil {
+		c.e.Log.Warn("noting a converted folder's source failed", "err", err)
+	}
+	inj.converted = true
+	c.res.Notes = append(c.res.Notes, fmt.Sprintf("converted the state into folder %s as a Chrome profile (%d cookies, %d localStorage items of %d origins, %s); stock Chromium opens it logged in too",
+		s.Dir, res.Cookies, res.Items, res.Origins, time.Since(start).Round(time.Millisecond)))
+	for _, sk := range res.Skipped {
+		c.res.Notes = append(c.res.Notes, "not converted: "+sk)
+	}
+	return nil
+}
+
+// source names what the injected state came from, for a converted
+// folder's note: the stored session (stored sessions never change), or
+// the inline state's hash.
+func (inj *injection) source() userdata.Source {
+	b, _ := json.Marshal(inj.state)
+	sum := sha256.Sum256(b)
+	src := userdata.Source{Kind: "inline", Hash: hex.EncodeToString(sum[:])}
+	if inj.stored != "" {
+		src.Kind, src.Name, src.Modified = "stored", inj.stored, inj.storedAt.UTC()
+	}
+	return src
 }

@@ -22,7 +22,7 @@ func (e *Engine) forOwner(ctx context.Context, in *tool.Input) (owner string, er
 	if err := e.ownerAllowed(owner); err != nil {
 		return owner, err
 	}
-	if err := e.resolveFolder(owner, in); err != nil {
+	if err := e.ResolveFolder(owner, in); err != nil {
 		return owner, err
 	}
 	if in.Session != "" {

@@ -37,7 +37,7 @@ func (c *call) stateSave(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	path, err := e.dataFile(c.owner, "states", c.in.Path, fmt.Sprintf("%s-%s.json", sessions.BareName(s.ID), browser.Stamp(time.Now())), ".json")
+	path, err := e.DataFile(c.owner, "states", c.in.Path, fmt.Sprintf("%s-%s.json", sessions.BareName(s.ID), browser.Stamp(time.Now())), ".json")
 	if err != nil {
 		return &userError{Msg: err.Error()}
 	}
@@ -58,14 +58,14 @@ func (c *call) stateLoad(ctx context.Context) error {
 	if len(data) == 0 {
 		name := c.in.Path
 		if name != filepath.Base(name) || name == ".." || name == "." {
-			return fail("path %q must be a file name inside %s", name, e.ownerFolder(c.owner, "states"))
+			return fail("path %q must be a file name inside %s", name, e.OwnerFolder(c.owner, "states"))
 		}
-		b, err := readNoFollow(filepath.Join(e.ownerFolder(c.owner, "states"), name), storagestate.MaxBytes)
+		b, err := readNoFollow(filepath.Join(e.OwnerFolder(c.owner, "states"), name), storagestate.MaxBytes)
 		if errors.Is(err, errLink) {
-			return fail("state file %q is a symbolic link; state_load reads only regular files inside %s (copy the file there)", name, e.ownerFolder(c.owner, "states"))
+			return fail("state file %q is a symbolic link; state_load reads only regular files inside %s (copy the file there)", name, e.OwnerFolder(c.owner, "states"))
 		}
 		if err != nil {
-			return fail("no state file %q in %s", name, e.ownerFolder(c.owner, "states"))
+			return fail("no state file %q in %s", name, e.OwnerFolder(c.owner, "states"))
 		}
 		data = b
 	}

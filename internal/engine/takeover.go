@@ -79,7 +79,7 @@ func (e *Engine) SetDashboard(base string) {
 
 // liveURL is the live view of tab of session (qualified) on the
 // dashboard, "" without one. Call with Engine.mu held.
-func (e *Engine) liveURL(session, tab string) string {
+func (e *Engine) LiveURL(session, tab string) string {
 	if e.Dashboard == "" {
 		return ""
 	}
@@ -129,7 +129,7 @@ func (e *Engine) CloseTab(ctx context.Context, session, tab string) error {
 }
 
 // heldBy says who holds tb and since when ("" when nobody does).
-func (e *Engine) heldBy(tb *sessions.Tab) (string, time.Time) {
+func (e *Engine) HeldBy(tb *sessions.Tab) (string, time.Time) {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	if tb.Held == nil {
@@ -147,11 +147,11 @@ func (c *call) personGate(ctx context.Context) error {
 	if c.in.Action == "handoff" {
 		return nil // it waits for the person itself
 	}
-	if who, since := e.heldBy(tb); who != "" && !readOnly[c.in.Action] {
+	if who, since := e.HeldBy(tb); who != "" && !readOnly[c.in.Action] {
 		if c.in.Action != "wait" || !c.in.Human {
 			return fail("a person (%s) controls tab %s since %s — call wait with human: true to wait until they hand it back, or try later", who, tb.ID, since.Format("15:04:05"))
 		}
-		if !poll(ctx, func() bool { who, _ := e.heldBy(tb); return who == "" }) {
+		if !poll(ctx, func() bool { who, _ := e.HeldBy(tb); return who == "" }) {
 			return fail("the person still controls tab %s; wait again, or try later", tb.ID)
 		}
 	}
@@ -212,7 +212,7 @@ func (c *call) handoff(ctx context.Context) error {
 	if poll(ctx, func() bool { return c.tellHandBack(" and handed it back") }) {
 		return nil
 	}
-	if who, since := e.heldBy(tb); who != "" {
+	if who, since := e.HeldBy(tb); who != "" {
 		return fail("a person (%s) still controls tab %s since %s; call handoff or wait with human: true again to keep waiting", who, tb.ID, since.Format("15:04:05"))
 	}
 	return fail("nobody took tab %s within the time given; the page is as it was — call handoff again to keep waiting, or go on without a person", tb.ID)
@@ -229,7 +229,7 @@ func (c *call) notify(ctx context.Context) {
 	}
 	owner, session := sessions.SplitName(c.task.Sess.ID)
 	c.e.Mu.Lock()
-	live := c.e.liveURL(c.task.Sess.ID, c.tab.ID)
+	live := c.e.LiveURL(c.task.Sess.ID, c.tab.ID)
 	c.e.Mu.Unlock()
 	body, _ := json.Marshal(map[string]string{"event": "handoff", "owner": owner, "session": session, "task": c.task.Name,
 		"tab": c.tab.ID, "reason": c.in.Reason, "liveViewUrl": live})

@@ -1,4 +1,4 @@
-package engine
+package sessions
 
 import (
 	"os"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/browserd/browserd/internal/config"
-	"github.com/browserd/browserd/internal/sessions"
 )
 
 // TestUploadFile: files are taken from the upload folder only, named
@@ -38,7 +37,7 @@ func TestUploadFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e := assemble(&sessions.Registry{Cfg: config.Config{Data: data, UploadDir: link}})
+	e := &Registry{Cfg: config.Config{Data: data, UploadDir: link}}
 
 	for _, tc := range []struct {
 		owner, name, want string
@@ -54,7 +53,7 @@ func TestUploadFile(t *testing.T) {
 		{"bob", "c.txt", filepath.Join(bobDir, "c.txt")},
 		{"bob", filepath.Join(bobDir, "c.txt"), filepath.Join(bobDir, "c.txt")},
 	} {
-		got, err := e.uploadFile(tc.owner, tc.name)
+		got, err := e.UploadFile(tc.owner, tc.name)
 		if err != nil || got != tc.want {
 			t.Errorf("uploadFile(%q, %q) = %q, %v; want %q", tc.owner, tc.name, got, err, tc.want)
 		}
@@ -83,7 +82,7 @@ func TestUploadFile(t *testing.T) {
 		{"bob", filepath.Join(link, "a.txt"), []string{"is outside the upload folder " + bobDir, "copy the file into " + bobDir + ", then"}},
 		{"bob", "../../../uploads/a.txt", []string{"without '..'"}},
 	} {
-		got, err := e.uploadFile(tc.owner, tc.name)
+		got, err := e.UploadFile(tc.owner, tc.name)
 		if err == nil {
 			t.Errorf("uploadFile(%q, %q) = %q, want an error", tc.owner, tc.name, got)
 			continue
@@ -96,8 +95,8 @@ func TestUploadFile(t *testing.T) {
 	}
 
 	// No folder: say how to make one.
-	e = assemble(&sessions.Registry{Cfg: config.Config{Data: data, UploadDir: filepath.Join(root, "none")}})
-	if _, err := e.uploadFile("", "a.txt"); err == nil || !strings.Contains(err.Error(), "create it") {
+	e = &Registry{Cfg: config.Config{Data: data, UploadDir: filepath.Join(root, "none")}}
+	if _, err := e.UploadFile("", "a.txt"); err == nil || !strings.Contains(err.Error(), "create it") {
 		t.Errorf("missing upload folder: %v", err)
 	}
 }
