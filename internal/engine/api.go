@@ -26,7 +26,7 @@ import (
 // names; another owner's session is store.ErrNotFound.
 
 // liveSession is the caller's session id if it is live in this daemon.
-func (e *Engine) liveSession(ctx context.Context, id string) (*sessions.Session, string, error) {
+func (e *Engine) LiveSession(ctx context.Context, id string) (*sessions.Session, string, error) {
 	if err := sessions.CheckName("session", id); err != nil {
 		return nil, "", fmt.Errorf("%w: %v", store.ErrNotFound, err)
 	}
@@ -46,7 +46,7 @@ func (e *Engine) liveSession(ctx context.Context, id string) (*sessions.Session,
 // SessionInfo is one session of the caller: its listing and, when it is
 // live here, its tabs.
 func (e *Engine) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, []tool.Tab, error) {
-	s, q, err := e.liveSession(ctx, id)
+	s, q, err := e.LiveSession(ctx, id)
 	if err != nil {
 		return tool.SessionInfo{}, nil, err
 	}
@@ -82,7 +82,7 @@ func (e *Engine) ExportState(ctx context.Context, id string) (*storagestate.Stat
 // exportState is ExportState, with the domains of the states injected
 // into the session.
 func (e *Engine) exportState(ctx context.Context, id string) (*storagestate.State, []string, error) {
-	s, q, err := e.liveSession(ctx, id)
+	s, q, err := e.LiveSession(ctx, id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -125,7 +125,7 @@ func (e *Engine) exportedCapture(ctx context.Context, id, q string, row store.Se
 // read from its browser when it runs here, else from its newest capture,
 // which the answer names with its time.
 func (e *Engine) ExportSession(ctx context.Context, id string) (*storagestate.Export, error) {
-	s, q, err := e.liveSession(ctx, id)
+	s, q, err := e.LiveSession(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +269,7 @@ var ErrSessionClosed = errors.New("the session was closed while this call ran")
 // with ErrSessionClosed.
 func (e *Engine) CloseSession(ctx context.Context, id string) error {
 	started := time.Now()
-	s, q, err := e.liveSession(ctx, id)
+	s, q, err := e.LiveSession(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -364,7 +364,7 @@ func (e *Engine) SessionHint(ctx context.Context, session, stored string) (strin
 // store.ErrNotFound when the session is not live here or has no such tab
 // — another owner's tab is not found either.
 func (e *Engine) TabPage(ctx context.Context, session, tab string) (*browser.Page, string, error) {
-	s, q, err := e.liveSession(ctx, session)
+	s, q, err := e.LiveSession(ctx, session)
 	if err != nil {
 		return nil, "", err
 	}

@@ -9,6 +9,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,8 +20,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"cmp"
 
 	"github.com/browserd/browserd/internal/atrest"
 	"github.com/browserd/browserd/internal/browser"
@@ -37,6 +36,7 @@ import (
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store/backend"
+	"github.com/browserd/browserd/internal/takeover"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -49,6 +49,7 @@ type Engine struct {
 	*profiles.Keeper
 	*leases.Holder
 	*idle.Janitor
+	*takeover.Desk
 }
 
 // Option configures an engine.
@@ -179,6 +180,7 @@ func assemble(reg *sessions.Registry) *Engine {
 	e.Keeper = &profiles.Keeper{Registry: reg, Pool: e.Pool, Recovery: e.Recovery}
 	e.Holder = &leases.Holder{Registry: reg, Recovery: e.Recovery}
 	e.Janitor = &idle.Janitor{Registry: reg, Pool: e.Pool, Recovery: e.Recovery}
+	e.Desk = &takeover.Desk{Registry: reg, Pages: e}
 	return e
 }
 

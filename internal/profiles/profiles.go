@@ -25,11 +25,10 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
-	"github.com/browserd/browserd/internal/browsers"
-	"github.com/browserd/browserd/internal/recovery"
-
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/browsers"
 	"github.com/browserd/browserd/internal/inject"
+	"github.com/browserd/browserd/internal/recovery"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"

@@ -6,93 +6,25 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
-	"github.com/browserd/browserd/internal/tool"
-
-	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/takeover"
+	"github.com/browserd/browserd/internal/tool"
 )
 
-// A person can take a tab from the agent (internal/live's "Take
-// control"): while they hold it, the agent's actions that would touch the
-// page fail at once with a clear result, so the two never interleave; when
-// they hand it back, the agent's next action on the tab says a person
-// acted and answers with the whole page.
-
-// readOnly are the actions a person's hold lets through: they read the
-// page and send it nothing.
-var readOnly = map[string]bool{
-	"snapshot": true, "screenshot": true, "extract": true, "console": true, "pdf": true,
-}
-
-// Hold gives tab of the caller's session to a person (who names them in
-// what the agent is told). It fails when someone else holds it.
-func (e *Engine) Hold(ctx context.Context, session, tab, who string) (*browser.Page, error) {
-	pg, _, err := e.TabPage(ctx, session, tab)
-	if err != nil {
-		return nil, err
-	}
-	_, q, _ := e.liveSession(ctx, session)
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
-	tb := e.Tabs[sessions.TabKey{Sess: q, Tab: tab}]
-	if tb == nil {
-		return nil, fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
-	}
-	if tb.Held != nil && tb.Held.Who != who {
-		return nil, fmt.Errorf("%s has controlled tab %s since %s", tb.Held.Who, tab, tb.Held.Since.Format("15:04:05"))
-	}
-	if tb.Held == nil {
-		tb.Held = &sessions.Hold{Who: who, Since: time.Now()}
-	}
-	return pg, nil
-}
-
-// Release hands tab back to the agent; its next action is told.
-func (e *Engine) Release(ctx context.Context, session, tab string) {
-	_, q, err := e.liveSession(ctx, session)
-	if err != nil {
-		return
-	}
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
-	tb := e.Tabs[sessions.TabKey{Sess: q, Tab: tab}]
-	if tb == nil || tb.Held == nil {
-		return
-	}
-	tb.HandedBack = &sessions.Handback{From: tb.Held.Since, To: time.Now()}
-	tb.Held = nil
-}
-
-// SetDashboard tells the engine the dashboard's URL (internal/live), for
-// the live-view URLs of tabs in status, tabs and handoff notifications.
-func (e *Engine) SetDashboard(base string) {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
-	e.Dashboard = strings.TrimSuffix(base, "/")
-}
-
-// liveURL is the live view of tab of session (qualified) on the
-// dashboard, "" without one. Call with Engine.mu held.
-func (e *Engine) LiveURL(session, tab string) string {
-	if e.Dashboard == "" {
-		return ""
-	}
-	_, name := sessions.SplitName(session)
-	return e.Dashboard + "/dashboard/live?session=" + url.QueryEscape(name) + "&tab=" + url.QueryEscape(tab)
-}
+// The agent's side of a person's hold on a tab (internal/takeover): the
+// gate an action passes, the handoff action that asks for a person, and
+// the tab a person closes from the dashboard.
 
 // CloseTab closes a tab an ended task left for review (from the
 // dashboard); the agent's tabs of a running task are the agent's to
 // close. Closing a task's last tab closes the task, and the session when
 // no task of it has a tab left.
 func (e *Engine) CloseTab(ctx context.Context, session, tab string) error {
-	s, q, err := e.liveSession(ctx, session)
+	s, q, err := e.LiveSession(ctx, session)
 	if err != nil {
 		return err
 	}
@@ -128,16 +60,6 @@ func (e *Engine) CloseTab(ctx context.Context, session, tab string) error {
 	return nil
 }
 
-// heldBy says who holds tb and since when ("" when nobody does).
-func (e *Engine) HeldBy(tb *sessions.Tab) (string, time.Time) {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
-	if tb.Held == nil {
-		return "", time.Time{}
-	}
-	return tb.Held.Who, tb.Held.Since
-}
-
 // personGate runs before an action on c.tab: an action that would touch a
 // page a person holds fails at once (wait with human: true waits for the
 // hand-back instead); after a hand-back, the action's answer says so and
@@ -147,7 +69,7 @@ func (c *call) personGate(ctx context.Context) error {
 	if c.in.Action == "handoff" {
 		return nil // it waits for the person itself
 	}
-	if who, since := e.HeldBy(tb); who != "" && !readOnly[c.in.Action] {
+	if who, since := e.HeldBy(tb); who != "" && !takeover.ReadOnly[c.in.Action] {
 		if c.in.Action != "wait" || !c.in.Human {
 			return fail("a person (%s) controls tab %s since %s — call wait with human: true to wait until they hand it back, or try later", who, tb.ID, since.Format("15:04:05"))
 		}

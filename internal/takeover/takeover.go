@@ -1,0 +1,104 @@
+// Package takeover lets a person take a tab from the agent (internal/live's
+// "Take control"): while they hold it, the agent's actions that would touch
+// the page fail at once with a clear result, so the two never interleave;
+// when they hand it back, the agent's next action on the tab says a person
+// acted and answers with the whole page. The engine's handoff action asks
+// for a person; this package keeps who holds what.
+package takeover
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/sessions"
+	"github.com/browserd/browserd/internal/store"
+)
+
+// Desk keeps the holds on tabs and the dashboard's URL.
+type Desk struct {
+	*sessions.Registry
+	Pages
+}
+
+// Pages finds a live tab of the caller's session (the engine's API).
+type Pages interface {
+	TabPage(ctx context.Context, session, tab string) (*browser.Page, string, error)
+	LiveSession(ctx context.Context, id string) (*sessions.Session, string, error)
+}
+
+// ReadOnly are the actions a person's hold lets through: they read the
+// page and send it nothing.
+var ReadOnly = map[string]bool{
+	"snapshot": true, "screenshot": true, "extract": true, "console": true, "pdf": true,
+}
+
+// Hold gives tab of the caller's session to a person (who names them in
+// what the agent is told). It fails when someone else holds it.
+func (e *Desk) Hold(ctx context.Context, session, tab, who string) (*browser.Page, error) {
+	pg, _, err := e.TabPage(ctx, session, tab)
+	if err != nil {
+		return nil, err
+	}
+	_, q, _ := e.LiveSession(ctx, session)
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	tb := e.Tabs[sessions.TabKey{Sess: q, Tab: tab}]
+	if tb == nil {
+		return nil, fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
+	}
+	if tb.Held != nil && tb.Held.Who != who {
+		return nil, fmt.Errorf("%s has controlled tab %s since %s", tb.Held.Who, tab, tb.Held.Since.Format("15:04:05"))
+	}
+	if tb.Held == nil {
+		tb.Held = &sessions.Hold{Who: who, Since: time.Now()}
+	}
+	return pg, nil
+}
+
+// Release hands tab back to the agent; its next action is told.
+func (e *Desk) Release(ctx context.Context, session, tab string) {
+	_, q, err := e.LiveSession(ctx, session)
+	if err != nil {
+		return
+	}
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	tb := e.Tabs[sessions.TabKey{Sess: q, Tab: tab}]
+	if tb == nil || tb.Held == nil {
+		return
+	}
+	tb.HandedBack = &sessions.Handback{From: tb.Held.Since, To: time.Now()}
+	tb.Held = nil
+}
+
+// SetDashboard tells the engine the dashboard's URL (internal/live), for
+// the live-view URLs of tabs in status, tabs and handoff notifications.
+func (e *Desk) SetDashboard(base string) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	e.Dashboard = strings.TrimSuffix(base, "/")
+}
+
+// LiveURL is the live view of tab of session (qualified) on the
+// dashboard, "" without one. Call with Engine.mu held.
+func (e *Desk) LiveURL(session, tab string) string {
+	if e.Dashboard == "" {
+		return ""
+	}
+	_, name := sessions.SplitName(session)
+	return e.Dashboard + "/dashboard/live?session=" + url.QueryEscape(name) + "&tab=" + url.QueryEscape(tab)
+}
+
+// HeldBy says who holds tb and since when ("" when nobody does).
+func (e *Desk) HeldBy(tb *sessions.Tab) (string, time.Time) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	if tb.Held == nil {
+		return "", time.Time{}
+	}
+	return tb.Held.Who, tb.Held.Since
+}
