@@ -194,6 +194,33 @@ func (e *Pool) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *sess
 			return sl, "", nil
 		}
 	}
+	br, started, err := e.launch(ctx, s, key, headed)
+	note = JoinNote(note, started)
+	if err != nil {
+		return nil, note, err
+	}
+	spares := e.spareTabs(ctx, br)
+	if s.Profile != "" && !br.Attached() {
+		if err := e.RestoreProfile(ctx, br, s); err != nil {
+			e.Log.Warn("profile state not restored", "profile", s.Profile, "err", err)
+			note = JoinNote(note, "the profile's saved state could not be restored: "+err.Error())
+		}
+	}
+	e.Mu.Lock()
+	if e.Closed {
+		e.Mu.Unlock()
+		_ = br.Close(context.WithoutCancel(ctx))
+		return nil, "", sessions.ErrClosed
+	}
+	sl.Br, sl.Spares, sl.Used, sl.Headed = br, spares, time.Now(), headed
+	e.Mu.Unlock()
+	return sl, note, nil
+}
+
+// launch starts the browser of slot key for s — attached over --cdp, the
+// profile's, on the caller's folder, or an ephemeral one — behind the
+// guard; note says what had to be repaired on the way.
+func (e *Pool) launch(ctx context.Context, s *sessions.Session, key string, headed bool) (br *browser.Browser, note string, err error) {
 	start := time.Now()
 	if e.Cfg.CDP != "" {
 		br, err = browser.Attach(ctx, e.Cfg.CDP)
@@ -204,7 +231,7 @@ func (e *Pool) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *sess
 			dir = cmp.Or(s.Dir, e.ProfileDir(s.Profile))
 			eg, err := e.EgressFor(s)
 			if err != nil {
-				return nil, note, err
+				return nil, "", err
 			}
 			proxyURL = eg.URL()
 		} else {
@@ -228,9 +255,7 @@ func (e *Pool) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *sess
 		}
 		switch {
 		case s.Profile != "":
-			var repaired string
-			br, repaired, err = e.startProfile(ctx, s.Profile, opts)
-			note = JoinNote(note, repaired)
+			br, note, err = e.startProfile(ctx, s.Profile, opts)
 		case s.Dir != "":
 			br, err = startFolder(ctx, opts)
 		default:
@@ -245,40 +270,33 @@ func (e *Pool) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *sess
 		e.Log.Warn("downloads folder not set for the default context", "err", err)
 	}
 	e.Log.Info("browser started", "browser", key, "pid", br.PID(), "attached", br.Attached(), "took", time.Since(start).Round(time.Millisecond))
+	return br, note, nil
+}
+
+// spareTabs are the blank tabs a browser browserd started opened on its
+// own: the first tasks take them instead of opening windows.
+func (e *Pool) spareTabs(ctx context.Context, br *browser.Browser) []string {
+	if br.Attached() {
+		return nil
+	}
 	var spares []string
-	if !br.Attached() {
-		// Chromium answers CDP a moment before it opens its first tab:
-		// wait for it briefly, since using it beats opening a window.
-		for try := 0; try < 15 && len(spares) == 0; try++ {
-			if try > 0 {
-				time.Sleep(10 * time.Millisecond)
-			}
-			targets, err := br.Targets(ctx)
-			if err != nil {
-				break
-			}
-			for _, t := range targets {
-				if t.Type == "page" && t.URL == "about:blank" && !t.Attached {
-					spares = append(spares, t.TargetID)
-				}
+	// Chromium answers CDP a moment before it opens its first tab:
+	// wait for it briefly, since using it beats opening a window.
+	for try := 0; try < 15 && len(spares) == 0; try++ {
+		if try > 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		targets, err := br.Targets(ctx)
+		if err != nil {
+			break
+		}
+		for _, t := range targets {
+			if t.Type == "page" && t.URL == "about:blank" && !t.Attached {
+				spares = append(spares, t.TargetID)
 			}
 		}
 	}
-	if s.Profile != "" && !br.Attached() {
-		if err := e.RestoreProfile(ctx, br, s); err != nil {
-			e.Log.Warn("profile state not restored", "profile", s.Profile, "err", err)
-			note = JoinNote(note, "the profile's saved state could not be restored: "+err.Error())
-		}
-	}
-	e.Mu.Lock()
-	if e.Closed {
-		e.Mu.Unlock()
-		_ = br.Close(context.WithoutCancel(ctx))
-		return nil, "", sessions.ErrClosed
-	}
-	sl.Br, sl.Spares, sl.Used, sl.Headed = br, spares, time.Now(), headed
-	e.Mu.Unlock()
-	return sl, note, nil
+	return spares
 }
 
 // PIDFile is the name of the file that records the pid of slot key's
@@ -344,8 +362,8 @@ func (e *Pool) ResetSlot(sl *sessions.Slot) {
 }
 
 func JoinNote(a, b string) string {
-	if a == "" {
-		return b
+	if a == "" || b == "" {
+		return a + b
 	}
 	return a + "; " + b
 }

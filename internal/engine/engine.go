@@ -95,6 +95,33 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if err := e.Guard.Validate(); err != nil {
 		return nil, err
 	}
+	rehydrate, err := e.openStore(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	proxy, err := egress.New(egress.Options{Policy: e.Guard, Resolver: e.Resolver, Log: log, OnRefuse: e.Counters.GuardRefused, OnForward: e.Counters.Egress})
+	if err != nil {
+		e.Store.Close()
+		return nil, fmt.Errorf("starting the egress guard: %w", err)
+	}
+	e.Proxy = proxy
+	if cfg.CDP != "" {
+		log.Warn("attached to a browser browserd did not start: every session shares its default context, which cannot be routed through the egress proxy; requests are vetted by CDP Fetch interception instead (tabs and out-of-process frames; no DNS-rebinding protection, and workers are not covered)", "cdp", cfg.CDP)
+	}
+	pidFiles, _ := filepath.Glob(cfg.Path("run", "chromium*.pid"))
+	for _, f := range pidFiles {
+		if n, err := browser.KillLeftovers(f); n > 0 || err != nil {
+			log.Warn("killed Chromium left behind by an earlier daemon", "processes", n, "err", err)
+		}
+	}
+	e.start(rehydrate)
+	return e, nil
+}
+
+// openStore opens the secret key, the data folder and the store, joins
+// the cluster and sorts the sessions an earlier run left; it returns those
+// to bring back at once (--auto-rehydrate).
+func (e *Engine) openStore(cfg config.Config, log *slog.Logger) ([]string, error) {
 	keyFile := cmp.Or(cfg.SecretKeyFile, cfg.Path("secret.key"))
 	if err := checkKeyPresent(keyFile, cfg); err != nil {
 		return nil, err
@@ -134,21 +161,12 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		st.Close()
 		return nil, fmt.Errorf("recovering the sessions of the last run: %w", err)
 	}
-	proxy, err := egress.New(egress.Options{Policy: e.Guard, Resolver: e.Resolver, Log: log, OnRefuse: e.Counters.GuardRefused, OnForward: e.Counters.Egress})
-	if err != nil {
-		st.Close()
-		return nil, fmt.Errorf("starting the egress guard: %w", err)
-	}
-	e.Proxy = proxy
-	if cfg.CDP != "" {
-		log.Warn("attached to a browser browserd did not start: every session shares its default context, which cannot be routed through the egress proxy; requests are vetted by CDP Fetch interception instead (tabs and out-of-process frames; no DNS-rebinding protection, and workers are not covered)", "cdp", cfg.CDP)
-	}
-	pidFiles, _ := filepath.Glob(cfg.Path("run", "chromium*.pid"))
-	for _, f := range pidFiles {
-		if n, err := browser.KillLeftovers(f); n > 0 || err != nil {
-			log.Warn("killed Chromium left behind by an earlier daemon", "processes", n, "err", err)
-		}
-	}
+	return rehydrate, nil
+}
+
+// start starts the engine's goroutines: the janitor, the heartbeat, the
+// saver, and the rehydration of the sessions the last run left.
+func (e *Engine) start(rehydrate []string) {
 	e.WG.Add(3)
 	go func() {
 		defer e.WG.Done()
@@ -169,7 +187,6 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 			e.RehydrateAll(rehydrate)
 		}()
 	}
-	return e, nil
 }
 
 // assemble wires the engine's rooms around the registry they share.

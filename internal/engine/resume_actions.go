@@ -42,37 +42,7 @@ func (e *Engine) open(ctx context.Context, c *call, s *sessions.Session, id, pro
 	case err != nil:
 		return nil, fmt.Errorf("reading session %q from the store: %w", id, err)
 	case row.State == store.Recoverable || row.State == store.Active:
-		if row.State == store.Active {
-			if ok, err := e.Store.AcquireLease(ctx, id, e.Node, time.Now(), e.LeaseTTL()); err != nil {
-				return nil, err
-			} else if !ok {
-				return nil, sessions.Held("session %q is active in another browserd on this store; use it there, or pick another session name", id)
-			}
-		}
-		switch c.in.Action {
-		case "launch":
-			_ = e.Store.ReleaseLease(ctx, id, e.Node)
-			return nil, fail("session %q is %s from an earlier run (last capture %s): resume it with session_resume, or close it to start afresh", id, row.State, recovery.Ago(row.LastCaptureAt))
-		case "close":
-			if err := e.Store.SetState(ctx, id, store.Closed, "closed by the agent before it was resumed"); err != nil {
-				return nil, err
-			}
-			_ = e.Store.ReleaseLease(ctx, id, e.Node)
-			return nil, recovery.ErrClosedStored
-		}
-		var skip *recovery.TabRef
-		if c.in.Action == "navigate" {
-			// The call is about to load another page in its tab: loading
-			// the captured one first would be waste.
-			skip = &recovery.TabRef{Task: cmp.Or(c.in.Task, "default"), Tab: c.in.Tab}
-		}
-		live, rep, err := e.ResumeLocked(ctx, s, row, skip, nil)
-		if err != nil {
-			return nil, err
-		}
-		c.res.Notes = append(c.res.Notes, fmt.Sprintf("session %q was resumed from its capture of %s (%d tabs); %s", id, recovery.Ago(rep.Taken), len(rep.Tabs), recovery.NotRestored))
-		c.res.Details = append(c.res.Details, rep.Problems...)
-		return live, nil
+		return e.resumeStored(ctx, c, s, id, row)
 	default:
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("an earlier session %q was %s; this is a new session under the same name", id, row.State))
 	}
@@ -93,14 +63,7 @@ func (e *Engine) open(ctx context.Context, c *call, s *sessions.Session, id, pro
 			return nil, err
 		}
 	}
-	owner, _ := sessions.SplitName(id)
-	if err := e.Store.CreateSession(ctx, store.Session{ID: id, Owner: owner, Profile: s.Profile}); err != nil {
-		if errors.Is(err, store.ErrConflict) {
-			return nil, fail("session %q is in use (%v); pick another session name", id, err)
-		}
-		return nil, fmt.Errorf("recording session %q in the store: %w", id, err)
-	}
-	if _, err := e.Store.AcquireLease(ctx, id, e.Node, time.Now(), e.LeaseTTL()); err != nil {
+	if err := e.record(ctx, id, s); err != nil {
 		return nil, err
 	}
 	e.Mu.Lock()
@@ -122,6 +85,58 @@ func (e *Engine) open(ctx context.Context, c *call, s *sessions.Session, id, pro
 	e.Sessions[id] = s
 	e.Mu.Unlock()
 	return s, nil
+}
+
+// resumeStored brings back a session the store holds as recoverable or
+// active (taking its lease), for the call that names it; a launch is
+// refused (session_resume resumes) and a close closes it in the store.
+func (e *Engine) resumeStored(ctx context.Context, c *call, s *sessions.Session, id string, row store.Session) (*sessions.Session, error) {
+	if row.State == store.Active {
+		if ok, err := e.Store.AcquireLease(ctx, id, e.Node, time.Now(), e.LeaseTTL()); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, sessions.Held("session %q is active in another browserd on this store; use it there, or pick another session name", id)
+		}
+	}
+	switch c.in.Action {
+	case "launch":
+		_ = e.Store.ReleaseLease(ctx, id, e.Node)
+		return nil, fail("session %q is %s from an earlier run (last capture %s): resume it with session_resume, or close it to start afresh", id, row.State, recovery.Ago(row.LastCaptureAt))
+	case "close":
+		if err := e.Store.SetState(ctx, id, store.Closed, "closed by the agent before it was resumed"); err != nil {
+			return nil, err
+		}
+		_ = e.Store.ReleaseLease(ctx, id, e.Node)
+		return nil, recovery.ErrClosedStored
+	}
+	var skip *recovery.TabRef
+	if c.in.Action == "navigate" {
+		// The call is about to load another page in its tab: loading
+		// the captured one first would be waste.
+		skip = &recovery.TabRef{Task: cmp.Or(c.in.Task, "default"), Tab: c.in.Tab}
+	}
+	live, rep, err := e.ResumeLocked(ctx, s, row, skip, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.res.Notes = append(c.res.Notes, fmt.Sprintf("session %q was resumed from its capture of %s (%d tabs); %s", id, recovery.Ago(rep.Taken), len(rep.Tabs), recovery.NotRestored))
+	c.res.Details = append(c.res.Details, rep.Problems...)
+	return live, nil
+}
+
+// record creates the session in the store and takes its lease.
+func (e *Engine) record(ctx context.Context, id string, s *sessions.Session) error {
+	owner, _ := sessions.SplitName(id)
+	if err := e.Store.CreateSession(ctx, store.Session{ID: id, Owner: owner, Profile: s.Profile}); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return fail("session %q is in use (%v); pick another session name", id, err)
+		}
+		return fmt.Errorf("recording session %q in the store: %w", id, err)
+	}
+	if _, err := e.Store.AcquireLease(ctx, id, e.Node, time.Now(), e.LeaseTTL()); err != nil {
+		return err
+	}
+	return nil
 }
 
 // listSessions is the list_sessions action.

@@ -66,40 +66,9 @@ func (e *Recovery) CaptureIf(ctx context.Context, s *sessions.Session, probe boo
 	}
 	s.CapMu.Lock()
 	defer s.CapMu.Unlock()
-	type item struct {
-		task   string
-		tb     *sessions.Tab
-		active bool
-		review bool
-	}
-	e.Mu.Lock()
-	if !s.Stored || s.Parked || s.Rehydrate || probe && s.CapDirty {
-		e.Mu.Unlock()
+	items, prev, lastHash, due := e.captureItems(s, probe)
+	if !due {
 		return nil
-	}
-	var items []item
-	for _, t := range s.Tasks {
-		for _, tb := range t.Tabs {
-			items = append(items, item{t.Name, tb, tb == t.Active, t.Ended})
-		}
-	}
-	ctxID, prev, lastHash := s.CtxID, s.LastTabs, s.CapHash
-	if !probe {
-		s.CapDirty = false
-	}
-	e.Mu.Unlock()
-	if probe {
-		if len(items) == 0 {
-			return nil // no page to change anything on its own
-		}
-		for _, it := range items {
-			if it.tb.Page.NavPending() {
-				return nil
-			}
-		}
-		e.Mu.Lock()
-		s.LastProbe = time.Now()
-		e.Mu.Unlock()
 	}
 	ok := false
 	defer func() {
@@ -120,41 +89,11 @@ func (e *Recovery) CaptureIf(ctx context.Context, s *sessions.Session, probe boo
 			e.Counters.Capture(ok, time.Since(taken))
 		}
 	}()
-	cookies, err := inject.ContextCookies(ctx, br, ctxID)
+	c, err := e.captureSession(ctx, br, s, taken)
 	if err != nil {
 		return err
 	}
-	e.Mu.Lock()
-	emu, dir := s.Emu, s.Dir
-	injected := slices.Clone(s.Injected)
-	exclude := slices.Clone(s.Exclude)
-	creds := make([]store.Credential, len(s.Creds))
-	for i, cr := range s.Creds {
-		creds[i] = store.Credential(cr)
-	}
-	e.Mu.Unlock()
-	c := store.Capture{SessionID: s.ID, Node: e.Node, Taken: taken, Cookies: cookies,
-		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, UserDataDir: dir, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, InjectedDomains: injected, ExcludeDomains: exclude}
-	var st storagestate.State
-	seen := map[string]sessions.CapturedTab{}
-	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(sessions.TabNum(a.tb.ID), sessions.TabNum(b.tb.ID)) })
-	for _, it := range items {
-		t, read := e.ReadLoaded(ctx, it.tb)
-		if !read {
-			// Closed, crashed, blocked by a dialog or between documents:
-			// keep what the last capture knew of the tab.
-			if p, found := prev[it.tb.ID]; found {
-				t = p
-			}
-		}
-		if t.Origin != "" {
-			st.MergeOrigins([]storagestate.Origin{{Origin: t.Origin, LocalStorage: t.Local}})
-		}
-		t.Tab.ID, t.Tab.Task, t.Tab.Active, t.Tab.Review = it.tb.ID, it.task, it.active, it.review
-		c.Tabs = append(c.Tabs, t.Tab)
-		seen[it.tb.ID] = t
-	}
-	c.Origins = st.Origins
+	seen := e.captureTabs(ctx, &c, items, prev)
 	hash := CaptureHash(c)
 	if probe && hash == lastHash {
 		ok = true
@@ -176,6 +115,100 @@ func (e *Recovery) CaptureIf(ctx context.Context, s *sessions.Session, probe boo
 	}
 	e.Mu.Unlock()
 	return nil
+}
+
+// captureItem is a tab to capture, with what its task says of it.
+type captureItem struct {
+	task   string
+	tb     *sessions.Tab
+	active bool
+	review bool
+}
+
+// captureItems lists s's tabs to capture, and what the last capture knew;
+// due is false when there is nothing to capture now: the session is not
+// live here, or (a probe) an action's capture is coming anyway, it has no
+// tab, or a tab is between documents.
+func (e *Recovery) captureItems(s *sessions.Session, probe bool) (items []captureItem, prev map[string]sessions.CapturedTab, lastHash [32]byte, due bool) {
+	e.Mu.Lock()
+	if !s.Stored || s.Parked || s.Rehydrate || probe && s.CapDirty {
+		e.Mu.Unlock()
+		return nil, nil, lastHash, false
+	}
+	for _, t := range s.Tasks {
+		for _, tb := range t.Tabs {
+			items = append(items, captureItem{t.Name, tb, tb == t.Active, t.Ended})
+		}
+	}
+	prev, lastHash = s.LastTabs, s.CapHash
+	if !probe {
+		s.CapDirty = false
+	}
+	e.Mu.Unlock()
+	if probe {
+		if len(items) == 0 {
+			return nil, nil, lastHash, false // no page to change anything on its own
+		}
+		for _, it := range items {
+			if it.tb.Page.NavPending() {
+				return nil, nil, lastHash, false
+			}
+		}
+		e.Mu.Lock()
+		s.LastProbe = time.Now()
+		e.Mu.Unlock()
+	}
+	return items, prev, lastHash, true
+}
+
+// captureSession starts a capture of s with what its context holds
+// (cookies) and what the session was made with.
+func (e *Recovery) captureSession(ctx context.Context, br *browser.Browser, s *sessions.Session, taken time.Time) (store.Capture, error) {
+	e.Mu.Lock()
+	ctxID := s.CtxID
+	e.Mu.Unlock()
+	cookies, err := inject.ContextCookies(ctx, br, ctxID)
+	if err != nil {
+		return store.Capture{}, err
+	}
+	e.Mu.Lock()
+	emu, dir := s.Emu, s.Dir
+	injected := slices.Clone(s.Injected)
+	exclude := slices.Clone(s.Exclude)
+	creds := make([]store.Credential, len(s.Creds))
+	for i, cr := range s.Creds {
+		creds[i] = store.Credential(cr)
+	}
+	e.Mu.Unlock()
+	return store.Capture{SessionID: s.ID, Node: e.Node, Taken: taken, Cookies: cookies,
+		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, UserDataDir: dir, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, InjectedDomains: injected, ExcludeDomains: exclude}, nil
+}
+
+// captureTabs reads each tab into c, with the localStorage of its origin;
+// a tab that cannot be read now keeps what the last capture knew of it.
+// It returns the tabs as captured, by id.
+func (e *Recovery) captureTabs(ctx context.Context, c *store.Capture, items []captureItem, prev map[string]sessions.CapturedTab) map[string]sessions.CapturedTab {
+	var st storagestate.State
+	seen := map[string]sessions.CapturedTab{}
+	slices.SortFunc(items, func(a, b captureItem) int { return cmp.Compare(sessions.TabNum(a.tb.ID), sessions.TabNum(b.tb.ID)) })
+	for _, it := range items {
+		t, read := e.ReadLoaded(ctx, it.tb)
+		if !read {
+			// Closed, crashed, blocked by a dialog or between documents:
+			// keep what the last capture knew of the tab.
+			if p, found := prev[it.tb.ID]; found {
+				t = p
+			}
+		}
+		if t.Origin != "" {
+			st.MergeOrigins([]storagestate.Origin{{Origin: t.Origin, LocalStorage: t.Local}})
+		}
+		t.Tab.ID, t.Tab.Task, t.Tab.Active, t.Tab.Review = it.tb.ID, it.task, it.active, it.review
+		c.Tabs = append(c.Tabs, t.Tab)
+		seen[it.tb.ID] = t
+	}
+	c.Origins = st.Origins
+	return seen
 }
 
 // captureHash sums what a capture holds that a resume brings back, in an

@@ -482,6 +482,30 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 	if err != nil {
 		return rep, err
 	}
+	e.restoreEnvironment(ctx, s, sl, ctxID, c, &rep)
+	if err := e.restoreCookies(ctx, s, sl, ctxID, c, picked); err != nil {
+		return rep, err
+	}
+	tabs := slices.Clone(c.Tabs)
+	slices.SortStableFunc(tabs, func(a, b store.Tab) int { return cmp.Compare(sessions.TabNum(a.ID), sessions.TabNum(b.ID)) })
+	pages, err := e.openTabs(ctx, s, sl, ctxID, c, tabs, picked)
+	if err != nil {
+		return rep, err
+	}
+	tbs := e.adoptTabs(s, tabs, pages, &rep)
+	e.loadTabs(ctx, tabs, tbs, skip, &rep)
+	e.Mu.Lock()
+	s.LastCapture = time.Now() // what the capture held is what runs now
+	s.LastTabs = resumedTabs(c, tabs, tbs)
+	s.CapHash = CaptureHash(c)
+	s.Rehydrate = false
+	e.Mu.Unlock()
+	return rep, nil
+}
+
+// restoreEnvironment gives the session what its pages saw (user agent,
+// time zone, locale, position) and its HTTP logins, as captured.
+func (e *Recovery) restoreEnvironment(ctx context.Context, s *sessions.Session, sl *sessions.Slot, ctxID string, c store.Capture, rep *Report) {
 	emu := browser.Emulation{UserAgent: c.UserAgent, Timezone: c.Timezone, Locale: c.Locale, Geolocation: (*browser.Geolocation)(c.Geolocation)}
 	creds := make([]browser.Credential, len(c.Credentials))
 	for i, cr := range c.Credentials {
@@ -503,6 +527,11 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 			rep.Problems = append(rep.Problems, "the position override could not be granted: "+err.Error())
 		}
 	}
+}
+
+// restoreCookies sets the capture's cookies in the session's context,
+// but for the domains kept out of it.
+func (e *Recovery) restoreCookies(ctx context.Context, s *sessions.Session, sl *sessions.Slot, ctxID string, c store.Capture, picked bool) error {
 	// A profile keeps its own state, saved within a second of each action:
 	// the capture's cookies go in only when they are newer.
 	cookies := c.Cookies
@@ -516,41 +545,34 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 		st.Exclude(e.ExcludedFor(ctx, s))
 		cookies = st.Cookies
 	}
-	if len(cookies) > 0 {
-		params := map[string]any{"cookies": storagestate.ToCDP(cookies)}
-		if ctxID != "" {
-			params["browserContextId"] = ctxID
-		}
-		if err := sl.Br.Conn().Browser().Call(ctx, "Storage.setCookies", params, nil); err != nil {
-			return rep, fmt.Errorf("restoring cookies: %w", err)
-		}
+	if len(cookies) == 0 {
+		return nil
 	}
-	tabs := slices.Clone(c.Tabs)
-	slices.SortStableFunc(tabs, func(a, b store.Tab) int { return cmp.Compare(sessions.TabNum(a.ID), sessions.TabNum(b.ID)) })
-	// Every tab opens and loads at once: Chromium starts renderers in
-	// parallel, which on a cold context is most of a resume's time.
+	params := map[string]any{"cookies": storagestate.ToCDP(cookies)}
+	if ctxID != "" {
+		params["browserContextId"] = ctxID
+	}
+	if err := sl.Br.Conn().Browser().Call(ctx, "Storage.setCookies", params, nil); err != nil {
+		return fmt.Errorf("restoring cookies: %w", err)
+	}
+	return nil
+}
+
+// openTabs opens a page for each captured tab, with the storage of its
+// origin put back before its scripts run. Every tab opens at once:
+// Chromium starts renderers in parallel, which on a cold context is most
+// of a resume's time. On failure none stays open.
+func (e *Recovery) openTabs(ctx context.Context, s *sessions.Session, sl *sessions.Slot, ctxID string, c store.Capture, tabs []store.Tab, picked bool) ([]*browser.Page, error) {
 	pages := make([]*browser.Page, len(tabs))
 	errs := make([]error, len(tabs))
 	var wg sync.WaitGroup
 	for i, ct := range tabs {
-		var st storagestate.State
-		st.MergeOrigins(slices.Clone(c.Origins))
-		if len(ct.SessionStorage) > 0 {
-			if o := OriginOf(ct.URL); o != "" {
-				// Beside the origin's localStorage, not instead of it
-				// (MergeOrigins replaces an origin's entry whole).
-				if i := slices.IndexFunc(st.Origins, func(x storagestate.Origin) bool { return x.Origin == o }); i >= 0 {
-					st.Origins[i].SessionStorage = ct.SessionStorage
-				} else {
-					st.Origins = append(st.Origins, storagestate.Origin{Origin: o, SessionStorage: ct.SessionStorage})
-				}
-			}
-		}
+		origins := tabStorage(c, ct)
 		e.Mu.Lock()
 		// The capture's storage first: it is the tab's own; the profile's
 		// saved storage then fills in what the capture did not hold.
 		opts := browser.PageOptions{Width: cmp.Or(ct.Width, e.Cfg.Width), Height: cmp.Or(ct.Height, e.Cfg.Height),
-			InitScript: inject.CombineScripts(inject.StorageScriptOver(st.Origins, "__browserd_resumed", picked), s.InitScript), Emulation: emu, Credentials: creds}
+			InitScript: inject.CombineScripts(inject.StorageScriptOver(origins, "__browserd_resumed", picked), s.InitScript), Emulation: s.Emu, Credentials: s.Creds}
 		e.Mu.Unlock()
 		if sl.Br.Attached() && ctxID == "" {
 			opts.Guard = e.FetchGuard(s)
@@ -564,8 +586,35 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 				_ = pg.Close(ctx)
 			}
 		}
-		return rep, fmt.Errorf("opening the session's tabs: %w", err)
+		return nil, fmt.Errorf("opening the session's tabs: %w", err)
 	}
+	return pages, nil
+}
+
+// tabStorage is the storage a captured tab gets back: the localStorage of
+// every captured origin, and the tab's own sessionStorage beside its
+// origin's localStorage.
+func tabStorage(c store.Capture, ct store.Tab) []storagestate.Origin {
+	var st storagestate.State
+	st.MergeOrigins(slices.Clone(c.Origins))
+	if len(ct.SessionStorage) == 0 {
+		return st.Origins
+	}
+	if o := OriginOf(ct.URL); o != "" {
+		// Beside the origin's localStorage, not instead of it
+		// (MergeOrigins replaces an origin's entry whole).
+		if i := slices.IndexFunc(st.Origins, func(x storagestate.Origin) bool { return x.Origin == o }); i >= 0 {
+			st.Origins[i].SessionStorage = ct.SessionStorage
+		} else {
+			st.Origins = append(st.Origins, storagestate.Origin{Origin: o, SessionStorage: ct.SessionStorage})
+		}
+	}
+	return st.Origins
+}
+
+// adoptTabs puts the opened pages in their tasks under their captured ids,
+// each task's front tab and its tabs left for review as captured.
+func (e *Recovery) adoptTabs(s *sessions.Session, tabs []store.Tab, pages []*browser.Page, rep *Report) []*sessions.Tab {
 	tbs := make([]*sessions.Tab, len(tabs))
 	for i, ct := range tabs {
 		t, err := e.TaskFor(s, ct.Task)
@@ -578,6 +627,7 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 	// Each task's tab in front is the captured one, whatever order the
 	// tabs came back in (adding a tab brings it to the front).
 	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	for i, ct := range tabs {
 		if ct.Active {
 			tbs[i].Task.Active = tbs[i]
@@ -588,8 +638,15 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 			tbs[i].Task.Ended, tbs[i].Task.EndedAt = true, time.Now()
 		}
 	}
-	e.Mu.Unlock()
+	return tbs
+}
+
+// loadTabs loads each task's front tab and the tabs left for review at
+// their captured URLs, all at once; the others load when used (lazy.go).
+// skip is a tab not to load (the one whose page crashed it).
+func (e *Recovery) loadTabs(ctx context.Context, tabs []store.Tab, tbs []*sessions.Tab, skip *TabRef, rep *Report) {
 	problems := make([]string, len(tabs))
+	var wg sync.WaitGroup
 	for i, ct := range tabs {
 		if !strings.HasPrefix(ct.URL, "http://") && !strings.HasPrefix(ct.URL, "https://") || skip.Is(ct) {
 			continue
@@ -604,7 +661,7 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 		wg.Go(func() {
 			nctx, cancel := context.WithTimeout(ctx, e.Cfg.NavTime)
 			defer cancel()
-			if err := pages[i].Navigate(nctx, ct.URL); err != nil {
+			if err := tbs[i].Page.Navigate(nctx, ct.URL); err != nil {
 				problems[i] = fmt.Sprintf("tab %s did not load %s again: %v", tbs[i].ID, ct.URL, err)
 			}
 		})
@@ -617,13 +674,6 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 		url, title := e.TabInfo(ctx, tbs[i])
 		rep.Tabs = append(rep.Tabs, tool.Tab{ID: tbs[i].ID, Task: tbs[i].Task.Name, URL: url.Unwrap(), Title: title.Unwrap(), Active: ct.Active})
 	}
-	e.Mu.Lock()
-	s.LastCapture = time.Now() // what the capture held is what runs now
-	s.LastTabs = resumedTabs(c, tabs, tbs)
-	s.CapHash = CaptureHash(c)
-	s.Rehydrate = false
-	e.Mu.Unlock()
-	return rep, nil
 }
 
 // resumedTabs is what a capture knew of the tabs a rehydration reopened
