@@ -15,13 +15,13 @@ import (
 
 	"github.com/browserd/browserd/internal/act"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/envelope"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
-	"github.com/browserd/browserd/internal/untrusted"
 	"github.com/browserd/browserd/internal/urlpolicy"
 )
 
@@ -105,66 +105,9 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 	}
 	unqualifyResult(owner, &c.res)
 	if !e.Cfg.NoWrap {
-		c.wrap()
+		envelope.Wrap(&c.res)
 	}
 	return c.res
-}
-
-// wrap moves everything in the result that a page wrote — title, URL,
-// dialog text, popup and tab titles, download and blocked URLs, the content
-// — into one untrusted-content envelope with a fresh nonce. The separate
-// fields stay for programs; a model reads Content.
-func (c *call) wrap() {
-	r := &c.res
-	switch r.Action {
-	case "status", "launch", "close", "state_save", "state_load", "task_end":
-		return // written by browserd, not by a page
-	}
-	var b strings.Builder
-	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	if r.Title != "" {
-		line("title: %s", r.Title)
-	}
-	if r.URL != "" {
-		line("url: %s", r.URL)
-	}
-	if d := r.Dialog; d != nil {
-		line("dialog (%s) open: %s", d.Type, d.Message)
-	}
-	for _, p := range r.Popups {
-		line("popup %s opened: %s %s", p.ID, p.Title, p.URL)
-	}
-	for _, t := range r.Tabs {
-		mark := ""
-		if t.Active {
-			mark = " (active)"
-		}
-		line("tab %s%s: %s %s", t.ID, mark, t.Title, t.URL)
-	}
-	for _, d := range r.Downloads {
-		state := "downloading"
-		if d.Done {
-			state = "downloaded"
-		}
-		line("%s: %s (%d bytes) from %s", state, d.Path, d.Size, d.URL)
-	}
-	for _, x := range r.Blocked {
-		line("blocked: %s", x)
-	}
-	for _, x := range r.Details {
-		line("%s", x)
-	}
-	if r.Content != "" {
-		if b.Len() > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString(r.Content)
-	}
-	if b.Len() == 0 {
-		return
-	}
-	r.Content = untrusted.New().Wrap(strings.TrimSuffix(b.String(), "\n"))
-	r.Wrapped = true
 }
 
 // run carries out one call, as a pipeline: calls that need no session

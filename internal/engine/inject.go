@@ -221,7 +221,7 @@ func (c *call) injectState(ctx context.Context, s *sessions.Session) error {
 // (POST /api/sessions). Refusals are *inject.Error.
 func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session, error) {
 	owner := auth.Owner(ctx)
-	if err := e.ownerAllowed(owner); err != nil {
+	if err := e.OwnerAllowed(owner); err != nil {
 		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: err.Error()}
 	}
 	if req.Session == "" {

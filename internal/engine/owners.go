@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/browserd/browserd/internal/auth"
@@ -19,7 +18,7 @@ import (
 // shares the browser's one cookie jar.
 func (e *Engine) forOwner(ctx context.Context, in *tool.Input) (owner string, err error) {
 	owner = auth.Owner(ctx)
-	if err := e.ownerAllowed(owner); err != nil {
+	if err := e.OwnerAllowed(owner); err != nil {
 		return owner, err
 	}
 	if err := e.ResolveFolder(owner, in); err != nil {
@@ -48,14 +47,6 @@ func (e *Engine) forOwner(ctx context.Context, in *tool.Input) (owner string, er
 	in.Session = sessions.Qualify(owner, in.Session)
 	in.Profile = sessions.Qualify(owner, in.Profile)
 	return owner, nil
-}
-
-// ownerAllowed refuses other owners than admin on an attached browser.
-func (e *Engine) ownerAllowed(owner string) error {
-	if e.Cfg.CDP != "" && owner != auth.Admin {
-		return fmt.Errorf("this browserd is attached to a browser (--cdp) whose sessions share one login, so only admin may use it")
-	}
-	return nil
 }
 
 // unqualifyResult takes owner's prefix off every name in a result.

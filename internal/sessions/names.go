@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/store"
 )
 
 // Owners. Every session and profile belongs to one owner (see package
@@ -103,4 +105,30 @@ var ErrClosed = errors.New("browserd is shutting down")
 func FolderSession(real string) string {
 	sum := sha256.Sum256([]byte(real))
 	return "folder-" + hex.EncodeToString(sum[:5])
+}
+
+// OwnerAllowed refuses other owners than admin on an attached browser.
+func (e *Registry) OwnerAllowed(owner string) error {
+	if e.Cfg.CDP != "" && owner != auth.Admin {
+		return fmt.Errorf("this browserd is attached to a browser (--cdp) whose sessions share one login, so only admin may use it")
+	}
+	return nil
+}
+
+// LiveSession is the caller's session id if it is live in this daemon.
+func (e *Registry) LiveSession(ctx context.Context, id string) (*Session, string, error) {
+	if err := CheckName("session", id); err != nil {
+		return nil, "", fmt.Errorf("%w: %v", store.ErrNotFound, err)
+	}
+	if err := e.OwnerAllowed(auth.Owner(ctx)); err != nil {
+		return nil, "", err
+	}
+	q := Qualify(auth.Owner(ctx), id)
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	s := e.Sessions[q]
+	if s == nil || !s.Stored || s.Parked {
+		return nil, q, nil
+	}
+	return s, q, nil
 }

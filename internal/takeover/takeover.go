@@ -27,7 +27,6 @@ type Desk struct {
 // Pages finds a live tab of the caller's session (the engine's API).
 type Pages interface {
 	TabPage(ctx context.Context, session, tab string) (*browser.Page, string, error)
-	LiveSession(ctx context.Context, id string) (*sessions.Session, string, error)
 }
 
 // ReadOnly are the actions a person's hold lets through: they read the
