@@ -1,7 +1,11 @@
-// Package engine carries out the browser tool's actions. It owns the one
-// browser (launched lazily, relaunched after a crash, closed when idle), its
-// sessions (browser contexts), their tasks and the tasks' tabs, and turns each
-// tool.Input into operations on a browser.Page.
+// Package engine carries out the browser tool's actions: each call goes
+// through one pipeline (call.run: session, task, browser, tab, action,
+// answer), and each action on a tab is declared once (tabActions). The
+// page-level work is internal/act's; the rooms the engine wires around one
+// registry (assemble) keep the rest: internal/browsers (Chromium),
+// internal/recovery (captures, resume), internal/profiles (saved logins),
+// internal/leases (several nodes), internal/idle (the janitor) and
+// internal/takeover (a person's hold). docs/design.md maps them.
 //
 // Concurrency: tasks run in parallel; the actions of one task run one at a
 // time, in arrival order. A tab belongs to exactly one task; a ref belongs to
