@@ -32,16 +32,59 @@ func (c *Tab) Type(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var kind struct {
-		Editable bool   `json:"editable"`
-		Tag      string `json:"tag"`
-		Type     string `json:"type"`
-		Value    string `json:"value"`
-		Suggests bool   `json:"suggests"`
-		Max      int    `json:"max"` // maxlength; 0: none
-		ReadOnly bool   `json:"readOnly"`
+	kind, err := c.probeField(ctx, el)
+	if err != nil {
+		return err
 	}
-	err = pg.CallOn(ctx, el, `function() {
+	// A field that offers suggestions shows them after a debounce: wait
+	// for that as for a click's delayed reaction.
+	first := time.Duration(0)
+	if kind.Suggests {
+		first = browser.DOMFirst
+	}
+	if err := kind.checkTypeable(); err != nil {
+		return err
+	}
+	if _, _, err := pg.Point(ctx, el, "type"); err != nil {
+		return err
+	}
+	m := pg.Mark(ctx, first)
+	if format, ok := valueTypes[kind.Type]; ok {
+		if err := c.setByValue(ctx, el, kind.Type, format); err != nil {
+			return err
+		}
+		return c.submitAndSettle(ctx, m)
+	}
+	if err := c.placeCaret(ctx, el); err != nil {
+		return err
+	}
+	spilled, err := c.typeInto(ctx, kind.Max)
+	if err != nil {
+		return err
+	}
+	c.checkValue(ctx, el, kind, spilled)
+	return c.submitAndSettle(ctx, m)
+}
+
+// fieldKind is what Type learns about the field before it types (see
+// probeField).
+type fieldKind struct {
+	Editable bool   `json:"editable"`
+	Tag      string `json:"tag"`
+	Type     string `json:"type"`
+	Value    string `json:"value"`
+	Suggests bool   `json:"suggests"`
+	Max      int    `json:"max"` // maxlength; 0: none
+	ReadOnly bool   `json:"readOnly"`
+}
+
+// probeField reads, in the page, what kind of field el is: whether text
+// can be typed into it at all, its tag and input type, the value it holds
+// before typing, whether it offers suggestions as one types (a combobox,
+// an autocomplete), its maxlength, and whether it is read-only.
+func (c *Tab) probeField(ctx context.Context, el browser.Elem) (fieldKind, error) {
+	var kind fieldKind
+	err := c.Page.CallOn(ctx, el, `function() {
 	  const el = this.nodeType === 1 ? this : this.parentElement;
 	  const tag = el.tagName.toLowerCase();
 	  const editable = el.isContentEditable || (tag === 'textarea') ||
@@ -52,15 +95,13 @@ func (c *Tab) Type(ctx context.Context) error {
 	  const readOnly = (tag === 'input' || tag === 'textarea') && el.readOnly;
 	  return {editable, tag, type: tag === 'input' ? el.type : '', value: 'value' in el && tag !== 'button' ? String(el.value) : el.innerText, suggests, max, readOnly};
 	}`, &kind)
-	if err != nil {
-		return err
-	}
-	// A field that offers suggestions shows them after a debounce: wait
-	// for that as for a click's delayed reaction.
-	first := time.Duration(0)
-	if kind.Suggests {
-		first = browser.DOMFirst
-	}
+	return kind, err
+}
+
+// checkTypeable refuses, with a hint at the action that fits, a field
+// that keys cannot fill: one that is not editable (a checkbox, a button,
+// a file input), or a read-only one that is not filled through a picker.
+func (kind fieldKind) checkTypeable() error {
 	if !kind.Editable {
 		what := safeWord(kind.Tag)
 		if kind.Type != "" {
@@ -73,37 +114,43 @@ func (c *Tab) Type(ctx context.Context) error {
 		// its value from the picker.
 		return tool.Fail("the field is read-only: it takes its value from a picker or the page — click it and choose from what opens")
 	}
-	if _, _, err := pg.Point(ctx, el, "type"); err != nil {
+	return nil
+}
+
+// setByValue fills an input of one of the valueTypes (typ) the way its
+// picker would: it sets the value and sends input and change events. A
+// value the input refuses outright fails with the format it takes
+// (format); one that it changes (a range's bounds, a colour's case) is
+// noted, with what it holds in the details.
+func (c *Tab) setByValue(ctx context.Context, el browser.Elem, typ, format string) error {
+	var got string
+	err := c.Page.CallOn(ctx, el, `function(v) {
+	  this.focus();
+	  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(this, v);
+	  this.dispatchEvent(new Event('input', {bubbles: true}));
+	  this.dispatchEvent(new Event('change', {bubbles: true}));
+	  return this.value;
+	}`, &got, c.In.Text)
+	if err != nil {
 		return err
 	}
-	m := pg.Mark(ctx, first)
-	if format, ok := valueTypes[kind.Type]; ok {
-		var got string
-		err := pg.CallOn(ctx, el, `function(v) {
-		  this.focus();
-		  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(this, v);
-		  this.dispatchEvent(new Event('input', {bubbles: true}));
-		  this.dispatchEvent(new Event('change', {bubbles: true}));
-		  return this.value;
-		}`, &got, c.In.Text)
-		if err != nil {
-			return err
+	if got != c.In.Text && c.In.Text != "" {
+		if got == "" || typ != "range" && typ != "color" {
+			return tool.Fail("the %s input did not take %q: type it as %s", typ, c.In.Text, format)
 		}
-		if got != c.In.Text && c.In.Text != "" {
-			if got == "" || kind.Type != "range" && kind.Type != "color" {
-				return tool.Fail("the %s input did not take %q: type it as %s", kind.Type, c.In.Text, format)
-			}
-			// What it holds is the page's to say: in the details.
-			c.Res.Notes = append(c.Res.Notes, fmt.Sprintf("the %s input holds another value than was typed (its bounds or format changed it); its value is in the details", safeWord(kind.Type)))
-			c.Res.Details = append(c.Res.Details, "value now: "+jsString(truncate(got, 200)))
-		}
-		if c.In.Submit {
-			if err := pg.Press(ctx, "Enter"); err != nil {
-				return err
-			}
-		}
-		return pg.Settle(ctx, m)
+		// What it holds is the page's to say: in the details.
+		c.Res.Notes = append(c.Res.Notes, fmt.Sprintf("the %s input holds another value than was typed (its bounds or format changed it); its value is in the details", safeWord(typ)))
+		c.Res.Details = append(c.Res.Details, "value now: "+jsString(truncate(got, 200)))
 	}
+	return nil
+}
+
+// placeCaret focuses the field and puts the caret where the text is to
+// go: with the call's clear, over the whole of what the field holds,
+// which it then deletes; else where the caret already is in a field that
+// had the focus, or at the end of one that did not.
+func (c *Tab) placeCaret(ctx context.Context, el browser.Elem) error {
+	pg := c.Page
 	// A field that has the focus already (the agent clicked into it, or
 	// selected its text with Control+a) is typed into where its caret or
 	// selection is, as a keyboard does; else at its end.
@@ -118,18 +165,9 @@ func (c *Tab) Type(ctx context.Context) error {
 		return err
 	}
 	if c.In.Clear {
-		err := pg.CallOn(ctx, el, `function() {
-		  const el = this.nodeType === 1 ? this : this.parentElement;
-		  if ('select' in el && typeof el.select === 'function') el.select();
-		  else { const r = document.createRange(); r.selectNodeContents(el); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
-		}`, nil)
-		if err != nil {
-			return err
-		}
-		if err := pg.Press(ctx, "Delete"); err != nil {
-			return err
-		}
-	} else if !focused {
+		return c.clearField(ctx, el)
+	}
+	if !focused {
 		// Type at the end, as a person who clicked into the field would.
 		_ = pg.CallOn(ctx, el, `function() {
 		  const el = this.nodeType === 1 ? this : this.parentElement;
@@ -137,6 +175,28 @@ func (c *Tab) Type(ctx context.Context) error {
 		  if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); r.collapse(false); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
 		}`, nil)
 	}
+	return nil
+}
+
+// clearField empties the focused field as a person does: it selects all
+// that the field holds and presses Delete, so the page hears the edit.
+func (c *Tab) clearField(ctx context.Context, el browser.Elem) error {
+	err := c.Page.CallOn(ctx, el, `function() {
+	  const el = this.nodeType === 1 ? this : this.parentElement;
+	  if ('select' in el && typeof el.select === 'function') el.select();
+	  else { const r = document.createRange(); r.selectNodeContents(el); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
+	}`, nil)
+	if err != nil {
+		return err
+	}
+	return c.Page.Press(ctx, "Delete")
+}
+
+// typeInto types the call's text into the focused field, whose maxlength
+// is maxLen (0: none). spilled reports whether the text was longer than the
+// field takes, and so was typed a character at a time.
+func (c *Tab) typeInto(ctx context.Context, maxLen int) (spilled bool, err error) {
+	pg, text := c.Page, c.In.Text
 	// More text than the field takes (a one-time code's six one-digit
 	// boxes): typed a character at a time, as a keyboard does, so that
 	// what the field does not take goes where the page moves the focus.
@@ -145,26 +205,35 @@ func (c *Tab) Type(ctx context.Context) error {
 	// time (keydown, keypress, input, keyup), so pages that listen to keys
 	// hear it; a longer one, or one with a newline or tab, is inserted at
 	// once, as a paste.
-	spill := kind.Max > 0 && utf8.RuneCountInString(c.In.Text) > kind.Max
+	spill := maxLen > 0 && utf8.RuneCountInString(text) > maxLen
 	switch {
-	case c.In.Text == "":
-	case browser.KeyTypeable(c.In.Text):
-		if err := pg.TypeKeys(ctx, c.In.Text); err != nil {
-			return err
+	case text == "":
+	case browser.KeyTypeable(text):
+		if err := pg.TypeKeys(ctx, text); err != nil {
+			return spill, err
 		}
 	case spill:
-		for _, r := range c.In.Text {
+		for _, r := range text {
 			if err := pg.InsertText(ctx, string(r)); err != nil {
-				return err
+				return spill, err
 			}
 		}
 	default:
-		if err := pg.InsertText(ctx, c.In.Text); err != nil {
-			return err
+		if err := pg.InsertText(ctx, text); err != nil {
+			return spill, err
 		}
 	}
+	return spill, nil
+}
+
+// checkValue reads the field back after typing and notes where it does
+// not hold what was typed: the text spilled (see typeInto) into the
+// fields the page moved the focus to, or the page or the input type
+// changed the value, which then goes in the details.
+func (c *Tab) checkValue(ctx context.Context, el browser.Elem, kind fieldKind, spilled bool) {
+	pg := c.Page
 	var moved bool
-	if spill && pg.CallOn(ctx, el, `function() { return document.activeElement !== this; }`, &moved) == nil && moved {
+	if spilled && pg.CallOn(ctx, el, `function() { return document.activeElement !== this; }`, &moved) == nil && moved {
 		takes := "one character"
 		if kind.Max > 1 {
 			takes = fmt.Sprintf("%d characters", kind.Max)
@@ -184,10 +253,15 @@ func (c *Tab) Type(ctx context.Context) error {
 			c.Res.Details = append(c.Res.Details, "value now: "+jsString(truncate(now, 200)))
 		}
 	}
+}
+
+// submitAndSettle presses Enter when the call asks to submit, then waits,
+// from the mark m taken before typing, for what the page does in answer.
+func (c *Tab) submitAndSettle(ctx context.Context, m browser.Mark) error {
 	if c.In.Submit {
-		if err := pg.Press(ctx, "Enter"); err != nil {
+		if err := c.Page.Press(ctx, "Enter"); err != nil {
 			return err
 		}
 	}
-	return pg.Settle(ctx, m)
+	return c.Page.Settle(ctx, m)
 }

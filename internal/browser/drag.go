@@ -54,15 +54,9 @@ func (p *Page) Drag(ctx context.Context, e Elem, from, to Point) (html5 bool, er
 	}
 	intercepted := p.sess.Listen("Input.dragIntercepted")
 	defer intercepted.Close()
-	if err := p.sess.Call(ctx, "Input.setInterceptDrags", map[string]any{"enabled": true}, nil); err != nil {
-		return false, fmt.Errorf("dragging: %w", err)
-	}
-	intercepting := true
-	stopIntercepting := func() {
-		if intercepting {
-			intercepting = false
-			p.cleanup(ctx, p.sess, "Input.setInterceptDrags", map[string]any{"enabled": false})
-		}
+	stopIntercepting, err := p.interceptDrags(ctx)
+	if err != nil {
+		return false, err
 	}
 	defer stopIntercepting()
 	pressed := false
@@ -90,62 +84,108 @@ func (p *Page) Drag(ctx context.Context, e Elem, from, to Point) (html5 bool, er
 	if err := p.mouseEvent(ctx, "mouseMoved", first, 1); err != nil {
 		return false, err
 	}
-	var started bool
-	if err := callFunction(ctx, s, obj, dragStartedJS, &started); err != nil && !errors.Is(err, ErrStale) {
+	started, data, err := dragStarted(ctx, s, obj, intercepted)
+	if err != nil {
 		return false, err
-	}
-	var data jsonv2.Value // the drag's data, passed back as Chromium gave it
-	if started {
-		// Chromium intercepted the drag it would have started: take its
-		// data, to carry it with drag events.
-		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		ev, ok := intercepted.Next(wctx)
-		cancel()
-		if !ok {
-			return false, errors.New("dragging: the page started an HTML5 drag, but Chromium did not hand it over; try again")
-		}
-		var payload struct {
-			Data jsonv2.Value `json:"data"`
-		}
-		if err := ev.Decode(&payload); err != nil {
-			return false, err
-		}
-		data = payload.Data
 	}
 	stopIntercepting()
 
 	if started {
 		pressed = false // the drag events end it, not a release
-		if err := p.dragEvent(ctx, "dragEnter", first, data); err != nil {
-			return true, err
+		return true, p.carryHTML5Drag(ctx, first, to, data)
+	}
+	if err := p.carryMouseDrag(ctx, first, to); err != nil {
+		return false, err
+	}
+	pressed = false
+	return false, p.mouseEvent(ctx, "mouseReleased", to, 1)
+}
+
+// interceptDrags has Chromium hand over the HTML5 drag the page starts
+// (an Input.dragIntercepted event) rather than start it itself: mouse
+// events alone cannot carry such a drag in headless Chromium (see Drag).
+// stop turns that off again; it may be called more than once.
+func (p *Page) interceptDrags(ctx context.Context) (stop func(), err error) {
+	if err := p.sess.Call(ctx, "Input.setInterceptDrags", map[string]any{"enabled": true}, nil); err != nil {
+		return nil, fmt.Errorf("dragging: %w", err)
+	}
+	intercepting := true
+	return func() {
+		if intercepting {
+			intercepting = false
+			p.cleanup(ctx, p.sess, "Input.setInterceptDrags", map[string]any{"enabled": false})
 		}
-		for i := 1; i <= dragSteps; i++ {
-			if err := p.dragEvent(ctx, "dragOver", first.lerp(to, float64(i)/dragSteps), data); err != nil {
-				return true, err
-			}
-		}
-		// Hover over the drop point as a hand does: the list makes room
-		// with an animation, and pages ignore the pointer over what still
-		// moves (SortableJS); once it rests, one more move.
-		if p.awaitAnimations(ctx) {
-			if err := p.dragEvent(ctx, "dragOver", to, data); err != nil {
-				return true, err
-			}
-		}
-		return true, p.dragEvent(ctx, "drop", to, data)
+	}, nil
+}
+
+// dragStarted tells whether the press and first move on the element obj
+// started an HTML5 drag that no page handler cancelled (see dragStartedJS)
+// and, when they did, takes the drag's data from the Input.dragIntercepted
+// event Chromium sends on intercepted, to pass back as Chromium gave it.
+func dragStarted(ctx context.Context, s *cdp.Session, obj string, intercepted *cdp.Listener) (bool, jsonv2.Value, error) {
+	var started bool
+	if err := callFunction(ctx, s, obj, dragStartedJS, &started); err != nil && !errors.Is(err, ErrStale) {
+		return false, nil, err
+	}
+	if !started {
+		return false, nil, nil
+	}
+	// Chromium intercepted the drag it would have started: take its
+	// data, to carry it with drag events.
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	ev, ok := intercepted.Next(wctx)
+	cancel()
+	if !ok {
+		return false, nil, errors.New("dragging: the page started an HTML5 drag, but Chromium did not hand it over; try again")
+	}
+	var payload struct {
+		Data jsonv2.Value `json:"data"`
+	}
+	if err := ev.Decode(&payload); err != nil {
+		return false, nil, err
+	}
+	return true, payload.Data, nil
+}
+
+// carryHTML5Drag carries an intercepted HTML5 drag, with its data, from
+// the first move's point to the drop point in dragSteps drag events, and
+// drops it there.
+func (p *Page) carryHTML5Drag(ctx context.Context, first, to Point, data jsonv2.Value) error {
+	if err := p.dragEvent(ctx, "dragEnter", first, data); err != nil {
+		return err
 	}
 	for i := 1; i <= dragSteps; i++ {
+		if err := p.dragEvent(ctx, "dragOver", first.lerp(to, float64(i)/dragSteps), data); err != nil {
+			return err
+		}
+	}
+	// Hover over the drop point as a hand does: the list makes room
+	// with an animation, and pages ignore the pointer over what still
+	// moves (SortableJS); once it rests, one more move.
+	if p.awaitAnimations(ctx) {
+		if err := p.dragEvent(ctx, "dragOver", to, data); err != nil {
+			return err
+		}
+	}
+	return p.dragEvent(ctx, "drop", to, data)
+}
+
+// carryMouseDrag moves the mouse, its button held, from the first move's
+// point to the drop point in dragSteps moves, and once more when what the
+// page animates has come to rest there, as carryHTML5Drag does; the
+// caller lets go of the button.
+func (p *Page) carryMouseDrag(ctx context.Context, first, to Point) error {
+	for i := 1; i <= dragSteps; i++ {
 		if err := p.mouseEvent(ctx, "mouseMoved", first.lerp(to, float64(i)/dragSteps), 1); err != nil {
-			return false, err
+			return err
 		}
 	}
 	if p.awaitAnimations(ctx) {
 		if err := p.mouseEvent(ctx, "mouseMoved", to, 1); err != nil {
-			return false, err
+			return err
 		}
 	}
-	pressed = false
-	return false, p.mouseEvent(ctx, "mouseReleased", to, 1)
+	return nil
 }
 
 // Point is a position in the tab's viewport, in CSS pixels.

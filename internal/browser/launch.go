@@ -155,42 +155,104 @@ func Launch(ctx context.Context, o LaunchOptions) (*Process, *cdp.Conn, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := prepareProfile(o); err != nil {
+		return nil, nil, err
+	}
+	pp, err := openLaunchPipes()
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := startChromium(exe, o, pp)
+	if err != nil {
+		pp.closeDebug()
+		return nil, nil, fmt.Errorf("starting %s: %w", exe, err)
+	}
+	// Chromium holds its ends of the debugging pipe now.
+	pp.cmdR.Close()
+	pp.respW.Close()
+	if o.PIDFile != "" {
+		_ = os.MkdirAll(filepath.Dir(o.PIDFile), 0o700)
+		_ = os.WriteFile(o.PIDFile, []byte(strconv.Itoa(p.pid)+"\n"+o.UserDataDir+"\n"), 0o600)
+	}
+	conn := cdp.NewConn(cdp.NewPipe(pp.respR, pp.cmdW))
+	if err := awaitBrowser(ctx, conn, p, exe); err != nil {
+		return nil, nil, err
+	}
+	return p, conn, nil
+}
+
+// prepareProfile makes the profile folder o.UserDataDir ready for the
+// browser: it creates the folder, quiets what would get in the way of
+// tasks (quietPrefs) and, with o.Forget, readies it to keep no record
+// (prepareForget).
+func prepareProfile(o LaunchOptions) error {
 	if o.UserDataDir == "" {
-		return nil, nil, errors.New("launch: no user-data-dir")
+		return errors.New("launch: no user-data-dir")
 	}
 	if err := os.MkdirAll(o.UserDataDir, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("creating profile folder: %w", err)
+		return fmt.Errorf("creating profile folder: %w", err)
 	}
 	quietPrefs(o.UserDataDir)
 	if o.Forget {
 		if err := prepareForget(o.UserDataDir); err != nil {
-			return nil, nil, fmt.Errorf("launch: %w", err)
+			return fmt.Errorf("launch: %w", err)
 		}
 	}
+	return nil
+}
+
+// launchPipes are the pipes between browserd and the Chromium it starts:
+// the debugging pipe's two directions, and one that takes Chromium's
+// output.
+type launchPipes struct {
+	cmdR, cmdW   *os.File // commands: Chromium reads cmdR, as its fd 3
+	respR, respW *os.File // replies: Chromium writes respW, as its fd 4
+	outR, outW   *os.File // Chromium's stdout and stderr
+}
+
+// openLaunchPipes opens the pipes Launch gives Chromium; when one cannot
+// be opened, it closes those it opened.
+func openLaunchPipes() (launchPipes, error) {
 	// Pipes: Chromium reads commands on fd 3 and writes replies on fd 4.
 	cmdR, cmdW, err := os.Pipe()
 	if err != nil {
-		return nil, nil, err
+		return launchPipes{}, err
 	}
 	respR, respW, err := os.Pipe()
 	if err != nil {
 		cmdR.Close()
 		cmdW.Close()
-		return nil, nil, err
+		return launchPipes{}, err
 	}
-	cmd := exec.Command(exe, o.Args()...)
-	cmd.ExtraFiles = []*os.File{cmdR, respW}
-	stderr := &tailBuffer{max: 32 << 10}
+	pp := launchPipes{cmdR: cmdR, cmdW: cmdW, respR: respR, respW: respW}
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		for _, f := range []*os.File{cmdR, cmdW, respR, respW} {
-			f.Close()
-		}
-		return nil, nil, err
+		pp.closeDebug()
+		return launchPipes{}, err
 	}
+	pp.outR, pp.outW = outR, outW
+	return pp, nil
+}
+
+// closeDebug closes both ends of the debugging pipe's two directions.
+func (pp launchPipes) closeDebug() {
+	for _, f := range []*os.File{pp.cmdR, pp.cmdW, pp.respR, pp.respW} {
+		f.Close()
+	}
+}
+
+// startChromium starts exe with o's arguments and the debugging pipe as
+// its fd 3 and 4 (see launchPipes), its output kept in the Process's tail
+// buffer. It closes browserd's write end of the output pipe, and the read
+// end too when Chromium did not start; the debugging pipe is the
+// caller's to close.
+func startChromium(exe string, o LaunchOptions, pp launchPipes) (*Process, error) {
+	cmd := exec.Command(exe, o.Args()...)
+	cmd.ExtraFiles = []*os.File{pp.cmdR, pp.respW}
+	stderr := &tailBuffer{max: 32 << 10}
 	// An *os.File, so that Wait does not wait for helpers that inherited it.
-	cmd.Stdout = outW
-	cmd.Stderr = outW
+	cmd.Stdout = pp.outW
+	cmd.Stderr = pp.outW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Env = append(os.Environ(), "GOOGLE_API_KEY=no", "GOOGLE_DEFAULT_CLIENT_ID=no", "GOOGLE_DEFAULT_CLIENT_SECRET=no")
 
@@ -199,45 +261,44 @@ func Launch(ctx context.Context, o LaunchOptions) (*Process, *cdp.Conn, error) {
 		p.forget = o.UserDataDir
 	}
 	started := make(chan error, 1)
-	// The goroutine that starts Chromium keeps its OS thread for as long as
-	// Chromium runs: Pdeathsig is tied to the thread, not the process, and
-	// Go would otherwise be free to retire the thread and kill the browser.
-	go func() {
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			close(p.done)
-			return
-		}
-		p.pid = cmd.Process.Pid
-		started <- nil
-		p.waitErr = cmd.Wait()
-		// Renderers and helpers share the process group; take them too.
-		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
-		close(p.done)
-	}()
-	err = <-started
-	outW.Close()
-	if err == nil {
-		// Ends when the last process of the group has closed its output.
-		go func() { _, _ = io.Copy(stderr, outR); outR.Close() }()
-	} else {
-		outR.Close()
-	}
+	go p.run(started)
+	err := <-started
+	pp.outW.Close()
 	if err != nil {
-		for _, f := range []*os.File{cmdR, cmdW, respR, respW} {
-			f.Close()
-		}
-		return nil, nil, fmt.Errorf("starting %s: %w", exe, err)
+		pp.outR.Close()
+		return nil, err
 	}
-	cmdR.Close()
-	respW.Close()
-	if o.PIDFile != "" {
-		_ = os.MkdirAll(filepath.Dir(o.PIDFile), 0o700)
-		_ = os.WriteFile(o.PIDFile, []byte(strconv.Itoa(p.pid)+"\n"+o.UserDataDir+"\n"), 0o600)
-	}
-	conn := cdp.NewConn(cdp.NewPipe(respR, cmdW))
+	// Ends when the last process of the group has closed its output.
+	go func() { _, _ = io.Copy(stderr, pp.outR); pp.outR.Close() }()
+	return p, nil
+}
 
+// run starts the browser process, says on started whether it could, and
+// waits for it to exit; then it kills what is left of its process group
+// and closes done.
+//
+// The goroutine that starts Chromium keeps its OS thread for as long as
+// Chromium runs: Pdeathsig is tied to the thread, not the process, and
+// Go would otherwise be free to retire the thread and kill the browser.
+func (p *Process) run(started chan<- error) {
+	runtime.LockOSThread()
+	if err := p.cmd.Start(); err != nil {
+		started <- err
+		close(p.done)
+		return
+	}
+	p.pid = p.cmd.Process.Pid
+	started <- nil
+	p.waitErr = p.cmd.Wait()
+	// Renderers and helpers share the process group; take them too.
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	close(p.done)
+}
+
+// awaitBrowser waits, up to 30 seconds, for the browser's first answer
+// on conn. When none comes, it closes conn, kills p and says why, with
+// the end of Chromium's output.
+func awaitBrowser(ctx context.Context, conn *cdp.Conn, p *Process, exe string) error {
 	// The first answer proves the browser is up.
 	vctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -247,9 +308,9 @@ func Launch(ctx context.Context, o LaunchOptions) (*Process, *cdp.Conn, error) {
 	if err := conn.Browser().Call(vctx, "Browser.getVersion", nil, &ver); err != nil {
 		conn.Close()
 		p.Kill()
-		return nil, nil, fmt.Errorf("chromium did not start (%s): %w; its output ends: %s", exe, err, p.stderr.Tail(800))
+		return fmt.Errorf("chromium did not start (%s): %w; its output ends: %s", exe, err, p.stderr.Tail(800))
 	}
-	return p, conn, nil
+	return nil
 }
 
 // PID is the browser process id.
