@@ -116,6 +116,33 @@ func (c *Config) Resolve() error {
 			return fmt.Errorf("--notify-url %q: want an http:// or https:// URL", c.NotifyURL)
 		}
 	}
+	if err := c.resolveData(); err != nil {
+		return err
+	}
+	if err := c.resolvePaths(); err != nil {
+		return err
+	}
+	if err := c.checkLimits(); err != nil {
+		return err
+	}
+	if err := c.checkMetricsListen(); err != nil {
+		return err
+	}
+	if err := c.resolveCluster(); err != nil {
+		return err
+	}
+	if err := c.resolveSessionService(); err != nil {
+		return err
+	}
+	if c.CDP != "" && !strings.HasPrefix(c.CDP, "ws://") && !strings.HasPrefix(c.CDP, "wss://") {
+		return fmt.Errorf("--cdp %q: want a ws:// URL such as ws://127.0.0.1:9222/devtools/browser/<id>", c.CDP)
+	}
+	return nil
+}
+
+// resolveData makes the data directory absolute, defaulting it to
+// XDG_DATA_HOME/browserd, else ~/.local/share/browserd.
+func (c *Config) resolveData() error {
 	if c.Data == "" {
 		base := os.Getenv("XDG_DATA_HOME")
 		if base == "" {
@@ -132,6 +159,14 @@ func (c *Config) Resolve() error {
 		return fmt.Errorf("--data %q: %w", c.Data, err)
 	}
 	c.Data = abs
+	return nil
+}
+
+// resolvePaths fills the paths that default to a place in the data
+// directory — uploads, user-data roots, the store, the secret key — and
+// checks the ones given: user-data roots are absolute folders short of the
+// whole file system, a PostgreSQL URL reads as one.
+func (c *Config) resolvePaths() error {
 	if c.UploadDir == "" {
 		c.UploadDir = filepath.Join(c.Data, "uploads")
 	}
@@ -159,6 +194,12 @@ func (c *Config) Resolve() error {
 	if c.SecretKeyFile == "" {
 		c.SecretKeyFile = filepath.Join(c.Data, "secret.key")
 	}
+	return nil
+}
+
+// checkLimits checks the numbers (capture interval and keeping, viewport,
+// timeouts) and that every action --deny-actions names is one.
+func (c *Config) checkLimits() error {
 	if c.SnapshotInterval < 0 {
 		return fmt.Errorf("--snapshot-interval must not be negative (0 captures after every state-changing action; --no-capture turns captures off)")
 	}
@@ -179,14 +220,29 @@ func (c *Config) Resolve() error {
 			return fmt.Errorf("--deny-actions %q: not an action; actions are %s", a, strings.Join(tool.Actions, ", "))
 		}
 	}
-	if c.MetricsListen != "" {
-		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
-			return fmt.Errorf("--metrics-listen %q: want HOST:PORT, e.g. 10.0.0.5:9465 (an address only the scraper can reach: it needs no token)", c.MetricsListen)
-		}
-		if c.MetricsListen == c.Listen {
-			return fmt.Errorf("--metrics-listen %s is also --listen: give the metrics an address of their own, or drop --metrics-listen and scrape /metrics on --listen with admin's token", c.MetricsListen)
-		}
+	return nil
+}
+
+// checkMetricsListen checks that --metrics-listen, when given, is a
+// HOST:PORT of its own: it serves the metrics without a token, so it must
+// not be the API's address.
+func (c *Config) checkMetricsListen() error {
+	if c.MetricsListen == "" {
+		return nil
 	}
+	if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
+		return fmt.Errorf("--metrics-listen %q: want HOST:PORT, e.g. 10.0.0.5:9465 (an address only the scraper can reach: it needs no token)", c.MetricsListen)
+	}
+	if c.MetricsListen == c.Listen {
+		return fmt.Errorf("--metrics-listen %s is also --listen: give the metrics an address of their own, or drop --metrics-listen and scrape /metrics on --listen with admin's token", c.MetricsListen)
+	}
+	return nil
+}
+
+// resolveCluster fills and checks the settings of several nodes on one
+// store (docs/cluster.md): the lease TTL, the node id and the URL other
+// nodes reach this one at, without a trailing slash.
+func (c *Config) resolveCluster() error {
 	if c.LeaseTTL == 0 {
 		c.LeaseTTL = Default().LeaseTTL
 	}
@@ -204,12 +260,6 @@ func (c *Config) Resolve() error {
 			return fmt.Errorf("--advertise-url %q: want the base URL other nodes reach this daemon at, e.g. http://10.0.0.5:8765", c.AdvertiseURL)
 		}
 		c.AdvertiseURL = strings.TrimSuffix(c.AdvertiseURL, "/")
-	}
-	if err := c.resolveSessionService(); err != nil {
-		return err
-	}
-	if c.CDP != "" && !strings.HasPrefix(c.CDP, "ws://") && !strings.HasPrefix(c.CDP, "wss://") {
-		return fmt.Errorf("--cdp %q: want a ws:// URL such as ws://127.0.0.1:9222/devtools/browser/<id>", c.CDP)
 	}
 	return nil
 }

@@ -127,13 +127,7 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 	}
 	defer closeEngine() // when starting fails before the lock is taken
 
-	if cfg.Data == "" {
-		return errors.New("no data directory: resolve the config before running the daemon")
-	}
-	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
-		return fmt.Errorf("create the data directory: %w", err)
-	}
-	lock, err := lockDataDir(cfg.Data)
+	lock, err := claimDataDir(cfg.Data)
 	if err != nil {
 		return err
 	}
@@ -143,11 +137,9 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 	}
 	engineOpen = true
 	defer closeEngine() // before the lock is released
-	tokens := tokensOf(eng)
-	if tokens != nil {
-		if err := auth.Bootstrap(ctx, tokens, cfg.Path(tokenFile)); err != nil {
-			return fmt.Errorf("set up the admin token: %w", err)
-		}
+	tokens, err := adminTokens(ctx, cfg, eng)
+	if err != nil {
+		return err
 	}
 
 	pidPath := cfg.Path(pidFile)
@@ -162,27 +154,97 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 		return err
 	}
 	defer removeFile(log, sock)
-	listeners := []net.Listener{unixLn}
-	dashBase := ""
+	listeners, metricsLn, dashBase, err := listenTCP(cfg, unixLn)
+	if err != nil {
+		return err
+	}
+	set := metricsOf(eng)
+	dash := connectEngine(ctx, cfg, eng, listeners, dashBase, log)
+
+	version := Version()
+	handlers := make([]http.Handler, len(listeners))
+	served := files.New(files.Options{}) // one for all listeners: a link works on each
+	for i := range listeners {
+		handlers[i] = newMux(eng, tokens, log, version, cfg, dash, set, served)
+	}
+	srv := startServers(ctx, listeners, handlers, metricsLn, set, log)
+	log.Info("browserd started", "pid", os.Getpid(), "version", version, "data", cfg.Data,
+		"socket", sock, "listen", cfg.Listen, "metrics_listen", cfg.MetricsListen, "admin_token_file", cfg.Path(tokenFile))
+
+	select {
+	case <-ctx.Done():
+		log.Info("browserd stopping")
+	case err = <-srv.failed:
+		log.Error("browserd stopping: serving failed", "error", err)
+	}
+
+	srv.shutdown(ctx, log)
+	if dash != nil {
+		dash.Close()
+	}
+	closeEngine()
+	log.Info("browserd stopped")
+	return err
+}
+
+// claimDataDir creates the data directory (0700) and takes its lock, so
+// that this daemon is the only one for it.
+func claimDataDir(data string) (*dirLock, error) {
+	if data == "" {
+		return nil, errors.New("no data directory: resolve the config before running the daemon")
+	}
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		return nil, fmt.Errorf("create the data directory: %w", err)
+	}
+	return lockDataDir(data)
+}
+
+// adminTokens is the engine's token store, if it keeps one, with admin's
+// token made on first start (<data>/token).
+func adminTokens(ctx context.Context, cfg config.Config, eng Engine) (auth.Store, error) {
+	tokens := tokensOf(eng)
+	if tokens != nil {
+		if err := auth.Bootstrap(ctx, tokens, cfg.Path(tokenFile)); err != nil {
+			return nil, fmt.Errorf("set up the admin token: %w", err)
+		}
+	}
+	return tokens, nil
+}
+
+// listenTCP opens the TCP listeners that go with the Unix socket's unixLn:
+// cfg.Listen's, for the API, after unixLn in listeners — dashBase is then
+// its http:// URL, where the dashboard is served — and cfg.MetricsListen's,
+// for the metrics alone (nil when not set). When it cannot listen, it
+// closes what is open, unixLn included, and the error says which flag to
+// change.
+func listenTCP(cfg config.Config, unixLn net.Listener) (listeners []net.Listener, metricsLn net.Listener, dashBase string, err error) {
+	listeners = []net.Listener{unixLn}
 	if cfg.Listen != "" {
 		tcpLn, err := net.Listen("tcp", cfg.Listen)
 		if err != nil {
 			unixLn.Close()
-			return fmt.Errorf("listen on %s: %w; choose another address with --listen HOST:PORT, or --listen '' for the Unix socket only", cfg.Listen, err)
+			return nil, nil, "", fmt.Errorf("listen on %s: %w; choose another address with --listen HOST:PORT, or --listen '' for the Unix socket only", cfg.Listen, err)
 		}
 		listeners = append(listeners, tcpLn)
 		dashBase = "http://" + tcpLn.Addr().String()
 	}
-	var metricsLn net.Listener
 	if cfg.MetricsListen != "" {
 		if metricsLn, err = net.Listen("tcp", cfg.MetricsListen); err != nil {
 			for _, ln := range listeners {
 				ln.Close()
 			}
-			return fmt.Errorf("listen on %s for metrics: %w; choose another address with --metrics-listen HOST:PORT, or leave it out and scrape /metrics on --listen with admin's token", cfg.MetricsListen, err)
+			return nil, nil, "", fmt.Errorf("listen on %s for metrics: %w; choose another address with --metrics-listen HOST:PORT, or leave it out and scrape /metrics on --listen with admin's token", cfg.MetricsListen, err)
 		}
 	}
-	set := metricsOf(eng)
+	return listeners, metricsLn, dashBase, nil
+}
+
+// connectEngine tells the engine where it is served: it makes the dashboard
+// and live view for an engine that has tabs to show, gives the engine the
+// dashboard's base URL, and, for a node among others, advertises the URL
+// the other nodes reach it at (from the TCP listener, listeners[1], if
+// any). It returns the dashboard, nil without one.
+func connectEngine(ctx context.Context, cfg config.Config, eng Engine, listeners []net.Listener, dashBase string, log *slog.Logger) *live.Server {
 	// The dashboard and live view (internal/live), for engines that have
 	// tabs to show.
 	var dash *live.Server
@@ -199,18 +261,22 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 		}
 		cl.Advertise(ctx, cfg.AdvertisedURL(tcp))
 	}
+	return dash
+}
 
-	version := Version()
-	var (
-		wg      sync.WaitGroup
-		servers []*http.Server
-		failed  = make(chan error, len(listeners))
-	)
-	handlers := make([]http.Handler, len(listeners))
-	served := files.New(files.Options{}) // one for all listeners: a link works on each
-	for i := range listeners {
-		handlers[i] = newMux(eng, tokens, log, version, cfg, dash, set, served)
-	}
+// servers are the daemon's HTTP servers, one per listener, each serving in
+// a goroutine of its own; failed gets the error of one that stops serving
+// before shutdown.
+type servers struct {
+	wg     sync.WaitGroup
+	all    []*http.Server
+	failed chan error
+}
+
+// startServers serves each of listeners with its handler and metricsLn,
+// when set, with the metrics alone; requests' contexts derive from ctx.
+func startServers(ctx context.Context, listeners []net.Listener, handlers []http.Handler, metricsLn net.Listener, set *metrics.Set, log *slog.Logger) *servers {
+	s := &servers{failed: make(chan error, len(listeners))}
 	if metricsLn != nil {
 		listeners = append(listeners, metricsLn)
 		handlers = append(handlers, metricsMux(set))
@@ -222,38 +288,29 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		}
-		servers = append(servers, srv)
-		wg.Go(func() {
+		s.all = append(s.all, srv)
+		s.wg.Go(func() {
 			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-				failed <- fmt.Errorf("serve on %s: %w", ln.Addr(), err)
+				s.failed <- fmt.Errorf("serve on %s: %w", ln.Addr(), err)
 			}
 		})
 	}
-	log.Info("browserd started", "pid", os.Getpid(), "version", version, "data", cfg.Data,
-		"socket", sock, "listen", cfg.Listen, "metrics_listen", cfg.MetricsListen, "admin_token_file", cfg.Path(tokenFile))
+	return s
+}
 
-	select {
-	case <-ctx.Done():
-		log.Info("browserd stopping")
-	case err = <-failed:
-		log.Error("browserd stopping: serving failed", "error", err)
-	}
-
+// shutdown stops the servers, letting in-flight requests end within
+// ShutdownTimeout and then closing their connections, and waits until
+// every one has stopped serving.
+func (s *servers) shutdown(ctx context.Context, log *slog.Logger) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
-	for _, srv := range servers {
+	for _, srv := range s.all {
 		if serr := srv.Shutdown(sctx); serr != nil {
 			log.Warn("HTTP shutdown timed out; closing connections", "error", serr)
 			srv.Close()
 		}
 	}
 	cancel()
-	wg.Wait()
-	if dash != nil {
-		dash.Close()
-	}
-	closeEngine()
-	log.Info("browserd stopped")
-	return err
+	s.wg.Wait()
 }
 
 // newMux routes one listener's requests: the JSON API under /api/, MCP

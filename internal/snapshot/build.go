@@ -518,26 +518,77 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 		return []*item{{role: "text", name: n.Name, text: true, owner: n.ParentID, parent: n.ParentID}}
 	}
 
-	pr := roleOf(n.Role)
-	generic := n.Ignored || genericRoles[n.Role]
-	clickable := n.BackendID != 0 && f.Clickable[n.BackendID] && !inRef &&
-		pr.role != "document" && pr.role != "iframe"
-	control := n.BackendID != 0 && (clickable || !n.Ignored && actionable(n))
+	kd := b.kindOf(fi, ni, inRef)
+	kids := b.visitChildren(fi, ni, &kd, inRef)
+
+	name := n.Name
+	if strings.IndexFunc(name, iconRune) >= 0 {
+		name = norm(name) // an icon font's glyph is no name
+	}
+	if !kd.hasRef && !force {
+		if folded, ok := fold(f, n, kd.generic, name, kids); ok {
+			return folded
+		}
+	}
+	if kd.hasRef && len(kids) == 0 && norm(name) == "" {
+		// An element the AX tree has no text for, such as a clickable
+		// aria-hidden one: the text of its ignored nodes if Chromium named
+		// them, else the text the page gave for it.
+		if name = b.subtreeText(fi, ni); name == "" {
+			name = f.ClickableText[n.BackendID]
+		}
+	}
+	it, kids := b.newItem(f, n, &kd, name, kids)
+	return arrange(it, kids)
+}
+
+// kind is what visit works out about a node before it visits its children:
+// how its role prints and whether it takes a ref.
+type kind struct {
+	pr        printed
+	generic   bool   // ignored, or of a role that means nothing by itself
+	clickable bool   // clickable without an ARIA role, outside any ref
+	control   bool   // clickable, or actionable for its role or focus
+	hasRef    bool   // a control, or a list item, image or label of its own
+	ref       string // the ref assigned when hasRef
+}
+
+// kindOf tells how node ni of frame fi prints and whether it is a control,
+// and assigns its ref when it takes one, in document order. inRef tells
+// that an ancestor has a ref.
+func (b *builder) kindOf(fi, ni int, inRef bool) kind {
+	f := &b.frames[fi]
+	n := &f.Nodes[ni]
+	var kd kind
+	kd.pr = roleOf(n.Role)
+	kd.generic = n.Ignored || genericRoles[n.Role]
+	kd.clickable = n.BackendID != 0 && f.Clickable[n.BackendID] && !inRef &&
+		kd.pr.role != "document" && kd.pr.role != "iframe"
+	kd.control = n.BackendID != 0 && (kd.clickable || !n.Ignored && actionable(n))
 	// A list item, image or label gets a ref of its own but leaves those
 	// inside it theirs.
-	hasRef := control || n.BackendID != 0 && !n.Ignored && b.ownRef(fi, ni, inRef)
-	var ref string
-	if hasRef {
-		ref = b.refs.Assign(Key{f.Key, n.BackendID}, b.opt.Owner)
+	kd.hasRef = kd.control || n.BackendID != 0 && !n.Ignored && b.ownRef(fi, ni, inRef)
+	if kd.hasRef {
+		kd.ref = b.refs.Assign(Key{f.Key, n.BackendID}, b.opt.Owner)
 		l := [2]string{n.Role, n.Name}
-		b.labels[l] = append(b.labels[l], ref)
+		b.labels[l] = append(b.labels[l], kd.ref)
 	}
+	return kd
+}
 
+// visitChildren renders the children of node ni of frame fi and, for an
+// <iframe>, the frames it owns; a field's text that only repeats its value
+// is left out. kd is the node's kind; inRef tells that an ancestor has a
+// ref.
+func (b *builder) visitChildren(fi, ni int, kd *kind, inRef bool) []*item {
+	x := &b.idx[fi]
+	f := &b.frames[fi]
+	n := &f.Nodes[ni]
 	// Inside a control, a clickable element is the control's own (a
 	// pointer cursor is inherited) — but not inside a container that is
 	// merely focusable (a list or menu with tabindex, as jQuery UI's
 	// autocomplete draws): its items are targets of their own.
-	within := inRef || control && (clickable || widgetRoles[n.Role] && !containerRoles[n.Role] || genericRoles[n.Role])
+	within := inRef || kd.control && (kd.clickable || widgetRoles[n.Role] && !containerRoles[n.Role] || genericRoles[n.Role])
 	var kids []*item
 	for i, id := range n.ChildIDs {
 		if ci, ok := x.byID[id]; ok {
@@ -548,72 +599,70 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 			kids = append(kids, got...)
 		}
 	}
-	if valueRoles[pr.role] && norm(n.Value) != "" {
+	if valueRoles[kd.pr.role] && norm(n.Value) != "" {
 		// A field's text is its value, already on its line.
 		v := norm(n.Value)
 		kids = slices.DeleteFunc(kids, func(k *item) bool { return k.text && norm(k.name) == v })
 	}
-	if pr.role == "iframe" && n.BackendID != 0 {
+	if kd.pr.role == "iframe" && n.BackendID != 0 {
 		for _, ci := range b.children[frameOwner{f.Key, n.BackendID}] {
 			if !b.used[ci] {
 				kids = append(kids, b.frame(ci, within)...)
 			}
 		}
 	}
+	return kids
+}
 
-	name := n.Name
-	if strings.IndexFunc(name, iconRune) >= 0 {
-		name = norm(name) // an icon font's glyph is no name
-	}
-	if !hasRef && !force {
-		switch {
-		case generic, n.Role == "rowgroup":
-			if generic && n.BackendID != 0 {
-				if kids = tidy(kids, ""); groups(kids) {
-					// A card or a row of a grid: its controls go with its
-					// text (kept when it has look-alikes: see tidy).
-					return []*item{{role: "generic", group: true, key: Key{f.Key, n.BackendID}, children: kids}}
-				}
-			}
-			return kids
-		case wrapperRoles[n.Role] && norm(name) == "":
-			if inlineRoles[n.Role] {
-				// Formatting: its text belongs to the element around it.
-				for _, k := range kids {
-					if k.text && k.owner == n.ID {
-						k.owner = n.ParentID
-					}
-				}
-			}
-			return kids
-		case n.Role == "paragraph" && norm(name) == "" && len(kids) <= 1:
-			return kids
-		}
-	}
-	if hasRef && len(kids) == 0 && norm(name) == "" {
-		// An element the AX tree has no text for, such as a clickable
-		// aria-hidden one: the text of its ignored nodes if Chromium named
-		// them, else the text the page gave for it.
-		if name = b.subtreeText(fi, ni); name == "" {
-			name = f.ClickableText[n.BackendID]
-		}
-	}
-
-	role := pr.role
+// fold returns what a node without a ref of its own prints in its place
+// when it prints no line itself — a generic container, a row group, a
+// nameless wrapper, a nameless paragraph of one item — and whether it
+// folds. kids are its children's items, name its name.
+func fold(f *Frame, n *Node, generic bool, name string, kids []*item) ([]*item, bool) {
 	switch {
-	case control && editableRoot(n):
+	case generic, n.Role == "rowgroup":
+		if generic && n.BackendID != 0 {
+			if kids = tidy(kids, ""); groups(kids) {
+				// A card or a row of a grid: its controls go with its
+				// text (kept when it has look-alikes: see tidy).
+				return []*item{{role: "generic", group: true, key: Key{f.Key, n.BackendID}, children: kids}}, true
+			}
+		}
+		return kids, true
+	case wrapperRoles[n.Role] && norm(name) == "":
+		if inlineRoles[n.Role] {
+			// Formatting: its text belongs to the element around it.
+			for _, k := range kids {
+				if k.text && k.owner == n.ID {
+					k.owner = n.ParentID
+				}
+			}
+		}
+		return kids, true
+	case n.Role == "paragraph" && norm(name) == "" && len(kids) <= 1:
+		return kids, true
+	}
+	return nil, false
+}
+
+// newItem makes the printed line of node n of frame f — its role, name, ref
+// and attributes — and returns it with its children's items, tidied.
+func (b *builder) newItem(f *Frame, n *Node, kd *kind, name string, kids []*item) (*item, []*item) {
+	role := kd.pr.role
+	switch {
+	case kd.control && editableRoot(n):
 		role = "textbox"
-	case clickable && genericRoles[n.Role]:
+	case kd.clickable && genericRoles[n.Role]:
 		role = "clickable"
 	case role == "":
 		role = "generic"
 	}
-	it := &item{role: role, name: name, ref: hasRef, refID: ref, key: Key{f.Key, n.BackendID}}
+	it := &item{role: role, name: name, ref: kd.hasRef, refID: kd.ref, key: Key{f.Key, n.BackendID}}
 	hint := ""
-	if hasRef && norm(name) == "" && n.BackendID != 0 {
+	if kd.hasRef && norm(name) == "" && n.BackendID != 0 {
 		hint = f.Hints[n.BackendID]
 	}
-	it.attrs, it.cut = b.attrs(n, pr, role, ref, hint, n.BackendID != 0 && f.Current[n.BackendID])
+	it.attrs, it.cut = b.attrs(n, kd.pr, role, kd.ref, hint, n.BackendID != 0 && f.Current[n.BackendID])
 	if phrasingRoles[n.Role] {
 		// A paragraph, heading or label holds only inline content: the
 		// text of its spans reads as one run with its own ("Price: 20 to
@@ -624,16 +673,21 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 			}
 		}
 	}
-	kids = tidy(kids, name)
+	return it, tidy(kids, name)
+}
 
+// arrange puts a printed node's children under it — a table row's cells
+// on its own line, a lone text as its name or on its line — and returns
+// what prints: the item, or the control a list item only holds.
+func arrange(it *item, kids []*item) []*item {
 	switch {
-	case role == "listitem" && norm(name) == "" && !hasRef && len(kids) == 1 && kids[0].ref:
+	case it.role == "listitem" && norm(it.name) == "" && !it.ref && len(kids) == 1 && kids[0].ref:
 		// A list item that only holds a link or button is that control.
 		return kids
-	case role == "row":
+	case it.role == "row":
 		rowify(it, kids)
-	case len(kids) == 1 && kids[0].text && norm(name) == "" && role != "document" && role != "iframe":
-		if hasRef {
+	case len(kids) == 1 && kids[0].text && norm(it.name) == "" && it.role != "document" && it.role != "iframe":
+		if it.ref {
 			it.name = kids[0].name
 		} else {
 			var n int
@@ -643,7 +697,7 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 		}
 	default:
 		it.children = kids
-		if role == "table" || role == "grid" || role == "treegrid" {
+		if it.role == "table" || it.role == "grid" || it.role == "treegrid" {
 			compactTable(kids)
 		}
 	}

@@ -35,79 +35,127 @@ func Patch(old []Node, ch Change) ([]Node, error) {
 	if len(old) == 0 {
 		return nil, fmt.Errorf("no tree to patch")
 	}
+	p := newPatcher(old)
+	for _, sub := range ch.Subtrees {
+		if err := p.replaceSubtree(sub); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.replaceNodes(ch.Nodes); err != nil {
+		return nil, err
+	}
+	return p.walk()
+}
+
+// patcher is a frame's tree while a Change is applied to it: the old nodes,
+// left as they were, and what the change puts in their place.
+type patcher struct {
+	old []Node
 	// The old nodes by id (indexes into old); the change's nodes override
 	// them; dropped ids are gone.
-	oldID := make(map[string]int, len(old))
-	root := ""
+	oldID map[string]int
+	repl  map[string]*Node
+	gone  map[string]bool
+	root  string // the id the walk starts from
+}
+
+// newPatcher indexes the old nodes by id and finds the root: the first node
+// without a parent, else the first node.
+func newPatcher(old []Node) *patcher {
+	p := &patcher{
+		old:   old,
+		oldID: make(map[string]int, len(old)),
+		repl:  map[string]*Node{},
+		gone:  map[string]bool{},
+	}
 	for i := range old {
 		n := &old[i]
 		if isHidden(n.ID) {
 			continue // made again by the caller
 		}
-		if root == "" && n.ParentID == "" {
-			root = n.ID
+		if p.root == "" && n.ParentID == "" {
+			p.root = n.ID
 		}
-		oldID[n.ID] = i
+		p.oldID[n.ID] = i
 	}
-	if root == "" {
-		root = old[0].ID
+	if p.root == "" {
+		p.root = old[0].ID
 	}
-	repl := map[string]*Node{}
-	gone := map[string]bool{}
-	lookup := func(id string) (*Node, bool) {
-		if n, ok := repl[id]; ok {
-			return n, true
+	return p
+}
+
+// lookup returns the node the patched tree holds under id: the change's
+// version, else the old one unless it was dropped.
+func (p *patcher) lookup(id string) (*Node, bool) {
+	if n, ok := p.repl[id]; ok {
+		return n, true
+	}
+	if p.gone[id] {
+		return nil, false
+	}
+	i, ok := p.oldID[id]
+	if !ok {
+		return nil, false
+	}
+	return &p.old[i], true
+}
+
+// replaceSubtree puts a subtree read again in place of what hung under its
+// root before. It fails when the subtree's root is new and hangs from a node
+// the tree does not hold.
+func (p *patcher) replaceSubtree(sub []Node) error {
+	if len(sub) == 0 {
+		return nil
+	}
+	top := sub[0]
+	if _, ok := p.lookup(top.ID); !ok {
+		if _, ok := p.lookup(top.ParentID); !ok || top.ParentID == "" {
+			return fmt.Errorf("subtree %s hangs from %q, not in the tree", top.ID, top.ParentID)
 		}
-		if gone[id] {
-			return nil, false
-		}
-		i, ok := oldID[id]
+	}
+	// What hung under the root before goes; the subtree's nodes come in.
+	stack := []string{top.ID}
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n, ok := p.lookup(id)
 		if !ok {
-			return nil, false
-		}
-		return &old[i], true
-	}
-	for _, sub := range ch.Subtrees {
-		if len(sub) == 0 {
 			continue
 		}
-		top := sub[0]
-		if _, ok := lookup(top.ID); !ok {
-			if _, ok := lookup(top.ParentID); !ok || top.ParentID == "" {
-				return nil, fmt.Errorf("subtree %s hangs from %q, not in the tree", top.ID, top.ParentID)
-			}
-		}
-		// What hung under the root before goes; the subtree's nodes come in.
-		stack := []string{top.ID}
-		for len(stack) > 0 {
-			id := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			n, ok := lookup(id)
-			if !ok {
-				continue
-			}
-			gone[id] = true
-			delete(repl, id)
-			stack = append(stack, n.ChildIDs...)
-		}
-		for i := range sub {
-			n := normalize(sub[i])
-			repl[n.ID] = &n
-		}
+		p.gone[id] = true
+		delete(p.repl, id)
+		stack = append(stack, n.ChildIDs...)
 	}
-	for i := range ch.Nodes {
-		n := normalize(ch.Nodes[i])
+	for i := range sub {
+		n := normalize(sub[i])
+		p.repl[n.ID] = &n
+	}
+	return nil
+}
+
+// replaceNodes puts single nodes read again in place of their old versions.
+// It fails when one is not in the tree: a node is replaced, never added.
+func (p *patcher) replaceNodes(nodes []Node) error {
+	for i := range nodes {
+		n := normalize(nodes[i])
 		if n.ID == "" || n.ID == "0" {
 			continue // a DOM node with no accessibility node: nothing to show
 		}
-		if _, ok := lookup(n.ID); !ok {
-			return nil, fmt.Errorf("node %s is not in the tree", n.ID)
+		if _, ok := p.lookup(n.ID); !ok {
+			return fmt.Errorf("node %s is not in the tree", n.ID)
 		}
-		repl[n.ID] = &n
+		p.repl[n.ID] = &n
 	}
-	out := make([]Node, 0, len(old)+len(repl))
-	seen := make(map[string]bool, len(old)+len(repl))
-	stack := []string{root}
+	return nil
+}
+
+// walk lists the patched tree's nodes in tree order from the root, leaving
+// out the hidden nodes the caller makes again. It fails when a node names a
+// child the tree does not hold.
+func (p *patcher) walk() ([]Node, error) {
+	out := make([]Node, 0, len(p.old)+len(p.repl))
+	seen := make(map[string]bool, len(p.old)+len(p.repl))
+	stack := []string{p.root}
 	for len(stack) > 0 {
 		id := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -115,7 +163,7 @@ func Patch(old []Node, ch Change) ([]Node, error) {
 			continue
 		}
 		seen[id] = true
-		n, ok := lookup(id)
+		n, ok := p.lookup(id)
 		if !ok {
 			return nil, fmt.Errorf("node %s names child %s, which the tree does not hold", parentOf(out, id), id)
 		}

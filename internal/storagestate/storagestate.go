@@ -84,13 +84,38 @@ func (es Errors) Error() string {
 // Playwright does); missing required ones and bad values are errors naming
 // their path.
 func Parse(data []byte) (*State, error) {
+	raw, err := decodeRaw(data)
+	if err != nil {
+		return nil, err
+	}
+	var errs Errors
+	st := &State{Cookies: []Cookie{}, Origins: []Origin{}}
+	for i, m := range raw.Cookies {
+		st.Cookies = append(st.Cookies, parseCookie(fmt.Sprintf("cookies[%d]", i), m, &errs))
+	}
+	for i, m := range raw.Origins {
+		st.Origins = append(st.Origins, parseOrigin(fmt.Sprintf("origins[%d]", i), m, &errs))
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return st, nil
+}
+
+// rawState is a storageState as read, each cookie and origin still a map of
+// its fields, so that each field can be checked and named on its own.
+type rawState struct {
+	Cookies []map[string]json.RawMessage `json:"cookies"`
+	Origins []map[string]json.RawMessage `json:"origins"`
+}
+
+// decodeRaw reads the JSON of a storageState within the limits: the size
+// before reading it, the number of cookies and origins after.
+func decodeRaw(data []byte) (*rawState, error) {
 	if len(data) > MaxBytes {
 		return nil, fmt.Errorf("storageState is %d bytes; the limit is %d", len(data), MaxBytes)
 	}
-	var raw struct {
-		Cookies []map[string]json.RawMessage `json:"cookies"`
-		Origins []map[string]json.RawMessage `json:"origins"`
-	}
+	var raw rawState
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&raw); err != nil {
 		return nil, fmt.Errorf("storageState is not valid JSON of the form {\"cookies\":[…],\"origins\":[…]}: %s", jsonProblem(err))
@@ -98,101 +123,113 @@ func Parse(data []byte) (*State, error) {
 	if len(raw.Cookies) > MaxCookies || len(raw.Origins) > MaxOrigins {
 		return nil, fmt.Errorf("storageState has %d cookies and %d origins; the limits are %d and %d", len(raw.Cookies), len(raw.Origins), MaxCookies, MaxOrigins)
 	}
-	var errs Errors
-	bad := func(path, format string, args ...any) {
-		errs = append(errs, &FieldError{path, fmt.Sprintf(format, args...)})
+	return &raw, nil
+}
+
+// add records a validation error at path.
+func (es *Errors) add(path, format string, args ...any) {
+	*es = append(*es, &FieldError{path, fmt.Sprintf(format, args...)})
+}
+
+// parseCookie reads the cookie at path p from its fields m, filling the
+// defaults (path /, a session cookie), and adds to errs what is missing or
+// of the wrong type, then what checkCookie finds wrong.
+func parseCookie(p string, m map[string]json.RawMessage, errs *Errors) Cookie {
+	var c Cookie
+	str := func(field string, dst *string, required bool) {
+		v, ok := m[field]
+		if !ok {
+			if required {
+				errs.add(p+"."+field, "missing")
+			}
+			return
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			errs.add(p+"."+field, "want a string")
+		}
 	}
-	st := &State{Cookies: []Cookie{}, Origins: []Origin{}}
-	for i, m := range raw.Cookies {
-		p := fmt.Sprintf("cookies[%d]", i)
-		var c Cookie
-		str := func(field string, dst *string, required bool) {
-			v, ok := m[field]
-			if !ok {
-				if required {
-					bad(p+"."+field, "missing")
-				}
-				return
-			}
-			if err := json.Unmarshal(v, dst); err != nil {
-				bad(p+"."+field, "want a string")
-			}
+	boolean := func(field string, dst *bool) {
+		if v, ok := m[field]; ok && json.Unmarshal(v, dst) != nil {
+			errs.add(p+"."+field, "want true or false")
 		}
-		boolean := func(field string, dst *bool) {
-			if v, ok := m[field]; ok && json.Unmarshal(v, dst) != nil {
-				bad(p+"."+field, "want true or false")
-			}
-		}
-		str("name", &c.Name, true)
-		str("value", &c.Value, true)
-		str("domain", &c.Domain, true)
-		str("path", &c.Path, false)
-		str("sameSite", &c.SameSite, false)
-		boolean("httpOnly", &c.HTTPOnly)
-		boolean("secure", &c.Secure)
-		c.Expires = -1
-		if v, ok := m["expires"]; ok && json.Unmarshal(v, &c.Expires) != nil {
-			bad(p+".expires", "want seconds since the epoch, or -1 for a session cookie")
-		}
-		if c.Path == "" {
-			c.Path = "/"
-		}
-		switch {
-		case c.Name == "" && m["name"] != nil:
-			bad(p+".name", "empty")
-		case strings.ContainsAny(c.Name, ";=\x00\r\n") || strings.ContainsAny(c.Value, ";\x00\r\n"):
-			bad(p, "name or value has a character cookies cannot hold")
-		}
-		if m["domain"] != nil && (c.Domain == "" || strings.ContainsAny(c.Domain, "/:; \x00")) {
-			bad(p+".domain", "want a host such as example.com or .example.com")
-		}
-		if !strings.HasPrefix(c.Path, "/") {
-			bad(p+".path", "want a path starting with /")
-		}
-		if math.IsNaN(c.Expires) || math.IsInf(c.Expires, 0) || (c.Expires < 0 && c.Expires != -1) {
-			bad(p+".expires", "want seconds since the epoch, or -1 for a session cookie")
-		}
-		switch c.SameSite {
-		case "":
-			c.SameSite = "Lax"
-		case "Strict", "Lax", "None":
-		default:
-			bad(p+".sameSite", "want Strict, Lax or None")
-		}
-		st.Cookies = append(st.Cookies, c)
 	}
-	for i, m := range raw.Origins {
-		p := fmt.Sprintf("origins[%d]", i)
-		var o Origin
-		if v, ok := m["origin"]; !ok || json.Unmarshal(v, &o.Origin) != nil {
-			bad(p+".origin", "missing or not a string")
-		} else if u, err := url.Parse(o.Origin); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
-			bad(p+".origin", "want scheme://host[:port], e.g. https://example.com")
-		} else {
-			o.Origin = strings.TrimSuffix(o.Origin, "/")
-		}
-		items := func(field string) []NameValue {
-			v, ok := m[field]
-			if !ok {
-				return nil
-			}
-			var nv []NameValue
-			if err := json.Unmarshal(v, &nv); err != nil {
-				bad(p+"."+field, "want a list of {name, value}")
-			}
-			return nv
-		}
-		o.LocalStorage = items("localStorage")
-		if o.LocalStorage == nil {
-			o.LocalStorage = []NameValue{}
-		}
-		o.SessionStorage = items("sessionStorage")
-		st.Origins = append(st.Origins, o)
+	str("name", &c.Name, true)
+	str("value", &c.Value, true)
+	str("domain", &c.Domain, true)
+	str("path", &c.Path, false)
+	str("sameSite", &c.SameSite, false)
+	boolean("httpOnly", &c.HTTPOnly)
+	boolean("secure", &c.Secure)
+	c.Expires = -1
+	if v, ok := m["expires"]; ok && json.Unmarshal(v, &c.Expires) != nil {
+		errs.add(p+".expires", "want seconds since the epoch, or -1 for a session cookie")
 	}
-	if len(errs) > 0 {
-		return nil, errs
+	if c.Path == "" {
+		c.Path = "/"
 	}
-	return st, nil
+	checkCookie(p, m, &c, errs)
+	return c
+}
+
+// checkCookie adds to errs what is wrong with the values of the cookie at
+// path p — an empty name, characters a cookie cannot hold, a domain that is
+// no host, a path not starting with /, a bad expiry or SameSite — and gives
+// a cookie without SameSite the default, Lax. m are the fields as given, to
+// tell an empty value from a missing one.
+func checkCookie(p string, m map[string]json.RawMessage, c *Cookie, errs *Errors) {
+	switch {
+	case c.Name == "" && m["name"] != nil:
+		errs.add(p+".name", "empty")
+	case strings.ContainsAny(c.Name, ";=\x00\r\n") || strings.ContainsAny(c.Value, ";\x00\r\n"):
+		errs.add(p, "name or value has a character cookies cannot hold")
+	}
+	if m["domain"] != nil && (c.Domain == "" || strings.ContainsAny(c.Domain, "/:; \x00")) {
+		errs.add(p+".domain", "want a host such as example.com or .example.com")
+	}
+	if !strings.HasPrefix(c.Path, "/") {
+		errs.add(p+".path", "want a path starting with /")
+	}
+	if math.IsNaN(c.Expires) || math.IsInf(c.Expires, 0) || (c.Expires < 0 && c.Expires != -1) {
+		errs.add(p+".expires", "want seconds since the epoch, or -1 for a session cookie")
+	}
+	switch c.SameSite {
+	case "":
+		c.SameSite = "Lax"
+	case "Strict", "Lax", "None":
+	default:
+		errs.add(p+".sameSite", "want Strict, Lax or None")
+	}
+}
+
+// parseOrigin reads the origin at path p from its fields m — its address,
+// without a trailing slash, and its local and session storage — adding to
+// errs what is missing or malformed.
+func parseOrigin(p string, m map[string]json.RawMessage, errs *Errors) Origin {
+	var o Origin
+	if v, ok := m["origin"]; !ok || json.Unmarshal(v, &o.Origin) != nil {
+		errs.add(p+".origin", "missing or not a string")
+	} else if u, err := url.Parse(o.Origin); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+		errs.add(p+".origin", "want scheme://host[:port], e.g. https://example.com")
+	} else {
+		o.Origin = strings.TrimSuffix(o.Origin, "/")
+	}
+	items := func(field string) []NameValue {
+		v, ok := m[field]
+		if !ok {
+			return nil
+		}
+		var nv []NameValue
+		if err := json.Unmarshal(v, &nv); err != nil {
+			errs.add(p+"."+field, "want a list of {name, value}")
+		}
+		return nv
+	}
+	o.LocalStorage = items("localStorage")
+	if o.LocalStorage == nil {
+		o.LocalStorage = []NameValue{}
+	}
+	o.SessionStorage = items("sessionStorage")
+	return o
 }
 
 // Marshal writes the state in Playwright's layout, indented.
