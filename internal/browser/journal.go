@@ -207,47 +207,100 @@ func (p *Page) StartJournal(ctx context.Context) int64 {
 // now runs for the next read. An error says why the change needs a whole
 // read (AXFrames) instead. Only a tab with one frame is patched.
 func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) ([]snapshot.Frame, int64, error) {
-	if len(prev) != 1 {
-		return nil, 0, errors.New("the tab has frames besides its main one")
+	n, next, err := p.changedRoots(ctx, prev, journal)
+	if err != nil {
+		return nil, next, err
 	}
-	if prev[0].Part != nil {
-		// Which part a read takes depends on what the snapshot asks for.
-		return nil, 0, errors.New("the page was read in part")
-	}
-	if journal == 0 {
-		return nil, 0, errors.New("the page was not watched since the last read")
-	}
-	p.mu.Lock()
-	p.journalSeq++
-	next := p.journalSeq
-	oopifs := len(p.oopifs)
-	p.mu.Unlock()
-	if oopifs > 0 {
-		return nil, 0, errors.New("the tab has frames besides its main one")
-	}
-	var jr journalResult
-	if err := p.Run(ctx, fmt.Sprintf(journalJS, journal, next), &jr); err != nil {
-		return nil, 0, err
-	}
-	if jr.Unknown != "" || jr.Roots == nil {
-		return nil, next, errors.New(cmp.Or(jr.Unknown, "the journal said nothing"))
-	}
-	old := prev[0]
-	f := old
-	if *jr.Roots == 0 {
-		return []snapshot.Frame{f}, next, nil
+	if n == 0 {
+		return []snapshot.Frame{prev[0]}, next, nil // nothing changed
 	}
 	const group = "browserd-patch"
 	defer func() {
 		p.cleanup(ctx, p.sess, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group})
 	}()
+	roots, err := p.describeRoots(ctx, group)
+	if err != nil {
+		return nil, next, err
+	}
+	old := prev[0]
+	ix := indexNodes(old.Nodes)
+	if roots, err = p.liftIgnored(ctx, roots, ix); err != nil {
+		return nil, next, err
+	}
+	// Clickable and current elements in the changed subtrees, meanwhile.
+	var facts domFacts
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		facts = p.domFacts(ctx, frameJob{sess: p.sess, frameID: p.TargetID, isRoot: true}, "(globalThis.__browserdChanged || [])")
+	})
+	subs, nodes, first, err := p.readChanged(ctx, roots, ix)
+	wg.Wait()
+	if err != nil {
+		return nil, next, err
+	}
+	changed, more := ix.related(subs, roots, first)
+	if len(more) > 0 {
+		extra, err := p.axNodes(ctx, more)
+		if err != nil {
+			return nil, next, err
+		}
+		nodes = append(nodes, extra...)
+	}
+	// A node read whole with a subtree is not read again alone.
+	nodes = slices.DeleteFunc(nodes, func(n snapshot.Node) bool { return changed[n.BackendID] })
+	f := old
+	f.Nodes, err = snapshot.Patch(old.Nodes, snapshot.Change{Subtrees: subs, Nodes: nodes})
+	if err != nil {
+		return nil, next, err
+	}
+	mergeFacts(&f, old, changed, facts)
+	placeHidden(&f, f.Anchors)
+	return []snapshot.Frame{f}, next, nil
+}
+
+// changedRoots asks the page's journal how many subtrees changed since
+// journal (n), and starts the next one (next). An error says why the tree
+// cannot be patched (read it whole).
+func (p *Page) changedRoots(ctx context.Context, prev []snapshot.Frame, journal int64) (n int, next int64, err error) {
+	if len(prev) != 1 {
+		return 0, 0, errors.New("the tab has frames besides its main one")
+	}
+	if prev[0].Part != nil {
+		// Which part a read takes depends on what the snapshot asks for.
+		return 0, 0, errors.New("the page was read in part")
+	}
+	if journal == 0 {
+		return 0, 0, errors.New("the page was not watched since the last read")
+	}
+	p.mu.Lock()
+	p.journalSeq++
+	next = p.journalSeq
+	oopifs := len(p.oopifs)
+	p.mu.Unlock()
+	if oopifs > 0 {
+		return 0, 0, errors.New("the tab has frames besides its main one")
+	}
+	var jr journalResult
+	if err := p.Run(ctx, fmt.Sprintf(journalJS, journal, next), &jr); err != nil {
+		return 0, 0, err
+	}
+	if jr.Unknown != "" || jr.Roots == nil {
+		return 0, next, errors.New(cmp.Or(jr.Unknown, "the journal said nothing"))
+	}
+	return *jr.Roots, next, nil
+}
+
+// describeRoots is the backend node ids of the elements the journal
+// marked changed (globalThis.__browserdChanged, in browserd's world),
+// described all at once.
+func (p *Page) describeRoots(ctx context.Context, group string) ([]int64, error) {
 	arr, err := p.objectInWorld(ctx, p.sess, p.TargetID, "globalThis.__browserdChanged", group)
 	if err != nil || arr == "" {
-		return nil, next, errors.New("the changed elements are gone")
+		return nil, errors.New("the changed elements are gone")
 	}
 	objs, err := p.arrayItems(ctx, p.sess, arr)
 	if err != nil {
-		return nil, next, err
+		return nil, err
 	}
 	roots := make([]int64, len(objs))
 	var wg sync.WaitGroup
@@ -255,96 +308,121 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 		wg.Go(func() { roots[i], _ = describe(ctx, p.sess, o) })
 	}
 	wg.Wait()
+	return roots, nil
+}
 
-	byBackend := make(map[int64]int, len(old.Nodes))
-	byID := make(map[string]int, len(old.Nodes))
-	for i, n := range old.Nodes {
-		byID[n.ID] = i
+// nodeIndex finds the nodes of the tree being patched by backend id and
+// by AX id.
+type nodeIndex struct {
+	nodes     []snapshot.Node
+	byBackend map[int64]int
+	byID      map[string]int
+}
+
+func indexNodes(nodes []snapshot.Node) nodeIndex {
+	ix := nodeIndex{nodes: nodes, byBackend: make(map[int64]int, len(nodes)), byID: make(map[string]int, len(nodes))}
+	for i, n := range nodes {
+		ix.byID[n.ID] = i
 		if n.BackendID != 0 {
-			byBackend[n.BackendID] = i
+			ix.byBackend[n.BackendID] = i
 		}
 	}
-	// The subtrees, and meanwhile the ancestors of every root the old tree
-	// knows: their names and children may follow from what changed.
-	ancestors := func(id string, into map[int64]bool) {
-		for i, ok := byID[id]; ok; i, ok = byID[old.Nodes[i].ParentID] {
-			if b := old.Nodes[i].BackendID; b != 0 {
-				into[b] = true
-			}
+	return ix
+}
+
+// ancestors adds the backend ids of the node id and its ancestors to into:
+// their names and children may follow from what changed below them.
+func (ix nodeIndex) ancestors(id string, into map[int64]bool) {
+	for i, ok := ix.byID[id]; ok; i, ok = ix.byID[ix.nodes[i].ParentID] {
+		if b := ix.nodes[i].BackendID; b != 0 {
+			into[b] = true
 		}
 	}
-	// An element the accessibility tree ignores (a React <span> around
-	// "Page 1 of 3") has no subtree Chromium will answer for: the nearest
-	// ancestor it does not ignore is read instead.
+}
+
+// liftIgnored replaces a changed element the accessibility tree ignores (a
+// React <span> around "Page 1 of 3"), which has no subtree Chromium will
+// answer for, with its nearest ancestor it does not ignore, and marks the
+// roots anew when one moved.
+func (p *Page) liftIgnored(ctx context.Context, roots []int64, ix nodeIndex) ([]int64, error) {
 	moved := false
 	for i, b := range roots {
-		for j, ok := byBackend[b]; ok && old.Nodes[j].Ignored; j, ok = byID[old.Nodes[j].ParentID] {
-			pj, pok := byID[old.Nodes[j].ParentID]
-			if !pok || old.Nodes[pj].BackendID == 0 {
-				return nil, next, errors.New("a changed element has no accessibility node to read")
+		for j, ok := ix.byBackend[b]; ok && ix.nodes[j].Ignored; j, ok = ix.byID[ix.nodes[j].ParentID] {
+			pj, pok := ix.byID[ix.nodes[j].ParentID]
+			if !pok || ix.nodes[pj].BackendID == 0 {
+				return nil, errors.New("a changed element has no accessibility node to read")
 			}
-			b = old.Nodes[pj].BackendID
+			b = ix.nodes[pj].BackendID
 			roots[i], moved = b, true
 		}
 	}
 	if moved {
-		roots = outermost(roots, old.Nodes, byBackend, byID)
+		roots = outermost(roots, ix.nodes, ix.byBackend, ix.byID)
 		if err := p.setChanged(ctx, roots); err != nil {
-			return nil, next, err
+			return nil, err
 		}
 	}
-	// Clickable and current elements in the changed subtrees, meanwhile.
-	var facts domFacts
-	wg.Go(func() {
-		facts = p.domFacts(ctx, frameJob{sess: p.sess, frameID: p.TargetID, isRoot: true}, "(globalThis.__browserdChanged || [])")
-	})
-	first := map[int64]bool{}
+	return roots, nil
+}
+
+// readChanged reads the changed subtrees and, meanwhile, the ancestors of
+// every root the old tree knows (first: their backend ids).
+func (p *Page) readChanged(ctx context.Context, roots []int64, ix nodeIndex) (subs [][]snapshot.Node, nodes []snapshot.Node, first map[int64]bool, err error) {
+	first = map[int64]bool{}
 	for _, b := range roots {
 		if b == 0 {
-			return nil, next, errors.New("a changed element is gone")
+			return nil, nil, nil, errors.New("a changed element is gone")
 		}
-		if j, ok := byBackend[b]; ok {
-			ancestors(old.Nodes[j].ParentID, first)
+		if j, ok := ix.byBackend[b]; ok {
+			ix.ancestors(ix.nodes[j].ParentID, first)
 		}
 	}
-	subs := make([][]snapshot.Node, len(roots))
+	subs = make([][]snapshot.Node, len(roots))
 	errs := make([]error, len(roots))
+	var wg sync.WaitGroup
 	for i, b := range roots {
 		wg.Go(func() { subs[i], errs[i] = p.axSubtree(ctx, b) })
 	}
 	nodes, nerr := p.axNodes(ctx, first)
 	wg.Wait()
 	if err := errors.Join(append(errs, nerr)...); err != nil {
-		return nil, next, err
+		return nil, nil, nil, err
 	}
 	// aria-owns moves nodes out of where their elements are: a subtree
 	// read cannot tell what left the old place.
 	for _, sub := range subs {
 		if slices.ContainsFunc(sub, func(n snapshot.Node) bool { return n.Props["owns"] != "" }) {
-			return nil, next, errors.New("aria-owns in a changed subtree")
+			return nil, nil, nil, errors.New("aria-owns in a changed subtree")
 		}
 	}
-	// Roots new to the tree hang from a node it knows; names and
-	// descriptions taken from the changed subtrees follow them.
-	changed := map[int64]bool{}
-	more := map[int64]bool{}
+	return subs, nodes, first, nil
+}
+
+// related says which nodes the change touched (changed: backend ids of the
+// changed subtrees' nodes, old and new) and which others to read again
+// (more): the ancestors of roots new to the tree, which hang from a node
+// it knows, and the nodes whose names or descriptions come from a changed
+// node — neither already read (first) nor changed.
+func (ix nodeIndex) related(subs [][]snapshot.Node, roots []int64, first map[int64]bool) (changed, more map[int64]bool) {
+	changed = map[int64]bool{}
+	more = map[int64]bool{}
 	for i, sub := range subs {
 		if len(sub) > 0 {
-			if _, ok := byID[sub[0].ID]; !ok {
-				ancestors(sub[0].ParentID, more)
+			if _, ok := ix.byID[sub[0].ID]; !ok {
+				ix.ancestors(sub[0].ParentID, more)
 			}
 		}
 		for _, n := range sub {
 			changed[n.BackendID] = true
 		}
-		if j, ok := byBackend[roots[i]]; ok {
-			for _, id := range subtreeIDs(old.Nodes, byID, old.Nodes[j].ID) {
-				changed[old.Nodes[byID[id]].BackendID] = true
+		if j, ok := ix.byBackend[roots[i]]; ok {
+			for _, id := range subtreeIDs(ix.nodes, ix.byID, ix.nodes[j].ID) {
+				changed[ix.nodes[ix.byID[id]].BackendID] = true
 			}
 		}
 	}
 	delete(changed, 0)
-	for _, n := range old.Nodes {
+	for _, n := range ix.nodes {
 		if n.BackendID == 0 || changed[n.BackendID] {
 			continue
 		}
@@ -358,22 +436,7 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 			delete(more, b)
 		}
 	}
-	if len(more) > 0 {
-		extra, err := p.axNodes(ctx, more)
-		if err != nil {
-			return nil, next, err
-		}
-		nodes = append(nodes, extra...)
-	}
-	// A node read whole with a subtree is not read again alone.
-	nodes = slices.DeleteFunc(nodes, func(n snapshot.Node) bool { return changed[n.BackendID] })
-	f.Nodes, err = snapshot.Patch(old.Nodes, snapshot.Change{Subtrees: subs, Nodes: nodes})
-	if err != nil {
-		return nil, next, err
-	}
-	mergeFacts(&f, old, changed, facts)
-	placeHidden(&f, f.Anchors)
-	return []snapshot.Frame{f}, next, nil
+	return changed, more
 }
 
 // mergeFacts sets the DOM facts of a patched frame f: those of the old
