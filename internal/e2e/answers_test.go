@@ -216,7 +216,7 @@ func TestPatchedAnswers(t *testing.T) {
 
 // TestFormNotSent: a click on a submit button that the browser's own form
 // checks stop says so, naming each field and the browser's message (in the
-// page-content envelope: a page can set the message); typing without a
+// untrusted envelope: a page can set the message); typing without a
 // submit, and a form that is sent, say nothing of it.
 func TestFormNotSent(t *testing.T) {
 	cfg := testConfig(t)
@@ -234,7 +234,7 @@ func TestFormNotSent(t *testing.T) {
 	for _, f := range []string{`"Name" (text)`, `"Email" (email)`, `"Password" (password)`, `"I accept the terms" (checkbox)`} {
 		contains(t, r.Content, "not sent: "+f+": ")
 	}
-	_, inside, _ := strings.Cut(r.Content, "<<<page-content")
+	_, inside, _ := strings.Cut(r.Content, "<<<page ")
 	contains(t, inside, "not sent: ")
 	r = ok(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Name"), Text: "Ada"})
 	r = ok(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Email"), Text: "ada.example.com"})

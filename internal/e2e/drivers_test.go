@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/browserd/browserd/internal/mcpserver"
 	"github.com/browserd/browserd/internal/tool"
 	"github.com/browserd/browserd/internal/untrusted"
 )
@@ -73,6 +74,9 @@ func stopDaemon(t testing.TB, data string) {
 type mcpDriver struct {
 	sess *mcp.ClientSession
 	data string
+	// shown is the URL and title each tab's answers showed last: an
+	// answer repeats them only when they change, and an agent keeps them.
+	shown map[string][2]string
 }
 
 func newMCPDriver(t *testing.T) *mcpDriver {
@@ -87,7 +91,7 @@ func newMCPDriver(t *testing.T) *mcpDriver {
 		sess.Close()
 		stopDaemon(t, data)
 	})
-	return &mcpDriver{sess: sess, data: data}
+	return &mcpDriver{sess: sess, data: data, shown: map[string][2]string{}}
 }
 
 func (d *mcpDriver) dataDir() string { return d.data }
@@ -102,6 +106,17 @@ func (d *mcpDriver) do(t *testing.T, in tool.Input) tool.Result {
 		return tool.Result{Action: in.Action, Error: err.Error()}
 	}
 	r := parseMCP(in.Action, res)
+	if r.Success && r.Wrapped && r.Tab != "" {
+		key := in.Task + "/" + r.Tab
+		last := d.shown[key]
+		if r.URL == "" {
+			r.URL = last[0]
+		}
+		if r.Title == "" {
+			r.Title = last[1]
+		}
+		d.shown[key] = [2]string{r.URL, r.Title}
+	}
 	if *verbose {
 		fmt.Printf("--- mcp %s %s → ok=%v err=%q\n%s\n", in.Action, brief(in), r.Success, r.Error, r.Content)
 	}
@@ -137,11 +152,19 @@ func parseMCP(action string, res *mcp.CallToolResult) tool.Result {
 		r.Error = strings.TrimPrefix(text, "error: ")
 		return r
 	}
+	var out mcpserver.Output
+	if b, err := json.Marshal(res.StructuredContent); err == nil {
+		_ = json.Unmarshal(b, &out)
+	}
+	r.Tab = out.Tab
 	head, body, _ := strings.Cut(text, "\n\n")
 	lines := strings.Split(head, "\n")
 	if m := headerRe.FindStringSubmatch(lines[0]); m != nil {
 		r.Title, _ = strconv.Unquote(`"` + m[1] + `"`)
-		r.URL, r.Tab = m[2], m[3]
+		r.URL = m[2]
+		if m[3] != "" {
+			r.Tab = m[3]
+		}
 	}
 	for _, l := range lines[1:] {
 		switch {
@@ -171,10 +194,16 @@ func parseMCP(action string, res *mcp.CallToolResult) tool.Result {
 	if inner, ok := untrusted.Unwrap(body); ok {
 		// Page facts come first inside the envelope, then the content.
 		r.Wrapped = true
-		facts, rest, found := strings.Cut(inner, "\n\n")
-		if !found && !strings.HasPrefix(inner, "title: ") && !strings.HasPrefix(inner, "url: ") && !strings.HasPrefix(inner, "tab ") {
-			facts, rest = "", inner
+		// The page's facts open the envelope, one a line, before the
+		// content (a snapshot, its changes, or text).
+		var factLines []string
+		for _, l := range strings.Split(inner, "\n") {
+			if l == "changes:" || l == "no changes" || strings.HasPrefix(l, "document") {
+				break
+			}
+			factLines = append(factLines, l)
 		}
+		facts, rest := strings.Join(factLines, "\n"), ""
 		for _, l := range strings.Split(facts, "\n") {
 			switch {
 			case strings.HasPrefix(l, "title: "):

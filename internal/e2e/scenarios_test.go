@@ -117,13 +117,13 @@ func text(r tool.Result) string {
 	if !ok {
 		return r.Content
 	}
-	if facts, rest, found := strings.Cut(inner, "\n\n"); found && (strings.HasPrefix(facts, "title: ") || strings.HasPrefix(facts, "url: ")) {
-		return rest
+	lines := strings.Split(inner, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "title: ") && !strings.HasPrefix(l, "url: ") {
+			return strings.Join(lines[i:], "\n")
+		}
 	}
-	if strings.HasPrefix(inner, "title: ") || strings.HasPrefix(inner, "url: ") {
-		return ""
-	}
-	return inner
+	return ""
 }
 
 func contains(t *testing.T, got, want string) {

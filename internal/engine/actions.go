@@ -105,9 +105,27 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 	}
 	unqualifyResult(owner, &c.res)
 	if !e.Cfg.NoWrap {
-		envelope.Wrap(&c.res)
+		envelope.Wrap(&c.res, c.show())
 	}
 	return c.res
+}
+
+// show says which of the page's place the answer repeats: its URL and
+// title when they differ from what the agent's last answer on the tab
+// showed — and the title not when the answer shows the whole page, whose
+// first line carries it.
+func (c *call) show() envelope.Show {
+	sh := envelope.Show{Title: true, URL: true, OwnContent: c.res.Content == NoChanges}
+	if c.tab == nil {
+		return sh
+	}
+	c.e.Mu.Lock()
+	defer c.e.Mu.Unlock()
+	tb := c.tab
+	sh.URL = c.res.URL != tb.ShownURL
+	sh.Title = c.res.Title != tb.ShownTitle && !strings.HasPrefix(c.res.Content, "document ")
+	tb.ShownURL, tb.ShownTitle = c.res.URL, c.res.Title
+	return sh
 }
 
 // run carries out one call, as a pipeline: calls that need no session
@@ -588,6 +606,9 @@ func (c *call) pickTab(ctx context.Context, sl *sessions.Slot) error {
 	}
 	c.tab = want
 	c.res.Tab = want.ID
+	e.Mu.Lock()
+	c.res.OnlyTab = len(t.Tabs) == 1 && in.Action != "tab_new" && in.Action != "tab_switch"
+	e.Mu.Unlock()
 	return nil
 }
 

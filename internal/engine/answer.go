@@ -22,11 +22,14 @@ var newDocument = map[string]bool{
 	"navigate": true, "back": true, "forward": true, "reload": true, "tab_new": true, "tab_switch": true,
 }
 
-// NoChanges is the answer's page part when an action changed nothing.
-const NoChanges = "no changes since your last snapshot"
+// NoChanges is the answer's page part when an action changed nothing
+// since the snapshot the agent last saw.
+const NoChanges = "no changes"
 
-// DiffHeader opens an answer that carries only what an action changed.
-const DiffHeader = "changed since your last snapshot (+ added, - removed, ~ changed: its new line):"
+// DiffHeader opens an answer that carries only what an action changed
+// since the snapshot the agent last saw (the tool's description says what
+// its lines mean).
+const DiffHeader = "changes:"
 
 // answerSnapshot is the page part of an action's answer: the whole
 // snapshot after a new document (or when the agent asks with full, or has
@@ -45,7 +48,7 @@ func (c *call) answerSnapshot(ctx context.Context) (string, error) {
 	if whole {
 		return text, nil
 	}
-	d := snapshot.Diff(prev, text)
+	d := snapshot.DiffWith(prev, text, snapshot.DiffOptions{Target: c.in.Ref})
 	if d == snapshot.NoChanges {
 		return NoChanges, nil
 	}

@@ -13,21 +13,33 @@ import (
 	"github.com/browserd/browserd/internal/untrusted"
 )
 
+// Show says which of the page's place an answer repeats: the agent's
+// last answer on the tab may have shown it already.
+type Show struct {
+	Title, URL bool
+	// OwnContent is set when Content is browserd's own words (an answer
+	// that nothing changed), not the page's.
+	OwnContent bool
+}
+
 // Wrap moves everything in r that a page wrote into one envelope, at the
-// top of r.Content. The answers of actions that show no page (status,
-// launch, close, state_save, state_load, task_end) are browserd's own and
-// stay as they are.
-func Wrap(r *tool.Result) {
+// top of r.Content: the title and URL when show says so, then the rest.
+// An answer with no page text in it (nothing changed, and the page's
+// place is the one the agent has) needs no envelope and gets none. The
+// answers of actions that show no page (status, launch, close,
+// state_save, state_load, task_end) are browserd's own and stay as they
+// are.
+func Wrap(r *tool.Result, show Show) {
 	switch r.Action {
 	case "status", "launch", "close", "state_save", "state_load", "task_end":
 		return // written by browserd, not by a page
 	}
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	if r.Title != "" {
+	if r.Title != "" && show.Title {
 		line("title: %s", r.Title)
 	}
-	if r.URL != "" {
+	if r.URL != "" && show.URL {
 		line("url: %s", r.URL)
 	}
 	if d := r.Dialog; d != nil {
@@ -56,15 +68,10 @@ func Wrap(r *tool.Result) {
 	for _, x := range r.Details {
 		line("%s", x)
 	}
-	if r.Content != "" {
-		if b.Len() > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString(r.Content)
-	}
-	if b.Len() == 0 {
+	r.Wrapped = true // the page's fields are shown inside Content, if at all
+	if b.Len() == 0 && (show.OwnContent || r.Content == "") {
 		return
 	}
+	b.WriteString(r.Content)
 	r.Content = untrusted.New().Wrap(strings.TrimSuffix(b.String(), "\n"))
-	r.Wrapped = true
 }

@@ -381,7 +381,7 @@ func TestStructuredContent(t *testing.T) {
 	}{
 		{map[string]any{"action": "navigate", "url": "https://evil.example/"},
 			"✓ navigate (tab t1)\nnote: HTTP logins set for https://a.example\n\n" + wrapped,
-			mcpserver.Output{Action: "navigate", Success: true, Content: "note: HTTP logins set for https://a.example\n\n" + wrapped}},
+			mcpserver.Output{Action: "navigate", Success: true, Tab: "t1", Content: "note: HTTP logins set for https://a.example\n\n" + wrapped}},
 		{map[string]any{"action": "status"}, "✓ status — \"T\" <https://t.example/>\n\nbrowsers: shared",
 			mcpserver.Output{Action: "status", Success: true, Title: "T", URL: "https://t.example/", Content: "browsers: shared"}},
 		{map[string]any{"action": "screenshot"}, "✓ screenshot\nsaved: /data/shots/a.png",

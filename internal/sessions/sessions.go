@@ -131,6 +131,10 @@ type Tab struct {
 
 	// guarded by task.run
 	LastSnap string
+	// ShownURL and ShownTitle are the URL and title the agent's last
+	// answer on the tab showed, or the last one before it (an answer
+	// repeats them only when they changed); guarded by Registry.Mu.
+	ShownURL, ShownTitle string
 	NavSeq   int
 	// lastFrames is the tree of the tab's last read and journal the number
 	// of the page's journal of changes since it (see answer.go).

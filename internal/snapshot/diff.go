@@ -1,6 +1,9 @@
 package snapshot
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // NoChanges is what Diff returns for snapshots with the same lines.
 const NoChanges = "no changes"
@@ -22,42 +25,37 @@ type diffOp struct {
 	ai, bi int // line index in prev (equal, del) and cur (equal, ins)
 }
 
+// DiffOptions tune Diff for the action whose answer it is.
+type DiffOptions struct {
+	// Target is the ref of the element the action acted on: that it
+	// gained the focus goes without saying, and a change of nothing else
+	// on its line is left out.
+	Target string
+}
+
 // Diff returns what changed from prev to cur, two snapshot texts, one line
-// per changed line: "+ " for added lines, "- " for removed ones and "~ "
-// for an element whose line changed (the same ref on a removed and an added
-// line: only its new line is shown), each after its unchanged ancestor
-// lines (by indentation) prefixed "  ", printed once per run of changes
-// under them. Lines keep their own indentation after the prefix. Identical
-// snapshots give "no changes". An element whose only change is that it
-// lost the focus is left out: the element that has it now shows it.
-func Diff(prev, cur string) string {
+// per change: "+ " for an added line, "- " for a removed one and "~ " for
+// a line that changed — the same ref on a removed and an added line, or a
+// line without a ref replaced by one of the same role in the same place —
+// with only its new line shown. A line with a ref needs no context: the
+// agent knows the element. Others follow the path to them, their unchanged
+// ancestors (by indentation) on one line ending in ':' ("main > form:"),
+// printed once per run of changes under it; the document's root line is
+// left out of paths, and an added subtree keeps its indentation under its
+// first line. Identical snapshots give "no changes". An element whose only
+// change is that it lost the focus is left out: the element that has it
+// now shows it.
+func Diff(prev, cur string) string { return DiffWith(prev, cur, DiffOptions{}) }
+
+// DiffWith is Diff for an action (see DiffOptions).
+func DiffWith(prev, cur string, o DiffOptions) string {
 	if prev == cur {
 		return NoChanges
 	}
 	a, b := splitLines(prev), splitLines(cur)
 	ops := diffLines(a, b)
 	changedRef := pairByRef(a, b, ops)
-	unfocused := map[string]bool{}
-	for _, op := range ops {
-		if op.kind == opDel {
-			if r := refOf(a[op.ai]); changedRef[r] {
-				unfocused[r] = true // checked below against its new line
-			}
-		}
-	}
-	for _, op := range ops {
-		if op.kind == opIns {
-			if r := refOf(b[op.bi]); unfocused[r] {
-				unfocused[r] = false
-				for _, d := range ops {
-					if d.kind == opDel && refOf(a[d.ai]) == r {
-						unfocused[r] = withoutFocus(a[d.ai]) == b[op.bi]
-					}
-				}
-			}
-		}
-	}
-
+	skip := quietRefs(a, b, ops, changedRef, o.Target)
 	parentA, parentB := parents(a), parents(b)
 	eqA := make([]int, len(a)) // prev line -> cur line, -1 if changed
 	eqB := make([]bool, len(b))
@@ -70,61 +68,178 @@ func Diff(prev, cur string) string {
 			eqB[op.bi] = true
 		}
 	}
+	replaced, replacing := pairInPlace(a, b, ops, parentA, parentB, eqA)
 
-	var out strings.Builder
-	var path []int // context lines printed for the current run, in cur
+	// Changed lines with refs come first, without context; then the others,
+	// each run after its path.
+	var known, out strings.Builder
+	path := "\x00" // the path printed last; none yet
 	changed := false
 	for _, op := range ops {
-		if op.kind == opEqual || op.kind == opDel && changedRef[refOf(a[op.ai])] ||
-			op.kind == opIns && unfocused[refOf(b[op.bi])] {
+		var line, mark string
+		var chain []int // the line's unchanged ancestors, outermost first, in its own text
+		var text []string
+		switch {
+		case op.kind == opEqual:
 			continue
-		}
-		changed = true
-		// The unchanged ancestors of the line, outermost first, in cur.
-		var chain []int
-		if op.kind == opIns {
+		case op.kind == opDel:
+			if changedRef[refOf(a[op.ai])] || replaced[op.ai] >= 0 {
+				continue // shown as its new line
+			}
+			line, mark, text = a[op.ai], "- ", a
+			for p := parentA[op.ai]; p >= 0; p = parentA[p] {
+				if eqA[p] >= 0 {
+					chain = append(chain, p)
+				}
+			}
+		default:
+			r := refOf(b[op.bi])
+			if skip[r] {
+				continue
+			}
+			line, mark, text = b[op.bi], "+ ", b
+			if changedRef[r] || replacing[op.bi] {
+				mark = "~ "
+			}
 			for p := parentB[op.bi]; p >= 0; p = parentB[p] {
 				if eqB[p] {
 					chain = append(chain, p)
 				}
 			}
-		} else {
-			for p := parentA[op.ai]; p >= 0; p = parentA[p] {
-				if eqA[p] >= 0 {
-					chain = append(chain, eqA[p])
-				}
+		}
+		changed = true
+		slices.Reverse(chain)
+		if mark == "~ " && refOf(line) != "" {
+			known.WriteString(mark)
+			known.WriteString(strings.TrimLeft(line, " "))
+			known.WriteByte('\n')
+			continue
+		}
+		depth := indent(line)
+		root := ""
+		if len(chain) > 0 && indent(text[chain[0]]) == 0 && strings.HasPrefix(text[chain[0]], "document") {
+			root = text[chain[0]]
+			chain = chain[1:] // the document's root: the same for every line
+			depth -= 2
+		}
+		if p := pathOf(text, chain); p != path {
+			if p == "" && path != "\x00" {
+				p = root // back at the top, after a path
+			}
+			path = p
+			if p != "" {
+				out.WriteString(p)
+				out.WriteString(":\n")
 			}
 		}
-		for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
-			chain[i], chain[j] = chain[j], chain[i]
+		if len(chain) > 0 {
+			depth = indent(line) - indent(text[chain[len(chain)-1]]) - 2
 		}
-		common := 0
-		for common < len(path) && common < len(chain) && path[common] == chain[common] {
-			common++
-		}
-		for _, c := range chain[common:] {
-			out.WriteString("  ")
-			out.WriteString(b[c])
-			out.WriteByte('\n')
-		}
-		path = chain
-		if op.kind == opIns {
-			if changedRef[refOf(b[op.bi])] {
-				out.WriteString("~ ")
-			} else {
-				out.WriteString("+ ")
-			}
-			out.WriteString(b[op.bi])
-		} else {
-			out.WriteString("- ")
-			out.WriteString(a[op.ai])
-		}
+		out.WriteString(mark)
+		out.WriteString(strings.Repeat(" ", max(depth, 0)))
+		out.WriteString(strings.TrimLeft(line, " "))
 		out.WriteByte('\n')
 	}
 	if !changed {
 		return NoChanges
 	}
-	return strings.TrimSuffix(out.String(), "\n")
+	return strings.TrimSuffix(known.String()+out.String(), "\n")
+}
+
+// quietRefs are the refs whose changes go without saying: an element that
+// only lost the focus (the one that has it now shows it), and the
+// action's target that only gained it.
+func quietRefs(a, b []string, ops []diffOp, changedRef map[string]bool, target string) map[string]bool {
+	before := map[string]string{}
+	for _, op := range ops {
+		if op.kind == opDel {
+			if r := refOf(a[op.ai]); changedRef[r] {
+				before[r] = a[op.ai]
+			}
+		}
+	}
+	quiet := map[string]bool{}
+	for _, op := range ops {
+		if op.kind != opIns {
+			continue
+		}
+		r := refOf(b[op.bi])
+		old, ok := before[r]
+		if !ok {
+			continue
+		}
+		if withoutFocus(old) == b[op.bi] || r == target && withoutFocus(old) == withoutFocus(b[op.bi]) {
+			quiet[r] = true
+		}
+	}
+	return quiet
+}
+
+// pairInPlace pairs each removed line without a ref with an added one of
+// the same role, indentation and unchanged parent, in order (a status
+// whose text changed): replaced[removed line] is its added line, or -1,
+// and replacing holds the added lines so paired.
+func pairInPlace(a, b []string, ops []diffOp, parentA, parentB, eqA []int) (replaced []int, replacing map[int]bool) {
+	replaced = make([]int, len(a))
+	replacing = map[int]bool{}
+	for i := range replaced {
+		replaced[i] = -1
+	}
+	var dels []int
+	for _, op := range ops {
+		if op.kind == opDel && refOf(a[op.ai]) == "" {
+			dels = append(dels, op.ai)
+		}
+	}
+	if len(dels) == 0 {
+		return replaced, replacing
+	}
+	parentIn := func(p int) int { // a prev parent, in cur
+		if p < 0 {
+			return -1
+		}
+		return eqA[p]
+	}
+	for _, op := range ops {
+		if op.kind != opIns || refOf(b[op.bi]) != "" {
+			continue
+		}
+		for k, d := range dels {
+			if d < 0 || indent(a[d]) != indent(b[op.bi]) || lineRole(a[d]) != lineRole(b[op.bi]) {
+				continue
+			}
+			if pa := parentIn(parentA[d]); pa != parentB[op.bi] || pa < 0 && parentA[d] >= 0 {
+				continue
+			}
+			replaced[d] = op.bi
+			replacing[op.bi] = true
+			dels[k] = -1
+			break
+		}
+	}
+	return replaced, replacing
+}
+
+// pathOf is the one-line path of unchanged ancestors chain ("main >
+// form"), "" for none.
+func pathOf(text []string, chain []int) string {
+	parts := make([]string, len(chain))
+	for i, c := range chain {
+		parts[i] = strings.TrimLeft(text[c], " ")
+	}
+	return strings.Join(parts, " > ")
+}
+
+// indent is the number of spaces a line starts with.
+func indent(line string) int { return len(line) - len(strings.TrimLeft(line, " ")) }
+
+// lineRole is the first word of a line: its role (or a table row's cell).
+func lineRole(line string) string {
+	line = strings.TrimLeft(line, " ")
+	if i := strings.IndexAny(line, " :"); i >= 0 {
+		return line[:i]
+	}
+	return line
 }
 
 // withoutFocus is a snapshot line without its focused flag (a flag comes

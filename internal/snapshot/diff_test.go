@@ -31,18 +31,15 @@ func TestDiff(t *testing.T) {
 			name: "added",
 			prev: diffBase,
 			cur:  strings.Replace(diffBase, "      listitem: two", "      listitem: two\n      listitem: three", 1),
-			want: `  document "T"
-    main
-      list
-+       listitem: three`,
+			want: `main > list:
++ listitem: three`,
 		},
 		{
 			name: "removed",
 			prev: diffBase,
 			cur:  strings.Replace(diffBase, "    link \"Home\" [ref=e1]\n", "", 1),
-			want: `  document "T"
-    navigation "Main"
--     link "Home" [ref=e1]`,
+			want: `navigation "Main":
+- link "Home" [ref=e1]`,
 		},
 		{
 			// Focus moved from the link to the button: the link's line
@@ -50,9 +47,7 @@ func TestDiff(t *testing.T) {
 			name: "focus moved",
 			prev: strings.Replace(diffBase, `link "Home" [ref=e1]`, `link "Home" [ref=e1, focused]`, 1),
 			cur:  strings.Replace(diffBase, `button "Send" [ref=e2]`, `button "Send" [ref=e2, focused]`, 1),
-			want: `  document "T"
-    main
-~     button "Send" [ref=e2, focused]`,
+			want: `~ button "Send" [ref=e2, focused]`,
 		},
 		{
 			name: "focus lost, nothing else",
@@ -64,9 +59,7 @@ func TestDiff(t *testing.T) {
 			name: "focus lost and value changed",
 			prev: strings.Replace(diffBase, `button "Send" [ref=e2]`, `textbox "To" [ref=e2, focused, value="a"]`, 1),
 			cur:  strings.Replace(diffBase, `button "Send" [ref=e2]`, `textbox "To" [ref=e2, value="ab"]`, 1),
-			want: `  document "T"
-    main
-~     textbox "To" [ref=e2, value="ab"]`,
+			want: `~ textbox "To" [ref=e2, value="ab"]`,
 		},
 		{
 			name: "changed, in two places",
@@ -76,23 +69,20 @@ func TestDiff(t *testing.T) {
 				`listitem: one`, `listitem: uno`,
 				`button "Send" [ref=e2]`, `button "Send" [ref=e2, disabled]`,
 			).Replace(diffBase),
-			want: `  document "T"
-    navigation "Main"
-~     link "Home" [ref=e1, focused]
-    main
-      list
--       listitem: one
-+       listitem: uno
-~     button "Send" [ref=e2, disabled]`,
+			// Lines with refs first; a line without one replaced in
+			// place is a change too, after its path.
+			want: `~ link "Home" [ref=e1, focused]
+~ button "Send" [ref=e2, disabled]
+main > list:
+~ listitem: uno`,
 		},
 		{
 			name: "new subtree",
 			prev: diffBase,
 			cur:  diffBase + "\n    dialog \"Sent\"\n      button \"OK\" [ref=e3]",
-			want: `  document "T"
-    main
-+     dialog "Sent"
-+       button "OK" [ref=e3]`,
+			want: `main:
++ dialog "Sent"
++   button "OK" [ref=e3]`,
 		},
 		{
 			name: "from nothing",
@@ -106,9 +96,32 @@ func TestDiff(t *testing.T) {
 			want: "- button \"A\" [ref=e1]\n+ button \"C\" [ref=e3]",
 		},
 	}
+	tests = append(tests, []struct {
+		name      string
+		prev, cur string
+		want      string
+	}{
+		{
+			// The action's target gained the focus: it goes without saying.
+			name: "target focused",
+			prev: diffBase,
+			cur:  strings.Replace(diffBase, `button "Send" [ref=e2]`, `button "Send" [ref=e2, focused]`, 1),
+			want: "no changes",
+		},
+		{
+			name: "back at the top after a path",
+			prev: diffBase,
+			cur:  strings.Replace(diffBase, "listitem: two", "listitem: dos", 1) + "\n  contentinfo",
+			want: "main > list:\n~ listitem: dos\ndocument \"T\":\n+ contentinfo",
+		},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if d := cmp.Diff(tt.want, Diff(tt.prev, tt.cur)); d != "" {
+			o := DiffOptions{}
+			if tt.name == "target focused" {
+				o.Target = "e2"
+			}
+			if d := cmp.Diff(tt.want, DiffWith(tt.prev, tt.cur, o)); d != "" {
 				t.Errorf("Diff mismatch (-want +got):\n%s", d)
 			}
 		})
@@ -190,9 +203,7 @@ func TestDiffLarge(t *testing.T) {
 	a := Build([]Frame{{Key: "m", Nodes: nodes(tableTree(1000, userCells))}}, refs, Options{All: true}).Text
 	b := strings.Replace(a, "\n    500 | User 500", "\n    500 | Renamed", 1)
 	got := Diff(a, b)
-	want := `  document "Users"
-    table
-~     500 | Renamed | user500@example.com | active | button "Edit" [ref=e500]`
+	want := `~ 500 | Renamed | user500@example.com | active | button "Edit" [ref=e500]`
 	if got != want {
 		t.Errorf("Diff = %q, want %q", got, want)
 	}
@@ -200,11 +211,11 @@ func TestDiffLarge(t *testing.T) {
 	c := strings.ReplaceAll(a, " | ", " ¦ ")
 	got = Diff(a, c)
 	// The rows keep their refs: each is one changed line; the header
-	// row has none, so it is removed and added.
-	if n := strings.Count(got, "\n~ "); n != 1000 {
-		t.Errorf("%d changed lines, want 1000", n)
+	// row has none, and is a line replaced in place.
+	if n := strings.Count("\n"+got, "\n~ "); n != 1001 {
+		t.Errorf("%d changed lines, want 1001", n)
 	}
-	if n, m := strings.Count(got, "\n- "), strings.Count(got, "\n+ "); n != 1 || m != 1 {
-		t.Errorf("%d removed and %d added lines, want 1 and 1", n, m)
+	if n, m := strings.Count(got, "\n- "), strings.Count(got, "\n+ "); n != 0 || m != 0 {
+		t.Errorf("%d removed and %d added lines, want none", n, m)
 	}
 }

@@ -166,9 +166,12 @@ type Result struct {
 	ScreenshotPath string `json:"screenshotPath,omitempty"`
 	Error          string `json:"error,omitempty"`
 
-	Session   string     `json:"session,omitempty"`
-	Task      string     `json:"task,omitempty"`
-	Tab       string     `json:"tab,omitempty"`
+	Session string `json:"session,omitempty"`
+	Task    string `json:"task,omitempty"`
+	Tab     string `json:"tab,omitempty"`
+	// OnlyTab is set when Tab is its task's only tab: an answer for a
+	// model need not name it.
+	OnlyTab   bool       `json:"-"`
 	Path      string     `json:"path,omitempty"`
 	Tabs      []Tab      `json:"tabs,omitempty"`
 	Dialog    *Dialog    `json:"dialog,omitempty"`
