@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/chromium"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -96,7 +97,7 @@ type bare struct {
 
 func startBare(t *testing.T) *bare {
 	t.Helper()
-	if _, err := browser.FindChromium(""); err != nil {
+	if _, err := chromium.Find(""); err != nil {
 		if _, lerr := exec.LookPath("chromium"); lerr != nil {
 			t.Skipf("no Chromium: %v (make test installs it)", err)
 		}
@@ -117,7 +118,7 @@ func startBare(t *testing.T) *bare {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	ctx := context.Background()
-	br, err := browser.Start(ctx, browser.LaunchOptions{UserDataDir: t.TempDir(), Width: 1280, Height: 720, Forget: true})
+	br, err := browser.Start(ctx, chromium.Options{UserDataDir: t.TempDir(), Width: 1280, Height: 720, Forget: true})
 	if err != nil {
 		t.Fatal(err)
 	}

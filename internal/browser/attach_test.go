@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"net"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,15 +29,6 @@ func TestAttachErrorNamesEndpoint(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("attach error %q does not say %q", err, want)
 		}
-	}
-}
-
-// TestArgsBoundTheCache: every browser's HTTP cache is bounded, so a
-// profile used for months does not grow without end.
-func TestArgsBoundTheCache(t *testing.T) {
-	args := LaunchOptions{UserDataDir: "/x", Width: 10, Height: 10}.Args()
-	if !slices.Contains(args, "--disk-cache-size=67108864") {
-		t.Errorf("no cache bound in %v", args)
 	}
 }
 

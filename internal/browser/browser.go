@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp/remote"
 
 	"github.com/browserd/browserd/internal/cdp"
+	"github.com/browserd/browserd/internal/chromium"
 )
 
 // Browser is one Chromium, launched by browserd or attached over a
@@ -20,7 +21,7 @@ import (
 // the connection ends; Close ends it.
 type Browser struct {
 	conn *cdp.Conn
-	proc *Process // nil when attached
+	proc *chromium.Process // nil when attached
 
 	// OnPopup is called (from the event goroutine) when a page opens another
 	// page: window.open, target=_blank. Set it before the first page.
@@ -56,8 +57,8 @@ type Download struct {
 }
 
 // Start launches Chromium with the options.
-func Start(ctx context.Context, o LaunchOptions) (*Browser, error) {
-	proc, conn, err := Launch(ctx, o)
+func Start(ctx context.Context, o chromium.Options) (*Browser, error) {
+	proc, conn, err := chromium.Launch(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func Attach(ctx context.Context, wsURL string) (*Browser, error) {
 	return b, nil
 }
 
-func newBrowser(conn *cdp.Conn, proc *Process) *Browser {
+func newBrowser(conn *cdp.Conn, proc *chromium.Process) *Browser {
 	return &Browser{conn: conn, proc: proc, downloads: map[string]*Download{}, loopDone: make(chan struct{})}
 }
 

@@ -7,8 +7,9 @@ import (
 	"math"
 	"time"
 
-	"github.com/browserd/browserd/internal/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/browserd/browserd/internal/cdp"
 )
 
 // dragArmJS watches, in the isolated world, for the dragstart a press and

@@ -16,6 +16,7 @@ import (
 
 	"github.com/browserd/browserd/internal/atrest"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/chromium"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/tool"
@@ -238,7 +239,7 @@ func (e *Pool) launch(ctx context.Context, s *sessions.Session, key string, head
 			// Nothing of an ephemeral browser outlives it.
 			_ = os.RemoveAll(dir)
 		}
-		opts := browser.LaunchOptions{
+		opts := chromium.Options{
 			Exec:        e.Cfg.Chromium,
 			UserDataDir: dir,
 			Headed:      headed,
@@ -300,7 +301,7 @@ func (e *Pool) spareTabs(ctx context.Context, br *browser.Browser) []string {
 }
 
 // PIDFile is the name of the file that records the pid of slot key's
-// Chromium (see browser.LaunchOptions.PIDFile).
+// Chromium (see chromium.Options.PIDFile).
 func PIDFile(key string) string {
 	if rest, ok := strings.CutPrefix(key, "dir:"); ok {
 		// A path: its session's name stands for it.
@@ -312,8 +313,8 @@ func PIDFile(key string) string {
 // startFolder starts a browser on a caller's folder: a lock Chromium left
 // there when it died is cleared, but a folder Chromium will not start on
 // is the caller's to look at, never moved aside as a profile's is.
-func startFolder(ctx context.Context, opts browser.LaunchOptions) (*browser.Browser, error) {
-	if _, err := browser.ClearStaleLock(opts.UserDataDir); err != nil {
+func startFolder(ctx context.Context, opts chromium.Options) (*browser.Browser, error) {
+	if _, err := chromium.ClearStaleLock(opts.UserDataDir); err != nil {
 		return nil, &tool.Error{Msg: strings.Replace(err.Error(), "profile folder", "folder", 1)}
 	}
 	br, err := browser.Start(ctx, opts)
@@ -373,9 +374,9 @@ func JoinNote(a, b string) string {
 // cleared; a profile Chromium still cannot start on is moved aside to
 // <name>.corrupt-<time> (the newest three are kept), recreated, and its
 // saved state restored — one retry. repaired says what was done.
-func (e *Pool) startProfile(ctx context.Context, profile string, opts browser.LaunchOptions) (*browser.Browser, string, error) {
+func (e *Pool) startProfile(ctx context.Context, profile string, opts chromium.Options) (*browser.Browser, string, error) {
 	var repaired string
-	if cleared, err := browser.ClearStaleLock(opts.UserDataDir); err != nil {
+	if cleared, err := chromium.ClearStaleLock(opts.UserDataDir); err != nil {
 		return nil, "", err
 	} else if cleared {
 		repaired = "cleared a stale lock left in the profile by a Chromium that is gone"
@@ -394,7 +395,7 @@ func (e *Pool) startProfile(ctx context.Context, profile string, opts browser.La
 	if _, statErr := os.Stat(opts.UserDataDir); statErr != nil {
 		return nil, repaired, err
 	}
-	aside, mvErr := browser.MoveAside(opts.UserDataDir, 3)
+	aside, mvErr := chromium.MoveAside(opts.UserDataDir, 3)
 	if mvErr != nil {
 		return nil, repaired, fmt.Errorf("%w; and the profile could not be moved aside: %w", err, mvErr)
 	}

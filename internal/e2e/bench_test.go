@@ -18,6 +18,7 @@ import (
 
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/cdp"
+	"github.com/browserd/browserd/internal/chromium"
 	"github.com/browserd/browserd/internal/engine"
 	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/snapshot"
@@ -203,7 +204,7 @@ func BenchmarkAXFramesBuild(b *testing.B) {
 
 func benchPage(b *testing.B, path string) (*browser.Page, func()) {
 	b.Helper()
-	br, err := browser.Start(context.Background(), browser.LaunchOptions{UserDataDir: b.TempDir(), Width: 1280, Height: 720})
+	br, err := browser.Start(context.Background(), chromium.Options{UserDataDir: b.TempDir(), Width: 1280, Height: 720})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/chromium"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -189,7 +189,7 @@ func playwrightTools(t *testing.T) func(i int) confTool {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("Playwright MCP comparison skipped: node is not installed")
 	}
-	chrome, err := browser.FindChromium("")
+	chrome, err := chromium.Find("")
 	if err != nil {
 		t.Skip(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/chromium"
 )
 
 // TestLiveView (issue #14, first part): a person signs in to the dashboard
@@ -74,7 +75,7 @@ func TestLiveView(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	viewerDir := t.TempDir()
-	br, err := browser.Start(ctx, browser.LaunchOptions{UserDataDir: viewerDir, Width: 1280, Height: 800})
+	br, err := browser.Start(ctx, chromium.Options{UserDataDir: viewerDir, Width: 1280, Height: 800})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/chromium"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -78,12 +78,12 @@ func TestMCPStreamableHTTP(t *testing.T) {
 // get tabs in the attached browser, and stopping the daemon leaves that
 // browser running.
 func TestAttachCDP(t *testing.T) {
-	exe, err := browser.FindChromium("")
+	exe, err := chromium.Find("")
 	if err != nil {
 		t.Skip(err)
 	}
 	profile := t.TempDir()
-	args := append(browser.LaunchOptions{UserDataDir: profile, Width: 1280, Height: 720}.Args(), "--remote-debugging-port=0")
+	args := append(chromium.Options{UserDataDir: profile, Width: 1280, Height: 720}.Args(), "--remote-debugging-port=0")
 	var kept []string
 	for _, a := range args {
 		if a != "--remote-debugging-pipe" {

@@ -28,6 +28,7 @@ import (
 	"github.com/browserd/browserd/internal/atrest"
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/browsers"
+	"github.com/browserd/browserd/internal/chromium"
 	"github.com/browserd/browserd/internal/cluster"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/egress"
@@ -114,7 +115,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	}
 	pidFiles, _ := filepath.Glob(cfg.Path("run", "chromium*.pid"))
 	for _, f := range pidFiles {
-		if n, err := browser.KillLeftovers(f); n > 0 || err != nil {
+		if n, err := chromium.KillLeftovers(f); n > 0 || err != nil {
 			log.Warn("killed Chromium left behind by an earlier daemon", "processes", n, "err", err)
 		}
 	}

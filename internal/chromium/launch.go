@@ -1,4 +1,4 @@
-package browser
+package chromium
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 )
 
 // LaunchOptions says how to start Chromium.
-type LaunchOptions struct {
+type Options struct {
 	// Exec is the binary; empty means FindChromium("").
 	Exec string
 	// UserDataDir is the profile folder. Required.
@@ -47,7 +47,7 @@ type LaunchOptions struct {
 // FindChromium returns the Chromium binary to run: path when given, else
 // /usr/bin/chromium, else chromium, chromium-browser, google-chrome or
 // google-chrome-stable on PATH.
-func FindChromium(path string) (string, error) {
+func Find(path string) (string, error) {
 	if path != "" {
 		p, err := exec.LookPath(path)
 		if err != nil {
@@ -72,7 +72,7 @@ func FindChromium(path string) (string, error) {
 const DiskCacheBytes = 64 << 20
 
 // Args returns the Chromium command line for the options (without the binary).
-func (o LaunchOptions) Args() []string {
+func (o Options) Args() []string {
 	args := []string{
 		"--remote-debugging-pipe",
 		"--user-data-dir=" + o.UserDataDir,
@@ -150,8 +150,8 @@ type Process struct {
 }
 
 // Launch starts Chromium and connects to it over its debugging pipe.
-func Launch(ctx context.Context, o LaunchOptions) (*Process, *cdp.Conn, error) {
-	exe, err := FindChromium(o.Exec)
+func Launch(ctx context.Context, o Options) (*Process, *cdp.Conn, error) {
+	exe, err := Find(o.Exec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -185,7 +185,7 @@ func Launch(ctx context.Context, o LaunchOptions) (*Process, *cdp.Conn, error) {
 // browser: it creates the folder, quiets what would get in the way of
 // tasks (quietPrefs) and, with o.Forget, readies it to keep no record
 // (prepareForget).
-func prepareProfile(o LaunchOptions) error {
+func prepareProfile(o Options) error {
 	if o.UserDataDir == "" {
 		return errors.New("launch: no user-data-dir")
 	}
@@ -246,7 +246,7 @@ func (pp launchPipes) closeDebug() {
 // buffer. It closes browserd's write end of the output pipe, and the read
 // end too when Chromium did not start; the debugging pipe is the
 // caller's to close.
-func startChromium(exe string, o LaunchOptions, pp launchPipes) (*Process, error) {
+func startChromium(exe string, o Options, pp launchPipes) (*Process, error) {
 	cmd := exec.Command(exe, o.Args()...)
 	cmd.ExtraFiles = []*os.File{pp.cmdR, pp.respW}
 	stderr := &tailBuffer{max: 32 << 10}

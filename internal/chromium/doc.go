@@ -1,0 +1,7 @@
+// Package chromium finds, starts and stops the Chromium process, with no
+// orphans: a process group and a parent-death signal, the pid file a later
+// daemon sweeps leftovers by, the pipes CDP runs over. It prepares the
+// user-data-dir it runs on — quiet preferences, a profile that keeps no
+// record of its pages (forget.go), a stale lock cleared or a broken
+// profile moved aside (profile.go). Package browser drives what it starts.
+package chromium
