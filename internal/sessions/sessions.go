@@ -135,7 +135,7 @@ type Tab struct {
 	// answer on the tab showed, or the last one before it (an answer
 	// repeats them only when they changed); guarded by Registry.Mu.
 	ShownURL, ShownTitle string
-	NavSeq   int
+	NavSeq               int
 	// lastFrames is the tree of the tab's last read and journal the number
 	// of the page's journal of changes since it (see answer.go).
 	LastFrames []snapshot.Frame
