@@ -525,6 +525,11 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 	if strings.IndexFunc(name, iconRune) >= 0 {
 		name = norm(name) // an icon font's glyph is no name
 	}
+	if kd.pr.role == "iframe" && len(kids) == 1 && kids[0].role == "document" && !kids[0].ref && norm(kids[0].name) == norm(name) {
+		// The frame's document line would only repeat its iframe's: what
+		// the document holds stands under the iframe.
+		kids = kids[0].children
+	}
 	if !kd.hasRef && !force {
 		if folded, ok := fold(f, n, kd.generic, name, kids); ok {
 			return folded
@@ -565,6 +570,11 @@ func (b *builder) kindOf(fi, ni int, inRef bool) kind {
 	kd.clickable = n.BackendID != 0 && f.Clickable[n.BackendID] && !inRef &&
 		kd.pr.role != "document" && kd.pr.role != "iframe"
 	kd.control = n.BackendID != 0 && (kd.clickable || !n.Ignored && actionable(n))
+	if n.Role == "MenuListOption" {
+		// An option of a native <select>: chosen with select on the
+		// select's ref, never clicked, so it needs no ref of its own.
+		kd.control, kd.clickable = false, false
+	}
 	// A list item, image or label gets a ref of its own but leaves those
 	// inside it theirs.
 	kd.hasRef = kd.control || n.BackendID != 0 && !n.Ignored && b.ownRef(fi, ni, inRef)
@@ -639,10 +649,23 @@ func fold(f *Frame, n *Node, generic bool, name string, kids []*item) ([]*item, 
 			}
 		}
 		return kids, true
-	case n.Role == "paragraph" && norm(name) == "" && len(kids) <= 1:
+	case n.Role == "paragraph" && norm(name) == "" && len(kids)-labelsOf(kids) <= 1:
+		// (A label's text beside its field is dropped anyway: see tidy.)
 		return kids, true
 	}
 	return nil, false
+}
+
+// labelsOf counts the text items of kids that only repeat the name of an
+// item with a ref among them (a field's label).
+func labelsOf(kids []*item) int {
+	n := 0
+	for _, k := range kids {
+		if k.text && slices.ContainsFunc(kids, func(o *item) bool { return o.ref && norm(o.name) == norm(k.name) }) {
+			n++
+		}
+	}
+	return n
 }
 
 // newItem makes the printed line of node n of frame f — its role, name, ref
@@ -1072,10 +1095,12 @@ func (b *builder) attrs(n *Node, pr printed, role, ref, hint string, current boo
 			a = append(a, "pressed=false")
 		}
 	}
-	switch p["expanded"] {
-	case "true":
+	switch {
+	case p["expanded"] == "true":
 		a = append(a, "expanded")
-	case "false":
+	case p["expanded"] == "false" && n.Role != "PopUpButton":
+		// (A native <select> is always shut to the page: select chooses
+		// its options without opening it.)
 		a = append(a, "collapsed")
 	}
 	for _, flag := range [...]string{"disabled", "required", "readonly"} {

@@ -100,16 +100,16 @@ func TestChromeRoles(t *testing.T) {
   textbox "Alarm" [ref=e2, type=time]
   textbox "Meeting" [ref=e3, type=datetime-local, value="2024-05-01T10:00"]
   button "Color" [ref=e4, type=color, value="#ff0000"]
-  combobox "Country" [ref=e5, collapsed, value="France"]
-    option "Germany" [ref=e6]
-    option "France" [ref=e7, selected]
-  button "Bold" [ref=e8, pressed=false]
-  button "Italic" [ref=e9, pressed]
+  combobox "Country" [ref=e5, value="France"]
+    option "Germany"
+    option "France" [selected]
+  button "Bold" [ref=e6, pressed=false]
+  button "Italic" [ref=e7, pressed]
   group "Details"
-    button "More" [ref=e10, collapsed]
-  label "Shipping is free" [ref=e11]
+    button "More" [ref=e8, collapsed]
+  label "Shipping is free" [ref=e9]
   group "Plan"
-    radio "Free" [ref=e12]
+    radio "Free" [ref=e10]
   canvas "Chart"`
 	checkBuild(t, frames, Options{}, want)
 
@@ -271,4 +271,21 @@ func TestDecodeLabelledBy(t *testing.T) {
 		t.Errorf("LabelledBy (-want +got):\n%s", d)
 	}
 	checkDecode(t, cdpJSON(want))
+}
+
+// TestLabelledFieldParagraph: a paragraph that holds a field and its
+// label's text says nothing the field's line does not: it folds (issue
+// 29: fewer lines, the same page).
+func TestLabelledFieldParagraph(t *testing.T) {
+	frames := frame(doc("T", n("form", "",
+		n("paragraph", "", txt("Full name"), n("textbox", "Full name")),
+		n("paragraph", "", txt("Note:"), n("textbox", "Email")),
+	)))
+	want := `document "T"
+  form
+    textbox "Full name" [ref=e1]
+    paragraph
+      text "Note:"
+      textbox "Email" [ref=e2]`
+	checkBuild(t, frames, Options{}, want)
 }
