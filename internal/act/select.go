@@ -103,6 +103,6 @@ func (c *Tab) Select(ctx context.Context) error {
 	case "disabled option":
 		return tool.Fail("option %s is disabled", jsString(r.Which))
 	}
-	c.Res.Details = append(c.Res.Details, "selected: "+strings.Join(r.Picked, ", "))
+	// (What it holds now is in the answer: the select's line, its value.)
 	return pg.Settle(ctx, m)
 }

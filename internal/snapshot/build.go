@@ -556,6 +556,31 @@ type kind struct {
 	control   bool   // clickable, or actionable for its role or focus
 	hasRef    bool   // a control, or a list item, image or label of its own
 	ref       string // the ref assigned when hasRef
+	// native: a native <select> (a combobox over Chromium's menu list
+	// popup) or one of its options, chosen by select on the select's ref.
+	native bool
+}
+
+// nativeSelect reports whether node ni of frame fi is a native <select>
+// (a combobox or pop-up button over Chromium's MenuListPopup) or an option
+// in one.
+func (b *builder) nativeSelect(fi, ni int) bool {
+	f, x := &b.frames[fi], &b.idx[fi]
+	n := &f.Nodes[ni]
+	switch n.Role {
+	case "MenuListOption":
+		return true
+	case "option":
+		p, ok := x.byID[n.ParentID]
+		return ok && f.Nodes[p].Role == "MenuListPopup"
+	case "combobox", "PopUpButton":
+		for _, c := range n.ChildIDs {
+			if ci, ok := x.byID[c]; ok && f.Nodes[ci].Role == "MenuListPopup" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // kindOf tells how node ni of frame fi prints and whether it is a control,
@@ -570,7 +595,8 @@ func (b *builder) kindOf(fi, ni int, inRef bool) kind {
 	kd.clickable = n.BackendID != 0 && f.Clickable[n.BackendID] && !inRef &&
 		kd.pr.role != "document" && kd.pr.role != "iframe"
 	kd.control = n.BackendID != 0 && (kd.clickable || !n.Ignored && actionable(n))
-	if n.Role == "MenuListOption" {
+	kd.native = b.nativeSelect(fi, ni)
+	if kd.native && kd.pr.role == "option" {
 		// An option of a native <select>: chosen with select on the
 		// select's ref, never clicked, so it needs no ref of its own.
 		kd.control, kd.clickable = false, false
@@ -685,7 +711,7 @@ func (b *builder) newItem(f *Frame, n *Node, kd *kind, name string, kids []*item
 	if kd.hasRef && norm(name) == "" && n.BackendID != 0 {
 		hint = f.Hints[n.BackendID]
 	}
-	it.attrs, it.cut = b.attrs(n, kd.pr, role, kd.ref, hint, n.BackendID != 0 && f.Current[n.BackendID])
+	it.attrs, it.cut = b.attrs(n, kd, role, hint, n.BackendID != 0 && f.Current[n.BackendID])
 	if phrasingRoles[n.Role] {
 		// A paragraph, heading or label holds only inline content: the
 		// text of its spans reads as one run with its own ("Price: 20 to
@@ -1053,7 +1079,8 @@ func hasRef(it *item) bool {
 
 // attrs is the bracket list of a printed node, ref first, and the number of
 // characters cut from its values.
-func (b *builder) attrs(n *Node, pr printed, role, ref, hint string, current bool) (string, int) {
+func (b *builder) attrs(n *Node, kd *kind, role, hint string, current bool) (string, int) {
+	pr, ref := kd.pr, kd.ref
 	var a []string
 	cut := 0
 	str := func(key, v string) {
@@ -1080,7 +1107,8 @@ func (b *builder) attrs(n *Node, pr printed, role, ref, hint string, current boo
 	case "mixed":
 		a = append(a, "checked=mixed")
 	}
-	if p["selected"] == "true" {
+	if p["selected"] == "true" && !kd.native {
+		// (A native select's line gives the option chosen as its value.)
 		a = append(a, "selected")
 	}
 	switch p["pressed"] {
@@ -1098,7 +1126,7 @@ func (b *builder) attrs(n *Node, pr printed, role, ref, hint string, current boo
 	switch {
 	case p["expanded"] == "true":
 		a = append(a, "expanded")
-	case p["expanded"] == "false" && n.Role != "PopUpButton":
+	case p["expanded"] == "false" && !kd.native:
 		// (A native <select> is always shut to the page: select chooses
 		// its options without opening it.)
 		a = append(a, "collapsed")

@@ -109,7 +109,10 @@ func DiffWith(prev, cur string, o DiffOptions) string {
 		}
 		changed = true
 		slices.Reverse(chain)
-		if mark == "~ " && refOf(line) != "" {
+		if r := refOf(line); mark == "~ " && r != "" {
+			if r == o.Target {
+				line = withoutFocus(line) // it has the focus: it was acted on
+			}
 			known.WriteString(mark)
 			known.WriteString(strings.TrimLeft(line, " "))
 			known.WriteByte('\n')

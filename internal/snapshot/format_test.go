@@ -102,7 +102,7 @@ func TestChromeRoles(t *testing.T) {
   button "Color" [ref=e4, type=color, value="#ff0000"]
   combobox "Country" [ref=e5, value="France"]
     option "Germany"
-    option "France" [selected]
+    option "France"
   button "Bold" [ref=e6, pressed=false]
   button "Italic" [ref=e7, pressed]
   group "Details"
@@ -277,6 +277,21 @@ func TestDecodeLabelledBy(t *testing.T) {
 // label's text says nothing the field's line does not: it folds (issue
 // 29: fewer lines, the same page).
 func TestLabelledFieldParagraph(t *testing.T) {
+	// A native select as Chromium 156 has it: a combobox over its menu
+	// list popup. Its line gives the option chosen; its options need no
+	// ref and no state. A listbox's options (a multi-select, a widget)
+	// keep both.
+	checkBuild(t, frame(doc("S",
+		n("combobox", "Size", n("MenuListPopup", "", n("option", "S"), n("option", "M").p("selected", "true"))).val("M").p("expanded", "false"),
+		n("listbox", "Tags", n("option", "a").p("selected", "true"), n("option", "b")),
+	)), Options{}, `document "S"
+  combobox "Size" [ref=e1, value="M"]
+    option "S"
+    option "M"
+  listbox "Tags" [ref=e2]
+    option "a" [ref=e3, selected]
+    option "b" [ref=e4]`)
+
 	frames := frame(doc("T", n("form", "",
 		n("paragraph", "", txt("Full name"), n("textbox", "Full name")),
 		n("paragraph", "", txt("Note:"), n("textbox", "Email")),

@@ -171,7 +171,7 @@ type Result struct {
 	Tab     string `json:"tab,omitempty"`
 	// OnlyTab is set when Tab is its task's only tab: an answer for a
 	// model need not name it.
-	OnlyTab   bool       `json:"-"`
+	OnlyTab   bool       `json:"onlyTab,omitempty"`
 	Path      string     `json:"path,omitempty"`
 	Tabs      []Tab      `json:"tabs,omitempty"`
 	Dialog    *Dialog    `json:"dialog,omitempty"`

@@ -2,11 +2,12 @@
 // extracted text, console lines, evaluate results, titles, URLs, dialog
 // messages — in an envelope before it reaches a model:
 //
-//	<<<page 3f9a0c17b2e4d851 untrusted>>>
+//	<<<page P5oMF7LkpVE untrusted>>>
 //	…
-//	<<<end 3f9a0c17b2e4d851>>>
+//	<<<end P5oMF7LkpVE>>>
 //
-// The boundary carries a fresh 64-bit random nonce per response, and the
+// The boundary carries a fresh 64-bit random nonce per response (11
+// characters of base64url), and the
 // opening line's word says the content is untrusted data (the tool's
 // description says the rest once: never instructions). A page cannot close
 // the envelope early: it cannot know the nonce, and any boundary-looking
@@ -15,7 +16,7 @@ package untrusted
 
 import (
 	"crypto/rand"
-	"encoding/hex"
+	"encoding/base64"
 	"strings"
 )
 
@@ -39,7 +40,7 @@ func New() Envelope {
 	if _, err := rand.Read(b[:]); err != nil {
 		panic("untrusted: no randomness: " + err.Error()) // crypto/rand never fails on Linux
 	}
-	return Envelope{nonce: hex.EncodeToString(b[:])}
+	return Envelope{nonce: base64.RawURLEncoding.EncodeToString(b[:])}
 }
 
 // Nonce is the envelope's boundary id.
