@@ -28,13 +28,9 @@ func (c *Tab) pointer(ctx context.Context, action string) error {
 	if err != nil {
 		return err
 	}
-	// A page's delayed reaction (a menu, a tooltip) is waited for;
-	// a native checkbox or radio reacts at once, as a rule.
-	first := browser.DOMFirst
-	if action == "click" && aim.Toggle {
-		first = 0
-	}
-	m := pg.Mark(ctx, first)
+	// A page's delayed reaction (a menu, a tooltip) is waited for while
+	// what the click started is pending (see browser.Page.Settle).
+	m := pg.Mark(ctx)
 	if action == "hover" {
 		if err := pg.Hover(ctx, aim.X, aim.Y); err != nil {
 			return err
@@ -64,7 +60,7 @@ func (c *Tab) Press(ctx context.Context) error {
 			return err
 		}
 	}
-	m := pg.Mark(ctx, 0)
+	m := pg.Mark(ctx)
 	if err := pg.Press(ctx, c.In.Key); err != nil {
 		return &tool.Error{Msg: err.Error()}
 	}

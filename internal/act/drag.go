@@ -51,7 +51,7 @@ func (c *Tab) Drag(ctx context.Context) error {
 	} else if math.Abs(again.X-from.X) > 1 || math.Abs(again.Y-from.Y) > 1 {
 		return tool.Fail("%s and the drop target %s do not fit in the viewport together, so a drag cannot reach from one to the other; drag it in steps onto something in between, or use keyboard controls if the page offers them", c.elemName(), c.In.To)
 	}
-	m := pg.Mark(ctx, browser.DOMFirst)
+	m := pg.Mark(ctx)
 	html5, err := pg.Drag(ctx, src, browser.Point{X: from.X, Y: from.Y}, browser.Point{X: to.X, Y: to.Y})
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func (c *Tab) dragBy(ctx context.Context, src browser.Elem, dx, dy float64) erro
 	if to.X < 0 || to.Y < 0 || to.X >= w || to.Y >= h {
 		return tool.Fail("the drag would end at %.0f,%.0f, outside the viewport (%.0f×%.0f) — the drag starts at %.0f,%.0f; drag by less, or scroll first", to.X, to.Y, w, h, from.X, from.Y)
 	}
-	m := pg.Mark(ctx, browser.DOMFirst)
+	m := pg.Mark(ctx)
 	if _, err := pg.Drag(ctx, src, browser.Point{X: from.X, Y: from.Y}, to); err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func (c *Tab) fillOne(ctx context.Context, f tool.Field) error {
 		if err != nil {
 			return err
 		}
-		m := pg.Mark(ctx, 0)
+		m := pg.Mark(ctx)
 		if err := pg.Click(ctx, aim.X, aim.Y, browser.ClickOptions{}); err != nil {
 			return err
 		}

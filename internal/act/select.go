@@ -55,7 +55,7 @@ func (c *Tab) Select(ctx context.Context) error {
 		}
 		return err
 	}
-	m := pg.Mark(ctx, 0)
+	m := pg.Mark(ctx)
 	var r struct {
 		OK      bool     `json:"ok"`
 		Err     string   `json:"err"`

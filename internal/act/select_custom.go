@@ -101,7 +101,7 @@ func (c *Tab) selectCustom(ctx context.Context, el browser.Elem, want []string) 
 		if err != nil {
 			return err
 		}
-		m := pg.Mark(ctx, browser.DOMFirst)
+		m := pg.Mark(ctx)
 		if err := pg.Click(ctx, aim.X, aim.Y, browser.ClickOptions{}); err != nil {
 			return err
 		}
@@ -126,7 +126,7 @@ func (c *Tab) selectCustom(ctx context.Context, el browser.Elem, want []string) 
 				return true, err
 			}
 			_ = pg.CallOn(ctx, el, `function() { if (typeof this.select === 'function') this.select(); }`, nil)
-			m := pg.Mark(ctx, browser.DOMFirst)
+			m := pg.Mark(ctx)
 			if err := pg.TypeKeys(ctx, w); err != nil {
 				return true, err
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/browserd/browserd/internal/browser"
@@ -36,19 +35,15 @@ func (c *Tab) Type(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// A field that offers suggestions shows them after a debounce: wait
-	// for that as for a click's delayed reaction.
-	first := time.Duration(0)
-	if kind.Suggests {
-		first = browser.DOMFirst
-	}
+	// (A field that offers suggestions shows them after a debounce: a
+	// timer Settle waits for.)
 	if err := kind.checkTypeable(); err != nil {
 		return err
 	}
 	if _, _, err := pg.Point(ctx, el, "type"); err != nil {
 		return err
 	}
-	m := pg.Mark(ctx, first)
+	m := pg.Mark(ctx)
 	if format, ok := valueTypes[kind.Type]; ok {
 		if err := c.setByValue(ctx, el, kind.Type, format); err != nil {
 			return err

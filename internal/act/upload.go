@@ -20,7 +20,7 @@ const chooserWait = 3 * time.Second
 // files in it.
 func (c *Tab) Upload(ctx context.Context, el browser.Elem, files []string) error {
 	pg := c.Page
-	m := pg.Mark(ctx, 0)
+	m := pg.Mark(ctx)
 	if input, ok := pg.FileInputOf(ctx, el); ok {
 		if err := pg.SetFiles(ctx, input, files); err != nil {
 			return err

@@ -203,23 +203,21 @@ func (p *Page) WaitQuiet(ctx context.Context) error {
 // Mark records the tab's navigation state before an input action.
 type Mark struct {
 	nav, load int
-	watching  bool          // a mutation watch runs in the page (see Mark)
-	first     time.Duration // how long to wait for a first DOM change
-	at        time.Time     // when the mark was taken
+	watching  bool      // a mutation watch runs in the page (see Mark)
+	at        time.Time // when the mark was taken
 }
 
-// The page's delayed reaction to an action (a submenu opening 100–300 ms
-// after a click, a list filtered after a debounce) is waited for with a
-// MutationObserver in browserd's isolated world: after an action that
-// loads no new document, Settle waits until the DOM has been quiet for
-// DOMQuiet — or, when nothing changed at all, until the Mark's first wait
-// (DOMFirst for a click or hover, whose reactions come late) has passed
-// since the action — and never longer than DOMMax. A short timer the page
-// started during the action (a menu's 300 ms open delay, an autocomplete's
-// debounce: see timersJS) extends the wait until it has run.
+// The page's reaction to an action is waited for until the page is
+// settled, not for a fixed time: after an action that loads no new
+// document, Settle answers once no mutation happened for two animation
+// frames (a MutationObserver in browserd's isolated world counts them; a
+// tab whose frames do not run waits DOMQuiet instead) and nothing the
+// action started is still pending — a request (WaitQuiet), a short timer
+// (a menu's 300 ms open delay, an autocomplete's debounce: see timersJS),
+// a running animation — and never longer than DOMMax. An action that
+// changes nothing and starts nothing is answered within two frames.
 var (
-	DOMQuiet = 60 * time.Millisecond
-	DOMFirst = 500 * time.Millisecond
+	DOMQuiet = 50 * time.Millisecond
 	DOMMax   = 1200 * time.Millisecond
 )
 
@@ -248,25 +246,32 @@ const watchJS = `(() => { const w = globalThis.__browserdWatch;
     document.removeEventListener('click', m.onClick, true); document.removeEventListener('keydown', m.onKey, true); };
   globalThis.__browserdWatch = m; return true; })()`
 
+// quietJS resolves once the page is settled: two animation frames (or,
+// when frames do not run, %[1]d ms) with no mutation — and half that time
+// at least since the last one — and not before %[3]d ms from now (the
+// last timer the action started), nor after %[2]d ms.
 const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
   if (!m) return res({});
-  const first = %d, quiet = %d, most = %d;
-  const t0 = performance.now(), until = t0 + %d;
-  let timer = 0;
-  const tick = () => { const now = performance.now();
-    const left = Math.max(m.n === 0 ? first - (now - m.start) : quiet - (now - m.last), until - now);
-    if (left <= 0 || now - t0 >= most) { clearTimeout(timer); m.wake = null; m.stop(); delete globalThis.__browserdWatch;
-      return res({changed: m.n > 0, invalid: m.attempt && !m.submitted ? m.invalid : []}); }
-    clearTimeout(timer); timer = setTimeout(tick, Math.max(1, Math.min(left, most - (now - t0)))); };
-  m.wake = tick;
-  tick(); })`
+  const quiet = %[1]d, most = %[2]d, t0 = performance.now(), until = t0 + %[3]d;
+  let done = false;
+  const finish = () => { if (done) return; done = true; clearTimeout(cap); m.stop(); delete globalThis.__browserdWatch;
+    res({changed: m.n > 0, invalid: m.attempt && !m.submitted ? m.invalid : []}); };
+  const cap = setTimeout(finish, most);
+  const look = () => { if (done) return;
+    const seen = m.n; let fired = false;
+    const after = () => { if (fired || done) return; fired = true;
+      const now = performance.now(), left = Math.max(until - now, m.n > 0 ? m.last + quiet / 2 - now : 0);
+      if (m.n === seen && left <= 0) return finish();
+      setTimeout(look, Math.max(0, left)); };
+    requestAnimationFrame(() => requestAnimationFrame(after));
+    setTimeout(after, quiet); };
+  look(); })`
 
 // Mark returns the current navigation state, for Settle, and starts
-// watching the DOM for the action's reaction; Settle waits up to first for
-// the reaction to begin.
-func (p *Page) Mark(ctx context.Context, first time.Duration) Mark {
+// watching the DOM for the action's reaction.
+func (p *Page) Mark(ctx context.Context) Mark {
 	p.mu.Lock()
-	m := Mark{nav: p.navSeq, load: p.loadSeq, first: max(first, DOMQuiet), at: time.Now()}
+	m := Mark{nav: p.navSeq, load: p.loadSeq, at: time.Now()}
 	p.invalid, p.loaded = nil, false
 	p.mu.Unlock()
 	if p.Dialog() != nil {
@@ -313,7 +318,7 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 			Invalid []InvalidField `json:"invalid"`
 		}
 		late := p.lateTimers(qctx, time.Since(m.at))
-		if p.Run(qctx, fmt.Sprintf(quietJS, m.first.Milliseconds(), DOMQuiet.Milliseconds(), DOMMax.Milliseconds(), late.Milliseconds()), &r) == nil {
+		if p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), DOMMax.Milliseconds(), late.Milliseconds()), &r) == nil {
 			p.mu.Lock()
 			p.invalid = r.Invalid
 			p.mu.Unlock()
@@ -326,7 +331,7 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 		if left := DOMMax - time.Since(m.at); left > DOMQuiet && p.Dialog() == nil {
 			late := max(p.lateTimers(qctx, time.Since(m.at)), p.animationsLeft(qctx))
 			if late = min(late, left); late > 0 && p.Run(qctx, watchJS, nil) == nil {
-				_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds()), nil)
+				_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds()), nil)
 			}
 		}
 		cancel()

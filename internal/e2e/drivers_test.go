@@ -204,6 +204,13 @@ func parseMCP(action string, res *mcp.CallToolResult) tool.Result {
 			factLines = append(factLines, l)
 		}
 		facts, rest := strings.Join(factLines, "\n"), ""
+		if len(factLines) < len(strings.Split(inner, "\n")) {
+			// A whole page's first line is its document, with its title.
+			first := strings.Split(inner, "\n")[len(factLines)]
+			if t, ok := strings.CutPrefix(first, "document "); ok {
+				r.Title, _ = strconv.Unquote(t)
+			}
+		}
 		for _, l := range strings.Split(facts, "\n") {
 			switch {
 			case strings.HasPrefix(l, "title: "):

@@ -111,7 +111,7 @@ func TestLongListPaging(t *testing.T) {
 	if !strings.HasPrefix(body, engine.DiffHeader) || len(body) > 2048 {
 		t.Fatalf("the click's answer is not a short diff (%d bytes):\n%.3000s", len(body), body)
 	}
-	contains(t, body, "~     500 | User 500 | user500@example.com | editing | button \"Edit\" [ref="+edit[0])
+	contains(t, body, "~ 500 | User 500 | user500@example.com | editing | button \"Edit\" [ref="+edit[0])
 	contains(t, body, "Editing user 500")
 	// The page shows the table from row 500 now.
 	s = text(ok(t, d, tool.Input{Action: "snapshot", Task: task}))

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/browserd/browserd/internal/engine"
 	"github.com/browserd/browserd/internal/tool"
 	"github.com/browserd/browserd/internal/untrusted"
 )
@@ -167,7 +168,8 @@ func testForm(t *testing.T, d driver, task string) {
 func testRefsStable(t *testing.T, d driver, task string) {
 	s := nav(t, d, task, site.URL("/spa")).Content
 	add := ref(t, s, "button", "Add item")
-	r := ok(t, d, tool.Input{Action: "click", Task: task, Ref: add})
+	ok(t, d, tool.Input{Action: "click", Task: task, Ref: add})
+	r := ok(t, d, tool.Input{Action: "snapshot", Task: task})
 	if got := ref(t, r.Content, "button", "Add item"); got != add {
 		t.Fatalf("Add item ref changed from %s to %s", add, got)
 	}
@@ -256,7 +258,7 @@ func testShadow(t *testing.T, d driver, task string) {
 	// Clicked again: the page says the same, and the answer says so;
 	// full shows the whole page.
 	r = ok(t, d, tool.Input{Action: "click", Task: task, Selector: "#shadow-button"})
-	contains(t, r.Content, "no changes since your last snapshot")
+	contains(t, r.Content, engine.NoChanges)
 	r = ok(t, d, tool.Input{Action: "click", Task: task, Selector: "#shadow-button", Full: true})
 	contains(t, r.Content, "shadow clicked")
 }

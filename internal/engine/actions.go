@@ -748,7 +748,7 @@ func (c *call) dialog(ctx context.Context, _ *browser.Browser) error {
 		return fail("no dialog is open on tab %s", c.tab.ID)
 	}
 	accept := c.in.Accept == nil || *c.in.Accept
-	m := pg.Mark(ctx, 0)
+	m := pg.Mark(ctx)
 	if err := pg.HandleDialog(ctx, accept, c.in.Text); err != nil {
 		return err
 	}

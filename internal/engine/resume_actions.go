@@ -119,7 +119,7 @@ func (e *Engine) resumeStored(ctx context.Context, c *call, s *sessions.Session,
 	if err != nil {
 		return nil, err
 	}
-	c.res.Notes = append(c.res.Notes, fmt.Sprintf("session %q was resumed from a capture of %s ago; %s", id, time.Since(rep.Taken).Round(time.Second), recovery.NotRestored))
+	c.res.Notes = append(c.res.Notes, fmt.Sprintf("session %q was resumed from a %s-old capture; %s", id, time.Since(rep.Taken).Round(time.Second), recovery.NotRestored))
 	c.res.Details = append(c.res.Details, rep.Problems...)
 	return live, nil
 }

@@ -80,7 +80,7 @@ func isDone(ch <-chan struct{}) bool {
 
 // NotRestored is source 002's "cannot persist" list, told with every
 // resume.
-const NotRestored = "not restored: in-flight requests, timers, open dialogs, chosen files, WebSockets, refs"
+const NotRestored = "not restored: requests, timers, dialogs, uploads, WebSockets, refs"
 
 // nodeID returns this data folder's node name for leases, made on first
 // use: a daemon restarted on the same folder is the same node, so the

@@ -69,6 +69,7 @@ func DiffWith(prev, cur string, o DiffOptions) string {
 		}
 	}
 	replaced, replacing := pairInPlace(a, b, ops, parentA, parentB, eqA)
+	relist := relisted(a, b, ops, parentA, parentB, eqA, replaced, replacing, changedRef)
 
 	// Changed lines with refs come first, without context; then the others,
 	// each run after its path.
@@ -81,7 +82,17 @@ func DiffWith(prev, cur string, o DiffOptions) string {
 		var text []string
 		switch {
 		case op.kind == opEqual:
-			continue
+			if p := parentB[op.bi]; p < 0 || !relist[p] {
+				continue
+			}
+			// A kept item of a list that was filtered or re-sorted: the
+			// list now is what the agent needs to read.
+			line, mark, text = b[op.bi], "  ", b
+			for p := parentB[op.bi]; p >= 0; p = parentB[p] {
+				if eqB[p] {
+					chain = append(chain, p)
+				}
+			}
 		case op.kind == opDel:
 			if changedRef[refOf(a[op.ai])] || replaced[op.ai] >= 0 {
 				continue // shown as its new line
@@ -98,7 +109,13 @@ func DiffWith(prev, cur string, o DiffOptions) string {
 				continue
 			}
 			line, mark, text = b[op.bi], "+ ", b
-			if changedRef[r] || replacing[op.bi] {
+			if d, ok := replacing[op.bi]; ok {
+				if focusOnly(a[d], line, o.Target) {
+					continue
+				}
+				mark = "~ "
+			}
+			if changedRef[r] {
 				mark = "~ "
 			}
 			for p := parentB[op.bi]; p >= 0; p = parentB[p] {
@@ -149,6 +166,70 @@ func DiffWith(prev, cur string, o DiffOptions) string {
 	return strings.TrimSuffix(known.String()+out.String(), "\n")
 }
 
+// maxRelist bounds the kept items a filtered list shows beside its
+// removed and added ones.
+const maxRelist = 50
+
+// relisted are the unchanged lines (in cur) whose children changed as a
+// filtered or re-sorted list's do: items removed and items added, at
+// least as many as were kept (at most maxRelist). Their kept children are
+// shown too, so that an answer says what the list holds now.
+func relisted(a, b []string, ops []diffOp, parentA, parentB, eqA []int, replaced []int, replacing map[int]int, changedRef map[string]bool) map[int]bool {
+	type count struct{ del, ins, kept int }
+	counts := map[int]*count{}
+	at := func(p int) *count {
+		c := counts[p]
+		if c == nil {
+			c = &count{}
+			counts[p] = c
+		}
+		return c
+	}
+	for _, op := range ops {
+		switch op.kind {
+		case opEqual:
+			if p := parentB[op.bi]; p >= 0 {
+				at(p).kept++
+			}
+		case opDel:
+			if p := parentA[op.ai]; p >= 0 && eqA[p] >= 0 && replaced[op.ai] < 0 && !changedRef[refOf(a[op.ai])] {
+				at(eqA[p]).del++
+			}
+		case opIns:
+			if _, ok := replacing[op.bi]; !ok && !changedRef[refOf(b[op.bi])] {
+				if p := parentB[op.bi]; p >= 0 {
+					at(p).ins++
+				}
+			}
+		}
+	}
+	out := map[int]bool{}
+	for p, c := range counts {
+		if c.del > 0 && c.ins > 0 && c.kept > 0 && c.del+c.ins >= c.kept && c.kept <= maxRelist {
+			out[p] = true
+		}
+	}
+	return out
+}
+
+// focusOnly reports whether a line without a ref of its own (a table row
+// of several controls) changed only in which element has the focus: one
+// lost it, or the action's target gained it.
+func focusOnly(old, cur, target string) bool {
+	unfocus := func(l string) string {
+		for _, f := range []string{", focused,", ", focused]"} {
+			if i := strings.Index(l, f); i >= 0 {
+				return l[:i] + l[i+len(", focused"):]
+			}
+		}
+		return l
+	}
+	if unfocus(old) == cur {
+		return true
+	}
+	return target != "" && strings.Contains(cur, "[ref="+target+", focused") && unfocus(cur) == old
+}
+
 // quietRefs are the refs whose changes go without saying: an element that
 // only lost the focus (the one that has it now shows it), and the
 // action's target that only gained it.
@@ -181,10 +262,10 @@ func quietRefs(a, b []string, ops []diffOp, changedRef map[string]bool, target s
 // pairInPlace pairs each removed line without a ref with an added one of
 // the same role, indentation and unchanged parent, in order (a status
 // whose text changed): replaced[removed line] is its added line, or -1,
-// and replacing holds the added lines so paired.
-func pairInPlace(a, b []string, ops []diffOp, parentA, parentB, eqA []int) (replaced []int, replacing map[int]bool) {
+// and replacing maps the added lines so paired to the removed ones.
+func pairInPlace(a, b []string, ops []diffOp, parentA, parentB, eqA []int) (replaced []int, replacing map[int]int) {
 	replaced = make([]int, len(a))
-	replacing = map[int]bool{}
+	replacing = map[int]int{}
 	for i := range replaced {
 		replaced[i] = -1
 	}
@@ -215,7 +296,7 @@ func pairInPlace(a, b []string, ops []diffOp, parentA, parentB, eqA []int) (repl
 				continue
 			}
 			replaced[d] = op.bi
-			replacing[op.bi] = true
+			replacing[op.bi] = d
 			dels[k] = -1
 			break
 		}

@@ -109,6 +109,22 @@ main > list:
 			want: "no changes",
 		},
 		{
+			// A row of several controls has no ref of its own: that the
+			// target in it gained the focus goes without saying too.
+			name: "target focused",
+			prev: "document \"T\"\n  table\n    1 | link \"A\" [ref=e1] | button \"Add\" [ref=e2]",
+			cur:  "document \"T\"\n  table\n    1 | link \"A\" [ref=e1] | button \"Add\" [ref=e2, focused]",
+			want: "no changes",
+		},
+		{
+			// A filtered list: what it kept shows beside what it lost
+			// and gained, so that the answer says what it holds now.
+			name: "filtered list",
+			prev: "document \"T\"\n  list \"People\"\n    listitem \"Alice\" [ref=e1]\n    listitem \"Bob\" [ref=e2]\n    listitem \"Carol\" [ref=e3]",
+			cur:  "document \"T\"\n  list \"People\"\n    listitem \"Carol\" [ref=e3]\n    listitem \"Frank\" [ref=e4]",
+			want: "list \"People\":\n- listitem \"Alice\" [ref=e1]\n- listitem \"Bob\" [ref=e2]\n  listitem \"Carol\" [ref=e3]\n+ listitem \"Frank\" [ref=e4]",
+		},
+		{
 			name: "back at the top after a path",
 			prev: diffBase,
 			cur:  strings.Replace(diffBase, "listitem: two", "listitem: dos", 1) + "\n  contentinfo",
