@@ -107,6 +107,9 @@ func (d *mcpDriver) do(t *testing.T, in tool.Input) tool.Result {
 	}
 	r := parseMCP(in.Action, res)
 	if r.Success && r.Wrapped && r.Tab != "" {
+		if d.shown == nil {
+			d.shown = map[string][2]string{}
+		}
 		key := in.Task + "/" + r.Tab
 		last := d.shown[key]
 		if r.URL == "" {

@@ -432,8 +432,8 @@ func TestStatusHidesSharedPID(t *testing.T) {
 		t.Fatalf("bob's second tab: %q (%v %s), want t2", r.Tab, err, r.Error)
 	}
 	r, err = e.Do(bob, tool.Input{Action: "snapshot", Session: "b1", Tab: "t1"})
-	if err != nil || !r.Success || !strings.Contains(r.Content, "/links") {
-		t.Errorf("bob's t1 is not his own page: %v %s\n%.300s", err, r.Error, r.Content)
+	if err != nil || !r.Success || !strings.Contains(r.URL, "/links") {
+		t.Errorf("bob's t1 is not his own page: %v %s %s\n%.300s", err, r.Error, r.URL, r.Content)
 	}
 	r, err = e.Do(context.Background(), tool.Input{Action: "tabs", Session: "s1"})
 	if err != nil || !r.Success || len(r.Tabs) != 4 || r.Tabs[3].ID != "t4" {
