@@ -43,7 +43,7 @@ type Config struct {
 	Headed      bool          `name:"headed" env:"BROWSERD_HEADED" help:"Show the browser window."`
 	CDP         string        `name:"cdp" env:"BROWSERD_CDP" help:"Attach to a running browser at this ws:// URL instead of launching one." placeholder:"WS_URL"`
 	IdleTimeout time.Duration `name:"idle-timeout" env:"BROWSERD_IDLE_TIMEOUT" default:"5m" help:"Close idle tasks' pages, and the browser when nothing is left, after this long."`
-	ReviewGrace time.Duration `name:"review-grace" env:"BROWSERD_REVIEW_GRACE" default:"1h" help:"Keep the tabs of a task that ended (task_end) open this long for a person to review; 0: until closed."`
+	ReviewGrace time.Duration `name:"review-grace" env:"BROWSERD_REVIEW_GRACE" default:"1h" help:"Keep the tabs of a task that ended (task_end) open this long for a person to review, and the tabs a resume brought back that nobody uses; 0: until closed."`
 	ActionTime  time.Duration `name:"action-timeout" env:"BROWSERD_ACTION_TIMEOUT" default:"10s" help:"Default timeout of an action."`
 	NavTime     time.Duration `name:"nav-timeout" env:"BROWSERD_NAV_TIMEOUT" default:"30s" help:"Default timeout of a navigation."`
 	Width       int           `name:"viewport-width" env:"BROWSERD_VIEWPORT_WIDTH" default:"1280" help:"Viewport width."`

@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -65,5 +68,77 @@ func TestLazyTabsAfterResume(t *testing.T) {
 		if got := readTab(t, do, "lz", want.Task, want.Tab); got != want {
 			t.Errorf("tab %s:\n got %+v\nwant %+v", want.Tab, got, want)
 		}
+	}
+}
+
+// TestLazyTabsCostNothing (issue 29 point 5): after a restart, the tabs
+// behind each task's front one have no target in the browser — no
+// renderer — until used; used, one opens and loads where it was; and
+// those nobody used for the review grace since the resume are closed.
+func TestLazyTabsCostNothing(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.IdleTimeout, cfg.ReviewGrace = 48*time.Hour, 2*time.Second
+	e1, do1 := newEngine(t, cfg)
+	for _, in := range []tool.Input{
+		{Action: "navigate", Task: "a", URL: site.URL("/form")},
+		{Action: "tab_new", Task: "a", URL: site.URL("/spa")},
+		{Action: "tab_new", Task: "a", URL: site.URL("/table")},
+	} {
+		in.Snapshot = new(bool)
+		do1(in)
+	}
+	if err := e1.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitNoChromium(t, cfg.Data)
+
+	e2, do2 := newEngine(t, cfg)
+	if r := do2(tool.Input{Action: "session_resume", Session: "default"}); len(r.Tabs) != 3 {
+		t.Fatalf("resumed tabs: %+v", r.Tabs)
+	}
+	pages := func() (loaded, all int) {
+		t.Helper()
+		e2.Mu.Lock()
+		var br *browser.Browser
+		for _, sl := range e2.Slots {
+			if sl.Br != nil {
+				br = sl.Br
+			}
+		}
+		e2.Mu.Unlock()
+		targets, err := br.Targets(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tg := range targets {
+			if tg.Type == "page" {
+				all++
+				if tg.URL != "about:blank" {
+					loaded++
+				}
+			}
+		}
+		return loaded, all
+	}
+	if loaded, all := pages(); loaded != 1 || all > 2 {
+		t.Errorf("after the resume: %d loaded pages of %d page targets; want the front tab's alone (and at most the browser's own blank one)", loaded, all)
+	}
+	// Used, the first tab opens and loads where it was.
+	r := do2(tool.Input{Action: "snapshot", Task: "a", Tab: "t1"})
+	if !strings.Contains(r.Content, `textbox "Name"`) {
+		t.Errorf("t1 after its first use:\n%.500s", r.Content)
+	}
+	if loaded, _ := pages(); loaded != 2 {
+		t.Errorf("%d loaded pages after t1 was used, want 2", loaded)
+	}
+	// The one nobody used goes once the review grace has passed.
+	time.Sleep(cfg.ReviewGrace + 100*time.Millisecond)
+	e2.Reap(time.Now())
+	var ids []string
+	for _, tb := range do2(tool.Input{Action: "tabs", Task: "a"}).Tabs {
+		ids = append(ids, tb.ID)
+	}
+	if strings.Join(ids, ",") != "t1,t3" {
+		t.Errorf("tabs after the review grace: %v, want t1 and t3 (t2 was never used)", ids)
 	}
 }

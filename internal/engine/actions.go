@@ -545,6 +545,23 @@ func (c *call) pickTab(ctx context.Context, sl *sessions.Slot) error {
 		want = t.Active
 	}
 	e.Mu.Unlock()
+	// A tab a resume left unloaded opens and loads now — unless the
+	// action loads another page in it, or closes it, anyway.
+	if want != nil {
+		limit := e.Cfg.NavTime
+		if in.Timeout > 0 {
+			limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
+		}
+		if note := e.Wake(ctx, want, in.Action == "navigate" || in.Action == "tab_close", limit); note != "" {
+			c.res.Notes = append(c.res.Notes, note)
+		}
+		e.Mu.Lock()
+		opened := want.Page != nil
+		e.Mu.Unlock()
+		if !opened {
+			return fail("tab %s could not be opened again after the resume; try again, or close it (tab_close)", want.ID)
+		}
+	}
 	if want != nil && want.Page.Closed() {
 		e.RemoveTab(want)
 		want = nil
@@ -563,46 +580,12 @@ func (c *call) pickTab(ctx context.Context, sl *sessions.Slot) error {
 		want = tb
 	}
 	if want.Page.Crashed() {
-		// A crashed renderer keeps no document: load the last URL again —
-		// unless the action loads another page anyway: then an empty
-		// document brings the renderer back without running again what
-		// may have crashed it (a memory hog would, taking the navigation
-		// down with it). The load takes no longer than the action may.
-		note := fmt.Sprintf("tab %s had crashed; it was reloaded", want.ID)
-		u := want.Page.URL().Unwrap()
-		if u == "" || in.Action == "navigate" {
-			u = revivalPage
-			note = fmt.Sprintf("tab %s had crashed; its renderer was started again", want.ID)
-		}
-		limit := e.Cfg.NavTime
-		if in.Timeout > 0 {
-			limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
-		}
-		rctx, cancel := context.WithTimeout(ctx, limit)
-		err := want.Page.Navigate(rctx, u)
-		cancel()
+		tb, note, err := c.revive(ctx, sl, want)
 		if err != nil {
-			_ = want.Page.Close(ctx)
-			e.RemoveTab(want)
-			tb, err := e.newTab(ctx, sl, t)
-			if err != nil {
-				return err
-			}
-			note = fmt.Sprintf("tab %s had crashed and did not come back; tab %s, a blank one, replaces it", want.ID, tb.ID)
-			want = tb
+			return err
 		}
+		want = tb
 		c.res.Notes = append(c.res.Notes, note)
-	}
-	if in.Action != "tab_close" {
-		// A tab a resume left unloaded loads now — unless the action
-		// loads another page in it anyway.
-		limit := e.Cfg.NavTime
-		if in.Timeout > 0 {
-			limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
-		}
-		if note := e.Wake(ctx, want, in.Action == "navigate", limit); note != "" {
-			c.res.Notes = append(c.res.Notes, note)
-		}
 	}
 	c.tab = want
 	c.res.Tab = want.ID
@@ -610,6 +593,40 @@ func (c *call) pickTab(ctx context.Context, sl *sessions.Slot) error {
 	c.res.OnlyTab = len(t.Tabs) == 1 && in.Action != "tab_new" && in.Action != "tab_switch"
 	e.Mu.Unlock()
 	return nil
+}
+
+// revive brings back a tab whose renderer crashed: it loads its last URL
+// again — unless the action loads another page anyway: then an empty
+// document brings the renderer back without running again what may have
+// crashed it (a memory hog would, taking the navigation down with it). A
+// tab that does not come back is replaced by a blank one.
+func (c *call) revive(ctx context.Context, sl *sessions.Slot, want *sessions.Tab) (*sessions.Tab, string, error) {
+	e, in, t := c.e, c.in, c.task
+	// The load takes no longer than the action may.
+	note := fmt.Sprintf("tab %s had crashed; it was reloaded", want.ID)
+	u := want.Page.URL().Unwrap()
+	if u == "" || in.Action == "navigate" {
+		u = revivalPage
+		note = fmt.Sprintf("tab %s had crashed; its renderer was started again", want.ID)
+	}
+	limit := e.Cfg.NavTime
+	if in.Timeout > 0 {
+		limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
+	}
+	rctx, cancel := context.WithTimeout(ctx, limit)
+	err := want.Page.Navigate(rctx, u)
+	cancel()
+	if err != nil {
+		_ = want.Page.Close(ctx)
+		e.RemoveTab(want)
+		tb, err := e.newTab(ctx, sl, t)
+		if err != nil {
+			return nil, "", err
+		}
+		note = fmt.Sprintf("tab %s had crashed and did not come back; tab %s, a blank one, replaces it", want.ID, tb.ID)
+		want = tb
+	}
+	return want, note, nil
 }
 
 // tabAction is what the engine declares of an action done on a tab: the
@@ -732,7 +749,7 @@ func (c *call) tabSwitch(_ context.Context, _ *browser.Browser) error {
 
 func (c *call) tabClose(ctx context.Context, _ *browser.Browser) error {
 	tb := c.tab
-	if err := tb.Page.Close(ctx); err != nil && !tb.Page.Closed() {
+	if err := closePage(ctx, tb); err != nil && !tb.Page.Closed() {
 		return err
 	}
 	c.e.RemoveTab(tb)
@@ -1007,7 +1024,7 @@ func (c *call) closeTask(ctx context.Context) error {
 		}
 	}
 	for _, tb := range tabs {
-		_ = tb.Page.Close(ctx)
+		_ = closePage(ctx, tb)
 		e.RemoveTab(tb)
 	}
 	c.res.Content = fmt.Sprintf("closed task %q (%d tabs)", t.Name, len(tabs))

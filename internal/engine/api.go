@@ -204,19 +204,22 @@ func (e *Engine) TabPage(ctx context.Context, session, tab string) (*browser.Pag
 		tb = frontTab(s)
 	}
 	e.Mu.Unlock()
-	if tb == nil || tb.Page.Closed() {
+	if tb == nil {
 		if tab == "" {
 			return nil, "", fmt.Errorf("%w: session %q has no open tab", store.ErrNotFound, session)
 		}
 		return nil, "", fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
 	}
 	// A person watches what the tab shows: one a resume left unloaded
-	// loads, off the watcher's way.
+	// opens and loads first.
 	e.Mu.Lock()
 	lazy := tb.Lazy != nil
 	e.Mu.Unlock()
 	if lazy {
-		go e.Wake(context.WithoutCancel(ctx), tb, false, e.Cfg.NavTime)
+		e.Wake(ctx, tb, false, e.Cfg.NavTime)
+	}
+	if tb.Page == nil || tb.Page.Closed() {
+		return nil, "", fmt.Errorf("%w: tab %s of session %q is closed, or could not be opened", store.ErrNotFound, tb.ID, session)
 	}
 	return tb.Page, tb.ID, nil
 }

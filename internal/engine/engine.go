@@ -448,7 +448,7 @@ func (e *Engine) OnPopup(opener string, info browser.TargetInfo) {
 	e.Mu.Lock()
 	var parent *sessions.Tab
 	for _, tb := range e.Tabs {
-		if tb.Page.TargetID == opener {
+		if tb.Page != nil && tb.Page.TargetID == opener {
 			parent = tb
 		}
 	}
@@ -535,4 +535,12 @@ func checkKeyPresent(keyFile string, cfg config.Config) error {
 		return nil
 	}
 	return fmt.Errorf("the secret key %s is missing, but %s were sealed with it: put the key back (or point --secret-key-file at it); to start afresh without them, move the data folder %s aside — browserd makes no new key over them", keyFile, strings.Join(sealed, " and "), cfg.Data)
+}
+
+// closePage closes tb's page; a lazy tab has none yet.
+func closePage(ctx context.Context, tb *sessions.Tab) error {
+	if tb.Page == nil {
+		return nil
+	}
+	return tb.Page.Close(ctx)
 }

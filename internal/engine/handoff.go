@@ -52,7 +52,7 @@ func (e *Engine) CloseTab(ctx context.Context, session, tab string) error {
 		c := &call{e: e, in: tool.Input{Action: "close"}, task: t, owner: auth.Owner(ctx), started: time.Now()}
 		return c.closeTask(ctx)
 	}
-	if err := tb.Page.Close(ctx); err != nil && !tb.Page.Closed() {
+	if err := closePage(ctx, tb); err != nil && !tb.Page.Closed() {
 		return fmt.Errorf("close tab %s: %w", tab, err)
 	}
 	e.RemoveTab(tb)

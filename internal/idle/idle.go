@@ -64,6 +64,7 @@ func (e *Janitor) Reap(now time.Time) {
 		t.Run.Unlock()
 	}
 	e.dropEphemeral(ctx, now)
+	e.dropLeftovers(now)
 	// A browser none of whose sessions has a tab left is closed.
 	e.StopUnused(ctx, "", now.Add(-e.Cfg.IdleTimeout))
 }
@@ -101,7 +102,9 @@ func (e *Janitor) closeTask(ctx context.Context, t *sessions.Task, now time.Time
 	hasCapture := !t.Sess.LastCapture.IsZero()
 	e.Mu.Unlock()
 	for _, tb := range tabs {
-		_ = tb.Page.Close(ctx)
+		if tb.Page != nil {
+			_ = tb.Page.Close(ctx)
+		}
 		e.RemoveTab(tb)
 	}
 	e.Mu.Lock()
@@ -151,5 +154,47 @@ func (e *Janitor) dropEphemeral(ctx context.Context, now time.Time) {
 		if s.Egress != nil && s.Egress != e.Proxy.Default() {
 			s.Egress.Close()
 		}
+	}
+}
+
+// dropLeftovers closes the tabs a resume brought back that nobody used
+// since — lazy tabs, which have no page yet — once the review grace has
+// passed since the resume (never when it is 0). They are tabs an earlier
+// run left open; the captures taken before still hold them, so a
+// session_resume with an older capture brings them back.
+func (e *Janitor) dropLeftovers(now time.Time) {
+	grace := e.Cfg.ReviewGrace
+	if grace <= 0 {
+		return
+	}
+	type leftover struct {
+		t  *sessions.Task
+		tb *sessions.Tab
+	}
+	var old []leftover
+	e.Mu.Lock()
+	for _, s := range e.Sessions {
+		for _, t := range s.Tasks {
+			for _, tb := range t.Tabs {
+				if lz := tb.Lazy; lz != nil && lz.Woken == nil && now.Sub(lz.Since) > grace {
+					old = append(old, leftover{t, tb})
+				}
+			}
+		}
+	}
+	e.Mu.Unlock()
+	for _, o := range old {
+		if !o.t.Run.TryLock() {
+			continue // an action runs in the task: it may be about to use the tab
+		}
+		e.Mu.Lock()
+		still := o.tb.Lazy != nil && o.tb.Lazy.Woken == nil && e.Tabs[o.tb.Key()] == o.tb
+		e.Mu.Unlock()
+		if still {
+			e.RemoveTab(o.tb)
+			e.Changed(o.t.Sess)
+			e.Log.Info("closed a tab nobody used since the resume", "session", o.t.Sess.ID, "task", o.t.Name, "tab", o.tb.ID)
+		}
+		o.t.Run.Unlock()
 	}
 }

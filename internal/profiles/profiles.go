@@ -55,12 +55,7 @@ func (e *Keeper) StatePath(profile string) string {
 func (e *Keeper) CaptureState(ctx context.Context, br *browser.Browser, s *sessions.Session) (*storagestate.State, error) {
 	e.Mu.Lock()
 	ctxID := s.CtxID
-	var pages []*browser.Page
-	for _, t := range s.Tasks {
-		for _, tb := range t.Tabs {
-			pages = append(pages, tb.Page)
-		}
-	}
+	pages := s.Pages()
 	e.Mu.Unlock()
 	cookies, err := inject.ContextCookies(ctx, br, ctxID)
 	if err != nil {
@@ -360,12 +355,7 @@ func (e *Keeper) LoadState(ctx context.Context, sl *sessions.Slot, s *sessions.S
 	if script != "" {
 		s.InitScript = inject.CombineScripts(s.InitScript, script)
 	}
-	var pages []*browser.Page
-	for _, t := range s.Tasks {
-		for _, tb := range t.Tabs {
-			pages = append(pages, tb.Page)
-		}
-	}
+	pages := s.Pages()
 	e.Mu.Unlock()
 	if script != "" {
 		for _, pg := range pages {

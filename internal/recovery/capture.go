@@ -150,7 +150,7 @@ func (e *Recovery) captureItems(s *sessions.Session, probe bool) (items []captur
 			return nil, nil, lastHash, false // no page to change anything on its own
 		}
 		for _, it := range items {
-			if it.tb.Page.NavPending() {
+			if it.tb.Page != nil && it.tb.Page.NavPending() {
 				return nil, nil, lastHash, false
 			}
 		}

@@ -455,7 +455,9 @@ func (e *Recovery) CloseSessionTabs(ctx context.Context, s *sessions.Session) {
 	}
 	e.Mu.Unlock()
 	for _, tb := range tabs {
-		_ = tb.Page.Close(ctx)
+		if tb.Page != nil {
+			_ = tb.Page.Close(ctx)
+		}
 		e.RemoveTab(tb)
 	}
 }
@@ -488,11 +490,16 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 	}
 	tabs := slices.Clone(c.Tabs)
 	slices.SortStableFunc(tabs, func(a, b store.Tab) int { return cmp.Compare(sessions.TabNum(a.ID), sessions.TabNum(b.ID)) })
-	pages, err := e.openTabs(ctx, s, sl, ctxID, c, tabs, picked)
+	lazy := make([]bool, len(tabs))
+	for i, ct := range tabs {
+		// Behind its task's front tab: no target until it is used (lazy.go).
+		lazy[i] = !ct.Active && !ct.Review && webURL(ct.URL) && !skip.Is(ct)
+	}
+	pages, opts, err := e.openTabs(ctx, s, sl, ctxID, c, tabs, lazy, picked)
 	if err != nil {
 		return rep, err
 	}
-	tbs := e.adoptTabs(s, tabs, pages, &rep)
+	tbs := e.adoptTabs(s, tabs, pages, opts, &rep)
 	e.loadTabs(ctx, tabs, tbs, skip, &rep)
 	e.Mu.Lock()
 	s.LastCapture = time.Now() // what the capture held is what runs now
@@ -558,21 +565,28 @@ func (e *Recovery) restoreCookies(ctx context.Context, s *sessions.Session, sl *
 	return nil
 }
 
-// openTabs opens a page for each captured tab, with the storage of its
-// origin put back before its scripts run. Every tab opens at once:
-// Chromium starts renderers in parallel, which on a cold context is most
-// of a resume's time. On failure none stays open.
-func (e *Recovery) openTabs(ctx context.Context, s *sessions.Session, sl *sessions.Slot, ctxID string, c store.Capture, tabs []store.Tab, picked bool) ([]*browser.Page, error) {
+// openTabs opens a page for each captured tab that is not lazy, with the
+// storage of its origin put back before its scripts run, and returns the
+// options every tab opens with (a lazy one's, when it is used). The pages
+// open at once: Chromium starts renderers in parallel, which on a cold
+// context is most of a resume's time. On failure none stays open.
+func (e *Recovery) openTabs(ctx context.Context, s *sessions.Session, sl *sessions.Slot, ctxID string, c store.Capture, tabs []store.Tab, lazy []bool, picked bool) ([]*browser.Page, []browser.PageOptions, error) {
 	pages := make([]*browser.Page, len(tabs))
+	all := make([]browser.PageOptions, len(tabs))
 	errs := make([]error, len(tabs))
 	var wg sync.WaitGroup
 	for i, ct := range tabs {
-		origins := tabStorage(c, ct)
-		e.Mu.Lock()
 		// The capture's storage first: it is the tab's own; the profile's
 		// saved storage then fills in what the capture did not hold.
-		opts := browser.PageOptions{Width: cmp.Or(ct.Width, e.Cfg.Width), Height: cmp.Or(ct.Height, e.Cfg.Height),
-			InitScript: inject.CombineScripts(inject.StorageScriptOver(origins, "__browserd_resumed", picked), s.InitScript), Emulation: s.Emu, Credentials: s.Creds}
+		all[i] = browser.PageOptions{Width: cmp.Or(ct.Width, e.Cfg.Width), Height: cmp.Or(ct.Height, e.Cfg.Height),
+			InitScript: inject.StorageScriptOver(tabStorage(c, ct), "__browserd_resumed", picked)}
+		if lazy[i] {
+			continue
+		}
+		e.Mu.Lock()
+		opts := all[i]
+		opts.InitScript = inject.CombineScripts(opts.InitScript, s.InitScript)
+		opts.Emulation, opts.Credentials = s.Emu, s.Creds
 		e.Mu.Unlock()
 		if sl.Br.Attached() && ctxID == "" {
 			opts.Guard = e.FetchGuard(s)
@@ -586,9 +600,15 @@ func (e *Recovery) openTabs(ctx context.Context, s *sessions.Session, sl *sessio
 				_ = pg.Close(ctx)
 			}
 		}
-		return nil, fmt.Errorf("opening the session's tabs: %w", err)
+		return nil, nil, fmt.Errorf("opening the session's tabs: %w", err)
 	}
-	return pages, nil
+	return pages, all, nil
+}
+
+// webURL reports whether a tab's URL is a web page's (one a lazy tab can
+// load again).
+func webURL(u string) bool {
+	return strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")
 }
 
 // tabStorage is the storage a captured tab gets back: the localStorage of
@@ -614,7 +634,7 @@ func tabStorage(c store.Capture, ct store.Tab) []storagestate.Origin {
 
 // adoptTabs puts the opened pages in their tasks under their captured ids,
 // each task's front tab and its tabs left for review as captured.
-func (e *Recovery) adoptTabs(s *sessions.Session, tabs []store.Tab, pages []*browser.Page, rep *Report) []*sessions.Tab {
+func (e *Recovery) adoptTabs(s *sessions.Session, tabs []store.Tab, pages []*browser.Page, opts []browser.PageOptions, rep *Report) []*sessions.Tab {
 	tbs := make([]*sessions.Tab, len(tabs))
 	for i, ct := range tabs {
 		t, err := e.TaskFor(s, ct.Task)
@@ -629,6 +649,9 @@ func (e *Recovery) adoptTabs(s *sessions.Session, tabs []store.Tab, pages []*bro
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	for i, ct := range tabs {
+		if pages[i] == nil {
+			tbs[i].Lazy = &sessions.Lazy{URL: untrusted.Page(ct.URL), Title: untrusted.Page(ct.Title), Opts: opts[i], Since: time.Now()}
+		}
 		if ct.Active {
 			tbs[i].Task.Active = tbs[i]
 		}
@@ -648,15 +671,8 @@ func (e *Recovery) loadTabs(ctx context.Context, tabs []store.Tab, tbs []*sessio
 	problems := make([]string, len(tabs))
 	var wg sync.WaitGroup
 	for i, ct := range tabs {
-		if !strings.HasPrefix(ct.URL, "http://") && !strings.HasPrefix(ct.URL, "https://") || skip.Is(ct) {
-			continue
-		}
-		if !ct.Active && !ct.Review {
-			// Behind its task's front tab: it loads when used (lazy.go).
-			e.Mu.Lock()
-			tbs[i].Lazy = &sessions.Lazy{URL: untrusted.Page(ct.URL), Title: untrusted.Page(ct.Title)}
-			e.Mu.Unlock()
-			continue
+		if !webURL(ct.URL) || skip.Is(ct) || tbs[i].Page == nil {
+			continue // nothing to load, the call loads it, or lazy
 		}
 		wg.Go(func() {
 			nctx, cancel := context.WithTimeout(ctx, e.Cfg.NavTime)

@@ -124,9 +124,13 @@ type Task struct {
 	Stop context.CancelCauseFunc
 }
 
+// Tab is one tab of a task.
 type Tab struct {
 	ID   string
 	Task *Task
+	// Page is the tab's page; nil while the tab is lazy and has no target
+	// yet (see Lazy). Set under Registry.Mu; read without it once the
+	// caller's wake returned.
 	Page *browser.Page
 
 	// guarded by task.run
@@ -236,10 +240,19 @@ func (s *Session) LastActed() time.Time {
 	return last
 }
 
-// lazyTab is where an unloaded tab was.
+// Lazy is where a tab a resume left unloaded was, and how to open it: it
+// has no target in the browser, and so no renderer, until used.
 type Lazy struct {
 	URL, Title untrusted.Text // the page chose both (history.pushState)
-	Waking     bool           // its load has started (wake)
+	// Opts are the options its page opens with (the storage it gets back,
+	// the session's environment).
+	Opts browser.PageOptions
+	// Woken is closed once a wake under way ended (the tab has its page,
+	// or the load failed); nil while no wake runs.
+	Woken chan struct{}
+	// Since is when the resume left it unloaded: nobody used it since
+	// (see internal/idle).
+	Since time.Time
 }
 
 // hold is a person's hold on a tab (guarded by Engine.mu).
@@ -255,10 +268,14 @@ type Handback struct {
 
 // pages are the session's tabs. Call with Engine.mu held.
 func (s *Session) Pages() []*browser.Page {
+	// (A lazy tab has no page yet: it gets the session's settings when it
+	// opens.)
 	var pages []*browser.Page
 	for _, t := range s.Tasks {
 		for _, tb := range t.Tabs {
-			pages = append(pages, tb.Page)
+			if tb.Page != nil {
+				pages = append(pages, tb.Page)
+			}
 		}
 	}
 	return pages
