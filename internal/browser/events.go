@@ -149,6 +149,7 @@ func (p *Page) onDialogOpening(ev cdp.Event) {
 
 func (p *Page) onDialogClosed(_ cdp.Event) {
 	p.dialog = nil
+	p.dialogsShut++
 	p.dialogCtx, p.dialogEnd = context.WithCancelCause(context.Background())
 }
 

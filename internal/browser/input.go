@@ -273,13 +273,22 @@ func (p *Page) Press(ctx context.Context, chord string) error {
 }
 
 // HandleDialog accepts or dismisses the open dialog, answering a prompt
-// with text.
+// with text, and waits until it is reported closed.
 func (p *Page) HandleDialog(ctx context.Context, accept bool, text string) error {
+	p.mu.Lock()
+	shut := p.dialogsShut
+	p.mu.Unlock()
 	params := map[string]any{"accept": accept}
 	if text != "" {
 		params["promptText"] = text
 	}
-	return p.sess.Call(ctx, "Page.handleJavaScriptDialog", params, nil)
+	if err := p.sess.Call(ctx, "Page.handleJavaScriptDialog", params, nil); err != nil {
+		return err
+	}
+	// Counted, not read from p.dialog: a handler that alerts on every key
+	// opens the next dialog as soon as this one closes, and both events
+	// may be handled before this wait looks.
+	return p.waitUntil(ctx, func() bool { return p.dialogsShut > shut })
 }
 
 // SetFiles sets the files of an <input type=file>.
@@ -291,18 +300,21 @@ func (p *Page) SetFiles(ctx context.Context, e Elem, files []string) error {
 	return s.Call(ctx, "DOM.setFileInputFiles", map[string]any{"files": files, "backendNodeId": e.Backend}, nil)
 }
 
-// AfterDialog waits until the dialog is reported closed and the script that
-// opened it has run on (a round trip to the page's main thread).
+// AfterDialog waits until the script that opened the dialog HandleDialog
+// closed has run on (a round trip to the page's main thread).
 func (p *Page) AfterDialog(ctx context.Context) error {
-	if err := p.waitUntil(ctx, func() bool { return p.dialog == nil }); err != nil {
-		return err
+	if p.Dialog() != nil {
+		return nil // the script opened another at once: the answer reports it
 	}
 	// The script may open another dialog at once (a handler that alerts
 	// on every key, and keys still queued): that ends the wait, and the
 	// answer reports the new dialog.
 	actx, stop := p.ActionContext(ctx)
 	defer stop()
-	return p.Run(actx, "0", nil)
+	if err := p.Run(actx, "0", nil); err != nil && !DialogBlocked(context.Cause(actx)) {
+		return err
+	}
+	return nil
 }
 
 // DialogBlocked reports whether err is Chromium refusing a command because
