@@ -185,7 +185,7 @@ type Page struct {
 	dialog      *Dialog
 	dialogCtx   context.Context
 	dialogEnd   context.CancelCauseFunc
-	dialogsShut int // dialogs reported closed: another may open at once
+	dialogsShut int                      // dialogs reported closed: another may open at once
 	oopifs      map[string]*frameSession // frame id -> session
 	worlds      map[string]int64         // frame id -> browserd's isolated world (see world.go)
 	journalSeq  int64                    // the last journal started (see journal.go)
