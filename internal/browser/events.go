@@ -17,29 +17,33 @@ import (
 // must call Chromium does it on a goroutine of its own, bounded by a
 // timeout, never on the loop.
 var pageEvents = map[string]func(*Page, cdp.Event){
-	"Page.loadEventFired":               (*Page).onLoadEventFired,
-	"Page.windowOpen":                   (*Page).onWindowOpen,
-	"Page.downloadWillBegin":            (*Page).onDownloadWillBegin,
-	"Page.frameRequestedNavigation":     (*Page).onFrameRequestedNavigation,
-	"Page.frameStartedLoading":          (*Page).onFrameLoading,
-	"Page.frameStoppedLoading":          (*Page).onFrameLoading,
-	"Page.frameNavigated":               (*Page).onFrameNavigated,
-	"Page.navigatedWithinDocument":      (*Page).onNavigatedWithinDocument,
-	"Page.javascriptDialogOpening":      (*Page).onDialogOpening,
-	"Page.javascriptDialogClosed":       (*Page).onDialogClosed,
-	"Runtime.consoleAPICalled":          (*Page).onConsoleAPICalled,
-	"Runtime.exceptionThrown":           (*Page).onExceptionThrown,
-	"Runtime.executionContextCreated":   (*Page).onContextCreated,
-	"Runtime.executionContextDestroyed": (*Page).onContextDestroyed,
-	"Runtime.executionContextsCleared":  (*Page).onContextsCleared,
-	"Network.requestWillBeSent":         (*Page).onRequestWillBeSent,
-	"Network.loadingFinished":           (*Page).onLoadingDone,
-	"Network.loadingFailed":             (*Page).onLoadingDone,
-	"Target.attachedToTarget":           (*Page).onAttachedToTarget,
-	"Target.detachedFromTarget":         (*Page).onDetachedFromTarget,
-	"Fetch.requestPaused":               (*Page).onRequestPaused,
-	"Fetch.authRequired":                (*Page).onAuthRequired,
-	"Inspector.targetCrashed":           (*Page).onTargetCrashed,
+	"Page.loadEventFired":                (*Page).onLoadEventFired,
+	"Page.windowOpen":                    (*Page).onWindowOpen,
+	"Page.downloadWillBegin":             (*Page).onDownloadWillBegin,
+	"Page.frameRequestedNavigation":      (*Page).onFrameRequestedNavigation,
+	"Page.frameStartedLoading":           (*Page).onFrameLoading,
+	"Page.frameStoppedLoading":           (*Page).onFrameLoading,
+	"Page.frameNavigated":                (*Page).onFrameNavigated,
+	"Page.navigatedWithinDocument":       (*Page).onNavigatedWithinDocument,
+	"Page.javascriptDialogOpening":       (*Page).onDialogOpening,
+	"Page.javascriptDialogClosed":        (*Page).onDialogClosed,
+	"Runtime.consoleAPICalled":           (*Page).onConsoleAPICalled,
+	"Runtime.exceptionThrown":            (*Page).onExceptionThrown,
+	"Runtime.executionContextCreated":    (*Page).onContextCreated,
+	"Runtime.executionContextDestroyed":  (*Page).onContextDestroyed,
+	"Runtime.executionContextsCleared":   (*Page).onContextsCleared,
+	"Network.requestWillBeSent":          (*Page).onRequestWillBeSent,
+	"Network.loadingFinished":            (*Page).onLoadingDone,
+	"Network.loadingFailed":              (*Page).onLoadingDone,
+	"Network.responseReceived":           (*Page).onNetResponse,
+	"Network.requestServedFromCache":     (*Page).onNetFromCache,
+	"Network.requestWillBeSentExtraInfo": (*Page).onNetExtra,
+	"Network.responseReceivedExtraInfo":  (*Page).onNetExtra,
+	"Target.attachedToTarget":            (*Page).onAttachedToTarget,
+	"Target.detachedFromTarget":          (*Page).onDetachedFromTarget,
+	"Fetch.requestPaused":                (*Page).onRequestPaused,
+	"Fetch.authRequired":                 (*Page).onAuthRequired,
+	"Inspector.targetCrashed":            (*Page).onTargetCrashed,
 }
 
 // pageEventNames are the events a tab listens to.
@@ -100,6 +104,7 @@ func (p *Page) onFrameNavigated(ev cdp.Event) {
 			ParentID string `json:"parentId"`
 			URL      string `json:"url"`
 			Fragment string `json:"urlFragment"`
+			LoaderID string `json:"loaderId"`
 		} `json:"frame"`
 		Type string `json:"type"`
 	}
@@ -111,6 +116,11 @@ func (p *Page) onFrameNavigated(ev cdp.Event) {
 			}
 		}
 		p.navSeq++
+		if e.Type != "BackForwardCacheRestore" {
+			p.net.committed(e.Frame.LoaderID)
+		} else {
+			p.net.committed("")
+		}
 		p.navPending = false
 		p.commitLoad = p.loadSeq // loads counted before this commit are the old document's
 		p.recovered()            // a new document: the renderer is back
@@ -219,18 +229,15 @@ func (p *Page) onContextsCleared(_ cdp.Event) {
 }
 
 func (p *Page) onRequestWillBeSent(ev cdp.Event) {
-	var e struct {
-		RequestID string `json:"requestId"`
-		Type      string `json:"type"`
-		FrameID   string `json:"frameId"`
-		Request   struct {
-			URL string `json:"url"`
-		} `json:"request"`
+	var e netRequestEvent
+	if ev.Decode(&e) != nil {
+		return
 	}
+	p.net.request(&e)
 	// Long-lived streams never finish; an out-of-process frame's
 	// document finishes in that frame's session, not this one; the
 	// favicon changes nothing on the page.
-	if ev.Decode(&e) == nil && e.Type != "WebSocket" && e.Type != "EventSource" &&
+	if e.Type != "WebSocket" && e.Type != "EventSource" &&
 		!(e.Type == "Document" && e.FrameID != p.TargetID) && !strings.HasSuffix(e.Request.URL, "/favicon.ico") {
 		p.inflight[e.RequestID] = time.Now()
 		p.lastNet = time.Now()
@@ -239,11 +246,16 @@ func (p *Page) onRequestWillBeSent(ev cdp.Event) {
 
 func (p *Page) onLoadingDone(ev cdp.Event) {
 	var e struct {
-		RequestID string `json:"requestId"`
+		RequestID         string  `json:"requestId"`
+		Timestamp         float64 `json:"timestamp"`
+		EncodedDataLength float64 `json:"encodedDataLength"`
+		ErrorText         string  `json:"errorText"`
+		Canceled          bool    `json:"canceled"`
 	}
 	if ev.Decode(&e) != nil {
 		return
 	}
+	p.netEnded(ev.Method, e.RequestID, e.Timestamp, e.EncodedDataLength, e.ErrorText, e.Canceled)
 	if _, ok := p.inflight[e.RequestID]; ok {
 		delete(p.inflight, e.RequestID)
 		p.lastNet = time.Now()
@@ -297,6 +309,7 @@ func (p *Page) onDetachedFromTarget(ev cdp.Event) {
 func (p *Page) onRequestPaused(ev cdp.Event) {
 	var e struct {
 		RequestID string `json:"requestId"`
+		NetworkID string `json:"networkId"`
 		Request   struct {
 			URL string `json:"url"`
 		} `json:"request"`
@@ -307,7 +320,7 @@ func (p *Page) onRequestPaused(ev cdp.Event) {
 	// The verdict may need a DNS lookup: answer off the loop. The
 	// goroutine ends with its answer, bounded by its timeout.
 	if p.opts.Guard != nil {
-		go p.vet(e.RequestID, e.Request.URL)
+		go p.vet(e.RequestID, e.NetworkID, e.Request.URL)
 	} else {
 		go continueRequest(p.sess, e.RequestID) // paused for its credentials only
 	}

@@ -19,6 +19,8 @@ type PageOptions struct {
 	Width, Height int
 	// ConsoleLimit bounds the console buffer (default 1000 messages).
 	ConsoleLimit int
+	// NetLimit bounds the network log (default 1000 requests).
+	NetLimit int
 	// InitScript runs in every new document before the page's scripts.
 	InitScript string
 	// Guard, when set, vets every request of the tab through CDP Fetch
@@ -181,6 +183,7 @@ type Page struct {
 	lastNet     time.Time
 	console     []ConsoleMessage
 	consoleHead int
+	net         *netlog // the network log since the last navigation (netlog.go)
 	dropped     int
 	dialog      *Dialog
 	dialogCtx   context.Context
@@ -209,12 +212,16 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 	if o.ConsoleLimit <= 0 {
 		o.ConsoleLimit = 1000
 	}
+	if o.NetLimit <= 0 {
+		o.NetLimit = 1000
+	}
 	p := &Page{
 		b: b, TargetID: targetID, sess: sess, opts: o,
 		changed:  make(chan struct{}),
 		inflight: map[string]time.Time{},
 		oopifs:   map[string]*frameSession{},
 		worlds:   map[string]int64{},
+		net:      newNetlog(o.NetLimit),
 		loopDone: make(chan struct{}),
 	}
 	p.dialogCtx, p.dialogEnd = context.WithCancelCause(context.Background())
@@ -388,16 +395,16 @@ func (p *Page) guardFrame(s *cdp.Session) {
 				} `json:"request"`
 			}
 			if ev.Decode(&e) == nil {
-				go p.vetOn(s, e.RequestID, e.Request.URL)
+				go p.vetOn(s, e.RequestID, "", e.Request.URL) // its requests are not in the tab's log
 			}
 		}
 	}()
 }
 
 // vet answers one intercepted request with the guard's verdict.
-func (p *Page) vet(id, url string) { p.vetOn(p.sess, id, url) }
+func (p *Page) vet(id, networkID, url string) { p.vetOn(p.sess, id, networkID, url) }
 
-func (p *Page) vetOn(s *cdp.Session, id, url string) {
+func (p *Page) vetOn(s *cdp.Session, id, networkID, url string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := p.opts.Guard(ctx, url); err != nil {
@@ -406,6 +413,7 @@ func (p *Page) vetOn(s *cdp.Session, id, url string) {
 			p.blocked = append(p.blocked, err.Error())
 		}
 		p.mu.Unlock()
+		p.netRefused(networkID, err.Error())
 		_ = s.Call(ctx, "Fetch.failRequest", map[string]any{"requestId": id, "errorReason": "BlockedByClient"}, nil)
 		return
 	}

@@ -49,6 +49,7 @@ var actionCommands = map[string][]string{
 	"handoff":        {"handoff", "enter the code sent by SMS"},
 	"drag":           {"drag", "e1", "e2"},
 	"fill":           {"fill", "e1=Ada"},
+	"network":        {"network", "fetch"},
 }
 
 // callOnly are the actions no command of their own sends, each with a

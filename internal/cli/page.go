@@ -92,6 +92,22 @@ func (c *waitCmd) input() (tool.Input, error) {
 		Time: c.Time, Load: c.Load, Timeout: c.Timeout, Full: c.Full}, nil
 }
 
+type networkCmd struct {
+	Filter  string      `arg:"" optional:"" help:"Only requests whose URL has this text, of this type (document, script, fetch, xhr, image, …), or failed."`
+	Request string      `help:"Show this request whole (its id from the listing, e.g. r3): headers and response body." placeholder:"ID"`
+	HAR     string      `name:"har" help:"Write the log as HAR 1.2 to this file name in the data directory's har folder; prints its path." placeholder:"NAME"`
+	Redact  bool        `default:"true" negatable:"" help:"Redact cookies, logins and tokens (--no-redact keeps them)."`
+	Timeout timeoutFlag `embed:""`
+}
+
+func (c *networkCmd) input() (tool.Input, error) {
+	in := tool.Input{Action: "network", Filter: c.Filter, Request: c.Request, Path: c.HAR, Timeout: c.Timeout.Timeout}
+	if !c.Redact {
+		in.Redact = new(false)
+	}
+	return in, nil
+}
+
 type consoleCmd struct {
 	Timeout timeoutFlag `embed:""`
 }

@@ -402,6 +402,12 @@ func cliArgs(in tool.Input) ([]string, error) {
 	case "pdf":
 		a = append(a, "pdf")
 		add(in.Path != "", "--path", in.Path)
+	case "network":
+		a = append(a, "network")
+		add(in.Filter != "", in.Filter)
+		add(in.Request != "", "--request", in.Request)
+		add(in.Path != "", "--har", in.Path)
+		add(in.Redact != nil && !*in.Redact, "--no-redact")
 	case "console", "tabs", "status", "launch", "close":
 		a = append(a, in.Action)
 	case "task_end":

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,6 +50,7 @@ var scenarios = []scenario{
 	{"screenshot_pdf", testScreenshotPDF},
 	{"bad_input", testBadInput},
 	{"tasks_isolated", testTasksIsolated},
+	{"network", testNetwork},
 }
 
 // ok runs a call and fails the test unless it succeeded.
@@ -627,5 +629,112 @@ func testTasksIsolated(t *testing.T, d driver, task string) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// testNetwork: the network action lists the tab's requests — a script, a
+// missing image, a POST answered 500, a redirect, a fetch the guard
+// refuses — shows one whole with its body, cookies redacted, and writes
+// the log as HAR.
+func testNetwork(t *testing.T, d driver, task string) {
+	nav(t, d, task, site.URL("/network"))
+	ok(t, d, tool.Input{Action: "wait", Task: task, Text: "ready:"})
+	r := ok(t, d, tool.Input{Action: "network", Task: task})
+	for _, want := range []string{" GET 200 document ", " GET 200 script ", " GET 404 image ", " POST 500 fetch ", " GET 302 fetch ",
+		"/net/data.json", " GET refused fetch ", "http://10.255.255.1/internal — 10.255.255.1 is a private", "1 refused by the guard"} {
+		contains(t, r.Content, want)
+	}
+	if !r.Wrapped || !strings.Contains(r.Content, "<<<page ") {
+		t.Errorf("the network listing (page data) is not inside the envelope: %q", r.Content)
+	}
+	post := regexp.MustCompile(`(r\d+) POST 500 fetch`).FindStringSubmatch(r.Content)
+	if post == nil {
+		t.Fatalf("no POST line in %q", r.Content)
+	}
+	// A filter by type keeps only that type.
+	f := ok(t, d, tool.Input{Action: "network", Task: task, Filter: "fetch"})
+	contains(t, f.Content, " POST 500 fetch ")
+	if strings.Contains(f.Content, " document ") || strings.Contains(f.Content, " image ") {
+		t.Errorf("filter fetch kept other types: %q", f.Content)
+	}
+	// One request whole: the body it sent (the password redacted), its
+	// cookie redacted, the response's body.
+	one := ok(t, d, tool.Input{Action: "network", Task: task, Request: post[1]})
+	for _, want := range []string{"the cart is empty", "Cookie: <redacted>", `"password":"<redacted>"`, "response: 500"} {
+		contains(t, one.Content, want)
+	}
+	for _, secret := range []string{"s3cr3t-cookie", "hunter2"} {
+		if strings.Contains(one.Content, secret) {
+			t.Errorf("network request shows %q unredacted: %q", secret, one.Content)
+		}
+	}
+	bare := ok(t, d, tool.Input{Action: "network", Task: task, Request: post[1], Redact: new(false)})
+	contains(t, bare.Content, "s3cr3t-cookie")
+	bad(t, d, tool.Input{Action: "network", Task: task, Request: "r9999"}, "no request r9999")
+	// The log as HAR, in the owner's har folder.
+	h := ok(t, d, tool.Input{Action: "network", Task: task, Path: task + ".har"})
+	if filepath.Dir(h.Path) != filepath.Join(d.dataDir(), "har") {
+		t.Errorf("HAR written to %q, not in %s/har", h.Path, d.dataDir())
+	}
+	data, err := os.ReadFile(h.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHAR(t, data)
+}
+
+// checkHAR checks a HAR file of the /network page: HAR 1.2, its entries,
+// the 500's body, the refused request marked, credentials redacted.
+func checkHAR(t *testing.T, data []byte) {
+	t.Helper()
+	var har struct {
+		Log struct {
+			Version string `json:"version"`
+			Entries []struct {
+				Request struct {
+					Method   string `json:"method"`
+					URL      string `json:"url"`
+					PostData *struct {
+						Text string `json:"text"`
+					} `json:"postData"`
+				} `json:"request"`
+				Response struct {
+					Status  int `json:"status"`
+					Content struct {
+						Text string `json:"text"`
+					} `json:"content"`
+				} `json:"response"`
+				Error string `json:"_error"`
+			} `json:"entries"`
+		} `json:"log"`
+	}
+	if err := json.Unmarshal(data, &har); err != nil {
+		t.Fatalf("the HAR is not JSON: %v", err)
+	}
+	if har.Log.Version != "1.2" || len(har.Log.Entries) < 6 {
+		t.Fatalf("HAR version %q with %d entries, want 1.2 with at least 6", har.Log.Version, len(har.Log.Entries))
+	}
+	var sawPost, sawRefused bool
+	for _, e := range har.Log.Entries {
+		if e.Request.Method == "POST" {
+			sawPost = true
+			if e.Response.Status != 500 || !strings.Contains(e.Response.Content.Text, "the cart is empty") {
+				t.Errorf("the POST's entry: status %d, body %q", e.Response.Status, e.Response.Content.Text)
+			}
+			if e.Request.PostData == nil || !strings.Contains(e.Request.PostData.Text, `"password":"<redacted>"`) {
+				t.Errorf("the POST's body is missing or not redacted: %+v", e.Request.PostData)
+			}
+		}
+		if strings.Contains(e.Request.URL, "10.255.255.1") {
+			sawRefused = strings.Contains(e.Error, "refused by browserd's guard")
+		}
+	}
+	if !sawPost || !sawRefused {
+		t.Errorf("HAR: POST entry %v, refused entry marked %v", sawPost, sawRefused)
+	}
+	for _, secret := range []string{"s3cr3t-cookie", "hunter2"} {
+		if bytes.Contains(data, []byte(secret)) {
+			t.Errorf("the HAR holds %q unredacted", secret)
+		}
 	}
 }

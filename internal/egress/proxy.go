@@ -250,6 +250,9 @@ type Session struct {
 	mu      sync.Mutex
 	closed  bool
 	blocked []Decision
+	// recent are the latest refusals, kept after Blocked took them, for
+	// Refusal (the network log marks its refused requests).
+	recent []Decision
 	// unresolved are the requests whose host did not resolve (Unresolved).
 	unresolved []Decision
 	conns      map[net.Conn]struct{} // hijacked browser connections and tunnel upstreams
@@ -346,6 +349,24 @@ func (s *Session) record(d Decision) {
 		s.blocked = append(s.blocked[:0], s.blocked[1:]...)
 	}
 	s.blocked = append(s.blocked, d)
+	if len(s.recent) >= maxBlocked {
+		s.recent = append(s.recent[:0], s.recent[1:]...)
+	}
+	s.recent = append(s.recent, d)
+}
+
+// Refusal is the latest of the session's last refusals of url
+// (scheme://host[:port]/path without query for plain HTTP, host:port for
+// a tunnel), if it is among them.
+func (s *Session) Refusal(url string) (Decision, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.recent) - 1; i >= 0; i-- {
+		if s.recent[i].URL == url {
+			return s.recent[i], true
+		}
+	}
+	return Decision{}, false
 }
 
 // track registers connections so Close can close them. If the session is

@@ -386,7 +386,7 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 		return err
 	}
 	pg := c.tab.Page
-	if d := pg.Dialog(); d != nil && in.Action != "dialog" && in.Action != "tab_new" && in.Action != "tab_close" && in.Action != "console" {
+	if d := pg.Dialog(); d != nil && in.Action != "dialog" && in.Action != "tab_new" && in.Action != "tab_close" && in.Action != "console" && in.Action != "network" {
 		c.res.Dialog = toolDialog(d)
 		return fail("%s %s dialog is open on tab %s and blocks the page; answer it with the dialog action first", dialogArticle(d.Type), d.Type, c.tab.ID)
 	}
@@ -666,6 +666,7 @@ var tabActions = map[string]tabAction{
 	"screenshot": {do: bare((*call).screenshot)},
 	"pdf":        {do: bare((*call).pdf)},
 	"console":    {do: onPage((*act.Tab).Console)},
+	"network":    {do: bare((*call).network)},
 	"tab_new":    {do: (*call).tabNew, changes: true},
 	"tab_switch": {do: (*call).tabSwitch, changes: true},
 	"tab_close":  {do: (*call).tabClose, marks: true},

@@ -28,7 +28,7 @@ import (
 const ToolName = "browser"
 
 // description tells a model how to drive the tool. It counts against the
-// 7 KB budget of the tools/list response (see TestToolsListSize).
+// 8 KB budget of the tools/list response (see TestToolsListSize).
 const description = `Drive a real Chromium that stays logged in across calls.
 Workflow: navigate or snapshot → the page's accessibility tree, actionable elements [ref=eN] → act on a ref (click, type, select, hover, press, drag, upload, fill). A new page comes back whole; other actions answer "no changes" or "changes:": "~ line" an element's new line, "+"/"-" lines added/removed under their "path:" (full: true for the whole page).
 Target by ref (preferred), role+name, or CSS selector.

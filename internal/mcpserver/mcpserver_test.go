@@ -153,7 +153,7 @@ func TestRecoveryTools(t *testing.T) {
 }
 
 // TestToolsListSize keeps what a model pays for the tools (the browser
-// tool and source 002's two recovery tools) under 7.25 KB — Playwright
+// tool and source 002's two recovery tools) under 8 KB — Playwright
 // MCP's is 20 KB. It grew from 5 KB with click's button, modifiers and
 // double, select's values and launch's httpCredentials, from 6 KB with
 // launch's environment fields (headless, userAgent, timezone, locale,
@@ -171,8 +171,8 @@ func TestToolsListSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("tools/list result: %d bytes", len(b))
-	if len(b) > 7424 {
-		t.Errorf("tools/list result is %d bytes, want at most 7424: shorten the description or the schema", len(b))
+	if len(b) > 8192 {
+		t.Errorf("tools/list result is %d bytes, want at most 8192: shorten the description or the schema", len(b))
 	}
 }
 

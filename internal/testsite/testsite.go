@@ -152,6 +152,7 @@ var indexLinks = []pageLink{
 	{"/ticker", "Ticker"},
 	{"/changes", "Changes"},
 	{"/timer-state", "Timer state"},
+	{"/network", "Network"},
 	{"/c/", "Conformance corpus"},
 }
 
@@ -185,6 +186,7 @@ func (s *Site) handler() http.Handler {
 		render(w, "frames.html", map[string]string{"Cross": s.OtherURL("/frame-inner")})
 	})
 	mux.HandleFunc("GET /auth/basic", basicAuth)
+	networkPages(mux)
 	mux.HandleFunc("GET /c/{$}", conformanceIndex)
 	mux.HandleFunc("GET /c/{name}", s.conformancePage)
 	mux.HandleFunc("GET /tp/{name}", thirdPartyPage)
@@ -446,4 +448,30 @@ func basicAuth(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = io.WriteString(w, "<!doctype html><title>Members</title><h1>Welcome, "+u+"</h1>")
+}
+
+// networkPages serve /network, whose requests the network log lists: a
+// script, a missing image, a POST answered 500, a redirect, a cookie, and
+// a fetch the guard refuses.
+func networkPages(mux *http.ServeMux) {
+	mux.HandleFunc("GET /network", func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "s3cr3t-cookie", Path: "/", HttpOnly: true})
+		render(w, "network.html", nil)
+	})
+	mux.HandleFunc("GET /net/app.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, "window.appLoaded = true;")
+	})
+	mux.HandleFunc("POST /net/api", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, `{"error":"the cart is empty"}`)
+	})
+	mux.HandleFunc("GET /net/redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/net/data.json", http.StatusFound)
+	})
+	mux.HandleFunc("GET /net/data.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"items":3}`)
+	})
 }

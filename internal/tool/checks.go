@@ -2,6 +2,7 @@ package tool
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -33,6 +34,7 @@ var actionChecks = map[string]func(*Input) error{
 	"session_resume": (*Input).checkSessionResume,
 	"list_sessions":  (*Input).checkListSessions,
 	"scroll":         (*Input).checkScroll,
+	"network":        (*Input).checkNetwork,
 }
 
 // needTarget checks that an action that acts on an element names one.
@@ -205,6 +207,21 @@ func (in *Input) checkSessionResume() error {
 func (in *Input) checkListSessions() error {
 	if in.Filter != "" && !slices.Contains(SessionStates, in.Filter) {
 		return fmt.Errorf("list_sessions filter %q: use one of %s", in.Filter, strings.Join(SessionStates, ", "))
+	}
+	return nil
+}
+
+var requestID = regexp.MustCompile(`^r[1-9][0-9]{0,9}$`)
+
+func (in *Input) checkNetwork() error {
+	if in.Request != "" && !requestID.MatchString(in.Request) {
+		return fmt.Errorf("network request %q: give a request's id from the network listing, e.g. r3", in.Request)
+	}
+	if in.Request != "" && in.Path != "" {
+		return fmt.Errorf("network takes request (one request, with its body) or path (the log as HAR), not both")
+	}
+	if in.Path != "" && !strings.HasSuffix(strings.ToLower(in.Path), ".har") {
+		return fmt.Errorf("network path %q: a HAR file's name ends in .har, e.g. checkout.har", in.Path)
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ var Actions = []string{
 	"tab_close", "tab_switch", "pdf", "console", "status",
 	"dialog", "upload", "back", "forward", "reload", "hover", "press",
 	"state_save", "state_load", "task_end", "list_sessions", "session_resume",
-	"handoff", "drag", "fill",
+	"handoff", "drag", "fill", "network",
 }
 
 // SessionStates are the filters of list_sessions: a session state, or all.
@@ -64,10 +64,15 @@ type Input struct {
 	Key        string          `json:"key,omitempty" jsonschema:"press: key or chord, e.g. Enter, Control+a"`
 	Expression string          `json:"expression,omitempty" jsonschema:"evaluate: JavaScript expression"`
 	Tab        string          `json:"tab,omitempty" jsonschema:"tab id, e.g. t2"`
-	Path       string          `json:"path,omitempty" jsonschema:"file name (screenshot, pdf, state)"`
+	Path       string          `json:"path,omitempty" jsonschema:"file name (screenshot, pdf, state, har)"`
 	Files      []string        `json:"files,omitempty" jsonschema:"upload: files in the upload folder"`
 	State      json.RawMessage `json:"state,omitempty" jsonschema:"state_load, launch: storageState JSON"`
-	Filter     string          `json:"filter,omitempty" jsonschema:"list_sessions: state"`
+	Filter     string          `json:"filter,omitempty" jsonschema:"list_sessions: state; network: URL text or type"`
+	// Request is the network log's request (r3) that network shows whole,
+	// with its body; Redact false keeps cookies and logins in what network
+	// shows and writes.
+	Request string `json:"request,omitempty" jsonschema:"network: request id, e.g. r3"`
+	Redact  *bool  `json:"redact,omitempty"`
 	// Capture is session_resume's capture to resume from (ParseCapture);
 	// no schema description, for the tools/list budget.
 	Capture CaptureRef `json:"capture,omitempty"`

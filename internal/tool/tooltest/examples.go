@@ -47,6 +47,8 @@ func Examples() []tool.Input {
 		{Action: "fill", Fields: []tool.Field{{Ref: "e3", Value: "Ada"}, {Ref: "e5", Value: "true"}}},
 		{Action: "scroll", Direction: "down", Amount: 300},
 		{Action: "snapshot", Interactive: true, Depth: 4, MaxChars: 2000, Diff: true},
+		{Action: "network", Request: "r3", Redact: &no},
+		{Action: "network", Filter: "fetch"},
 	}
 }
 
