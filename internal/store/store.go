@@ -361,3 +361,33 @@ type ProfileStates interface {
 
 // ProfileLabel binds a sealed profile state to its profile.
 func ProfileLabel(owner, name string) string { return "profile-state:" + owner + "/" + name }
+
+// Secret is a value an agent types by name (a password, a one-time code's
+// seed) without ever seeing it: the model never reads Value, and every
+// answer shows `<secret NAME>` in its place. Origins, when set, are the
+// only origins (scheme://host[:port]) it is typed on.
+type Secret struct {
+	Owner   string
+	Name    string
+	Value   string // empty in listings
+	Origins []string
+	Updated time.Time
+}
+
+// Secrets keeps each owner's secrets, the value sealed at rest (under
+// SecretLabel). Every method is scoped to one owner: another owner's
+// secret is ErrNotFound.
+type Secrets interface {
+	// SetSecret creates or replaces owner's secret s.Name.
+	SetSecret(ctx context.Context, s Secret) error
+	// GetSecret returns owner's secret name with its value: ErrNotFound
+	// when there is none, ErrCorrupt (wrapped) when it does not open.
+	GetSecret(ctx context.Context, owner, name string) (Secret, error)
+	// ListSecrets lists owner's secrets by name, without values.
+	ListSecrets(ctx context.Context, owner string) ([]Secret, error)
+	// DeleteSecret deletes owner's secret name (ErrNotFound when none).
+	DeleteSecret(ctx context.Context, owner, name string) error
+}
+
+// SecretLabel binds a sealed secret's value to its owner and name.
+func SecretLabel(owner, name string) string { return "secret:" + owner + "/" + name }
