@@ -54,6 +54,19 @@ type Tab struct {
 	// Wrap puts page text quoted in an error inside an untrusted-content
 	// envelope (false with --no-wrap).
 	Wrap bool
+	// Secrets are the stored secrets the call types (type's secret,
+	// fill's fields' secrets), by name; the engine resolves them. Their
+	// values are never quoted in what Type says.
+	Secrets map[string]Secret
+	// secret is the one being typed now ("" for none).
+	secret string
+}
+
+// Secret is a stored secret's value and the origins it may be typed on
+// (none: any).
+type Secret struct {
+	Value   string
+	Origins []string
 }
 
 // Targeted reports whether the input names an element (ref, role or

@@ -54,6 +54,9 @@ func (c *Tab) fillOne(ctx context.Context, f tool.Field) error {
 	if err != nil {
 		return err
 	}
+	if f.Secret != "" && kind.Kind != "text" {
+		return tool.Fail("%s is a %s: a secret is typed only into a text field", f.Ref, kind.Kind)
+	}
 	switch kind.Kind {
 	case "select":
 		c.In.Value = f.Value
@@ -86,12 +89,12 @@ func (c *Tab) fillOne(ctx context.Context, f tool.Field) error {
 		Editable bool `json:"editable"`
 	}
 	// (dropdownJS says no to inputs set by value: a range, a date.)
-	if err := pg.CallOn(ctx, el, dropdownJS, &dd); err == nil && dd.Pops && !dd.Editable {
+	if err := pg.CallOn(ctx, el, dropdownJS, &dd); f.Secret == "" && err == nil && dd.Pops && !dd.Editable {
 		if ok, err := c.selectCustom(ctx, el, []string{f.Value}); ok {
 			return err
 		}
 	}
-	c.In.Text, c.In.Clear = f.Value, true
+	c.In.Text, c.In.Clear, c.In.Secret = f.Value, true, f.Secret
 	return c.Type(ctx)
 }
 

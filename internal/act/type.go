@@ -3,6 +3,7 @@ package act
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -30,6 +31,12 @@ func (c *Tab) Type(ctx context.Context) error {
 	el, err := c.Target(ctx)
 	if err != nil {
 		return err
+	}
+	if c.In.Secret != "" {
+		if err := c.useSecret(ctx, el, c.In.Secret); err != nil {
+			return err
+		}
+		defer func() { c.secret = "" }()
 	}
 	kind, err := c.probeField(ctx, el)
 	if err != nil {
@@ -130,6 +137,9 @@ func (c *Tab) setByValue(ctx context.Context, el browser.Elem, typ, format strin
 		return err
 	}
 	if got != c.In.Text && c.In.Text != "" {
+		if c.secret != "" {
+			return tool.Fail("the %s input did not take secret %s: it takes %s", typ, c.secret, format)
+		}
 		if got == "" || typ != "range" && typ != "color" {
 			return tool.Fail("the %s input did not take %q: type it as %s", typ, c.In.Text, format)
 		}
@@ -244,6 +254,11 @@ func (c *Tab) checkValue(ctx context.Context, el browser.Elem, kind fieldKind, s
 			want = kind.Value + c.In.Text
 		}
 		if strings.TrimRight(now, "\n") != strings.TrimRight(want, "\n") {
+			if c.secret != "" {
+				// Not even a part of it is shown (a maxlength cut).
+				c.Res.Notes = append(c.Res.Notes, "the field's value is not secret "+c.secret+" as typed (the page, its maxlength or the input type changed it)")
+				return
+			}
 			c.Res.Notes = append(c.Res.Notes, "the field's value is not what was typed (the page or the input type changed it); its value is in the details")
 			c.Res.Details = append(c.Res.Details, "value now: "+jsString(truncate(now, 200)))
 		}
@@ -259,4 +274,27 @@ func (c *Tab) submitAndSettle(ctx context.Context, m browser.Mark) error {
 		}
 	}
 	return c.Page.Settle(ctx, m)
+}
+
+// useSecret makes the stored secret name the text to type into el, after
+// checking that el's frame is on one of the secret's origins.
+func (c *Tab) useSecret(ctx context.Context, el browser.Elem, name string) error {
+	sec, ok := c.Secrets[name]
+	if !ok {
+		return tool.Fail("secret %s was not resolved for this call", name)
+	}
+	if len(sec.Origins) > 0 {
+		// The element's own frame: a page on the secret's origin may
+		// frame another site's form.
+		var origin string
+		if err := c.Page.CallOn(ctx, el, `function() { return location.origin; }`, &origin); err != nil {
+			return err
+		}
+		if !slices.Contains(sec.Origins, origin) {
+			c.Res.Details = append(c.Res.Details, "the field's origin: "+origin)
+			return tool.Fail("secret %s is typed only on %s; this field's page is on another origin (in the details): navigate to the site the secret is for", name, strings.Join(sec.Origins, ", "))
+		}
+	}
+	c.In.Text, c.secret = sec.Value, name
+	return nil
 }

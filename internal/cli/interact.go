@@ -58,7 +58,8 @@ func (c *dragCmd) input() (tool.Input, error) {
 
 // fillCmd is fill: REF=VALUE….
 type fillCmd struct {
-	Fields []string  `arg:"" name:"ref=value" help:"Fields to set, each REF=VALUE: text for a textbox (cleared first), an option for a select, true or false for a checkbox, switch or radio."`
+	Fields []string  `arg:"" optional:"" name:"ref=value" help:"Fields to set, each REF=VALUE: text for a textbox (cleared first), an option for a select, true or false for a checkbox, switch or radio."`
+	Secret []string  `help:"REF=NAME: type the stored secret NAME into that field (see browserd secret); repeatable." placeholder:"REF=NAME"`
 	Page   pageFlags `embed:""`
 }
 
@@ -70,6 +71,16 @@ func (c *fillCmd) input() (tool.Input, error) {
 			return tool.Input{}, usagef("fill takes REF=VALUE pairs (e.g. e3=Ada e5=true), not %q", a)
 		}
 		in.Fields = append(in.Fields, tool.Field{Ref: ref, Value: value})
+	}
+	for _, a := range c.Secret {
+		ref, name, ok := strings.Cut(a, "=")
+		if !ok || name == "" {
+			return tool.Input{}, usagef("fill --secret takes REF=NAME (e.g. --secret e6=SHOP_PASSWORD), not %q", a)
+		}
+		in.Fields = append(in.Fields, tool.Field{Ref: ref, Secret: name})
+	}
+	if len(in.Fields) == 0 {
+		return tool.Input{}, usagef("fill needs fields: REF=VALUE pairs, or --secret REF=NAME")
 	}
 	return in, nil
 }
@@ -88,7 +99,8 @@ func refAndValue(cmd string, args []string) (ref, value string, err error) {
 }
 
 type typeCmd struct {
-	Args   []string    `arg:"" name:"ref-and-text" help:"Element ref (optional when --selector or --role is given), then the text."`
+	Args   []string    `arg:"" optional:"" name:"ref-and-text" help:"Element ref (optional when --selector or --role is given), then the text (none with --secret)."`
+	Secret string      `help:"Type the stored secret NAME instead of a text: its value never comes back (see browserd secret)." placeholder:"NAME"`
 	Clear  bool        `help:"Clear the field first."`
 	Submit bool        `help:"Press Enter after typing."`
 	Target targetFlags `embed:""`
@@ -96,13 +108,21 @@ type typeCmd struct {
 }
 
 func (c *typeCmd) input() (tool.Input, error) {
-	ref, text, err := refAndValue("type", c.Args)
-	if err != nil {
-		return tool.Input{}, err
+	var ref, text string
+	var err error
+	switch {
+	case c.Secret != "" && len(c.Args) > 1:
+		return tool.Input{}, usagef("type --secret NAME takes only the element's ref, not a text")
+	case c.Secret != "" && len(c.Args) == 1:
+		ref = c.Args[0]
+	case c.Secret == "":
+		if ref, text, err = refAndValue("type", c.Args); err != nil {
+			return tool.Input{}, err
+		}
 	}
 	in := c.Page.input("type")
 	c.Target.apply(&in, ref)
-	in.Text, in.Clear, in.Submit = text, c.Clear, c.Submit
+	in.Text, in.Secret, in.Clear, in.Submit = text, c.Secret, c.Clear, c.Submit
 	return in, nil
 }
 

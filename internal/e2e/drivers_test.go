@@ -331,7 +331,11 @@ func cliArgs(in tool.Input) ([]string, error) {
 	case "fill":
 		a = append(a, "fill")
 		for _, f := range in.Fields {
-			a = append(a, f.Ref+"="+f.Value)
+			if f.Secret != "" {
+				a = append(a, "--secret", f.Ref+"="+f.Secret)
+			} else {
+				a = append(a, f.Ref+"="+f.Value)
+			}
 		}
 		page()
 	case "drag":
@@ -351,7 +355,8 @@ func cliArgs(in tool.Input) ([]string, error) {
 	case "type":
 		a = append(a, "type")
 		add(in.Ref != "", in.Ref)
-		a = append(a, in.Text)
+		add(in.Secret == "", in.Text)
+		add(in.Secret != "", "--secret", in.Secret)
 		target()
 		add(in.Clear, "--clear")
 		add(in.Submit, "--submit")

@@ -54,6 +54,8 @@ type call struct {
 	slot *sessions.Slot
 	// started is when the call came in.
 	started time.Time
+	// secrets are the stored secrets the call types (redact.go).
+	secrets map[string]act.Secret
 }
 
 // userError is an action failure whose message is for the agent as is.
@@ -104,6 +106,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 		c.res.Error = c.explain(err)
 	}
 	unqualifyResult(owner, &c.res)
+	e.redactor(ctx, owner).Result(&c.res)
 	if !e.Cfg.NoWrap {
 		envelope.Wrap(&c.res, c.show())
 	}
@@ -398,6 +401,12 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 	defer stop()
 	started := time.Now()
 	opens := pg.WindowOpens()
+	if in.Action == "type" || in.Action == "fill" {
+		var err error
+		if c.secrets, err = c.resolveSecrets(tctx); err != nil {
+			return err
+		}
+	}
 
 	err := c.dispatch(actx, br)
 	dialogOpen := errors.Is(context.Cause(actx), browser.ErrDialogOpen) || pg.Dialog() != nil

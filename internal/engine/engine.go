@@ -55,6 +55,8 @@ type Engine struct {
 	*leases.Holder
 	*idle.Janitor
 	*takeover.Desk
+
+	vault vault // each owner's secrets, for redaction (redact.go)
 }
 
 // Option configures an engine.

@@ -103,6 +103,7 @@ func (c *call) har(ctx context.Context, reqs []browser.Request, redact bool) ([]
 	}
 	return network.HAR(reqs, network.HAROptions{
 		Version: config.Version(), PageURL: pg.URL().Unwrap(), Redact: redact, Bodies: bodies,
+		Redactor: c.e.redactor(ctx, c.owner).String,
 	})
 }
 

@@ -27,7 +27,7 @@ func onPage(f func(*act.Tab, context.Context) error) func(*call, context.Context
 // onTab is the call as internal/act sees it: its tab's page, its input,
 // its result and the refs of its task.
 func (c *call) onTab() *act.Tab {
-	t := &act.Tab{In: c.in, Res: &c.res, Width: c.e.Cfg.Width, Height: c.e.Cfg.Height, Wrap: !c.e.Cfg.NoWrap}
+	t := &act.Tab{In: c.in, Res: &c.res, Width: c.e.Cfg.Width, Height: c.e.Cfg.Height, Wrap: !c.e.Cfg.NoWrap, Secrets: c.secrets}
 	if c.tab != nil {
 		t.Page, t.Refs = c.tab.Page, tabRefs{c}
 	}

@@ -90,6 +90,9 @@ func (in *Input) checkFill() error {
 		if len(f.Value) > 1<<20 {
 			return fmt.Errorf("fill: fields[%d].value is longer than 1 MiB", i)
 		}
+		if f.Secret != "" && f.Value != "" {
+			return fmt.Errorf("fill: fields[%d] takes value or secret (a stored secret's name), not both", i)
+		}
 	}
 	return nil
 }
@@ -126,6 +129,9 @@ func (in *Input) checkPointer() error {
 func (in *Input) checkType() error {
 	if err := in.needTarget(); err != nil {
 		return err
+	}
+	if in.Secret != "" && in.Text != "" {
+		return fmt.Errorf("type takes text or secret (a stored secret's name), not both")
 	}
 	return nil
 }

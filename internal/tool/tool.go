@@ -53,12 +53,15 @@ type Input struct {
 	// own. No schema description, for the tools/list budget.
 	UserDataDir string `json:"userDataDir,omitempty"`
 
-	URL        string          `json:"url,omitempty" jsonschema:"URL to open, or (wait) a URL substring"`
-	Ref        string          `json:"ref,omitempty" jsonschema:"element ref from the last snapshot, e.g. e12"`
-	Selector   string          `json:"selector,omitempty" jsonschema:"CSS selector"`
-	Role       string          `json:"role,omitempty" jsonschema:"ARIA role of the target (with name)"`
-	Name       string          `json:"name,omitempty" jsonschema:"accessible name of the target (with role)"`
-	Text       string          `json:"text,omitempty" jsonschema:"text to type, wait for, or answer a prompt"`
+	URL      string `json:"url,omitempty" jsonschema:"URL to open, or (wait) a URL substring"`
+	Ref      string `json:"ref,omitempty" jsonschema:"element ref from the last snapshot, e.g. e12"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Role     string `json:"role,omitempty" jsonschema:"ARIA role of the target (with name)"`
+	Name     string `json:"name,omitempty" jsonschema:"accessible name of the target (with role)"`
+	Text     string `json:"text,omitempty" jsonschema:"text to type, wait for, or answer a prompt"`
+	// Secret is a stored secret's name that type types in place of text:
+	// its value reaches the page, never an answer.
+	Secret     string          `json:"secret,omitempty" jsonschema:"type: a stored secret's name, typed in place of text"`
 	Value      string          `json:"value,omitempty" jsonschema:"select: option value or label"`
 	Values     []string        `json:"values,omitempty" jsonschema:"select: options of a multi-select"`
 	Key        string          `json:"key,omitempty" jsonschema:"press: key or chord, e.g. Enter, Control+a"`
@@ -140,7 +143,9 @@ type HTTPCredential struct {
 // for a select, true or false for a checkbox, switch or radio button.
 type Field struct {
 	Ref   string `json:"ref"`
-	Value string `json:"value"`
+	Value string `json:"value,omitempty"`
+	// Secret is a stored secret's name, typed in place of a value.
+	Secret string `json:"secret,omitempty"`
 }
 
 // MaxFields bounds the fields of one fill.
