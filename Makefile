@@ -6,7 +6,7 @@ BIN     := bin/browserd
 ARGS    ?=
 PKGS    := ./...
 
-.PHONY: run build test unit e2e bench fuzz chromium thirdparty vet clean conformance-peers
+.PHONY: run build test unit e2e bench fuzz chromium thirdparty vet clean conformance-peers image image-test
 
 run: chromium build
 	$(BIN) serve $(ARGS)
@@ -45,6 +45,21 @@ test: chromium thirdparty vet
 # out of `make test` and its 15-minute budget.
 conformance-peers: chromium thirdparty
 	BROWSERD_CONFORMANCE_PEERS=1 $(GO) test -count=1 -timeout 25m -v -run 'TestConformancePlaywright|TestConformanceThirdPartyPlaywright' ./internal/e2e/
+
+# The container image (Dockerfile; compose.yaml runs three nodes of it on
+# PostgreSQL): the binary built here, then podman build on a Debian base
+# made with debootstrap, for machines that reach a Debian mirror but no
+# container registry (scripts/image-test.sh). Needs root.
+image:
+	GO=$(GO) scripts/image-test.sh build
+
+# Builds the image, then runs it as a container would be run (chroot into
+# the mounted image, as its user, in namespaces of its own): HEALTHCHECK,
+# admin's token in the volume, MCP over HTTP driving Chromium, a clean stop;
+# and reads compose.yaml. Not part of `make test`: it needs root and a
+# Debian mirror, and its first run takes minutes.
+image-test:
+	GO=$(GO) scripts/image-test.sh
 
 bench: chromium
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./internal/e2e/ ./internal/snapshot/ ./internal/egress/ ./internal/chromeprofile/

@@ -53,9 +53,10 @@ type Globals struct {
 type CLI struct {
 	Globals `embed:""`
 
-	Serve serveCmd `cmd:"" group:"Daemon" help:"Run the daemon in the foreground (clients start it on demand)."`
-	Stop  stopCmd  `cmd:"" group:"Daemon" help:"Stop the daemon of the data directory."`
-	MCP   mcpCmd   `cmd:"" name:"mcp" group:"Daemon" help:"Serve MCP over stdio, forwarding tool calls to the daemon."`
+	Serve  serveCmd  `cmd:"" group:"Daemon" help:"Run the daemon in the foreground (clients start it on demand)."`
+	Stop   stopCmd   `cmd:"" group:"Daemon" help:"Stop the daemon of the data directory."`
+	Health healthCmd `cmd:"" group:"Daemon" help:"Check that a daemon answers GET /api/health on its HTTP listener (a container's HEALTHCHECK); never starts one."`
+	MCP    mcpCmd    `cmd:"" name:"mcp" group:"Daemon" help:"Serve MCP over stdio, forwarding tool calls to the daemon."`
 
 	Open     navigateCmd `cmd:"" group:"Navigation" help:"Open URL in the task's tab (same as navigate)."`
 	Navigate navigateCmd `cmd:"" group:"Navigation" help:"Navigate the task's tab to URL."`
@@ -202,7 +203,7 @@ type exitRequest struct{ code int }
 func parse(cli *CLI, args []string, stdout, stderr io.Writer) (target any, code int, err error) {
 	parser, err := kong.New(cli,
 		kong.Name(programName),
-		kong.Description("A browser server for AI agents. Commands other than serve, stop and mcp are browser actions sent to the daemon, which starts on demand."),
+		kong.Description("A browser server for AI agents. Commands other than serve, stop, health and mcp are browser actions sent to the daemon, which starts on demand."),
 		kong.Writers(stdout, stderr),
 		kong.Vars{"version": daemon.Version()},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
