@@ -57,6 +57,7 @@ type Request struct {
 	Timing *Timing
 	Queued time.Duration
 
+	n      int // the N of rN
 	cdpID  string
 	loader string
 	start  float64 // Chromium's monotonic clock, seconds
@@ -165,7 +166,7 @@ func (n *netlog) request(e *netRequestEvent) {
 	}
 	n.seq++
 	r := &Request{
-		ID: fmt.Sprintf("r%d", n.seq), Method: e.Request.Method, URL: e.Request.URL + e.Request.Fragment,
+		ID: fmt.Sprintf("r%d", n.seq), n: n.seq, Method: e.Request.Method, URL: e.Request.URL + e.Request.Fragment,
 		Type: e.Type, Frame: e.FrameID, Started: time.UnixMicro(int64(e.WallTime * 1e6)),
 		ReqHeaders: headerList(e.Request.Headers),
 		cdpID:      e.RequestID, loader: e.LoaderID, start: e.Timestamp,
@@ -374,6 +375,24 @@ func mergeHeaders(base, extra []Header) []Header {
 	}
 	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[j].Name) })
 	return out
+}
+
+// NetSeq counts the requests the tab's log has had (NetSince).
+func (p *Page) NetSeq() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.net.seq
+}
+
+// NetSince returns the log's requests since NetSeq said seq, oldest
+// first (those a navigation or the bound dropped meanwhile are gone).
+func (p *Page) NetSince(seq int) []Request {
+	all, _ := p.NetLog()
+	i := len(all)
+	for i > 0 && all[i-1].n > seq {
+		i--
+	}
+	return all[i:]
 }
 
 // ErrNoBody is ResponseBody's error when Chromium no longer holds the

@@ -452,6 +452,30 @@ func (p *Page) addConsole(level, text string) {
 	p.dropped++
 }
 
+// ConsoleSeq counts the console messages the tab has had (ConsoleSince).
+func (p *Page) ConsoleSeq() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dropped + len(p.console)
+}
+
+// ConsoleSince returns the messages since ConsoleSeq said seq, those the
+// buffer still holds, oldest first.
+func (p *Page) ConsoleSince(seq int) []ConsoleMessage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	total := p.dropped + len(p.console)
+	n := min(total-seq, len(p.console))
+	if n <= 0 {
+		return nil
+	}
+	out := make([]ConsoleMessage, 0, n)
+	for i := len(p.console) - n; i < len(p.console); i++ {
+		out = append(out, p.console[(p.consoleHead+i)%len(p.console)])
+	}
+	return out
+}
+
 // Console returns the buffered console messages, oldest first, and how many
 // older ones the bounded buffer dropped.
 func (p *Page) Console() ([]ConsoleMessage, int) {

@@ -193,6 +193,10 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte, out
 	if out == nil || resp.StatusCode == http.StatusNoContent {
 		return nil
 	}
+	if raw, ok := out.(*[]byte); ok { // the answer as it came (a HAR, a trace)
+		*raw = data
+		return nil
+	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return fmt.Errorf("decode the daemon's answer to %s %s: %w", method, path, err)
 	}

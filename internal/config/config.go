@@ -33,6 +33,7 @@ type Config struct {
 	DenyActions          []string `name:"deny-actions" env:"BROWSERD_DENY_ACTIONS" sep:"," help:"Remove these actions from the browser tool, e.g. evaluate,pdf." placeholder:"ACTION"`
 	ExcludeCookieDomains []string `name:"exclude-cookie-domains" env:"BROWSERD_EXCLUDE_COOKIE_DOMAINS" sep:"," help:"Never restore saved cookies of these domains (and their subdomains) into a profile." placeholder:"DOMAIN"`
 	NoWrap               bool     `name:"no-wrap" env:"BROWSERD_NO_WRAP" help:"Do not wrap page content in the untrusted-content envelope (for trusted use only)."`
+	Record               string   `name:"record" env:"BROWSERD_RECORD" default:"on" enum:"on,off" help:"Record each task's actions with a small frame of the page after each (on), for the dashboard's timeline and GET /api/sessions/{id}/trace; off records nothing."`
 
 	// Listen has no kong default: `browserd serve` listens on DefaultListen
 	// unless --listen (or BROWSERD_LISTEN) is given, while a daemon that a
@@ -95,6 +96,7 @@ func Default() Config {
 		Listen:      DefaultListen,
 		IdleTimeout: 5 * time.Minute,
 		ReviewGrace: time.Hour,
+		Record:      "on",
 		ActionTime:  10 * time.Second,
 		NavTime:     30 * time.Second,
 		Width:       1280,
@@ -352,6 +354,7 @@ func (c *Config) settings(redact bool) []Setting {
 	add(len(c.ExcludeCookieDomains) > 0, "exclude-cookie-domains", c.ExcludeCookieDomains...)
 	add(c.AllowPrivate, "allow-private")
 	add(c.NoWrap, "no-wrap")
+	add(c.Record == "off", "record", c.Record)
 	add(true, "listen", c.Listen)
 	add(c.MetricsListen != "", "metrics-listen", c.MetricsListen)
 	add(c.Headed, "headed")

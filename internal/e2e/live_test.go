@@ -144,6 +144,18 @@ func TestLiveView(t *testing.T) {
 	t.Logf("live view: first frame after %s, %.1f frames/s; the daemon used %.0f %% of a core meanwhile", first.Round(time.Millisecond), float64(b-a)/2, busy.Seconds()/2*100)
 	shoot(t, ctx, pg, "live-view.png")
 
+	// The timeline beside it: the task's steps (its recording); a step
+	// shows the frame of the page after it, until "Back to live".
+	waitFor("the timeline lists the agent's navigate", "document.getElementById('steps').innerText", "navigate")
+	if _, err := pg.Eval(ctx, "document.querySelector('#steps li').click()"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the step's frame", "String(!document.getElementById('stillbox').hidden && document.getElementById('still').naturalWidth > 0)", "true")
+	if _, err := pg.Eval(ctx, "document.getElementById('back').click()"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("back to live", "String(!document.getElementById('screen').hidden)", "true")
+
 	// Take control: the agent's input on the tab fails at once meanwhile.
 	if _, err := pg.Eval(ctx, "document.getElementById('take').click()"); err != nil {
 		t.Fatal(err)

@@ -56,6 +56,9 @@ type call struct {
 	started time.Time
 	// secrets are the stored secrets the call types (redact.go).
 	secrets map[string]act.Secret
+	// mark is where the tab's console and network log stood before the
+	// action (recording.go).
+	mark recordMark
 }
 
 // userError is an action failure whose message is for the agent as is.
@@ -106,10 +109,12 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 		c.res.Error = c.explain(err)
 	}
 	unqualifyResult(owner, &c.res)
-	e.redactor(ctx, owner).Result(&c.res)
+	red := e.redactor(ctx, owner)
+	red.Result(&c.res)
 	if !e.Cfg.NoWrap {
 		envelope.Wrap(&c.res, c.show())
 	}
+	c.record(red, orig)
 	return c.res
 }
 
@@ -401,6 +406,7 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 	defer stop()
 	started := time.Now()
 	opens := pg.WindowOpens()
+	c.markRecord(tctx)
 	if in.Action == "type" || in.Action == "fill" {
 		var err error
 		if c.secrets, err = c.resolveSecrets(tctx); err != nil {
@@ -1037,6 +1043,7 @@ func (c *call) closeTask(ctx context.Context) error {
 		_ = closePage(ctx, tb)
 		e.RemoveTab(tb)
 	}
+	e.Recorder.DropTask(s.ID, t.Name) // kept as long as the task's tabs
 	c.res.Content = fmt.Sprintf("closed task %q (%d tabs)", t.Name, len(tabs))
 	if others {
 		if err := e.CaptureSession(ctx, s); err != nil {

@@ -116,6 +116,7 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 		if row.State == store.Closed {
 			return nil
 		}
+		e.Recorder.DropSession(q)
 		return e.Store.SetState(ctx, q, store.Closed, "closed over the API")
 	}
 	// Running actions finish first (in the order actions take the locks:
@@ -157,6 +158,7 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 	if err := e.Store.SetState(ctx, q, store.Closed, "closed over the API"); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
+	e.Recorder.DropSession(q)
 	err = e.Store.ReleaseLease(context.WithoutCancel(ctx), q, e.Node)
 	// The browser exits with its last session, as on the close action.
 	e.Mu.Lock()

@@ -112,6 +112,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		return nil, fmt.Errorf("starting the egress guard: %w", err)
 	}
 	e.Proxy = proxy
+	e.startRecorder(context.Background())
 	if cfg.CDP != "" {
 		log.Warn("attached to a browser browserd did not start: every session shares its default context, which cannot be routed through the egress proxy; requests are vetted by CDP Fetch interception instead (tabs and out-of-process frames; no DNS-rebinding protection, and workers are not covered)", "cdp", cfg.CDP)
 	}
@@ -256,6 +257,7 @@ func (e *Engine) Close(ctx context.Context) error {
 		errs = append(errs, e.CloseBrowser(ctx, key, br))
 	}
 	e.Proxy.Close()
+	e.Recorder.Close()
 	for _, s := range all {
 		if s.Stored && !s.Parked {
 			if err := e.Store.ReleaseLease(context.WithoutCancel(ctx), s.ID, e.Node); err != nil {

@@ -90,6 +90,7 @@ func New(h tool.Handler, opts Options) http.Handler {
 	mux.HandleFunc("POST /api/sessions/{id}/actions", a.sessionActions)
 	mux.HandleFunc("GET /api/sessions/{id}/state", a.sessionState)
 	mux.HandleFunc("GET /api/sessions/{id}/har", a.sessionHAR)
+	mux.HandleFunc("GET /api/sessions/{id}/trace", a.sessionTrace)
 	mux.HandleFunc("GET /api/sessions/{id}/hint", a.hint(false))
 	mux.HandleFunc("GET /api/stored-sessions/{id}/hint", a.hint(true))
 	mux.HandleFunc("POST /api/sessions/{id}/capture", a.captureSession)

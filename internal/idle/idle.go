@@ -107,6 +107,7 @@ func (e *Janitor) closeTask(ctx context.Context, t *sessions.Task, now time.Time
 		}
 		e.RemoveTab(tb)
 	}
+	e.Recorder.DropTask(t.Sess.ID, t.Name)
 	e.Mu.Lock()
 	delete(t.Sess.Tasks, t.Name)
 	park := len(t.Sess.Tasks) == 0 && t.Sess.Stored && !t.Sess.Parked

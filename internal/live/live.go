@@ -29,6 +29,7 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/recording"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -47,6 +48,10 @@ type Engine interface {
 	Release(ctx context.Context, session, tab string)
 	// CloseTab closes a tab an ended task left for review.
 	CloseTab(ctx context.Context, session, tab string) error
+	// TraceEntries and TraceFrame are a task's recording: its steps, and
+	// the frame of the page after one.
+	TraceEntries(ctx context.Context, session, task string) ([]recording.Entry, error)
+	TraceFrame(ctx context.Context, session, task string, seq int) ([]byte, error)
 }
 
 // Server is the dashboard and the live view. Close stops its screencasts.
@@ -98,6 +103,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /dashboard/api/sessions", s.signedIn(s.sessions))
 	mux.HandleFunc("GET /dashboard/ws", s.signedIn(s.watch))
 	mux.HandleFunc("POST /dashboard/api/close", s.signedIn(s.closeTab))
+	mux.HandleFunc("GET /dashboard/api/trace", s.signedIn(s.trace))
+	mux.HandleFunc("GET /dashboard/api/frame", s.signedIn(s.frame))
 	// Read-only share links: the link's secret is the only credential.
 	mux.HandleFunc("GET /dashboard/share/{secret}/{$}", s.shared(func(w http.ResponseWriter, r *http.Request, _ share) { s.serve(w, "live.html") }))
 	mux.HandleFunc("GET /dashboard/share/{secret}/tabs", s.shared(s.shareTabs))

@@ -22,6 +22,7 @@ import (
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/metrics"
+	"github.com/browserd/browserd/internal/recording"
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/storagestate"
@@ -307,6 +308,9 @@ type Registry struct {
 	// Counters counts actions, captures, resumes and guard refusals
 	// (internal/metrics); never nil after New.
 	Counters *metrics.Set
+	// Recorder keeps each task's trace (internal/recording); nil with
+	// --record=off.
+	Recorder *recording.Recorder
 
 	// ResumeMu serializes bringing sessions back (resume, rehydration
 	// after a crash) and creating them in the store.

@@ -128,3 +128,59 @@ canvas.addEventListener('paste', (e) => {
   send({t: 'text', text: e.clipboardData.getData('text')});
 });
 canvas.addEventListener('compositionend', (e) => { if (window.browserdHolding && e.data) send({t: 'text', text: e.data}); });
+
+// The timeline: the steps of the task this tab belongs to (its
+// recording), refreshed while the page is open; a step shows the frame
+// of the page after it in place of the live view, until "Back to live".
+const timeline = document.getElementById('timeline'), stepsList = document.getElementById('steps');
+const stillbox = document.getElementById('stillbox'), still = document.getElementById('still');
+let traceTask = '', shownSteps = 0, chosen = 0;
+window.browserdSteps = 0;
+async function loadSteps() {
+  if (shared) return;
+  try {
+    const r = await fetch('/dashboard/api/trace?session=' + encodeURIComponent(session) + '&tab=' + encodeURIComponent(tab));
+    if (!r.ok) return;
+    const data = await r.json();
+    traceTask = data.task;
+    document.getElementById('task').textContent = data.task;
+    const actions = data.entries.filter(e => e.type === 'action');
+    window.browserdSteps = actions.length;
+    if (actions.length === shownSteps) return;
+    shownSteps = actions.length;
+    stepsList.replaceChildren();
+    for (const a of actions) {
+      const li = document.createElement('li');
+      li.value = a.seq;
+      li.dataset.seq = a.seq;
+      li.textContent = a.action + (a.success === false ? ' — failed' : '') + ' (' + (a.ms || 0) + ' ms) ';
+      const args = document.createElement('span');
+      args.className = 'args';
+      args.textContent = JSON.stringify(a.args || {});
+      li.append(args);
+      if (a.success === false) li.className = 'bad';
+      if (a.seq === chosen) li.classList.add('on');
+      li.title = a.error || a.url || '';
+      li.addEventListener('click', () => showStep(a));
+      stepsList.append(li);
+    }
+    timeline.hidden = false;
+  } catch (e) { /* the live view works without the timeline */ }
+}
+function showStep(a) {
+  chosen = a.seq;
+  for (const li of stepsList.children) li.classList.toggle('on', Number(li.dataset.seq) === a.seq);
+  document.getElementById('stillwhat').textContent = 'after step ' + a.seq + ': ' + a.action + (a.error ? ' — ' + a.error : '');
+  still.hidden = !a.frame;
+  if (a.frame) still.src = '/dashboard/api/frame?session=' + encodeURIComponent(session) + '&task=' + encodeURIComponent(traceTask) + '&seq=' + a.seq;
+  canvas.hidden = true;
+  stillbox.hidden = false;
+}
+document.getElementById('back').addEventListener('click', () => {
+  chosen = 0;
+  for (const li of stepsList.children) li.classList.remove('on');
+  stillbox.hidden = true;
+  canvas.hidden = false;
+});
+loadSteps();
+setInterval(loadSteps, 2000);

@@ -1,0 +1,369 @@
+// Package recording keeps, for each task, what its agent did and saw: a
+// trace of its actions (time, action, arguments with secrets redacted,
+// outcome, the answer's size, console errors, the requests the action
+// caused) and a small JPEG of the page after each action. A person reads
+// it beside the task's live view in the dashboard, or exports it:
+// JSON (entries with a type) or one self-contained HTML file (html.go).
+//
+// On disk: <dir>/<session>/<task>/trace.jsonl, one entry a line, and the
+// frames NNNNNN.jpg beside it; files 0600, folders 0700. A trace lives as
+// long as its task's tabs: the engine drops it with the task or the
+// session. Frames are taken after the answer, by the recorder's one
+// goroutine, so recording adds nothing to an action's time; the next
+// action on the tab waits for its tab's frame first (Wait).
+package recording
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/browserd/browserd/internal/browser"
+)
+
+// Entry is one line of a trace. Type says which fields it uses:
+// "action" (one call of the tool), "console" (an error or warning the
+// page logged during an action), "request" (a request an action caused).
+// Action links console and request entries to their action's Seq.
+type Entry struct {
+	Type string    `json:"type"`
+	Seq  int       `json:"seq,omitempty"`
+	Time time.Time `json:"time"`
+
+	// action
+	Name        string         `json:"action,omitempty"`
+	Tab         string         `json:"tab,omitempty"`
+	Args        map[string]any `json:"args,omitempty"`
+	OK          *bool          `json:"success,omitempty"`
+	Error       string         `json:"error,omitempty"`
+	MS          int64          `json:"ms,omitempty"`
+	AnswerBytes int            `json:"answerBytes,omitempty"`
+	URL         string         `json:"url,omitempty"`
+	Title       string         `json:"title,omitempty"`
+	Frame       string         `json:"frame,omitempty"`
+
+	// console and request
+	Of     int    `json:"of,omitempty"` // the action's Seq
+	Level  string `json:"level,omitempty"`
+	Text   string `json:"text,omitempty"`
+	Method string `json:"method,omitempty"`
+	Status string `json:"status,omitempty"` // 200, failed, refused, pending
+	Kind   string `json:"resourceType,omitempty"`
+}
+
+// Options configure a Recorder.
+type Options struct {
+	Dir string // where traces go (<data>/recordings)
+	// MaxFrames bounds the frames kept per task: older ones are deleted
+	// (their entries stay). Default 500.
+	MaxFrames int
+	// Width and Quality of the frames (default 640 px, JPEG 50).
+	Width, Quality int
+}
+
+// Recorder writes traces. Close stops its goroutine. A nil Recorder
+// (--record=off) records nothing.
+type Recorder struct {
+	opts Options
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	traces  map[string]*trace               // by folder
+	pending map[*browser.Page]chan struct{} // frames not taken yet
+	closed  bool
+
+	jobs chan job
+	done chan struct{}
+}
+
+type trace struct {
+	dir    string
+	seq    int
+	frames []int // seqs of the frames on disk, oldest first
+}
+
+type job struct {
+	pg    *browser.Page
+	path  string
+	t     *trace
+	seq   int
+	taken chan struct{}
+}
+
+// New returns a Recorder writing under opts.Dir and starts its goroutine.
+func New(opts Options, log *slog.Logger) *Recorder {
+	if opts.MaxFrames <= 0 {
+		opts.MaxFrames = 500
+	}
+	if opts.Width <= 0 {
+		opts.Width = 640
+	}
+	if opts.Quality <= 0 {
+		opts.Quality = 50
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Recorder{opts: opts, log: log, traces: map[string]*trace{}, pending: map[*browser.Page]chan struct{}{},
+		jobs: make(chan job, 64), done: make(chan struct{})}
+	go r.run()
+	return r
+}
+
+// Close stops taking frames; the frames queued are given up.
+func (r *Recorder) Close() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.closed = true
+	r.mu.Unlock()
+	close(r.jobs)
+	<-r.done
+}
+
+// folder is a task's trace folder: the session's id and the task's name
+// each one escaped path segment.
+func (r *Recorder) folder(session, task string) string {
+	return filepath.Join(r.opts.Dir, url.PathEscape(session), url.PathEscape(task))
+}
+
+// Record appends an action with its console messages and requests to the
+// task's trace and, when pg is set, queues a frame of it. It returns the
+// action's Seq.
+func (r *Recorder) Record(session, task string, a Entry, console []Entry, requests []Entry, pg *browser.Page) (int, error) {
+	if r == nil {
+		return 0, nil
+	}
+	dir := r.folder(session, task)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return 0, errors.New("the recorder is closed")
+	}
+	t := r.traces[dir]
+	if t == nil {
+		t = &trace{dir: dir}
+		t.seq = lastSeq(dir)
+		r.traces[dir] = t
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, fmt.Errorf("making the recording folder: %w", err)
+	}
+	t.seq++
+	a.Type, a.Seq = "action", t.seq
+	var frame string
+	if pg != nil {
+		frame = fmt.Sprintf("%06d.jpg", t.seq)
+		a.Frame = frame
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	_ = enc.Encode(a)
+	for _, es := range [][]Entry{console, requests} {
+		for _, e := range es {
+			e.Of = t.seq
+			_ = enc.Encode(e)
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "trace.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return 0, fmt.Errorf("opening the trace: %w", err)
+	}
+	_, err = f.Write(buf.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("writing the trace: %w", err)
+	}
+	if pg != nil {
+		j := job{pg: pg, path: filepath.Join(dir, frame), t: t, seq: t.seq, taken: make(chan struct{})}
+		select {
+		case r.jobs <- j:
+			// A frame still queued for pg is taken before this one.
+			r.pending[pg] = j.taken
+		default:
+			r.log.Warn("recording: frames fall behind; one skipped", "session", session, "task", task)
+		}
+	}
+	return t.seq, nil
+}
+
+// Wait returns once the frame queued for pg (if any) is taken, or ctx
+// ends: the next action must not change the page under it.
+func (r *Recorder) Wait(ctx context.Context, pg *browser.Page) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	ch := r.pending[pg]
+	r.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
+}
+
+// run takes the queued frames, one at a time, until Close.
+func (r *Recorder) run() {
+	defer close(r.done)
+	for j := range r.jobs {
+		r.take(j)
+	}
+}
+
+func (r *Recorder) take(j job) {
+	defer func() {
+		r.mu.Lock()
+		if r.pending[j.pg] == j.taken {
+			delete(r.pending, j.pg)
+		}
+		r.mu.Unlock()
+		close(j.taken)
+	}()
+	if j.pg.Closed() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	img, err := j.pg.Thumbnail(ctx, r.opts.Width, r.opts.Quality)
+	if err != nil {
+		return // a tab closed or busy with a dialog: the entry has no frame
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.traces[j.t.dir]; !ok {
+		return // dropped meanwhile
+	}
+	if err := os.WriteFile(j.path, img, 0o600); err != nil {
+		r.log.Warn("recording: writing a frame failed", "err", err)
+		return
+	}
+	j.t.frames = append(j.t.frames, j.seq)
+	for len(j.t.frames) > r.opts.MaxFrames {
+		_ = os.Remove(filepath.Join(j.t.dir, fmt.Sprintf("%06d.jpg", j.t.frames[0])))
+		j.t.frames = j.t.frames[1:]
+	}
+}
+
+// lastSeq is the Seq of the last action of a trace already on disk (a
+// daemon that restarted goes on counting).
+func lastSeq(dir string) int {
+	f, err := os.Open(filepath.Join(dir, "trace.jsonl"))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	last := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		var e struct {
+			Seq int `json:"seq"`
+		}
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Seq > last {
+			last = e.Seq
+		}
+	}
+	return last
+}
+
+// Entries reads a task's trace, oldest first; none (nil) when it has none.
+func (r *Recorder) Entries(session, task string) ([]Entry, error) {
+	dir := r.folder(session, task)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b, err := os.ReadFile(filepath.Join(dir, "trace.jsonl"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the trace: %w", err)
+	}
+	var out []Entry
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var e Entry
+		if err := json.Unmarshal(line, &e); err != nil {
+			continue // a line cut by a crash
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Frame is the JPEG of the page after the task's action seq; ErrNoFrame
+// when it has none (not taken, or dropped for a newer one).
+func (r *Recorder) Frame(session, task string, seq int) ([]byte, error) {
+	b, err := os.ReadFile(filepath.Join(r.folder(session, task), fmt.Sprintf("%06d.jpg", seq)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, ErrNoFrame
+	}
+	return b, err
+}
+
+// ErrNoFrame: the action has no frame.
+var ErrNoFrame = errors.New("no frame of that step: it was not taken (no tab, a dialog open), or only the last frames are kept")
+
+// DropTask deletes a task's trace.
+func (r *Recorder) DropTask(session, task string) {
+	if r == nil {
+		return
+	}
+	dir := r.folder(session, task)
+	r.mu.Lock()
+	delete(r.traces, dir)
+	r.mu.Unlock()
+	_ = os.RemoveAll(dir)
+}
+
+// DropSession deletes the traces of every task of a session.
+func (r *Recorder) DropSession(session string) {
+	if r == nil {
+		return
+	}
+	dir := filepath.Join(r.opts.Dir, url.PathEscape(session))
+	r.mu.Lock()
+	for k := range r.traces {
+		if filepath.Dir(k) == dir {
+			delete(r.traces, k)
+		}
+	}
+	r.mu.Unlock()
+	_ = os.RemoveAll(dir)
+}
+
+// Sessions lists the sessions that have traces on disk (their ids), for
+// a sweep of those that ended while the daemon was down.
+func (r *Recorder) Sessions() []string {
+	des, err := os.ReadDir(r.opts.Dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range des {
+		if id, err := url.PathUnescape(d.Name()); err == nil && d.IsDir() {
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,61 @@
+package recording
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestRecordAndExport(t *testing.T) {
+	dir := t.TempDir()
+	r := New(Options{Dir: dir}, nil)
+	ok := true
+	seq, err := r.Record("alice/work", "shop", Entry{Time: time.Now(), Name: "type", OK: &ok,
+		Args: map[string]any{"text": "</script><script>alert(1)</script>"}},
+		[]Entry{{Type: "console", Level: "error", Text: "boom"}}, []Entry{{Type: "request", Method: "GET", URL: "http://x/"}}, nil)
+	if err != nil || seq != 1 {
+		t.Fatalf("Record: %d %v", seq, err)
+	}
+	es, err := r.Entries("alice/work", "shop")
+	if err != nil || len(es) != 3 || es[0].Type != "action" || es[1].Of != 1 || es[2].Type != "request" {
+		t.Fatalf("Entries: %+v %v", es, err)
+	}
+	html, err := r.HTML("alice/work", "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(html, []byte("</script><script>alert(1)")) {
+		t.Error("the page's text ends the HTML file's script")
+	}
+	j, err := r.JSON("alice/work", "shop")
+	var x Export
+	if err != nil || json.Unmarshal(j, &x) != nil || len(x.Entries) != 3 {
+		t.Errorf("JSON: %s %v", j, err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "alice%2Fwork", "shop", "trace.jsonl")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the trace file: %v %v", fi, err)
+	}
+	r.Close()
+	// A new recorder (a restarted daemon) goes on counting.
+	r2 := New(Options{Dir: dir}, nil)
+	defer r2.Close()
+	if seq, _ := r2.Record("alice/work", "shop", Entry{Name: "click"}, nil, nil, nil); seq != 2 {
+		t.Errorf("after a restart the next step is %d, want 2", seq)
+	}
+	if got := r2.Sessions(); len(got) != 1 || got[0] != "alice/work" {
+		t.Errorf("Sessions: %v", got)
+	}
+	r2.DropSession("alice/work")
+	if es, _ := r2.Entries("alice/work", "shop"); es != nil {
+		t.Errorf("after DropSession: %+v", es)
+	}
+	var none *Recorder
+	none.Close()
+	none.DropTask("a", "b")
+	if seq, err := none.Record("a", "b", Entry{}, nil, nil, nil); seq != 0 || err != nil {
+		t.Error("the nil Recorder recorded")
+	}
+}
