@@ -153,13 +153,14 @@ func TestRecoveryTools(t *testing.T) {
 }
 
 // TestToolsListSize keeps what a model pays for the tools (the browser
-// tool and source 002's two recovery tools) under 7.25 KB — Playwright
+// tool and source 002's two recovery tools) under 7.5 KB — Playwright
 // MCP's is 20 KB. It grew from 5 KB with click's button, modifiers and
 // double, select's values and launch's httpCredentials, from 6 KB with
 // launch's environment fields (headless, userAgent, timezone, locale,
 // geolocation) and the browser tool's outputSchema (issue 17 points 4,
-// 7), and from 7 KB with drag and fill (a form in one call), which every
-// peer has.
+// 7), from 7 KB with drag and fill (a form in one call), which every
+// peer has, and from 7.25 KB with launch's proxy (issue 28 point 3; its
+// four fields and no description).
 func TestToolsListSize(t *testing.T) {
 	cs := connect(t, &fakeHandler{})
 	list, err := cs.ListTools(context.Background(), nil)
@@ -171,8 +172,8 @@ func TestToolsListSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("tools/list result: %d bytes", len(b))
-	if len(b) > 7424 {
-		t.Errorf("tools/list result is %d bytes, want at most 7424: shorten the description or the schema", len(b))
+	if len(b) > 7680 {
+		t.Errorf("tools/list result is %d bytes, want at most 7680: shorten the description or the schema", len(b))
 	}
 }
 
