@@ -72,7 +72,8 @@ func (e *Pool) FetchGuard(s *sessions.Session) func(ctx context.Context, raw str
 	}
 }
 
-// egressFor returns the session's guard listener, opening it on first use.
+// egressFor returns the session's guard listener, opening it on first use
+// with the session's policy and upstream proxy.
 func (e *Pool) EgressFor(s *sessions.Session) (*egress.Session, error) {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
@@ -82,6 +83,13 @@ func (e *Pool) EgressFor(s *sessions.Session) (*egress.Session, error) {
 	eg, err := e.Proxy.Session(s.Policy)
 	if err != nil {
 		return nil, fmt.Errorf("opening the session's egress guard: %w", err)
+	}
+	if s.Proxy != nil {
+		// The session's own upstream proxy, before any request.
+		if err := eg.SetUpstream(s.Proxy); err != nil {
+			eg.Close()
+			return nil, fmt.Errorf("giving the session's guard its proxy: %w", err)
+		}
 	}
 	s.Egress = eg
 	return eg, nil

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -21,6 +22,11 @@ type launchCmd struct {
 	Timezone    string      `placeholder:"ZONE" help:"IANA time zone the session's pages see, e.g. Europe/Paris."`
 	Locale      string      `placeholder:"TAG" help:"Language the session's pages see (Intl, navigator.language, Accept-Language), e.g. fr-FR."`
 	Geolocation string      `placeholder:"LAT,LON[,ACC]" help:"Position navigator.geolocation reports: degrees, and the accuracy in metres."`
+	// The session's upstream proxy (launch's proxy): not --proxy, which
+	// is the daemon's for every session.
+	Proxy          string `name:"session-proxy" placeholder:"URL" help:"This session's upstream proxy, which its requests go through once the guard allowed them: http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT (instead of the daemon's --proxy)."`
+	ProxyLoginFile string `name:"session-proxy-login-file" placeholder:"PATH" help:"Read the --session-proxy login from this file: USERNAME:PASSWORD on one line (a password is never given on the command line)."`
+	ProxyBypass    string `name:"session-proxy-bypass" placeholder:"HOSTS" help:"Hosts that go direct, not through --session-proxy (the guard still applies): HOST, .DOMAIN, *.DOMAIN, HOST:PORT, IP or CIDR, separated by commas."`
 }
 
 func (c *launchCmd) input() (tool.Input, error) {
@@ -33,7 +39,35 @@ func (c *launchCmd) input() (tool.Input, error) {
 		}
 		in.Geolocation = g
 	}
+	p, err := c.proxy()
+	if err != nil {
+		return tool.Input{}, err
+	}
+	in.Proxy = p
 	return in, nil
+}
+
+// proxy is the session's proxy the flags give, its login read from its
+// file; nil when none is given.
+func (c *launchCmd) proxy() (*tool.Proxy, error) {
+	if c.Proxy == "" {
+		if c.ProxyLoginFile != "" || c.ProxyBypass != "" {
+			return nil, usagef("--session-proxy-login-file and --session-proxy-bypass go with --session-proxy URL: the session's proxy")
+		}
+		return nil, nil
+	}
+	p := &tool.Proxy{Server: c.Proxy, Bypass: c.ProxyBypass}
+	if strings.Contains(c.Proxy, "@") {
+		return nil, usagef("--session-proxy: give the login in --session-proxy-login-file, not in the URL, where every local user could read it")
+	}
+	if c.ProxyLoginFile != "" {
+		u, pw, err := config.ReadLogin(c.ProxyLoginFile)
+		if err != nil {
+			return nil, usagef("--session-proxy-login-file: %v", err)
+		}
+		p.Username, p.Password = u, pw
+	}
+	return p, nil
 }
 
 // parseGeolocation reads LAT,LON[,ACC].

@@ -304,6 +304,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"launch", "--geolocation", "north,2"}, `"north" is not a number`},
 		{[]string{"launch", "--geolocation", "95,2"}, "latitude -90 to 90"},
 		{[]string{"launch", "--timezone", "Paris"}, "not an IANA time zone"},
+		{[]string{"launch", "--session-proxy", "http://ann:pw@proxy:3128"}, "--session-proxy-login-file, not in the URL"},
+		{[]string{"launch", "--session-proxy-bypass", ".example.com"}, "go with --session-proxy URL"},
+		{[]string{"launch", "--session-proxy", "http://proxy:3128", "--session-proxy-login-file", "/nonexistent/login"}, "--session-proxy-login-file"},
+		{[]string{"navigate", "https://example.com/", "--session-proxy", "http://proxy:3128"}, "unknown flag --session-proxy"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -421,5 +425,24 @@ func TestAgentBrowserSession(t *testing.T) {
 	}
 	if got := d.inputs[0].Task; got != "from-004" {
 		t.Errorf("task %q, want from-004", got)
+	}
+}
+
+// TestLaunchProxy: launch's --session-proxy sends the session's proxy,
+// its login read from a file (never from the command line), and its
+// bypass list; the daemon's --proxy is another flag.
+func TestLaunchProxy(t *testing.T) {
+	login := filepath.Join(t.TempDir(), "login")
+	if err := os.WriteFile(login, []byte("ada:pa:ss\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := &fakeDaemon{}
+	code, _, stderr := runWith(t, d, "launch", "--session-proxy", "socks5://10.0.0.9:1080", "--session-proxy-login-file", login, "--session-proxy-bypass", ".corp.example,10.0.0.0/8")
+	if code != 0 || len(d.inputs) != 1 {
+		t.Fatalf("exit %d, stderr %q, inputs %+v", code, stderr, d.inputs)
+	}
+	want := &tool.Proxy{Server: "socks5://10.0.0.9:1080", Username: "ada", Password: "pa:ss", Bypass: ".corp.example,10.0.0.0/8"}
+	if diff := cmp.Diff(want, d.inputs[0].Proxy); diff != "" {
+		t.Errorf("proxy (-want +got):\n%s", diff)
 	}
 }

@@ -69,6 +69,19 @@ type Config struct {
 	AdvertiseURL string        `name:"advertise-url" env:"BROWSERD_ADVERTISE_URL" help:"The URL other nodes reach this daemon's API at, e.g. http://10.0.0.5:8765 (default: http://<--listen>, or the host name's when --listen is a wildcard address)." placeholder:"URL"`
 	LeaseTTL     time.Duration `name:"lease-ttl" env:"BROWSERD_LEASE_TTL" default:"15s" help:"How long a node's hold on its sessions outlives its last heartbeat: another node takes a dead node's sessions over after this long."`
 
+	// An upstream proxy for pages' requests, after the guard
+	// (internal/egress): the daemon's --proxy, or the environment's
+	// HTTPS_PROXY, ALL_PROXY or HTTP_PROXY. Its login never comes from a
+	// command line: --proxy-login-file, or the environment
+	// (ProxyEnvUsername, ProxyEnvPassword), read by Resolve.
+	Proxy          string   `name:"proxy" env:"BROWSERD_PROXY" help:"Send pages' requests through this upstream proxy once the guard allowed them: http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT; none to go direct (default: HTTPS_PROXY, ALL_PROXY or HTTP_PROXY from the environment). No login in the URL: see --proxy-login-file." placeholder:"URL"`
+	ProxyLoginFile string   `name:"proxy-login-file" env:"BROWSERD_PROXY_LOGIN_FILE" help:"Read the --proxy login from this file, USERNAME:PASSWORD on one line (or set BROWSERD_PROXY_USERNAME and BROWSERD_PROXY_PASSWORD)." placeholder:"PATH"`
+	ProxyBypass    []string `name:"proxy-bypass" env:"BROWSERD_PROXY_BYPASS" sep:"," help:"Hosts that go direct, not through --proxy (the guard still applies): HOST, .DOMAIN, *.DOMAIN, HOST:PORT, IP, CIDR, <local> or * (default with a proxy from the environment: NO_PROXY); loopback always goes direct." placeholder:"HOST"`
+	// ProxyUsername and ProxyPassword are the --proxy login, read by
+	// Resolve from --proxy-login-file or the environment; never flags.
+	ProxyUsername string `kong:"-"`
+	ProxyPassword string `kong:"-"`
+
 	NotifyURL string `name:"notify-url" env:"BROWSERD_NOTIFY_URL" help:"POST a JSON note here when an agent asks a person for help (handoff), with the tab's live-view URL." placeholder:"URL"`
 
 	// MetricsListen serves /metrics alone, without a token, for a
@@ -139,7 +152,7 @@ func (c *Config) Resolve() error {
 	if c.CDP != "" && !strings.HasPrefix(c.CDP, "ws://") && !strings.HasPrefix(c.CDP, "wss://") {
 		return fmt.Errorf("--cdp %q: want a ws:// URL such as ws://127.0.0.1:9222/devtools/browser/<id>", c.CDP)
 	}
-	return nil
+	return c.resolveProxy()
 }
 
 // resolveData makes the data directory absolute, defaulting it to
@@ -379,6 +392,11 @@ func (c *Config) settings(redact bool) []Setting {
 	add(c.AdvertiseURL != "", "advertise-url", c.AdvertiseURL)
 	add(c.LeaseTTL != 0 && c.LeaseTTL != d.LeaseTTL, "lease-ttl", c.LeaseTTL.String())
 	add(c.NotifyURL != "", "notify-url", c.NotifyURL)
+	// The login never: it comes from the file, or from the environment a
+	// daemon a command starts inherits.
+	add(c.Proxy != "", "proxy", c.Proxy)
+	add(c.ProxyLoginFile != "", "proxy-login-file", c.ProxyLoginFile)
+	add(len(c.ProxyBypass) > 0, "proxy-bypass", c.ProxyBypass...)
 	// The token itself never: it would show in /api/health and in the
 	// command line of a daemon a command starts.
 	add(c.SessionServiceTokenFile != "", "session-service-token-file", c.SessionServiceTokenFile)

@@ -79,9 +79,11 @@ type mcpDriver struct {
 	shown map[string][2]string
 }
 
-func newMCPDriver(t *testing.T) *mcpDriver {
+// newMCPDriver starts `browserd mcp` for a new data dir, with the test
+// daemon's flags and extra.
+func newMCPDriver(t *testing.T, extra ...string) *mcpDriver {
 	data := t.TempDir()
-	cmd := exec.Command(browserdBin(t), append([]string{"mcp"}, daemonFlags(data)...)...)
+	cmd := exec.Command(browserdBin(t), append(append([]string{"mcp"}, daemonFlags(data)...), extra...)...)
 	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
 	sess, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

@@ -14,6 +14,11 @@
 // slip through; pooled upstream connections are keyed by that IP. HTTPS and
 // WebSocket tunnels (CONNECT) are checked the same way before they open.
 //
+// An allowed request may then leave through an upstream proxy (Upstream:
+// the daemon's --proxy as Options.Upstream, or a session's own through
+// Session.SetUpstream), which is asked for the checked address, never the
+// name; see upstream.go.
+//
 // Sessions are identified by port: Chromium's --proxy-server (and CDP's
 // per-browser-context proxyServer) cannot carry credentials, so each Session
 // listens on its own 127.0.0.1 port bound to its policy. Any local process

@@ -3,6 +3,7 @@ package egress
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -42,8 +43,18 @@ func (s *Session) decide(reqCtx context.Context, host, port, target string) Deci
 		d.Allowed, d.Rule = false, RuleProxyItself
 		d.Reason = fmt.Sprintf("%s is the egress proxy itself", netip.AddrPortFrom(d.Addr, parsePortNum(d.Port)))
 	}
+	if rt := s.rt.Load(); d.Allowed && rt != nil {
+		if h, err := parseHost(host); err == nil && rt.isProxy(ctx, s.p.opts.Resolver, h.key, d.Addr, d.Port) {
+			d.Allowed, d.Rule = false, RuleUpstream
+			d.Reason = fmt.Sprintf("%s is the upstream proxy, which only browserd itself uses", hostPort(h.key, d.Port))
+		}
+	}
 	if d.Allowed {
-		s.p.log.Debug("egress: allowed", "session", s.addr, "target", d.URL, "addr", d.Addr)
+		via := "direct"
+		if rt := s.rt.Load().via(d); rt != nil {
+			via = rt.display
+		}
+		s.p.log.Debug("egress: allowed", "session", s.addr, "target", d.URL, "addr", d.Addr, "via", via)
 		return d
 	}
 	s.p.log.Info("egress: refused", "session", s.addr, "target", d.URL, "rule", d.Rule, "addr", d.Addr)
@@ -146,11 +157,18 @@ func (s *Session) forward(w http.ResponseWriter, r *http.Request) {
 	prepareRequestHeader(out.Header)
 	out.Header.Del("Expect") // the server already answered 100-continue to the browser
 
-	resp, err := s.tr.RoundTrip(out)
+	tr := s.tr
+	if rt := s.rt.Load().via(d); rt != nil {
+		// Through the upstream proxy: a tunnel to the checked address,
+		// from the route's own pool.
+		tr = rt.tr
+	}
+	resp, err := tr.RoundTrip(out)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.p.forwarded(false)
 			s.p.log.Debug("egress: upstream failed", "target", d.URL, "err", err)
+			s.upstreamFailed(d.URL, err)
 			http.Error(w, "browserd egress proxy: "+d.URL+": "+err.Error(), http.StatusBadGateway)
 		}
 		return
@@ -203,13 +221,22 @@ func copyResponse(w http.ResponseWriter, resp *http.Response) {
 	}
 }
 
-// dialChecked dials the address a Decision checked (never a name) and
-// tracks the connection for Close; on failure it has answered w already.
+// dialChecked dials the address a Decision checked (never a name),
+// directly or through the session's upstream proxy, and tracks the
+// connection for Close; on failure it has answered w already.
 func (s *Session) dialChecked(w http.ResponseWriter, r *http.Request, d Decision, what string) (net.Conn, bool) {
-	up, err := s.p.dialAddr(r.Context(), "tcp", netip.AddrPortFrom(d.Addr, parsePortNum(d.Port)).String())
+	target := netip.AddrPortFrom(d.Addr, parsePortNum(d.Port))
+	var up net.Conn
+	var err error
+	if rt := s.rt.Load().via(d); rt != nil {
+		up, err = s.p.dialVia(r.Context(), rt, target)
+	} else {
+		up, err = s.p.dialAddr(r.Context(), "tcp", target.String())
+	}
 	if err != nil {
 		if r.Context().Err() == nil {
 			s.p.forwarded(false)
+			s.upstreamFailed(d.URL, err)
 		}
 		http.Error(w, "browserd egress proxy: "+what+": "+err.Error(), http.StatusBadGateway)
 		return nil, false
@@ -218,6 +245,14 @@ func (s *Session) dialChecked(w http.ResponseWriter, r *http.Request, d Decision
 		return nil, false
 	}
 	return up, true
+}
+
+// upstreamFailed records err when an upstream proxy caused it.
+func (s *Session) upstreamFailed(target string, err error) {
+	var ue *UpstreamError
+	if errors.As(err, &ue) {
+		s.recordFailure(target, ue)
+	}
 }
 
 // hijack takes the browser's connection over from net/http for a tunnel

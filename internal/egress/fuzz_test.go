@@ -3,6 +3,7 @@ package egress
 import (
 	"context"
 	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -71,6 +72,73 @@ func FuzzParseHost(f *testing.F) {
 		}
 		if d.Port == "" || parsePortNum(d.Port) == 0 {
 			t.Fatalf("Check(%q, %q) allowed an invalid port %q", in, port, d.Port)
+		}
+	})
+}
+
+// FuzzUpstream: reading a proxy address never panics, never repeats a
+// password in an error, and what it reads prints as an address that reads
+// back the same, without the login.
+func FuzzUpstream(f *testing.F) {
+	for _, s := range []string{
+		"http://proxy.example.com:3128", "proxy:3128", "https://p", "socks5://10.0.0.1:1080",
+		"socks5h://p:1080", "http://ann:hunter22@p:3128", "http://[::1]:8080/", "ftp://x",
+		"http://p:0", "http://p:3128/path?q", "http://%zz", "http://a b", "://", "http://:80",
+		"HTTP://P.EXAMPLE.COM.", "http://[fe80::1%25eth0]:3128", "http://0x7f.1:80",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		u, err := ParseUpstream(raw)
+		if err != nil {
+			if pu, perr := url.Parse(raw); perr == nil && pu.User != nil {
+				if pw, ok := pu.User.Password(); ok && len(pw) >= 6 && strings.Contains(err.Error(), pw) {
+					t.Fatalf("ParseUpstream(%q): the error repeats the password: %v", raw, err)
+				}
+			}
+			return
+		}
+		if strings.Contains(u.String(), "@") {
+			t.Fatalf("ParseUpstream(%q).String() = %q holds a login", raw, u.String())
+		}
+		again, err := ParseUpstream(u.String())
+		if err != nil || again.String() != u.String() || again.HasLogin() {
+			t.Fatalf("ParseUpstream(%q) = %q, which reads back as %q, %v", raw, u.String(), again.String(), err)
+		}
+		login := u
+		login.Username, login.Password = "", ""
+		if err := login.Validate(); err != nil {
+			t.Fatalf("ParseUpstream(%q) = %q, which does not validate: %v", raw, u.String(), err)
+		}
+	})
+}
+
+// FuzzBypass: a bypass entry never panics; "*" matches every request, and
+// an entry never matches a request on another port than its own.
+func FuzzBypass(f *testing.F) {
+	for _, s := range []string{
+		"example.com", ".example.com", "*.example.com", "example.com:8080", "10.0.0.0/8", "10.0.0.5",
+		"::1", "[::1]:8080", "2001:db8::/32", "<local>", "*", "http://x", "a*b", "[", "::ffff:10.0.0.0/104",
+		"0x7f.1", "*.", ".", ":80", "[::1", "1.2.3.4/0",
+	} {
+		f.Add(s, "www.example.com", "80", "10.1.2.3")
+	}
+	f.Fuzz(func(t *testing.T, entry, host, port, addr string) {
+		b, err := parseBypass(entry)
+		if err != nil {
+			return
+		}
+		h, err := parseHost(host)
+		if err != nil {
+			return
+		}
+		a, _ := netip.ParseAddr(addr)
+		got := b.matches(h, port, a)
+		if b.all && b.port == "" && !got {
+			t.Fatalf("%q does not match %q", entry, host)
+		}
+		if got && b.port != "" && b.port != port {
+			t.Fatalf("%q matches %s on port %q", entry, host, port)
 		}
 	})
 }

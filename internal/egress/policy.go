@@ -166,7 +166,7 @@ type Decision struct {
 	// Rule names why it was refused: an urlpolicy.Internal rule such as
 	// "loopback" or "cloud metadata (169.254.169.254)", or "blocked host",
 	// "not in --only-hosts", "invalid host", "invalid port",
-	// "does not resolve", "the egress proxy itself".
+	// "does not resolve", "the egress proxy itself", "the upstream proxy".
 	Rule string `json:"rule,omitempty"`
 	// Reason is the refusal as a clause, e.g. "x resolves to 10.0.0.1, a
 	// private (RFC 1918) address".
@@ -183,6 +183,7 @@ const (
 	RuleBadPort     = "invalid port"
 	RuleNoResolve   = "does not resolve"
 	RuleProxyItself = "the egress proxy itself"
+	RuleUpstream    = "the upstream proxy"
 )
 
 // Error is the verdict as one sentence, e.g. "request to http://x/ refused:

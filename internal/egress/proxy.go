@@ -2,6 +2,7 @@ package egress
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -56,6 +57,14 @@ type Options struct {
 	// Requests the browser abandons first are not reported. It must be
 	// quick and safe for concurrent use.
 	OnForward func(ok bool)
+	// Upstream, when set, is the proxy every session's allowed requests
+	// go through (the daemon's --proxy) unless the session has its own
+	// (Session.SetUpstream) or the host is bypassed; nil: direct.
+	Upstream *Upstream
+	// TLSConfig is the TLS configuration for an https:// upstream proxy
+	// (its ServerName is set to the proxy's host); nil: the system's
+	// roots. Tests use it to trust their proxy.
+	TLSConfig *tls.Config
 }
 
 // Proxy is the egress proxy: a set of listeners on 127.0.0.1, one per
@@ -80,6 +89,13 @@ type Proxy struct {
 func New(opts Options) (*Proxy, error) {
 	if err := opts.Policy.Validate(); err != nil {
 		return nil, err
+	}
+	if opts.Upstream != nil {
+		if err := opts.Upstream.Validate(); err != nil {
+			return nil, fmt.Errorf("egress: upstream proxy %s: %w", opts.Upstream, err)
+		}
+		u := *opts.Upstream
+		opts.Upstream = &u
 	}
 	if opts.DialTimeout <= 0 {
 		opts.DialTimeout = defaultDialTimeout
@@ -117,6 +133,15 @@ func (p *Proxy) Addr() string { return p.def.Addr() }
 
 // URL is the default listener's "http://127.0.0.1:PORT".
 func (p *Proxy) URL() string { return p.def.URL() }
+
+// Upstream is the address of the proxy's default upstream proxy
+// (Options.Upstream: scheme://HOST:PORT, never its login), "" for none.
+func (p *Proxy) Upstream() string {
+	if p.opts.Upstream == nil {
+		return ""
+	}
+	return p.opts.Upstream.String()
+}
 
 // Close stops every listener, closes every connection (tunnels included)
 // and returns after all of the proxy's goroutines finished.
@@ -163,6 +188,13 @@ func (p *Proxy) Session(pol Policy) (*Session, error) {
 		s.port = strconv.Itoa(int(ap.Port()))
 	}
 	s.pol.Store(compile(pol))
+	rt, err := p.newRoute(p.opts.Upstream)
+	if err != nil {
+		ln.Close()
+		cancel()
+		return nil, err
+	}
+	s.rt.Store(rt)
 	s.tr = &http.Transport{
 		Proxy:                  nil, // never the environment's proxy
 		DialContext:            p.dialAddr,
@@ -243,7 +275,8 @@ type Session struct {
 	srv       *http.Server
 	tr        *http.Transport
 	pol       atomic.Pointer[compiled]
-	wg        sync.WaitGroup // server connections and handlers
+	rt        atomic.Pointer[route] // the upstream proxy; nil: direct
+	wg        sync.WaitGroup        // server connections and handlers
 	serveDone chan struct{}
 	closeOnce sync.Once
 
@@ -256,6 +289,15 @@ type Session struct {
 	// unresolved are the requests whose host did not resolve (Unresolved).
 	unresolved []Decision
 	conns      map[net.Conn]struct{} // hijacked browser connections and tunnel upstreams
+	// ownRoute is set when the session's upstream is its own
+	// (SetUpstream), not the proxy's default.
+	ownRoute bool
+	// oldRoutes are the routes SetUpstream replaced: their idle
+	// connections are closed with the session.
+	oldRoutes []*route
+	// failed are the requests an upstream proxy failed since the last
+	// UpstreamFailures call.
+	failed []UpstreamFailure
 }
 
 // Addr is "127.0.0.1:PORT".
@@ -275,6 +317,91 @@ func (s *Session) Policy() Policy {
 // Validate pol first: entries that do not parse match nothing.
 func (s *Session) SetPolicy(pol Policy) {
 	s.pol.Store(compile(pol))
+}
+
+// SetUpstream makes u the upstream proxy of the requests that arrive from
+// now on; nil gives the session the proxy's default back (Options.Upstream,
+// or none). When that changes the route, the tunnels open (HTTPS,
+// WebSocket) are closed, so that the browser's next requests take the
+// new one rather than a connection kept alive on the old; requests in
+// flight finish on the old route. u is validated and copied.
+func (s *Session) SetUpstream(u *Upstream) error {
+	own := u != nil
+	if u == nil {
+		u = s.p.opts.Upstream
+	}
+	r, err := s.p.newRoute(u)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		r.close()
+		return ErrClosed
+	}
+	s.ownRoute = own
+	if cur := s.rt.Load(); cur.same(r) {
+		s.mu.Unlock()
+		r.close()
+		return nil
+	}
+	old := s.rt.Swap(r)
+	if old != nil {
+		s.oldRoutes = append(s.oldRoutes, old)
+	}
+	conns := make([]net.Conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	old.close()
+	for _, c := range conns {
+		c.Close()
+	}
+	return nil
+}
+
+// Upstream is the address of the session's upstream proxy
+// (scheme://HOST:PORT, never its login), "" when its requests go direct;
+// own says it is the session's own (SetUpstream), not the default.
+func (s *Session) Upstream() (server string, own bool) {
+	s.mu.Lock()
+	own = s.ownRoute
+	s.mu.Unlock()
+	if r := s.rt.Load(); r != nil {
+		return r.display, own
+	}
+	return "", own
+}
+
+// IsUpstream reports whether a request the policy allowed (d, from
+// Policy.Check) is for the session's upstream proxy, which the proxy
+// refuses to pages (RuleUpstream): for an early, clear error.
+func (s *Session) IsUpstream(ctx context.Context, d Decision) bool {
+	rt := s.rt.Load()
+	h, err := parseHost(d.Host)
+	return d.Allowed && rt != nil && err == nil && rt.isProxy(ctx, s.p.opts.Resolver, h.key, d.Addr, d.Port)
+}
+
+// UpstreamFailures returns the requests an upstream proxy failed since the
+// last call (at most the latest 256) and forgets them.
+func (s *Session) UpstreamFailures() []UpstreamFailure {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.failed
+	s.failed = nil
+	return f
+}
+
+func (s *Session) recordFailure(target string, ue *UpstreamError) {
+	s.p.log.Info("egress: upstream proxy failed", "session", s.addr, "target", target, "err", ue.Error())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.failed) >= maxBlocked {
+		s.failed = append(s.failed[:0], s.failed[1:]...)
+	}
+	s.failed = append(s.failed, UpstreamFailure{URL: target, Err: ue})
 }
 
 // Blocked returns the requests refused since the last call (at most the
@@ -308,6 +435,14 @@ func (s *Session) Close() error {
 		<-s.serveDone
 		s.wg.Wait()
 		s.tr.CloseIdleConnections()
+		s.rt.Load().close()
+		s.mu.Lock()
+		old := s.oldRoutes
+		s.oldRoutes = nil
+		s.mu.Unlock()
+		for _, r := range old {
+			r.close()
+		}
 		s.p.remove(s)
 	})
 	return nil

@@ -28,6 +28,9 @@ const (
 	// RefusedProxyItself: the request is for one of the proxy's own
 	// listeners.
 	RefusedProxyItself = "proxy_itself"
+	// RefusedUpstream: the request is for the upstream proxy (--proxy, or
+	// a session's launch proxy), which only browserd itself may use.
+	RefusedUpstream = "upstream_proxy"
 	// RefusedScheme: a request of a scheme the proxy does not forward
 	// (anything but http, ws, and CONNECT tunnels).
 	RefusedScheme = "scheme"
@@ -40,7 +43,7 @@ const (
 // must bound or pre-declare their labels.
 var RefusalKinds = []string{
 	RefusedLoopback, RefusedMetadata, RefusedInternal, RefusedBlocked, RefusedNotOnly,
-	RefusedBadHost, RefusedBadPort, RefusedProxyItself, RefusedScheme, RefusedOtherUser,
+	RefusedBadHost, RefusedBadPort, RefusedProxyItself, RefusedUpstream, RefusedScheme, RefusedOtherUser,
 }
 
 // RefusalKind is the kind of rule that refused d, one of RefusalKinds; ""
@@ -64,6 +67,8 @@ func RefusalKind(d Decision) string {
 		return RefusedBadPort
 	case RuleProxyItself:
 		return RefusedProxyItself
+	case RuleUpstream:
+		return RefusedUpstream
 	}
 	// Otherwise an address class (classify): urlpolicy.Internal's rules,
 	// "(embedded in IPv6)" appended for IPv4 carried in IPv6.

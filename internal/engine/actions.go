@@ -15,6 +15,7 @@ import (
 
 	"github.com/browserd/browserd/internal/act"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/envelope"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
@@ -47,6 +48,12 @@ type call struct {
 	inj *injection
 	// opened is set when the call created its session (see open).
 	opened bool
+	// proxy is launch's upstream proxy, read by prepareProxy; nil for
+	// none (or another action).
+	proxy *egress.Upstream
+	// proxyFailed is what an upstream proxy did to the requests of the
+	// action (see report), for a navigation that failed; "" if nothing.
+	proxyFailed string
 	// acting is the page-level action running on the tab (internal/act),
 	// nil before one starts.
 	acting *act.Tab
@@ -209,6 +216,9 @@ func (c *call) prepareLaunch(ctx context.Context) error {
 	if err := c.prepareInjection(ctx); err != nil {
 		return err
 	}
+	if err := c.prepareProxy(); err != nil {
+		return err
+	}
 	if profile := launchProfile(in); profile != "" && in.ExcludeCookieDomains != nil {
 		owner, name := sessions.SplitName(profile)
 		if err := e.Store.SetProfileExcludes(ctx, owner, name, profiles.NormDomains(in.ExcludeCookieDomains)); err != nil {
@@ -242,6 +252,9 @@ func (c *call) openSession(ctx context.Context) (sess *sessions.Session, done bo
 	}
 	if in.Action == "launch" && !c.opened {
 		if err := e.sameEnvironment(sess, &in); err != nil {
+			return nil, false, err
+		}
+		if err := e.sameProxy(sess, c.proxy); err != nil {
 			return nil, false, err
 		}
 	}
@@ -374,6 +387,10 @@ func (c *call) launched(ctx context.Context, sess *sessions.Session) error {
 		if err := c.setCredentials(ctx, sess); err != nil {
 			return err
 		}
+	}
+	if c.proxy != nil && c.opened {
+		c.res.Notes = append(c.res.Notes, proxyNote(c.proxy))
+		e.MarkDirty(sess)
 	}
 	if err := c.injectState(ctx, sess); err != nil {
 		return err
@@ -883,6 +900,24 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 			c.res.Details = append(c.res.Details, "refused: "+c.res.URL)
 		}
 	}
+	e.Mu.Lock()
+	own := c.task.Sess.Proxy != nil
+	e.Mu.Unlock()
+	for _, f := range eg.UpstreamFailures() {
+		// The proxy failed the request: said in browserd's words, which
+		// name the proxy, never the page's address.
+		msg := proxyFailure(own, f.Err)
+		if c.proxyFailed == "" {
+			c.proxyFailed = msg
+		}
+		if page != "" && (f.URL == page || f.URL == hostPortOf(c.res.URL)) && c.navRefused == "" {
+			c.navRefused = "the page did not load: " + msg
+			if c.in.URL != "" && (c.in.Action == "navigate" || c.in.Action == "tab_new") {
+				c.navRefused = fmt.Sprintf("navigation to %s failed: %s", c.in.URL, msg)
+			}
+			c.res.Details = append(c.res.Details, "through the proxy: "+c.res.URL)
+		}
+	}
 	for _, d := range eg.Unresolved() {
 		// A page that led the tab to a host that does not resolve did
 		// not load: say so, as the guard's refusals are said.
@@ -967,6 +1002,12 @@ func (c *call) checkNav(ctx context.Context, raw string) (string, error) {
 		}
 		return "", &userError{Msg: msg}
 	}
+	c.e.Mu.Lock()
+	eg := c.task.Sess.Egress
+	c.e.Mu.Unlock()
+	if eg != nil && eg.IsUpstream(ctx, d) {
+		return "", &userError{Msg: fmt.Sprintf("navigation to %s refused: it is the session's upstream proxy, which only browserd itself uses", u)}
+	}
 	return u.String(), nil
 }
 
@@ -995,6 +1036,9 @@ func (c *call) explain(err error) string {
 		}
 		if strings.Contains(ne.Text, "ERR_INVALID_AUTH_CREDENTIALS") {
 			return fmt.Sprintf("%s: the site asks for a user name and password (HTTP authentication) and has none, or refused the one given; give one with launch httpCredentials [{origin, username, password}]", failed)
+		}
+		if c.proxyFailed != "" {
+			return fmt.Sprintf("%s: %s", failed, c.proxyFailed)
 		}
 		return fmt.Sprintf("%s; check the URL, or that the site is up", failed)
 	}
@@ -1132,6 +1176,7 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 	sort.Strings(ids)
 	for _, id := range ids {
 		s := e.Sessions[id]
+		b.WriteString(e.proxyStatus(s))
 		kind := "ephemeral"
 		switch {
 		case s.Profile != "":

@@ -106,13 +106,26 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	proxy, err := egress.New(egress.Options{Policy: e.Guard, Resolver: e.Resolver, Log: log, OnRefuse: e.Counters.GuardRefused, OnForward: e.Counters.Egress})
+	upstream, from, err := cfg.Upstream()
+	if err != nil {
+		e.Store.Close()
+		return nil, err
+	}
+	if upstream != nil && e.NoProxy {
+		log.Warn("the upstream proxy is not used: Chromium runs without the egress proxy", "proxy", upstream.String())
+		upstream = nil
+	}
+	proxy, err := egress.New(egress.Options{Policy: e.Guard, Resolver: e.Resolver, Log: log, OnRefuse: e.Counters.GuardRefused, OnForward: e.Counters.Egress, Upstream: upstream})
 	if err != nil {
 		e.Store.Close()
 		return nil, fmt.Errorf("starting the egress guard: %w", err)
 	}
 	e.Proxy = proxy
 	e.startRecorder(context.Background())
+	if upstream != nil {
+		// Never the login: its user name at most.
+		log.Info("pages' requests go through an upstream proxy once the guard allowed them", "proxy", upstream.String(), "from", from, "login", upstream.Username != "", "bypass", upstream.Bypass)
+	}
 	if cfg.CDP != "" {
 		log.Warn("attached to a browser browserd did not start: every session shares its default context, which cannot be routed through the egress proxy; requests are vetted by CDP Fetch interception instead (tabs and out-of-process frames; no DNS-rebinding protection, and workers are not covered)", "cdp", cfg.CDP)
 	}

@@ -63,6 +63,11 @@ func (e *Engine) open(ctx context.Context, c *call, s *sessions.Session, id, pro
 			return nil, err
 		}
 	}
+	// Its proxy (launch's, or the daemon's) before it is open for any
+	// request.
+	if err := c.applyProxy(s); err != nil {
+		return nil, err
+	}
 	if err := e.record(ctx, id, s); err != nil {
 		return nil, err
 	}

@@ -158,8 +158,10 @@ func TestRecoveryTools(t *testing.T) {
 // double, select's values and launch's httpCredentials, from 6 KB with
 // launch's environment fields (headless, userAgent, timezone, locale,
 // geolocation) and the browser tool's outputSchema (issue 17 points 4,
-// 7), and from 7 KB with drag and fill (a form in one call), which every
-// peer has.
+// 7), from 7 KB with drag and fill (a form in one call), which every
+// peer has, and to 8 KB with issue 28's network log (network, its
+// request and redact), secrets typed by name (secret) and launch's proxy
+// (its four fields, no description), which every peer has too.
 func TestToolsListSize(t *testing.T) {
 	cs := connect(t, &fakeHandler{})
 	list, err := cs.ListTools(context.Background(), nil)

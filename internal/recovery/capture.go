@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
@@ -179,9 +180,34 @@ func (e *Recovery) captureSession(ctx context.Context, br *browser.Browser, s *s
 	for i, cr := range s.Creds {
 		creds[i] = store.Credential(cr)
 	}
+	proxy := storeProxy(s.Proxy)
 	e.Mu.Unlock()
 	return store.Capture{SessionID: s.ID, Node: e.Node, Taken: taken, Cookies: cookies,
-		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, UserDataDir: dir, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, InjectedDomains: injected, ExcludeDomains: exclude}, nil
+		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, UserDataDir: dir, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, Proxy: proxy, InjectedDomains: injected, ExcludeDomains: exclude}, nil
+}
+
+// storeProxy is a session's own upstream proxy as a capture keeps it.
+func storeProxy(u *egress.Upstream) *store.Proxy {
+	if u == nil {
+		return nil
+	}
+	return &store.Proxy{Server: u.String(), Username: u.Username, Password: u.Password, Bypass: slices.Clone(u.Bypass)}
+}
+
+// sessionProxy is a captured upstream proxy as a session uses it.
+func sessionProxy(p *store.Proxy) (*egress.Upstream, error) {
+	if p == nil {
+		return nil, nil
+	}
+	u, err := egress.ParseUpstream(p.Server)
+	if err != nil {
+		return nil, err
+	}
+	u.Username, u.Password, u.Bypass = p.Username, p.Password, slices.Clone(p.Bypass)
+	if err := u.Validate(); err != nil {
+		return nil, err
+	}
+	return &u, nil
 }
 
 // captureTabs reads each tab into c, with the localStorage of its origin;

@@ -511,12 +511,32 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 }
 
 // restoreEnvironment gives the session what its pages saw (user agent,
-// time zone, locale, position) and its HTTP logins, as captured.
+// time zone, locale, position), its HTTP logins and its upstream proxy,
+// as captured: before any of its tabs loads.
 func (e *Recovery) restoreEnvironment(ctx context.Context, s *sessions.Session, sl *sessions.Slot, ctxID string, c store.Capture, rep *Report) {
 	emu := browser.Emulation{UserAgent: c.UserAgent, Timezone: c.Timezone, Locale: c.Locale, Geolocation: (*browser.Geolocation)(c.Geolocation)}
 	creds := make([]browser.Credential, len(c.Credentials))
 	for i, cr := range c.Credentials {
 		creds[i] = browser.Credential(cr)
+	}
+	proxy, err := sessionProxy(c.Proxy)
+	if err != nil {
+		rep.Problems = append(rep.Problems, "the session's proxy could not be read back ("+err.Error()+"): its requests go through the daemon's --proxy, or direct")
+	}
+	e.Mu.Lock()
+	// A capture taken before the session's proxy was set holds none: a
+	// session this daemon knows keeps its own, rather than going out
+	// another way.
+	if c.Proxy != nil || s.Proxy == nil {
+		s.Proxy = proxy
+	}
+	proxy = s.Proxy
+	eg := s.Egress
+	e.Mu.Unlock()
+	if eg != nil {
+		if err := eg.SetUpstream(proxy); err != nil {
+			rep.Problems = append(rep.Problems, "the session's proxy could not be set again: "+err.Error())
+		}
 	}
 	e.Mu.Lock()
 	// Captures before the locale was captured hold none: a session this

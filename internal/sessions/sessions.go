@@ -68,6 +68,11 @@ type Session struct {
 	// creds answer HTTP authentication challenges, each of its origin
 	// only; set by launch, captured (sealed) and restored.
 	Creds []browser.Credential
+	// Proxy is the session's own upstream proxy (launch's proxy), login
+	// included; nil: the daemon's --proxy, or none. Set when launch
+	// creates the session, given to its guard listener (Egress), captured
+	// (sealed) and restored.
+	Proxy *egress.Upstream
 	// injected are the domains of the states put into the session (see
 	// store.Capture.InjectedDomains); captured and restored.
 	Injected []string

@@ -162,6 +162,9 @@ type Capture struct {
 	// Credentials answer HTTP authentication of their origins; secrets,
 	// sealed with the rest.
 	Credentials []Credential
+	// Proxy is the session's own upstream proxy (launch's proxy), its
+	// password sealed with the rest; nil when it has none.
+	Proxy *Proxy
 	// InjectedDomains are the domains of the storageStates put into the
 	// session (at creation or by state_load): the logins its prompt hint
 	// names, unlike the cookies pages set since.
@@ -190,6 +193,15 @@ type CaptureInfo struct {
 	// Err is why the capture cannot be read (wraps ErrCorrupt); Tabs, URL
 	// and Title are then empty.
 	Err error
+}
+
+// Proxy is a session's upstream proxy: its address (scheme://HOST:PORT),
+// its login and the hosts that go direct.
+type Proxy struct {
+	Server   string   `json:"server"`
+	Username string   `json:"username,omitempty"`
+	Password string   `json:"password,omitempty"`
+	Bypass   []string `json:"bypass,omitempty"`
 }
 
 // Credential is a session's login for HTTP basic or digest authentication

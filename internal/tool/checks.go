@@ -57,6 +57,14 @@ func (in *Input) checkLaunch() error {
 			return fmt.Errorf("launch: httpCredentials[%d] needs origin (scheme://host[:port]) and username, at most 4096 bytes with the password", i)
 		}
 	}
+	if p := in.Proxy; p != nil {
+		if strings.TrimSpace(p.Server) == "" || len(p.Server) > 2048 || len(p.Bypass) > 8192 {
+			return fmt.Errorf("launch: proxy needs server, the proxy's address: {\"server\":\"http://proxy.example.com:3128\",\"username\":\"…\",\"password\":\"…\",\"bypass\":\".example.com\"}")
+		}
+		if len(p.Username)+len(p.Password) > 4096 {
+			return fmt.Errorf("launch: proxy username and password are at most 4096 bytes together")
+		}
+	}
 	if err := in.checkEnvironment(); err != nil {
 		return err
 	}

@@ -118,6 +118,11 @@ type Input struct {
 	Locale      string       `json:"locale,omitempty" jsonschema:"launch: e.g. fr-FR"`
 	Geolocation *Geolocation `json:"geolocation,omitempty"`
 
+	// Proxy is launch's upstream proxy for the session (Playwright's
+	// shape), set when launch creates the session. No schema
+	// description, for the tools/list budget: its fields say it.
+	Proxy *Proxy `json:"proxy,omitempty"`
+
 	AllowHosts []string `json:"allowHosts,omitempty" jsonschema:"launch: hosts it may reach"`
 	BlockHosts []string `json:"blockHosts,omitempty" jsonschema:"launch: hosts it may not reach"`
 	OnlyHosts  []string `json:"onlyHosts,omitempty" jsonschema:"launch: the only hosts to reach"`
@@ -136,6 +141,18 @@ type HTTPCredential struct {
 	Origin   string `json:"origin"`
 	Username string `json:"username"`
 	Password string `json:"password"`
+}
+
+// Proxy is a session's upstream proxy, in Playwright's shape: its
+// requests go through it once the guard allowed them. Server is
+// scheme://HOST:PORT (http, https or socks5; HOST:PORT alone is http);
+// Bypass lists the hosts that go direct, separated by commas. The
+// password is a credential: never echoed, never logged, sealed at rest.
+type Proxy struct {
+	Server   string `json:"server"`
+	Username string `json:"username,omitempty"`
+	Password string `json:"password,omitempty"`
+	Bypass   string `json:"bypass,omitempty"`
 }
 
 // Field is one field fill sets: a ref from a snapshot and the value —
@@ -357,6 +374,9 @@ func (in *Input) Validate() error {
 	}
 	if in.UserDataDir != "" && !in.MayCreateSession() {
 		return fmt.Errorf("userDataDir names the folder a new session runs on; %s creates no session", in.Action)
+	}
+	if in.Proxy != nil && in.Action != "launch" {
+		return fmt.Errorf("proxy is set with launch, when it creates the session: {\"action\":\"launch\",\"proxy\":{\"server\":\"http://proxy.example.com:3128\"}}")
 	}
 	if in.Capture != "" && in.Action != "session_resume" {
 		return fmt.Errorf("capture is for session_resume: the capture of a session to resume from")

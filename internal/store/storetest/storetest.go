@@ -156,6 +156,7 @@ func Full(sessionID string, taken time.Time) store.Capture {
 		Locale:          "ja-JP",
 		ExcludeDomains:  []string{"ads.example"},
 		UserDataDir:     "/srv/work/profil — ü",
+		Proxy:           &store.Proxy{Server: "socks5://proxy.example.com:1080", Username: "ada", Password: "prøxy-pw", Bypass: []string{".example.com", "10.0.0.0/8"}},
 	}
 }
 
