@@ -100,8 +100,18 @@ func recordArgs(in tool.Input, red *redact.Redactor) map[string]any {
 	if len(in.State) > 0 {
 		in.State = json.RawMessage(`"<storageState>"`)
 	}
-	for i := range in.HTTPCredentials {
-		in.HTTPCredentials[i].Password = network.Redacted
+	creds := make([]tool.HTTPCredential, len(in.HTTPCredentials))
+	for i, c := range in.HTTPCredentials {
+		c.Password = network.Redacted
+		creds[i] = c
+	}
+	in.HTTPCredentials = creds
+	if in.Proxy != nil {
+		p := *in.Proxy
+		if p.Password != "" {
+			p.Password = network.Redacted
+		}
+		in.Proxy = &p
 	}
 	b, err := json.Marshal(in)
 	if err != nil {
