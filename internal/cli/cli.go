@@ -88,6 +88,7 @@ type CLI struct {
 
 	State     stateCmd     `cmd:"" group:"Profiles" help:"Save or load cookies and storage (Playwright storageState)."`
 	Profile   profileCmd   `cmd:"" name:"profile" group:"Profiles" help:"Build a Chrome profile from a storageState."`
+	Secret    secretCmd    `cmd:"" group:"Profiles" help:"Keep, list and delete secrets: values agents type by name (type and fill's secret field) without ever seeing them."`
 	Token     tokenCmd     `cmd:"" group:"Daemon" help:"Create, list and revoke the API's bearer tokens."`
 	Dashboard dashboardCmd `cmd:"" group:"Daemon" help:"Print a one-time URL to the dashboard: every session's tabs, watched live."`
 	Nodes     nodesCmd     `cmd:"" group:"Daemon" help:"List the nodes sharing this daemon's store: live or not, sessions, tabs, Chromium memory, last heartbeat."`
@@ -122,6 +123,7 @@ type connectFunc func(ctx context.Context, cfg config.Config) (tool.Handler, fun
 // env is what commands run with: where output goes, how to reach the
 // daemon, and the parsed global flags.
 type env struct {
+	stdin          io.Reader // a secret's value (browserd secret set)
 	stdout, stderr io.Writer
 	connect        connectFunc
 	g              *Globals
@@ -130,7 +132,7 @@ type env struct {
 // Run runs the command line args (without the program name) and returns the
 // process exit code: 0 done, 1 failed, 2 bad command line.
 func Run(ctx context.Context, args []string) int {
-	e := &env{stdout: os.Stdout, stderr: os.Stderr}
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
 	e.connect = e.connectDaemon
 	return run(ctx, args, e)
 }

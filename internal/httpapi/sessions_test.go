@@ -190,6 +190,7 @@ func TestOpenAPI(t *testing.T) {
 		"POST /api/stored-sessions", "GET /api/stored-sessions", "GET /api/stored-sessions/{id}", "DELETE /api/stored-sessions/{id}",
 		"GET /api/stored-sessions/{id}/state", "GET /api/stored-sessions/{id}/hint", "GET /api/stored-sessions/{id}/profile", "GET /api/nodes",
 		"POST /api/tokens", "GET /api/tokens", "DELETE /api/tokens/{id}",
+		"GET /api/secrets", "PUT /api/secrets/{name}", "DELETE /api/secrets/{name}",
 	} {
 		method, path, _ := strings.Cut(route, " ")
 		ops, _ := paths[path].(map[string]any)

@@ -10,21 +10,22 @@ import (
 )
 
 // storeOps are the op label values of browserd_store_errors_total: the
-// methods of store.Store and auth.Store, in snake case.
+// methods of store.Store, auth.Store and store.Secrets, in snake case.
 var storeOps = []string{
 	"create_session", "get_session", "list_sessions", "set_state",
 	"save_capture", "latest_capture", "list_captures", "get_capture", "recover",
 	"acquire_lease", "release_lease", "close",
 	"save_stored", "get_stored", "list_stored", "delete_stored",
 	"create_token", "token_by_hash", "list_tokens", "revoke_token",
+	"set_secret", "get_secret", "list_secrets", "delete_secret",
 }
 
 // WrapStore returns st with every error its methods return counted in
 // browserd_store_errors_total by method, except answers that are not
 // failures: store.ErrNotFound, store.ErrConflict, auth.ErrUnknown, and a
 // context the caller canceled. Everything else passes through unchanged.
-// When st also keeps tokens (auth.Store), so does the result. On a nil
-// *Set it returns st itself.
+// When st also keeps tokens (auth.Store) or secrets (store.Secrets), so
+// does the result. On a nil *Set it returns st itself.
 //
 // The result hides any other interface st implements; a method added to
 // store.Store later passes through uncounted until it is added here.
@@ -33,8 +34,15 @@ func (s *Set) WrapStore(st store.Store) store.Store {
 		return st
 	}
 	c := &countingStore{Store: st, m: s}
-	if ts, ok := st.(auth.Store); ok {
+	ts, tokens := st.(auth.Store)
+	ss, secrets := st.(store.Secrets)
+	switch {
+	case tokens && secrets:
+		return &countingTokenSecretStore{&countingTokenStore{countingStore: c, tokens: ts}, countingSecrets{c, ss}}
+	case tokens:
 		return &countingTokenStore{countingStore: c, tokens: ts}
+	case secrets:
+		return &countingSecretStore{c, countingSecrets{c, ss}}
 	}
 	return c
 }
@@ -151,8 +159,51 @@ func (c *countingTokenStore) RevokeToken(ctx context.Context, id string) error {
 	return c.count("revoke_token", c.tokens.RevokeToken(ctx, id))
 }
 
+// countingSecrets counts the failures of a store's secrets; the store
+// types below that keep secrets embed it.
+type countingSecrets struct {
+	c       *countingStore
+	secrets store.Secrets
+}
+
+func (c countingSecrets) SetSecret(ctx context.Context, s store.Secret) error {
+	return c.c.count("set_secret", c.secrets.SetSecret(ctx, s))
+}
+
+func (c countingSecrets) GetSecret(ctx context.Context, owner, name string) (store.Secret, error) {
+	s, err := c.secrets.GetSecret(ctx, owner, name)
+	return s, c.c.count("get_secret", err)
+}
+
+func (c countingSecrets) ListSecrets(ctx context.Context, owner string) ([]store.Secret, error) {
+	ss, err := c.secrets.ListSecrets(ctx, owner)
+	return ss, c.c.count("list_secrets", err)
+}
+
+func (c countingSecrets) DeleteSecret(ctx context.Context, owner, name string) error {
+	return c.c.count("delete_secret", c.secrets.DeleteSecret(ctx, owner, name))
+}
+
+// countingSecretStore is a countingStore of a store that keeps secrets.
+type countingSecretStore struct {
+	*countingStore
+	countingSecrets
+}
+
+// countingTokenSecretStore is a countingStore of a store that keeps
+// tokens and secrets (both backends).
+type countingTokenSecretStore struct {
+	*countingTokenStore
+	countingSecrets
+}
+
 var (
-	_ store.Store = (*countingStore)(nil)
-	_ store.Store = (*countingTokenStore)(nil)
-	_ auth.Store  = (*countingTokenStore)(nil)
+	_ store.Store   = (*countingStore)(nil)
+	_ store.Store   = (*countingTokenStore)(nil)
+	_ auth.Store    = (*countingTokenStore)(nil)
+	_ store.Store   = (*countingSecretStore)(nil)
+	_ store.Secrets = (*countingSecretStore)(nil)
+	_ store.Store   = (*countingTokenSecretStore)(nil)
+	_ auth.Store    = (*countingTokenSecretStore)(nil)
+	_ store.Secrets = (*countingTokenSecretStore)(nil)
 )

@@ -58,7 +58,7 @@ func (f *fakeStore) GetStored(context.Context, string, string) (store.StoredSess
 	return store.StoredSession{}, f.err
 }
 
-// fakeTokenStore also keeps tokens, failing with err.
+// fakeTokenStore also keeps tokens and secrets, failing with err.
 type fakeTokenStore struct{ fakeStore }
 
 func (f *fakeTokenStore) CreateToken(context.Context, auth.Token) error { return f.err }
@@ -68,7 +68,18 @@ func (f *fakeTokenStore) TokenByHash(context.Context, string) (auth.Token, error
 func (f *fakeTokenStore) ListTokens(context.Context, string) ([]auth.Token, error) { return nil, f.err }
 func (f *fakeTokenStore) RevokeToken(context.Context, string) error                { return f.err }
 
-// callAll calls every method of st once; tokens too when it keeps them.
+// Secrets too.
+func (f *fakeTokenStore) SetSecret(context.Context, store.Secret) error { return f.err }
+func (f *fakeTokenStore) GetSecret(context.Context, string, string) (store.Secret, error) {
+	return store.Secret{}, f.err
+}
+func (f *fakeTokenStore) ListSecrets(context.Context, string) ([]store.Secret, error) {
+	return nil, f.err
+}
+func (f *fakeTokenStore) DeleteSecret(context.Context, string, string) error { return f.err }
+
+// callAll calls every method of st once; tokens and secrets too when it
+// keeps them.
 func callAll(st store.Store) {
 	ctx := context.Background()
 	now := time.Now()
@@ -93,6 +104,12 @@ func callAll(st store.Store) {
 		ts.ListTokens(ctx, "")
 		ts.RevokeToken(ctx, "id")
 	}
+	if ss, ok := st.(store.Secrets); ok {
+		ss.SetSecret(ctx, store.Secret{})
+		ss.GetSecret(ctx, "o", "n")
+		ss.ListSecrets(ctx, "o")
+		ss.DeleteSecret(ctx, "o", "n")
+	}
 	st.Close()
 }
 
@@ -102,6 +119,7 @@ var storeOps = []string{
 	"acquire_lease", "release_lease", "close",
 	"save_stored", "get_stored", "list_stored", "delete_stored",
 	"create_token", "token_by_hash", "list_tokens", "revoke_token",
+	"set_secret", "get_secret", "list_secrets", "delete_secret",
 }
 
 func TestWrapStoreCountsFailures(t *testing.T) {
@@ -111,6 +129,9 @@ func TestWrapStoreCountsFailures(t *testing.T) {
 	st := s.WrapStore(inner)
 	if _, ok := st.(auth.Store); !ok {
 		t.Fatal("the wrapped store of a token store keeps no tokens")
+	}
+	if _, ok := st.(store.Secrets); !ok {
+		t.Fatal("the wrapped store of a store keeping secrets keeps none")
 	}
 	callAll(st)
 	callAll(st)
@@ -140,9 +161,12 @@ func TestWrapStoreSkipsAnswers(t *testing.T) {
 			wantLines(t, body, fmt.Sprintf(`browserd_store_errors_total{op=%q} 0`, op))
 		}
 	}
-	// A store without tokens stays without.
+	// A store without tokens or secrets stays without.
 	if _, ok := metrics.New().WrapStore(&fakeStore{}).(auth.Store); ok {
 		t.Error("the wrapped store of a store without tokens claims to keep them")
+	}
+	if _, ok := metrics.New().WrapStore(&fakeStore{}).(store.Secrets); ok {
+		t.Error("the wrapped store of a store without secrets claims to keep them")
 	}
 }
 

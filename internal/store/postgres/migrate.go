@@ -154,6 +154,18 @@ CREATE TABLE nodes (
 	`
 ALTER TABLE sessions ADD COLUMN url_sealed bytea;
 `,
+	// 7: each owner's secrets (as in SQLite): the value sealed under
+	// store.SecretLabel.
+	`
+CREATE TABLE secrets (
+	owner_id   text        NOT NULL,
+	name       text        NOT NULL,
+	value      bytea       NOT NULL,
+	origins    text[]      NOT NULL DEFAULT '{}',
+	updated_at timestamptz NOT NULL,
+	PRIMARY KEY (owner_id, name)
+);
+`,
 }
 
 // migrate applies the steps not yet recorded in schema_migrations, all in

@@ -182,10 +182,10 @@ func TestMigrationsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []int32{1, 2, 3, 4, 5, 6}; !slices.Equal(versions, want) || len(migrations) != len(want) {
+	if want := []int32{1, 2, 3, 4, 5, 6, 7}; !slices.Equal(versions, want) || len(migrations) != len(want) {
 		t.Errorf("schema_migrations = %v, want %v (one per step, %d steps)", versions, want, len(migrations))
 	}
-	for _, table := range []string{"sessions", "session_snapshots", "leases", "owners", "api_tokens", "profiles", "stored_sessions", "tasks", "key_check", "schema_migrations"} {
+	for _, table := range []string{"sessions", "session_snapshots", "leases", "owners", "api_tokens", "profiles", "stored_sessions", "tasks", "key_check", "secrets", "schema_migrations"} {
 		var ok bool
 		if err := s.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&ok); err != nil || !ok {
 			t.Errorf("table %s: %v, %v", table, ok, err)
@@ -545,6 +545,47 @@ func TestNoPlaintext(t *testing.T) {
 	}
 	if got, err := s.GetSession(ctx, "s"); err != nil || got.URL != c.Tabs[0].URL {
 		t.Errorf("the listing URL = %q, %v; want %q", got.URL, err, c.Tabs[0].URL)
+	}
+}
+
+// TestSecretSealed: a secret's value is nowhere in its row in the clear
+// (its name and owner are), and a sealed value moved to another owner's
+// or name's row does not open (store.SecretLabel binds it).
+func TestSecretSealed(t *testing.T) {
+	s := open(t, freshSchema(t), testBox(t, "secret.key"))
+	ctx := t.Context()
+	const value = "secret-value-that-must-not-leak-41f9"
+	for _, name := range []string{"GITHUB_PASSWORD", "OTHER"} {
+		if err := s.SetSecret(ctx, store.Secret{Owner: "alice", Name: name, Value: value, Origins: []string{"https://github.com"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var clear, named int
+	if err := s.pool.QueryRow(ctx, `SELECT
+	(SELECT count(*) FROM secrets WHERE position(convert_to($1, 'UTF8') IN value) > 0) +
+	(SELECT count(*) FROM secrets s WHERE strpos(s::text, $1) > 0)`, value).Scan(&clear); err != nil {
+		t.Fatal(err)
+	}
+	if clear != 0 {
+		t.Errorf("the secret's value is in the database in the clear (%d rows)", clear)
+	}
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM secrets s WHERE strpos(s::text, 'GITHUB_PASSWORD') > 0 AND owner_id = 'alice'`).Scan(&named); err != nil || named != 1 {
+		t.Errorf("rows naming the secret: %d, %v; want 1 — is the test reading the right table?", named, err)
+	}
+	if got, err := s.GetSecret(ctx, "alice", "GITHUB_PASSWORD"); err != nil || got.Value != value {
+		t.Fatalf("GetSecret = %+v, %v", got, err)
+	}
+	if _, err := s.pool.Exec(ctx, `UPDATE secrets SET owner_id = 'bob' WHERE name = 'GITHUB_PASSWORD'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetSecret(ctx, "bob", "GITHUB_PASSWORD"); !errors.Is(err, store.ErrCorrupt) {
+		t.Errorf("a value moved to bob's row: %v, want ErrCorrupt", err)
+	}
+	if _, err := s.pool.Exec(ctx, `UPDATE secrets SET name = 'RENAMED' WHERE name = 'OTHER'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetSecret(ctx, "alice", "RENAMED"); !errors.Is(err, store.ErrCorrupt) {
+		t.Errorf("a value moved to another name: %v, want ErrCorrupt", err)
 	}
 }
 

@@ -149,6 +149,18 @@ CREATE TABLE nodes (
 	`
 ALTER TABLE sessions ADD COLUMN url_sealed BLOB;
 `,
+	// 7: each owner's secrets (see store.Secrets): the value sealed under
+	// store.SecretLabel, the origins a JSON array.
+	`
+CREATE TABLE secrets (
+	owner_id   TEXT    NOT NULL,
+	name       TEXT    NOT NULL,
+	value      BLOB    NOT NULL,
+	origins    TEXT    NOT NULL DEFAULT '[]',
+	updated_at INTEGER NOT NULL,
+	PRIMARY KEY (owner_id, name)
+);
+`,
 }
 
 // migrate applies the steps not yet recorded in schema_migrations. It is

@@ -189,7 +189,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 			t.Fatalf("migrate again: %v", err)
 		}
 	}
-	for _, table := range []string{"sessions", "session_snapshots", "leases", "owners", "api_tokens", "profiles", "stored_sessions", "tasks", "key_check", "schema_migrations"} {
+	for _, table := range []string{"sessions", "session_snapshots", "leases", "owners", "api_tokens", "profiles", "stored_sessions", "tasks", "key_check", "secrets", "schema_migrations"} {
 		var n int
 		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil || n != 1 {
 			t.Errorf("table %s: %d, %v", table, n, err)
@@ -278,6 +278,61 @@ func TestNoPlaintext(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after a checkpoint")
+}
+
+// TestSecretSealed: a secret's value is nowhere in the database files in
+// the clear (its name and owner are), and a sealed value moved to another
+// owner's or name's row does not open (store.SecretLabel binds it).
+func TestSecretSealed(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "browserd.db")
+	s := open(t, path, testBox(t, dir))
+	ctx := t.Context()
+	const value = "secret-value-that-must-not-leak-41f9"
+	for _, name := range []string{"GITHUB_PASSWORD", "OTHER"} {
+		if err := s.SetSecret(ctx, store.Secret{Owner: "alice", Name: name, Value: value, Origins: []string{"https://github.com"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		var all []byte
+		for _, p := range []string{path, path + "-wal"} {
+			b, err := os.ReadFile(p)
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				t.Fatal(err)
+			}
+			all = append(all, b...)
+		}
+		if bytes.Contains(all, []byte(value)) {
+			t.Errorf("%s: the secret's value is in the database files in the clear", when)
+		}
+		if !bytes.Contains(all, []byte("GITHUB_PASSWORD")) {
+			t.Errorf("%s: the secret's name is not in the database files; is the test reading the right files?", when)
+		}
+	}
+	check("before a checkpoint")
+	if _, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	check("after a checkpoint")
+	if got, err := s.GetSecret(ctx, "alice", "GITHUB_PASSWORD"); err != nil || got.Value != value {
+		t.Fatalf("GetSecret = %+v, %v", got, err)
+	}
+	// Another owner's row with alice's sealed value, and alice's row under
+	// another name: neither opens.
+	if _, err := s.db.ExecContext(ctx, `UPDATE secrets SET owner_id = 'bob' WHERE name = 'GITHUB_PASSWORD'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetSecret(ctx, "bob", "GITHUB_PASSWORD"); !errors.Is(err, store.ErrCorrupt) {
+		t.Errorf("a value moved to bob's row: %v, want ErrCorrupt", err)
+	}
+	if _, err := s.db.ExecContext(ctx, `UPDATE secrets SET name = 'RENAMED' WHERE name = 'OTHER'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetSecret(ctx, "alice", "RENAMED"); !errors.Is(err, store.ErrCorrupt) {
+		t.Errorf("a value moved to another name: %v, want ErrCorrupt", err)
+	}
 }
 
 // TestSealsOldURLs: a store of an earlier version kept the listing URL in
