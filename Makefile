@@ -69,6 +69,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzBuild -fuzztime 30s ./internal/snapshot/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./internal/urlpolicy/
 	$(GO) test -run '^$$' -fuzz FuzzParseHost -fuzztime 30s ./internal/egress/
+	$(GO) test -run '^$$' -fuzz FuzzOriginHostPort -fuzztime 30s ./internal/egress/
 	$(GO) test -run '^$$' -fuzz '^FuzzUpstream$$' -fuzztime 30s ./internal/egress/
 	$(GO) test -run '^$$' -fuzz '^FuzzBypass$$' -fuzztime 30s ./internal/egress/
 	$(GO) test -run '^$$' -fuzz FuzzWrap -fuzztime 30s ./internal/untrusted/

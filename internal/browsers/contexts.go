@@ -91,6 +91,13 @@ func (e *Pool) EgressFor(s *sessions.Session) (*egress.Session, error) {
 			return nil, fmt.Errorf("giving the session's guard its proxy: %w", err)
 		}
 	}
+	if len(s.ClientCerts) > 0 {
+		certs, err := sessions.ParseClientCerts(s.ClientCerts)
+		if err != nil {
+			e.Log.Warn("a session's client certificate no longer loads", "session", s.ID, "err", err)
+		}
+		eg.SetClientCerts(certs)
+	}
 	s.Egress = eg
 	return eg, nil
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/base64"
+	"os"
 	"strconv"
 	"strings"
 
@@ -27,6 +29,10 @@ type launchCmd struct {
 	Proxy          string `name:"session-proxy" placeholder:"URL" help:"This session's upstream proxy, which its requests go through once the guard allowed them: http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT (instead of the daemon's --proxy)."`
 	ProxyLoginFile string `name:"session-proxy-login-file" placeholder:"PATH" help:"Read the --session-proxy login from this file: USERNAME:PASSWORD on one line (a password is never given on the command line)."`
 	ProxyBypass    string `name:"session-proxy-bypass" placeholder:"HOSTS" help:"Hosts that go direct, not through --session-proxy (the guard still applies): HOST, .DOMAIN, *.DOMAIN, HOST:PORT, IP or CIDR, separated by commas."`
+	// Client certificates, read from files; a PKCS#12 passphrase from
+	// the environment, never the command line.
+	ClientCert []string `name:"client-cert" sep:"none" placeholder:"ORIGIN=CERT,KEY[,CA]" help:"Present this client certificate to the https ORIGIN when it asks: PEM files of the certificate (chain), its key, and optionally the CA of the site's own certificate; repeatable. Kept with the profile."`
+	ClientPFX  []string `name:"client-pfx" sep:"none" placeholder:"ORIGIN=FILE[,CA]" help:"Like --client-cert, from a PKCS#12 file; its passphrase from BROWSERD_CLIENT_PFX_PASSPHRASE."`
 }
 
 func (c *launchCmd) input() (tool.Input, error) {
@@ -44,7 +50,62 @@ func (c *launchCmd) input() (tool.Input, error) {
 		return tool.Input{}, err
 	}
 	in.Proxy = p
+	if in.ClientCertificates, err = c.clientCerts(); err != nil {
+		return tool.Input{}, err
+	}
 	return in, nil
+}
+
+// clientCerts reads the --client-cert and --client-pfx files.
+func (c *launchCmd) clientCerts() ([]tool.ClientCertificate, error) {
+	var out []tool.ClientCertificate
+	read := func(flag, path string) (string, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", usagef("%s: %v", flag, err)
+		}
+		return string(b), nil
+	}
+	for _, v := range c.ClientCert {
+		origin, files, _ := strings.Cut(v, "=")
+		f := strings.Split(files, ",")
+		if origin == "" || len(f) < 2 || len(f) > 3 {
+			return nil, usagef("--client-cert takes ORIGIN=CERT,KEY[,CA] (PEM files), e.g. https://intranet.example.com=me.crt,me.key — not %q", v)
+		}
+		cc := tool.ClientCertificate{Origin: origin}
+		var err error
+		if cc.Cert, err = read("--client-cert", f[0]); err != nil {
+			return nil, err
+		}
+		if cc.Key, err = read("--client-cert", f[1]); err != nil {
+			return nil, err
+		}
+		if len(f) == 3 {
+			if cc.CA, err = read("--client-cert", f[2]); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, cc)
+	}
+	for _, v := range c.ClientPFX {
+		origin, files, _ := strings.Cut(v, "=")
+		f := strings.Split(files, ",")
+		if origin == "" || len(f) < 1 || len(f) > 2 || f[0] == "" {
+			return nil, usagef("--client-pfx takes ORIGIN=FILE[,CA], e.g. https://pay.example.com=me.p12 — not %q", v)
+		}
+		b, err := os.ReadFile(f[0])
+		if err != nil {
+			return nil, usagef("--client-pfx: %v", err)
+		}
+		cc := tool.ClientCertificate{Origin: origin, PFX: base64.StdEncoding.EncodeToString(b), Passphrase: os.Getenv("BROWSERD_CLIENT_PFX_PASSPHRASE")}
+		if len(f) == 2 {
+			if cc.CA, err = read("--client-pfx", f[1]); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, cc)
+	}
+	return out, nil
 }
 
 // proxy is the session's proxy the flags give, its login read from its

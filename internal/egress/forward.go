@@ -362,6 +362,10 @@ func (s *Session) connect(w http.ResponseWriter, r *http.Request) {
 	}
 	s.p.forwarded(true)
 	defer s.untrack(up)
+	if cc := s.clientCert(host, port); cc != nil {
+		s.bridge(w, r, up, host, cc)
+		return
+	}
 	conn, brw, ok := s.hijack(w)
 	if !ok {
 		return

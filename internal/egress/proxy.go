@@ -75,6 +75,7 @@ type Proxy struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	def    *Session
+	mitm   *mitm // the client-certificate bridge's key (clientcert.go)
 
 	// uidOf finds the user of a connection's other end (see peer.go).
 	uidOf func(local, remote netip.AddrPort) (int, error)
@@ -112,7 +113,12 @@ func New(opts Options) (*Proxy, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Proxy{opts: opts, log: log, ctx: ctx, cancel: cancel, sessions: map[*Session]struct{}{}, uidOf: opts.PeerUID}
+	m, err := newMITM()
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("egress: making the client-certificate bridge's key: %w", err)
+	}
+	p := &Proxy{opts: opts, log: log, ctx: ctx, cancel: cancel, sessions: map[*Session]struct{}{}, uidOf: opts.PeerUID, mitm: m}
 	if p.uidOf == nil {
 		p.uidOf = procPeerUID
 	}
@@ -275,8 +281,9 @@ type Session struct {
 	srv       *http.Server
 	tr        *http.Transport
 	pol       atomic.Pointer[compiled]
-	rt        atomic.Pointer[route] // the upstream proxy; nil: direct
-	wg        sync.WaitGroup        // server connections and handlers
+	rt        atomic.Pointer[route]                  // the upstream proxy; nil: direct
+	certs     atomic.Pointer[map[string]*ClientCert] // by host:port (clientcert.go)
+	wg        sync.WaitGroup                         // server connections and handlers
 	serveDone chan struct{}
 	closeOnce sync.Once
 
@@ -288,6 +295,9 @@ type Session struct {
 	recent []Decision
 	// unresolved are the requests whose host did not resolve (Unresolved).
 	unresolved []Decision
+	// certFailed are the client-certificate handshakes that failed
+	// (CertFailures).
+	certFailed []string
 	conns      map[net.Conn]struct{} // hijacked browser connections and tunnel upstreams
 	// ownRoute is set when the session's upstream is its own
 	// (SetUpstream), not the proxy's default.

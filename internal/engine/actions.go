@@ -51,6 +51,9 @@ type call struct {
 	// proxy is launch's upstream proxy, read by prepareProxy; nil for
 	// none (or another action).
 	proxy *egress.Upstream
+	// certs are launch's client certificates, read by prepareClientCerts
+	// (clientcert.go); nil for none.
+	certs []store.ClientCert
 	// proxyFailed is what an upstream proxy did to the requests of the
 	// action (see report), for a navigation that failed; "" if nothing.
 	proxyFailed string
@@ -219,6 +222,9 @@ func (c *call) prepareLaunch(ctx context.Context) error {
 	if err := c.prepareProxy(); err != nil {
 		return err
 	}
+	if err := c.prepareClientCerts(); err != nil {
+		return err
+	}
 	if profile := launchProfile(in); profile != "" && in.ExcludeCookieDomains != nil {
 		owner, name := sessions.SplitName(profile)
 		if err := e.Store.SetProfileExcludes(ctx, owner, name, profiles.NormDomains(in.ExcludeCookieDomains)); err != nil {
@@ -255,6 +261,9 @@ func (c *call) openSession(ctx context.Context) (sess *sessions.Session, done bo
 			return nil, false, err
 		}
 		if err := e.sameProxy(sess, c.proxy); err != nil {
+			return nil, false, err
+		}
+		if err := c.applyClientCerts(ctx, sess, false); err != nil {
 			return nil, false, err
 		}
 	}
@@ -917,6 +926,11 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 			}
 			c.res.Details = append(c.res.Details, "through the proxy: "+c.res.URL)
 		}
+	}
+	if f := eg.CertFailures(); len(f) > 0 {
+		// The TLS error may quote the site's certificate: in the details.
+		c.res.Details = append(c.res.Details, f...)
+		c.res.Notes = append(c.res.Notes, "the TLS handshake with a site the session has a client certificate for failed (the details say why): check the certificate launch's clientCertificates gave for it, and its ca when the site's own certificate comes from a private CA")
 	}
 	for _, d := range eg.Unresolved() {
 		// A page that led the tab to a host that does not resolve did

@@ -68,6 +68,9 @@ func (e *Engine) open(ctx context.Context, c *call, s *sessions.Session, id, pro
 	if err := c.applyProxy(s); err != nil {
 		return nil, err
 	}
+	if err := c.applyClientCerts(ctx, s, true); err != nil {
+		return nil, err
+	}
 	if err := e.record(ctx, id, s); err != nil {
 		return nil, err
 	}

@@ -181,8 +181,9 @@ func (e *Recovery) captureSession(ctx context.Context, br *browser.Browser, s *s
 		creds[i] = store.Credential(cr)
 	}
 	proxy := storeProxy(s.Proxy)
+	certs := slices.Clone(s.ClientCerts)
 	e.Mu.Unlock()
-	return store.Capture{SessionID: s.ID, Node: e.Node, Taken: taken, Cookies: cookies,
+	return store.Capture{ClientCerts: certs, SessionID: s.ID, Node: e.Node, Taken: taken, Cookies: cookies,
 		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, UserDataDir: dir, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, Proxy: proxy, InjectedDomains: injected, ExcludeDomains: exclude}, nil
 }
 

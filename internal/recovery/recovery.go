@@ -531,11 +531,22 @@ func (e *Recovery) restoreEnvironment(ctx context.Context, s *sessions.Session, 
 		s.Proxy = proxy
 	}
 	proxy = s.Proxy
+	if len(c.ClientCerts) > 0 {
+		s.ClientCerts = c.ClientCerts
+	}
+	certs := s.ClientCerts
 	eg := s.Egress
 	e.Mu.Unlock()
 	if eg != nil {
 		if err := eg.SetUpstream(proxy); err != nil {
 			rep.Problems = append(rep.Problems, "the session's proxy could not be set again: "+err.Error())
+		}
+		if len(certs) > 0 {
+			parsed, err := sessions.ParseClientCerts(certs)
+			if err != nil {
+				rep.Problems = append(rep.Problems, "a client certificate of the session no longer loads: "+err.Error())
+			}
+			eg.SetClientCerts(parsed)
 		}
 	}
 	e.Mu.Lock()

@@ -12,6 +12,7 @@ package sessions
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -73,6 +74,10 @@ type Session struct {
 	// creates the session, given to its guard listener (Egress), captured
 	// (sealed) and restored.
 	Proxy *egress.Upstream
+	// ClientCerts are the session's client certificates (launch's
+	// clientCertificates, or its profile's), presented by its guard
+	// listener to their origins (egress's clientcert.go).
+	ClientCerts []store.ClientCert
 	// injected are the domains of the states put into the session (see
 	// store.Capture.InjectedDomains); captured and restored.
 	Injected []string
@@ -337,4 +342,21 @@ type Registry struct {
 
 	Stop chan struct{}
 	WG   sync.WaitGroup
+}
+
+// ParseClientCerts reads a session's kept client certificates for its
+// guard listener; one that no longer loads (expired) is left out, and the
+// error says so.
+func ParseClientCerts(certs []store.ClientCert) ([]egress.ClientCert, error) {
+	out := make([]egress.ClientCert, 0, len(certs))
+	var errs []error
+	for _, c := range certs {
+		p, err := egress.ParseClientCert(c.Origin, c.Cert, c.Key, c.CA)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, errors.Join(errs...)
 }

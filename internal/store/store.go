@@ -165,6 +165,9 @@ type Capture struct {
 	// Proxy is the session's own upstream proxy (launch's proxy), its
 	// password sealed with the rest; nil when it has none.
 	Proxy *Proxy
+	// ClientCerts are the session's client certificates (launch's
+	// clientCertificates), their keys sealed with the rest.
+	ClientCerts []ClientCert
 	// InjectedDomains are the domains of the storageStates put into the
 	// session (at creation or by state_load): the logins its prompt hint
 	// names, unlike the cookies pages set since.
@@ -203,6 +206,21 @@ type Proxy struct {
 	Password string   `json:"password,omitempty"`
 	Bypass   []string `json:"bypass,omitempty"`
 }
+
+// ClientCert is a client certificate for one origin (scheme://host[:port]):
+// the certificate chain and its key as PEM, and the CAs the site's own
+// certificate must chain to (PEM; "": the system's).
+type ClientCert struct {
+	Origin string `json:"origin"`
+	Cert   string `json:"cert"`
+	Key    string `json:"key"`
+	CA     string `json:"ca,omitempty"`
+}
+
+// ClientCertsName is the reserved name under which a profile's client
+// certificates are kept in ProfileStates, sealed: a name no profile can
+// have (names take no '#').
+func ClientCertsName(profile string) string { return profile + "#client-certificates" }
 
 // Credential is a session's login for HTTP basic or digest authentication
 // of one origin.

@@ -68,6 +68,22 @@ func (in *Input) checkLaunch() error {
 	if err := in.checkEnvironment(); err != nil {
 		return err
 	}
+	if len(in.ClientCertificates) > 16 {
+		return fmt.Errorf("launch: at most 16 clientCertificates")
+	}
+	for i, c := range in.ClientCertificates {
+		pem := c.Cert != "" || c.Key != ""
+		switch {
+		case !strings.HasPrefix(c.Origin, "https://"):
+			return fmt.Errorf("launch: clientCertificates[%d].origin %q: give the https origin the certificate is for, https://host[:port]", i, c.Origin)
+		case pem && c.PFX != "", !pem && c.PFX == "":
+			return fmt.Errorf("launch: clientCertificates[%d] takes cert and key (PEM), or pfx (a PKCS#12 file in base64) with its passphrase", i)
+		case pem && (c.Cert == "" || c.Key == ""):
+			return fmt.Errorf("launch: clientCertificates[%d] needs both cert and key (PEM)", i)
+		case len(c.Cert)+len(c.Key)+len(c.PFX)+len(c.CA)+len(c.Passphrase) > 256<<10:
+			return fmt.Errorf("launch: clientCertificates[%d] is over 256 KB", i)
+		}
+	}
 	if err := CheckDomains(in.ExcludeCookieDomains); err != nil {
 		return fmt.Errorf("launch: excludeCookieDomains: %w", err)
 	}

@@ -45,7 +45,7 @@ type Input struct {
 	Action string `json:"action" jsonschema:"what to do"`
 
 	Session string `json:"session,omitempty" jsonschema:"browser session id"`
-	Task    string `json:"task,omitempty" jsonschema:"your task name; each task has its own tabs"`
+	Task    string `json:"task,omitempty" jsonschema:"your task name: its own tabs"`
 	Profile string `json:"profile,omitempty" jsonschema:"persistent login identity"`
 	// UserDataDir runs the session's browser on this Chromium user-data-dir
 	// (source 003's AGENT_BROWSER_PROFILE), a folder inside the caller's
@@ -56,12 +56,12 @@ type Input struct {
 	URL      string `json:"url,omitempty" jsonschema:"URL to open, or (wait) a URL substring"`
 	Ref      string `json:"ref,omitempty" jsonschema:"element ref from the last snapshot, e.g. e12"`
 	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
-	Role     string `json:"role,omitempty" jsonschema:"ARIA role of the target (with name)"`
-	Name     string `json:"name,omitempty" jsonschema:"accessible name of the target (with role)"`
+	Role     string `json:"role,omitempty" jsonschema:"ARIA role (with name)"`
+	Name     string `json:"name,omitempty" jsonschema:"accessible name (with role)"`
 	Text     string `json:"text,omitempty" jsonschema:"text to type, wait for, or answer a prompt"`
 	// Secret is a stored secret's name that type types in place of text:
 	// its value reaches the page, never an answer.
-	Secret     string          `json:"secret,omitempty" jsonschema:"type: a stored secret's name, typed in place of text"`
+	Secret     string          `json:"secret,omitempty" jsonschema:"type: stored secret's name, typed as text"`
 	Value      string          `json:"value,omitempty" jsonschema:"select: option value or label"`
 	Values     []string        `json:"values,omitempty" jsonschema:"select: options of a multi-select"`
 	Key        string          `json:"key,omitempty" jsonschema:"press: key or chord, e.g. Enter, Control+a"`
@@ -70,7 +70,7 @@ type Input struct {
 	Path       string          `json:"path,omitempty" jsonschema:"file name (screenshot, pdf, state, har)"`
 	Files      []string        `json:"files,omitempty" jsonschema:"upload: files in the upload folder"`
 	State      json.RawMessage `json:"state,omitempty" jsonschema:"state_load, launch: storageState JSON"`
-	Filter     string          `json:"filter,omitempty" jsonschema:"list_sessions: state; network: URL text or type"`
+	Filter     string          `json:"filter,omitempty" jsonschema:"list_sessions: state; network: URL or type"`
 	// Request is the network log's request (r3) that network shows whole,
 	// with its body; Redact false keeps cookies and logins in what network
 	// shows and writes.
@@ -122,6 +122,10 @@ type Input struct {
 	// shape), set when launch creates the session. No schema
 	// description, for the tools/list budget: its fields say it.
 	Proxy *Proxy `json:"proxy,omitempty"`
+	// ClientCertificates are launch's client certificates, each for one
+	// https origin, presented by browserd's guard when the site asks (the
+	// key never enters Chromium); with a profile, kept with it (sealed).
+	ClientCertificates []ClientCertificate `json:"clientCertificates,omitempty"`
 
 	AllowHosts []string `json:"allowHosts,omitempty" jsonschema:"launch: hosts it may reach"`
 	BlockHosts []string `json:"blockHosts,omitempty" jsonschema:"launch: hosts it may not reach"`
@@ -153,6 +157,19 @@ type Proxy struct {
 	Username string `json:"username,omitempty"`
 	Password string `json:"password,omitempty"`
 	Bypass   string `json:"bypass,omitempty"`
+}
+
+// ClientCertificate is a client certificate for one https origin: cert and
+// key as PEM, or pfx (a PKCS#12 file in base64) with its passphrase; ca
+// (PEM) when the site's own certificate chains to a private CA. The key
+// and passphrase are never echoed.
+type ClientCertificate struct {
+	Origin     string `json:"origin"`
+	Cert       string `json:"cert,omitempty"`
+	Key        string `json:"key,omitempty"`
+	PFX        string `json:"pfx,omitempty"`
+	Passphrase string `json:"passphrase,omitempty"`
+	CA         string `json:"ca,omitempty"`
 }
 
 // Field is one field fill sets: a ref from a snapshot and the value —
