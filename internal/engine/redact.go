@@ -32,8 +32,8 @@ type cachedRedactor struct {
 	at time.Time
 }
 
-// secretStore is the store's secrets, nil when it keeps none.
-func (e *Engine) secretStore() store.Secrets {
+// secretsOrNil is the store's secrets, nil when it keeps none.
+func (e *Engine) secretsOrNil() store.Secrets {
 	s, _ := e.Store.(store.Secrets)
 	return s
 }
@@ -51,7 +51,7 @@ func (e *Engine) forgetSecrets(owner string) {
 // (or the store keeps none); a store that cannot be read leaves the last
 // one in use.
 func (e *Engine) redactor(ctx context.Context, owner string) *redact.Redactor {
-	ss := e.secretStore()
+	ss := e.secretsOrNil()
 	if ss == nil {
 		return nil
 	}
@@ -100,7 +100,7 @@ func (c *call) resolveSecrets(ctx context.Context) (map[string]act.Secret, error
 	if len(names) == 0 {
 		return nil, nil
 	}
-	ss := c.e.secretStore()
+	ss := c.e.secretsOrNil()
 	if ss == nil {
 		return nil, fail("this daemon's store keeps no secrets")
 	}

@@ -51,6 +51,7 @@ func (e *Engine) SetSecret(ctx context.Context, name, value string, origins []st
 		return store.Secret{}, err
 	}
 	s.Value = ""
+	e.forgetSecrets(s.Owner) // redact the new value from the next answer on
 	if e.Log != nil {
 		e.Log.Info("secret set", "owner", s.Owner, "secret", name, "origins", len(norm))
 	}
@@ -84,6 +85,7 @@ func (e *Engine) DeleteSecret(ctx context.Context, name string) error {
 	if err := ss.DeleteSecret(ctx, owner, name); err != nil {
 		return err
 	}
+	e.forgetSecrets(owner)
 	if e.Log != nil {
 		e.Log.Info("secret deleted", "owner", owner, "secret", name)
 	}
