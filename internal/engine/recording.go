@@ -86,8 +86,8 @@ func (c *call) record(red *redact.Redactor, orig tool.Input) {
 // pageForRecord is the tab whose frame the recording takes: the call's,
 // unless it closed (tab_close) or never had a target.
 func (c *call) pageForRecord() *browser.Page {
-	if c.tab == nil || c.tab.Page == nil || c.tab.Page.Closed() {
-		return nil
+	if c.tab == nil || c.tab.Page == nil || c.tab.Page.Closed() || c.tab.Page.Dialog() != nil {
+		return nil // a dialog blocks the page's painting
 	}
 	return c.tab.Page
 }
@@ -200,7 +200,7 @@ func (e *Engine) startRecorder(ctx context.Context) {
 	if e.Cfg.Record == "off" {
 		return
 	}
-	e.Recorder = recording.New(recording.Options{Dir: e.Cfg.Path("recordings")}, e.Log)
+	e.Recorder = recording.New(recording.Options{Dir: e.Cfg.Path("recordings"), Box: e.Box}, e.Log)
 	for _, id := range e.Recorder.Sessions() {
 		s, err := e.Store.GetSession(ctx, id)
 		switch {

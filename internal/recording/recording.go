@@ -6,7 +6,9 @@
 // JSON (entries with a type) or one self-contained HTML file (html.go).
 //
 // On disk: <dir>/<session>/<task>/trace.jsonl, one entry a line, and the
-// frames NNNNNN.jpg beside it; files 0600, folders 0700. A trace lives as
+// frames NNNNNN.jpg beside it; files 0600, folders 0700; each line and
+// each frame sealed with the data folder's key (Options.Box): a trace
+// holds what the agent typed and the URLs it visited. A trace lives as
 // long as its task's tabs: the engine drops it with the task or the
 // session. Frames are taken after the answer, by the recorder's one
 // goroutine, so recording adds nothing to an action's time; the next
@@ -17,6 +19,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +31,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/secret"
 )
 
 // Entry is one line of a trace. Type says which fields it uses:
@@ -68,6 +72,8 @@ type Options struct {
 	MaxFrames int
 	// Width and Quality of the frames (default 640 px, JPEG 50).
 	Width, Quality int
+	// Box seals what is written (nil: written plain, for tests).
+	Box *secret.Box
 }
 
 // Recorder writes traces. Close stops its goroutine. A nil Recorder
@@ -157,7 +163,7 @@ func (r *Recorder) Record(session, task string, a Entry, console []Entry, reques
 	t := r.traces[dir]
 	if t == nil {
 		t = &trace{dir: dir}
-		t.seq = lastSeq(dir)
+		t.seq = r.lastSeq(dir)
 		r.traces[dir] = t
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -171,12 +177,11 @@ func (r *Recorder) Record(session, task string, a Entry, console []Entry, reques
 		a.Frame = frame
 	}
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	_ = enc.Encode(a)
+	buf.Write(r.line(a, dir))
 	for _, es := range [][]Entry{console, requests} {
 		for _, e := range es {
 			e.Of = t.seq
-			_ = enc.Encode(e)
+			buf.Write(r.line(e, dir))
 		}
 	}
 	f, err := os.OpenFile(filepath.Join(dir, "trace.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
@@ -243,7 +248,14 @@ func (r *Recorder) take(j job) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	img, err := j.pg.Thumbnail(ctx, r.opts.Width, r.opts.Quality)
+	if j.pg.Dialog() != nil {
+		return // a dialog blocks the page's painting: no frame
+	}
+	// A dialog that opens meanwhile ends the capture (it would wait for
+	// the dialog).
+	actx, stop := j.pg.ActionContext(ctx)
+	defer stop()
+	img, err := j.pg.Thumbnail(actx, r.opts.Width, r.opts.Quality)
 	if err != nil {
 		return // a tab closed or busy with a dialog: the entry has no frame
 	}
@@ -252,7 +264,7 @@ func (r *Recorder) take(j job) {
 	if _, ok := r.traces[j.t.dir]; !ok {
 		return // dropped meanwhile
 	}
-	if err := os.WriteFile(j.path, img, 0o600); err != nil {
+	if err := os.WriteFile(j.path, r.seal(img, j.t.dir, filepath.Base(j.path)), 0o600); err != nil {
 		r.log.Warn("recording: writing a frame failed", "err", err)
 		return
 	}
@@ -263,9 +275,51 @@ func (r *Recorder) take(j job) {
 	}
 }
 
+// seal and open a trace's lines and frames under a label of their own
+// folder: one moved to another task's folder does not open.
+func (r *Recorder) seal(b []byte, dir, what string) []byte {
+	if r.opts.Box == nil {
+		return b
+	}
+	return r.opts.Box.Seal(b, "recording:"+filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir)+"/"+what)
+}
+
+func (r *Recorder) open(b []byte, dir, what string) ([]byte, error) {
+	if r.opts.Box == nil {
+		return b, nil
+	}
+	return r.opts.Box.Open(b, "recording:"+filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir)+"/"+what)
+}
+
+// line is one entry as trace.jsonl holds it: sealed and in base64 when
+// the recorder seals.
+func (r *Recorder) line(e Entry, dir string) []byte {
+	b, _ := json.Marshal(e)
+	if r.opts.Box == nil {
+		return append(b, '\n')
+	}
+	return append([]byte(base64.StdEncoding.EncodeToString(r.seal(b, dir, "trace"))), '\n')
+}
+
+// readLine is the entry of one line of trace.jsonl.
+func (r *Recorder) readLine(l []byte, dir string) (Entry, error) {
+	var e Entry
+	if r.opts.Box != nil {
+		raw, err := base64.StdEncoding.DecodeString(string(l))
+		if err != nil {
+			return e, err
+		}
+		if l, err = r.open(raw, dir, "trace"); err != nil {
+			return e, err
+		}
+	}
+	err := json.Unmarshal(l, &e)
+	return e, err
+}
+
 // lastSeq is the Seq of the last action of a trace already on disk (a
 // daemon that restarted goes on counting).
-func lastSeq(dir string) int {
+func (r *Recorder) lastSeq(dir string) int {
 	f, err := os.Open(filepath.Join(dir, "trace.jsonl"))
 	if err != nil {
 		return 0
@@ -275,10 +329,7 @@ func lastSeq(dir string) int {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
-		var e struct {
-			Seq int `json:"seq"`
-		}
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Seq > last {
+		if e, err := r.readLine(sc.Bytes(), dir); err == nil && e.Seq > last {
 			last = e.Seq
 		}
 	}
@@ -302,9 +353,9 @@ func (r *Recorder) Entries(session, task string) ([]Entry, error) {
 		if len(line) == 0 {
 			continue
 		}
-		var e Entry
-		if err := json.Unmarshal(line, &e); err != nil {
-			continue // a line cut by a crash
+		e, err := r.readLine(line, dir)
+		if err != nil {
+			continue // a line cut by a crash, or sealed with another key
 		}
 		out = append(out, e)
 	}
@@ -314,11 +365,15 @@ func (r *Recorder) Entries(session, task string) ([]Entry, error) {
 // Frame is the JPEG of the page after the task's action seq; ErrNoFrame
 // when it has none (not taken, or dropped for a newer one).
 func (r *Recorder) Frame(session, task string, seq int) ([]byte, error) {
-	b, err := os.ReadFile(filepath.Join(r.folder(session, task), fmt.Sprintf("%06d.jpg", seq)))
+	dir, name := r.folder(session, task), fmt.Sprintf("%06d.jpg", seq)
+	b, err := os.ReadFile(filepath.Join(dir, name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, ErrNoFrame
 	}
-	return b, err
+	if err != nil {
+		return nil, err
+	}
+	return r.open(b, dir, name)
 }
 
 // ErrNoFrame: the action has no frame.

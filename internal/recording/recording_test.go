@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/browserd/browserd/internal/secret"
 )
 
 func TestRecordAndExport(t *testing.T) {
@@ -57,5 +59,26 @@ func TestRecordAndExport(t *testing.T) {
 	none.DropTask("a", "b")
 	if seq, err := none.Record("a", "b", Entry{}, nil, nil, nil); seq != 0 || err != nil {
 		t.Error("the nil Recorder recorded")
+	}
+}
+
+func TestSealed(t *testing.T) {
+	dir := t.TempDir()
+	box, err := secret.Load(filepath.Join(t.TempDir(), "secret.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(Options{Dir: dir, Box: box}, nil)
+	defer r.Close()
+	if _, err := r.Record("s", "t", Entry{Name: "type", Args: map[string]any{"text": "marker-typed-42"}}, nil, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "s", "t", "trace.jsonl"))
+	if err != nil || bytes.Contains(b, []byte("marker-typed-42")) || bytes.Contains(b, []byte("type")) {
+		t.Fatalf("the trace is readable at rest: %q %v", b, err)
+	}
+	es, err := r.Entries("s", "t")
+	if err != nil || len(es) != 1 || es[0].Args["text"] != "marker-typed-42" {
+		t.Fatalf("Entries of a sealed trace: %+v %v", es, err)
 	}
 }
