@@ -40,6 +40,10 @@ func TestHARFromTheAPI(t *testing.T) {
 	}
 	act(map[string]any{"action": "navigate", "session": "net", "task": "shop", "url": site.URL("/network"), "snapshot": false})
 	act(map[string]any{"action": "wait", "session": "net", "task": "shop", "text": "ready:"})
+	act(map[string]any{"action": "network", "session": "net", "task": "shop", "filter": "failed"})
+	if !strings.Contains(res.Content, " POST 500 fetch ") || !strings.Contains(res.Content, " GET refused fetch ") || strings.Contains(res.Content, " GET 200 document ") {
+		t.Errorf("network filter failed over the HTTP API: %s", res.Content)
+	}
 
 	status, har := alice.call("GET", "/api/sessions/net/har?task=shop", nil, nil)
 	if status != 200 {
