@@ -27,6 +27,13 @@ type launchCmd struct {
 	Proxy          string `name:"session-proxy" placeholder:"URL" help:"This session's upstream proxy, which its requests go through once the guard allowed them: http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT (instead of the daemon's --proxy)."`
 	ProxyLoginFile string `name:"session-proxy-login-file" placeholder:"PATH" help:"Read the --session-proxy login from this file: USERNAME:PASSWORD on one line (a password is never given on the command line)."`
 	ProxyBypass    string `name:"session-proxy-bypass" placeholder:"HOSTS" help:"Hosts that go direct, not through --session-proxy (the guard still applies): HOST, .DOMAIN, *.DOMAIN, HOST:PORT, IP or CIDR, separated by commas."`
+	// The login check (launch's loginCheck): the profile's (the folder's
+	// session's with --user-data-dir).
+	LoginCheckURL      string `name:"login-check-url" placeholder:"URL" help:"Check that the profile is still logged in: open this page — now, when its browser starts and when it is resumed — and look for --login-check-text or --login-check-selector."`
+	LoginCheckText     string `name:"login-check-text" placeholder:"TEXT" help:"What the --login-check-url page shows only when logged in, e.g. the account's name (case and spacing aside)."`
+	LoginCheckSelector string `name:"login-check-selector" placeholder:"CSS" help:"A CSS selector that matches an element of the --login-check-url page only when logged in (instead of --login-check-text)."`
+	LoginCheckName     string `name:"login-check-name" placeholder:"NAME" help:"What to call the site in the check's answers (default: the URL's host)."`
+	NoLoginCheck       bool   `name:"no-login-check" help:"Remove the profile's login check."`
 }
 
 func (c *launchCmd) input() (tool.Input, error) {
@@ -44,7 +51,31 @@ func (c *launchCmd) input() (tool.Input, error) {
 		return tool.Input{}, err
 	}
 	in.Proxy = p
+	lc, err := c.loginCheck()
+	if err != nil {
+		return tool.Input{}, err
+	}
+	in.LoginCheck = lc
 	return in, nil
+}
+
+// loginCheck is the login check the flags give: {} with
+// --no-login-check; nil when none is given.
+func (c *launchCmd) loginCheck() (*tool.LoginCheck, error) {
+	lc := &tool.LoginCheck{URL: c.LoginCheckURL, Text: c.LoginCheckText, Selector: c.LoginCheckSelector, Name: c.LoginCheckName}
+	if c.NoLoginCheck {
+		if *lc != (tool.LoginCheck{}) {
+			return nil, usagef("--no-login-check removes the login check: give it without the other --login-check flags")
+		}
+		return lc, nil
+	}
+	if *lc == (tool.LoginCheck{}) {
+		return nil, nil
+	}
+	if c.LoginCheckURL == "" {
+		return nil, usagef("--login-check-text, --login-check-selector and --login-check-name go with --login-check-url URL: the page that shows whether the session is logged in")
+	}
+	return lc, nil // checked with the rest of the call (tool.CheckLoginCheck)
 }
 
 // proxy is the session's proxy the flags give, its login read from its

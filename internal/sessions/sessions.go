@@ -27,6 +27,7 @@ import (
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/tool"
 	"github.com/browserd/browserd/internal/untrusted"
 )
 
@@ -73,6 +74,15 @@ type Session struct {
 	// creates the session, given to its guard listener (Egress), captured
 	// (sealed) and restored.
 	Proxy *egress.Upstream
+	// Check is the session's own login check (launch's loginCheck on a
+	// session without a profile; a profile's is kept in the store),
+	// captured and restored; nil for none.
+	Check *store.LoginCheck
+	// Login is the session's last login check (see the engine's
+	// logincheck.go); nil before one ran. LoginDue is set when one is due:
+	// the session's browser started, or the session was resumed.
+	Login    *tool.Login
+	LoginDue bool
 	// injected are the domains of the states put into the session (see
 	// store.Capture.InjectedDomains); captured and restored.
 	Injected []string

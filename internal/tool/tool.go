@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -123,6 +124,12 @@ type Input struct {
 	// description, for the tools/list budget: its fields say it.
 	Proxy *Proxy `json:"proxy,omitempty"`
 
+	// LoginCheck is how browserd tells whether the session (a profile's:
+	// every session of the profile) is still logged in: a page and what
+	// it shows only then. An empty one ({}) removes it. No schema
+	// description, for the tools/list budget: its fields say it.
+	LoginCheck *LoginCheck `json:"loginCheck,omitempty"`
+
 	AllowHosts []string `json:"allowHosts,omitempty" jsonschema:"launch: hosts it may reach"`
 	BlockHosts []string `json:"blockHosts,omitempty" jsonschema:"launch: hosts it may not reach"`
 	OnlyHosts  []string `json:"onlyHosts,omitempty" jsonschema:"launch: the only hosts to reach"`
@@ -153,6 +160,52 @@ type Proxy struct {
 	Username string `json:"username,omitempty"`
 	Password string `json:"password,omitempty"`
 	Bypass   string `json:"bypass,omitempty"`
+}
+
+// LoginCheck is launch's loginCheck: URL is opened in a tab of its own
+// (through the guard, as navigate is), and the session is logged in when
+// the page shows Text (case and spacing aside) or has an element that
+// matches Selector. Name labels the site in what browserd says (default:
+// the URL's host). A check without URL removes the one kept.
+type LoginCheck struct {
+	URL      string `json:"url,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	Name     string `json:"name,omitempty"`
+}
+
+// Removes reports whether the check removes the one kept: it names no
+// page.
+func (c *LoginCheck) Removes() bool { return c != nil && strings.TrimSpace(c.URL) == "" }
+
+// Site is what browserd calls the site the check logs in to: its name,
+// else the host of its URL.
+func (c *LoginCheck) Site() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	if u, err := url.Parse(c.URL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return c.URL
+}
+
+// The states of a login check.
+const (
+	LoginOK     = "ok"     // the page showed what it shows when logged in
+	LoginLapsed = "lapsed" // it did not: the login has lapsed
+	LoginError  = "error"  // the check could not be made
+)
+
+// Login is the last login check of a session, as status, list_sessions
+// and the dashboard show it: the site, its state (LoginOK, LoginLapsed,
+// LoginError), when it ran, and browserd's sentence for it (no page text
+// in it).
+type Login struct {
+	Site    string    `json:"site"`
+	State   string    `json:"state"`
+	Checked time.Time `json:"checked"`
+	Message string    `json:"message,omitempty"`
 }
 
 // Field is one field fill sets: a ref from a snapshot and the value —
@@ -268,6 +321,10 @@ type SessionInfo struct {
 	Created     time.Time `json:"created"`
 	Updated     time.Time `json:"updated"`
 	LastCapture time.Time `json:"lastCapture,omitzero"`
+	// Login is the session's last login check (launch's loginCheck), for
+	// a session this daemon runs or ran since it started; nil when none
+	// ran.
+	Login *Login `json:"login,omitempty"`
 }
 
 // CaptureInfo is one kept capture of a session, as list_sessions lists
@@ -377,6 +434,9 @@ func (in *Input) Validate() error {
 	}
 	if in.Proxy != nil && in.Action != "launch" {
 		return fmt.Errorf("proxy is set with launch, when it creates the session: {\"action\":\"launch\",\"proxy\":{\"server\":\"http://proxy.example.com:3128\"}}")
+	}
+	if in.LoginCheck != nil && in.Action != "launch" {
+		return fmt.Errorf("loginCheck is set with launch: {\"action\":\"launch\",\"loginCheck\":{\"url\":\"https://example.com/account\",\"text\":\"Ada Lovelace\"}}")
 	}
 	if in.Capture != "" && in.Action != "session_resume" {
 		return fmt.Errorf("capture is for session_resume: the capture of a session to resume from")

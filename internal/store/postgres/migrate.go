@@ -154,6 +154,10 @@ CREATE TABLE nodes (
 	`
 ALTER TABLE sessions ADD COLUMN url_sealed bytea;
 `,
+	// 7: a profile's login check, sealed (as in SQLite).
+	`
+ALTER TABLE profiles ADD COLUMN login_check bytea;
+`,
 }
 
 // migrate applies the steps not yet recorded in schema_migrations, all in

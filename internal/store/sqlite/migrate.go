@@ -149,6 +149,11 @@ CREATE TABLE nodes (
 	`
 ALTER TABLE sessions ADD COLUMN url_sealed BLOB;
 `,
+	// 7: a profile's login check (store.LoginCheck), sealed beside its
+	// excluded domains (see SetProfileLoginCheck).
+	`
+ALTER TABLE profiles ADD COLUMN login_check BLOB;
+`,
 }
 
 // migrate applies the steps not yet recorded in schema_migrations. It is
