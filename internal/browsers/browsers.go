@@ -214,6 +214,9 @@ func (e *Pool) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *sess
 		return nil, "", sessions.ErrClosed
 	}
 	sl.Br, sl.Spares, sl.Used, sl.Headed = br, spares, time.Now(), headed
+	// Its browser started: is it still logged in? (the engine's
+	// logincheck.go runs the check it may have)
+	s.LoginDue = true
 	e.Mu.Unlock()
 	return sl, note, nil
 }

@@ -33,6 +33,13 @@ type launchCmd struct {
 	// the environment, never the command line.
 	ClientCert []string `name:"client-cert" sep:"none" placeholder:"ORIGIN=CERT,KEY[,CA]" help:"Present this client certificate to the https ORIGIN when it asks: PEM files of the certificate (chain), its key, and optionally the CA of the site's own certificate; repeatable. Kept with the profile."`
 	ClientPFX  []string `name:"client-pfx" sep:"none" placeholder:"ORIGIN=FILE[,CA]" help:"Like --client-cert, from a PKCS#12 file; its passphrase from BROWSERD_CLIENT_PFX_PASSPHRASE."`
+	// The login check (launch's loginCheck): the profile's (the folder's
+	// session's with --user-data-dir).
+	LoginCheckURL      string `name:"login-check-url" placeholder:"URL" help:"Check that the profile is still logged in: open this page — now, when its browser starts and when it is resumed — and look for --login-check-text or --login-check-selector."`
+	LoginCheckText     string `name:"login-check-text" placeholder:"TEXT" help:"What the --login-check-url page shows only when logged in, e.g. the account's name (case and spacing aside)."`
+	LoginCheckSelector string `name:"login-check-selector" placeholder:"CSS" help:"A CSS selector that matches an element of the --login-check-url page only when logged in (instead of --login-check-text)."`
+	LoginCheckName     string `name:"login-check-name" placeholder:"NAME" help:"What to call the site in the check's answers (default: the URL's host)."`
+	NoLoginCheck       bool   `name:"no-login-check" help:"Remove the profile's login check."`
 }
 
 func (c *launchCmd) input() (tool.Input, error) {
@@ -53,6 +60,11 @@ func (c *launchCmd) input() (tool.Input, error) {
 	if in.ClientCertificates, err = c.clientCerts(); err != nil {
 		return tool.Input{}, err
 	}
+	lc, err := c.loginCheck()
+	if err != nil {
+		return tool.Input{}, err
+	}
+	in.LoginCheck = lc
 	return in, nil
 }
 
@@ -106,6 +118,25 @@ func (c *launchCmd) clientCerts() ([]tool.ClientCertificate, error) {
 		out = append(out, cc)
 	}
 	return out, nil
+}
+
+// loginCheck is the login check the flags give: {} with
+// --no-login-check; nil when none is given.
+func (c *launchCmd) loginCheck() (*tool.LoginCheck, error) {
+	lc := &tool.LoginCheck{URL: c.LoginCheckURL, Text: c.LoginCheckText, Selector: c.LoginCheckSelector, Name: c.LoginCheckName}
+	if c.NoLoginCheck {
+		if *lc != (tool.LoginCheck{}) {
+			return nil, usagef("--no-login-check removes the login check: give it without the other --login-check flags")
+		}
+		return lc, nil
+	}
+	if *lc == (tool.LoginCheck{}) {
+		return nil, nil
+	}
+	if c.LoginCheckURL == "" {
+		return nil, usagef("--login-check-text, --login-check-selector and --login-check-name go with --login-check-url URL: the page that shows whether the session is logged in")
+	}
+	return lc, nil // checked with the rest of the call (tool.CheckLoginCheck)
 }
 
 // proxy is the session's proxy the flags give, its login read from its

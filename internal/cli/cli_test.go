@@ -308,6 +308,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"launch", "--session-proxy-bypass", ".example.com"}, "go with --session-proxy URL"},
 		{[]string{"launch", "--session-proxy", "http://proxy:3128", "--session-proxy-login-file", "/nonexistent/login"}, "--session-proxy-login-file"},
 		{[]string{"navigate", "https://example.com/", "--session-proxy", "http://proxy:3128"}, "unknown flag --session-proxy"},
+		{[]string{"launch", "--login-check-text", "Ada"}, "go with --login-check-url URL"},
+		{[]string{"launch", "--login-check-url", "https://app.example.com/account"}, "loginCheck takes text"},
+		{[]string{"launch", "--login-check-url", "ftp://app.example.com/", "--login-check-text", "Ada"}, "not an http(s) URL"},
+		{[]string{"launch", "--no-login-check", "--login-check-url", "https://app.example.com/account"}, "without the other --login-check flags"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -444,5 +448,34 @@ func TestLaunchProxy(t *testing.T) {
 	want := &tool.Proxy{Server: "socks5://10.0.0.9:1080", Username: "ada", Password: "pa:ss", Bypass: ".corp.example,10.0.0.0/8"}
 	if diff := cmp.Diff(want, d.inputs[0].Proxy); diff != "" {
 		t.Errorf("proxy (-want +got):\n%s", diff)
+	}
+}
+
+// TestLaunchLoginCheck: launch's --login-check-* flags send the login
+// check; --no-login-check sends the empty one that removes it.
+func TestLaunchLoginCheck(t *testing.T) {
+	d := &fakeDaemon{}
+	code, _, stderr := runWith(t, d, "--profile", "work", "launch", "--login-check-url", "https://app.example.com/account",
+		"--login-check-text", "Ada Lovelace", "--login-check-name", "the app")
+	if code != 0 || len(d.inputs) != 1 {
+		t.Fatalf("exit %d, stderr %q, inputs %+v", code, stderr, d.inputs)
+	}
+	want := &tool.LoginCheck{URL: "https://app.example.com/account", Text: "Ada Lovelace", Name: "the app"}
+	if diff := cmp.Diff(want, d.inputs[0].LoginCheck); diff != "" || d.inputs[0].Profile != "work" {
+		t.Errorf("login check (-want +got):\n%s (profile %q)", diff, d.inputs[0].Profile)
+	}
+	d = &fakeDaemon{}
+	if code, _, stderr := runWith(t, d, "launch", "--login-check-url", "https://app.example.com/", "--login-check-selector", "a.logout"); code != 0 ||
+		len(d.inputs) != 1 || !cmp.Equal(d.inputs[0].LoginCheck, &tool.LoginCheck{URL: "https://app.example.com/", Selector: "a.logout"}) {
+		t.Errorf("--login-check-selector: exit %d, stderr %q, inputs %+v", code, stderr, d.inputs)
+	}
+	d = &fakeDaemon{}
+	if code, _, stderr := runWith(t, d, "launch", "--no-login-check"); code != 0 || len(d.inputs) != 1 ||
+		d.inputs[0].LoginCheck == nil || !d.inputs[0].LoginCheck.Removes() {
+		t.Errorf("--no-login-check: exit %d, stderr %q, inputs %+v", code, stderr, d.inputs)
+	}
+	d = &fakeDaemon{}
+	if code, _, _ := runWith(t, d, "launch"); code != 0 || len(d.inputs) != 1 || d.inputs[0].LoginCheck != nil {
+		t.Errorf("a launch without --login-check flags sent %+v", d.inputs)
 	}
 }

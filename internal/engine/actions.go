@@ -225,6 +225,9 @@ func (c *call) prepareLaunch(ctx context.Context) error {
 	if err := c.prepareClientCerts(); err != nil {
 		return err
 	}
+	if err := c.keepProfileLoginCheck(ctx); err != nil {
+		return err
+	}
 	if profile := launchProfile(in); profile != "" && in.ExcludeCookieDomains != nil {
 		owner, name := sessions.SplitName(profile)
 		if err := e.Store.SetProfileExcludes(ctx, owner, name, profiles.NormDomains(in.ExcludeCookieDomains)); err != nil {
@@ -364,6 +367,11 @@ func (c *call) browserFor(ctx context.Context, sess *sessions.Session) (*session
 	if note := e.RecoverCrash(ctx, sess); note != "" {
 		c.res.Notes = append(c.res.Notes, note)
 	}
+	if c.in.Action != "launch" {
+		// Its browser started, or it was resumed: is it still logged in?
+		// (launch checks once the state it injects is in.)
+		c.addLoginRun(e.dueLoginCheck(ctx, sess))
+	}
 	return sl, nil
 }
 
@@ -404,6 +412,8 @@ func (c *call) launched(ctx context.Context, sess *sessions.Session) error {
 	if err := c.injectState(ctx, sess); err != nil {
 		return err
 	}
+	// After the state it injects: the check sees the login it brings.
+	c.launchLoginCheck(ctx, sess)
 	c.res.Content = joinContent(c.res.Content, e.status(ctx, c.owner))
 	return nil
 }
@@ -994,6 +1004,12 @@ func hostPortOf(raw string) string {
 // session's guard policy (the same check the proxy makes at dial time, made
 // early for a clear error).
 func (c *call) checkNav(ctx context.Context, raw string) (string, error) {
+	return c.e.checkURL(ctx, c.task.Sess, raw)
+}
+
+// checkURL checks a URL to open in one of s's tabs (checkNav; a login
+// check's page).
+func (e *Engine) checkURL(ctx context.Context, s *sessions.Session, raw string) (string, error) {
 	u, err := urlpolicy.Parse(raw)
 	if err != nil {
 		return "", &userError{Msg: err.Error()}
@@ -1001,14 +1017,14 @@ func (c *call) checkNav(ctx context.Context, raw string) (string, error) {
 	if u.Scheme == "about" {
 		return u.String(), nil
 	}
-	c.e.Mu.Lock()
-	pol := c.task.Sess.Policy
-	c.e.Mu.Unlock()
+	e.Mu.Lock()
+	pol := s.Policy
+	e.Mu.Unlock()
 	port := u.Port()
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
-	d := pol.Check(ctx, c.e.Resolver, u.Hostname(), port)
+	d := pol.Check(ctx, e.Resolver, u.Hostname(), port)
 	if !d.Allowed {
 		msg := fmt.Sprintf("navigation to %s refused: %s", u, d.Reason)
 		if d.Hint != "" {
@@ -1016,9 +1032,9 @@ func (c *call) checkNav(ctx context.Context, raw string) (string, error) {
 		}
 		return "", &userError{Msg: msg}
 	}
-	c.e.Mu.Lock()
-	eg := c.task.Sess.Egress
-	c.e.Mu.Unlock()
+	e.Mu.Lock()
+	eg := s.Egress
+	e.Mu.Unlock()
 	if eg != nil && eg.IsUpstream(ctx, d) {
 		return "", &userError{Msg: fmt.Sprintf("navigation to %s refused: it is the session's upstream proxy, which only browserd itself uses", u)}
 	}
@@ -1191,6 +1207,7 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 	for _, id := range ids {
 		s := e.Sessions[id]
 		b.WriteString(e.proxyStatus(s))
+		b.WriteString(loginStatus(s))
 		kind := "ephemeral"
 		switch {
 		case s.Profile != "":

@@ -163,9 +163,10 @@ func (c *call) listSessions(ctx context.Context) error {
 	}
 	var b strings.Builder
 	for _, r := range rows {
+		login := e.lastLogin(r.ID)
 		c.res.Sessions = append(c.res.Sessions, tool.SessionInfo{
 			ID: r.ID, State: string(r.State), Profile: r.Profile, Reason: r.Reason, Tabs: r.Tabs, URL: r.URL,
-			Created: r.CreatedAt, Updated: r.UpdatedAt, LastCapture: r.LastCaptureAt,
+			Created: r.CreatedAt, Updated: r.UpdatedAt, LastCapture: r.LastCaptureAt, Login: login,
 		})
 		kind := "ephemeral"
 		if r.Profile != "" {
@@ -177,6 +178,9 @@ func (c *call) listSessions(ctx context.Context) error {
 		}
 		if r.Reason != "" {
 			fmt.Fprintf(&b, " — %s", r.Reason)
+		}
+		if login != nil {
+			fmt.Fprintf(&b, "; %s", login.Message)
 		}
 		b.WriteString("\n")
 	}
@@ -194,7 +198,7 @@ func (c *call) listSessions(ctx context.Context) error {
 func (c *call) resume(ctx context.Context) error {
 	id := c.in.Session
 	c.res.Session = id
-	_, rep, err := c.e.ResumeFrom(ctx, id, true, c.in.Capture)
+	s, rep, err := c.e.ResumeFrom(ctx, id, true, c.in.Capture)
 	if err != nil {
 		return err
 	}
@@ -206,6 +210,9 @@ func (c *call) resume(ctx context.Context) error {
 	}
 	c.res.Content = fmt.Sprintf("resumed session %q from %s of %s: %d tabs", id, which, recovery.Ago(rep.Taken), len(rep.Tabs))
 	c.res.Notes = append(c.res.Notes, recovery.NotRestored)
+	// Is it still logged in? Out of the resume's lock: a slow page holds
+	// up no other resume.
+	c.addLoginRun(c.e.dueLoginCheck(ctx, s))
 	return nil
 }
 

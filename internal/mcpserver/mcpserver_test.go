@@ -160,8 +160,9 @@ func TestRecoveryTools(t *testing.T) {
 // geolocation) and the browser tool's outputSchema (issue 17 points 4,
 // 7), from 7 KB with drag and fill (a form in one call), which every
 // peer has, and to 8 KB with issue 28's network log (network, its
-// request and redact), secrets typed by name (secret) and launch's proxy
-// (its four fields, no description), which every peer has too.
+// request and redact), secrets typed by name (secret), launch's proxy
+// (its four fields, no description), which every peer has too, and
+// launch's loginCheck (four fields, no description: 187 bytes).
 func TestToolsListSize(t *testing.T) {
 	cs := connect(t, &fakeHandler{})
 	list, err := cs.ListTools(context.Background(), nil)

@@ -182,9 +182,14 @@ func (e *Recovery) captureSession(ctx context.Context, br *browser.Browser, s *s
 	}
 	proxy := storeProxy(s.Proxy)
 	certs := slices.Clone(s.ClientCerts)
+	var check *store.LoginCheck
+	if s.Check != nil {
+		c := *s.Check
+		check = &c
+	}
 	e.Mu.Unlock()
 	return store.Capture{ClientCerts: certs, SessionID: s.ID, Node: e.Node, Taken: taken, Cookies: cookies,
-		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, UserDataDir: dir, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, Proxy: proxy, InjectedDomains: injected, ExcludeDomains: exclude}, nil
+		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, UserDataDir: dir, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, Proxy: proxy, LoginCheck: check, InjectedDomains: injected, ExcludeDomains: exclude}, nil
 }
 
 // storeProxy is a session's own upstream proxy as a capture keeps it.

@@ -66,6 +66,9 @@ type Rooms interface {
 	ExcludedFor(ctx context.Context, s *sessions.Session) []string
 	CheckFolder(id, dir string) error
 	UserDataRoots(owner string) []string
+	// CheckLogin runs the session's login check when one is due (a
+	// resume makes it due) and returns what it found ("" when none ran).
+	CheckLogin(ctx context.Context, s *sessions.Session) string
 }
 
 // isDone reports whether ch is closed.
@@ -162,13 +165,18 @@ func (e *Recovery) RehydrateAll(ids []string) {
 		default:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		_, rep, err := e.Resume(ctx, id, false)
-		cancel()
+		s, rep, err := e.Resume(ctx, id, false)
 		if err != nil {
+			cancel()
 			e.Log.Warn("auto-rehydrate failed", "session", id, "err", err)
 			continue
 		}
 		e.Log.Info("session rehydrated", "session", id, "tabs", len(rep.Tabs))
+		// Is it still logged in? status and list_sessions say it.
+		if note := e.CheckLogin(ctx, s); note != "" {
+			e.Log.Info("login check", "session", id, "result", note)
+		}
+		cancel()
 	}
 }
 
@@ -506,6 +514,7 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 	s.LastTabs = resumedTabs(c, tabs, tbs)
 	s.CapHash = CaptureHash(c)
 	s.Rehydrate = false
+	s.LoginDue = true // is it still logged in? (the engine's logincheck.go)
 	e.Mu.Unlock()
 	return rep, nil
 }
@@ -559,6 +568,12 @@ func (e *Recovery) restoreEnvironment(ctx context.Context, s *sessions.Session, 
 	s.Creds = creds
 	s.Injected = c.InjectedDomains
 	s.Exclude = c.ExcludeDomains
+	// As with the proxy: a capture taken before the session's login
+	// check was set holds none, and a session this daemon knows keeps
+	// its own.
+	if c.LoginCheck != nil || s.Check == nil {
+		s.Check = c.LoginCheck
+	}
 	e.Mu.Unlock()
 	if emu.Geolocation != nil {
 		if err := inject.GrantGeolocation(ctx, sl.Br, ctxID); err != nil {

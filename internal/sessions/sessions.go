@@ -28,6 +28,7 @@ import (
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/tool"
 	"github.com/browserd/browserd/internal/untrusted"
 )
 
@@ -78,6 +79,15 @@ type Session struct {
 	// clientCertificates, or its profile's), presented by its guard
 	// listener to their origins (egress's clientcert.go).
 	ClientCerts []store.ClientCert
+	// Check is the session's own login check (launch's loginCheck on a
+	// session without a profile; a profile's is kept in the store),
+	// captured and restored; nil for none.
+	Check *store.LoginCheck
+	// Login is the session's last login check (see the engine's
+	// logincheck.go); nil before one ran. LoginDue is set when one is due:
+	// the session's browser started, or the session was resumed.
+	Login    *tool.Login
+	LoginDue bool
 	// injected are the domains of the states put into the session (see
 	// store.Capture.InjectedDomains); captured and restored.
 	Injected []string

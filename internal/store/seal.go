@@ -122,3 +122,35 @@ func DescribeCapture(box *secret.Box, sessionID string, id int64, taken time.Tim
 	}
 	return info
 }
+
+// LoginCheckLabel binds a profile's sealed login check to its profile.
+func LoginCheckLabel(owner, name string) string { return "profile-login-check:" + owner + "/" + name }
+
+// SealLoginCheck seals a profile's login check as the backends keep it;
+// nil for none.
+func SealLoginCheck(box *secret.Box, owner, name string, c *LoginCheck) ([]byte, error) {
+	if c == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	return box.Seal(b, LoginCheckLabel(owner, name)), nil
+}
+
+// OpenLoginCheck opens what SealLoginCheck sealed; nil for none.
+func OpenLoginCheck(box *secret.Box, owner, name string, sealed []byte) (*LoginCheck, error) {
+	if len(sealed) == 0 {
+		return nil, nil
+	}
+	plain, err := box.Open(sealed, LoginCheckLabel(owner, name))
+	if err != nil {
+		return nil, fmt.Errorf("%w: profile %s/%s's login check: %v", ErrCorrupt, owner, name, err)
+	}
+	var c LoginCheck
+	if err := json.Unmarshal(plain, &c); err != nil || c.URL == "" {
+		return nil, fmt.Errorf("%w: profile %s/%s's login check: not a check", ErrCorrupt, owner, name)
+	}
+	return &c, nil
+}

@@ -168,6 +168,11 @@ type Capture struct {
 	// ClientCerts are the session's client certificates (launch's
 	// clientCertificates), their keys sealed with the rest.
 	ClientCerts []ClientCert
+	// LoginCheck is the session's own login check (launch's loginCheck,
+	// for a session without a profile: a profile keeps its own, see
+	// ProfileStates), run when the session is resumed; nil when it has
+	// none.
+	LoginCheck *LoginCheck
 	// InjectedDomains are the domains of the storageStates put into the
 	// session (at creation or by state_load): the logins its prompt hint
 	// names, unlike the cookies pages set since.
@@ -221,6 +226,16 @@ type ClientCert struct {
 // certificates are kept in ProfileStates, sealed: a name no profile can
 // have (names take no '#').
 func ClientCertsName(profile string) string { return profile + "#client-certificates" }
+
+// LoginCheck tells whether a session is still logged in: the page at URL
+// shows Text, or has an element that matches Selector, only when it is.
+// Name labels the site.
+type LoginCheck struct {
+	URL      string `json:"url"`
+	Text     string `json:"text,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	Name     string `json:"name,omitempty"`
+}
 
 // Credential is a session's login for HTTP basic or digest authentication
 // of one origin.
@@ -387,6 +402,13 @@ type ProfileStates interface {
 	SetProfileExcludes(ctx context.Context, owner, name string, domains []string) error
 	// ProfileExcludes returns them; none (nil) for a profile never set.
 	ProfileExcludes(ctx context.Context, owner, name string) ([]string, error)
+	// SetProfileLoginCheck sets the check that tells whether owner's
+	// profile is still logged in (sealed by the store: its text is often
+	// the account's name); nil removes it.
+	SetProfileLoginCheck(ctx context.Context, owner, name string, c *LoginCheck) error
+	// ProfileLoginCheck returns it: nil for a profile that has none,
+	// ErrCorrupt (wrapped) when it cannot be opened.
+	ProfileLoginCheck(ctx context.Context, owner, name string) (*LoginCheck, error)
 }
 
 // ProfileLabel binds a sealed profile state to its profile.

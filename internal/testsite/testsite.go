@@ -261,6 +261,22 @@ func (s *Site) postLogin(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/account", http.StatusSeeOther)
 }
 
+// Forget ends every login of user on the site, as a server that expires
+// its sessions does: their sid cookies no longer log anyone in. It
+// returns how many it ended.
+func (s *Site) Forget(user string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for sid, u := range s.sessions {
+		if u == user {
+			delete(s.sessions, sid)
+			n++
+		}
+	}
+	return n
+}
+
 func (s *Site) account(w http.ResponseWriter, r *http.Request) {
 	var user string
 	if c, err := r.Cookie("sid"); err == nil {

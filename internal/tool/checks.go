@@ -2,6 +2,7 @@ package tool
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -83,6 +84,9 @@ func (in *Input) checkLaunch() error {
 		case len(c.Cert)+len(c.Key)+len(c.PFX)+len(c.CA)+len(c.Passphrase) > 256<<10:
 			return fmt.Errorf("launch: clientCertificates[%d] is over 256 KB", i)
 		}
+	}
+	if err := CheckLoginCheck(in.LoginCheck); err != nil {
+		return err
 	}
 	if err := CheckDomains(in.ExcludeCookieDomains); err != nil {
 		return fmt.Errorf("launch: excludeCookieDomains: %w", err)
@@ -284,6 +288,40 @@ func (in *Input) checkEnvironment() error {
 		if !(g.Accuracy >= 0 && g.Accuracy <= 1e7) {
 			return fmt.Errorf("launch: geolocation accuracy is metres, 0 to 10000000 (0: 10 m), not %v", g.Accuracy)
 		}
+	}
+	return nil
+}
+
+// loginCheckExample is a login check, for the errors that ask for one.
+const loginCheckExample = `{"url":"https://example.com/account","text":"Ada Lovelace"} (or "selector":"#logout" instead of text), or {} to remove it`
+
+// CheckLoginCheck checks launch's loginCheck: an http(s) url and either
+// text or selector (not both), or nothing at all (it removes the one
+// kept); nil passes.
+func CheckLoginCheck(c *LoginCheck) error {
+	if c == nil {
+		return nil
+	}
+	if c.Removes() {
+		if c.Text != "" || c.Selector != "" || c.Name != "" {
+			return fmt.Errorf("launch: loginCheck needs url, the page that shows whether the session is logged in: %s", loginCheckExample)
+		}
+		return nil
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(c.URL) > 2048 {
+		return fmt.Errorf("launch: loginCheck url %q is not an http(s) URL: %s", c.URL, loginCheckExample)
+	}
+	if u.User != nil {
+		return fmt.Errorf("launch: loginCheck url holds a login: give HTTP logins to launch in httpCredentials instead")
+	}
+	if (strings.TrimSpace(c.Text) == "") == (strings.TrimSpace(c.Selector) == "") {
+		return fmt.Errorf("launch: loginCheck takes text (what the page shows when logged in, e.g. the account's name) or selector (a CSS selector that matches only then), one of them: %s", loginCheckExample)
+	}
+	control := func(r rune) bool { return r < 0x20 || r == 0x7f }
+	if len(c.Text) > 1000 || len(c.Selector) > 1000 || len(c.Name) > 100 ||
+		strings.ContainsFunc(c.Text, control) || strings.ContainsFunc(c.Selector, control) || strings.ContainsFunc(c.Name, control) {
+		return fmt.Errorf("launch: loginCheck text and selector are at most 1000 characters, name 100, on one line")
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -53,12 +54,12 @@ type Input struct {
 	// own. No schema description, for the tools/list budget.
 	UserDataDir string `json:"userDataDir,omitempty"`
 
-	URL      string `json:"url,omitempty" jsonschema:"URL to open, or (wait) a URL substring"`
-	Ref      string `json:"ref,omitempty" jsonschema:"element ref from the last snapshot, e.g. e12"`
+	URL      string `json:"url,omitempty" jsonschema:"URL to open; wait: a URL part"`
+	Ref      string `json:"ref,omitempty" jsonschema:"ref from the last snapshot, e.g. e12"`
 	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
 	Role     string `json:"role,omitempty" jsonschema:"ARIA role (with name)"`
 	Name     string `json:"name,omitempty" jsonschema:"accessible name (with role)"`
-	Text     string `json:"text,omitempty" jsonschema:"text to type, wait for, or answer a prompt"`
+	Text     string `json:"text,omitempty" jsonschema:"text to type, wait for or answer"`
 	// Secret is a stored secret's name that type types in place of text:
 	// its value reaches the page, never an answer.
 	Secret     string          `json:"secret,omitempty" jsonschema:"type: stored secret's name, typed as text"`
@@ -68,8 +69,8 @@ type Input struct {
 	Expression string          `json:"expression,omitempty" jsonschema:"evaluate: JavaScript expression"`
 	Tab        string          `json:"tab,omitempty" jsonschema:"tab id, e.g. t2"`
 	Path       string          `json:"path,omitempty" jsonschema:"file name (screenshot, pdf, state, har)"`
-	Files      []string        `json:"files,omitempty" jsonschema:"upload: files in the upload folder"`
-	State      json.RawMessage `json:"state,omitempty" jsonschema:"state_load, launch: storageState JSON"`
+	Files      []string        `json:"files,omitempty" jsonschema:"upload: file names"`
+	State      json.RawMessage `json:"state,omitempty" jsonschema:"storageState JSON"`
 	Filter     string          `json:"filter,omitempty" jsonschema:"list_sessions: state; network: URL or type"`
 	// Request is the network log's request (r3) that network shows whole,
 	// with its body; Redact false keeps cookies and logins in what network
@@ -85,11 +86,11 @@ type Input struct {
 	TextGone string `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
 	Load     bool   `json:"load,omitempty" jsonschema:"wait: next page load"`
 	Human    bool   `json:"human,omitempty" jsonschema:"wait: for a person's hand-back"`
-	Reason   string `json:"reason,omitempty" jsonschema:"handoff: what the person should do"`
-	FullPage *bool  `json:"fullPage,omitempty" jsonschema:"screenshot: false for viewport only"`
+	Reason   string `json:"reason,omitempty" jsonschema:"handoff: what a person should do"`
+	FullPage *bool  `json:"fullPage,omitempty" jsonschema:"screenshot: false: viewport only"`
 	Clear    bool   `json:"clear,omitempty" jsonschema:"type: clear the field first"`
 	Submit   bool   `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
-	Accept   *bool  `json:"accept,omitempty" jsonschema:"dialog: accept (default true) or dismiss"`
+	Accept   *bool  `json:"accept,omitempty" jsonschema:"dialog: false to dismiss"`
 	To       string `json:"to,omitempty" jsonschema:"drag: ref, text or +dx,dy px to drop on"`
 	// Fields are fill's fields: each a ref and its value.
 	Fields    []Field  `json:"fields,omitempty" jsonschema:"fill: fields to set at once"`
@@ -97,9 +98,9 @@ type Input struct {
 	Button    string   `json:"button,omitempty" jsonschema:"click: left, right, middle"`
 	Modifiers []string `json:"modifiers,omitempty" jsonschema:"click: held keys, e.g. Shift"`
 	Direction string   `json:"direction,omitempty" jsonschema:"scroll direction"`
-	Amount    int      `json:"amount,omitempty" jsonschema:"scroll: pixels (default: one screen)"`
+	Amount    int      `json:"amount,omitempty" jsonschema:"scroll: pixels"`
 
-	StoredSession string `json:"storedSession,omitempty" jsonschema:"launch: stored session id to log in with"`
+	StoredSession string `json:"storedSession,omitempty" jsonschema:"launch: stored session id"`
 	Width         int    `json:"width,omitempty" jsonschema:"launch: viewport width"`
 	Height        int    `json:"height,omitempty" jsonschema:"launch: viewport height"`
 
@@ -127,16 +128,22 @@ type Input struct {
 	// key never enters Chromium); with a profile, kept with it (sealed).
 	ClientCertificates []ClientCertificate `json:"clientCertificates,omitempty"`
 
+	// LoginCheck is how browserd tells whether the session (a profile's:
+	// every session of the profile) is still logged in: a page and what
+	// it shows only then. An empty one ({}) removes it. No schema
+	// description, for the tools/list budget: its fields say it.
+	LoginCheck *LoginCheck `json:"loginCheck,omitempty"`
+
 	AllowHosts []string `json:"allowHosts,omitempty" jsonschema:"launch: hosts it may reach"`
 	BlockHosts []string `json:"blockHosts,omitempty" jsonschema:"launch: hosts it may not reach"`
 	OnlyHosts  []string `json:"onlyHosts,omitempty" jsonschema:"launch: the only hosts to reach"`
 
 	Snapshot    *bool `json:"snapshot,omitempty" jsonschema:"false: no snapshot in the result"`
-	Full        bool  `json:"full,omitempty" jsonschema:"whole page, not only changes; snapshot: read afresh"`
+	Full        bool  `json:"full,omitempty" jsonschema:"whole page, not changes; snapshot: read afresh"`
 	Interactive bool  `json:"interactive,omitempty" jsonschema:"snapshot: actionable elements only"`
 	Depth       int   `json:"depth,omitempty" jsonschema:"snapshot: maximum tree depth"`
 	MaxChars    int   `json:"maxChars,omitempty" jsonschema:"snapshot: character budget"`
-	Diff        bool  `json:"diff,omitempty" jsonschema:"snapshot: only changes since the last one"`
+	Diff        bool  `json:"diff,omitempty" jsonschema:"snapshot: changes since the last"`
 }
 
 // HTTPCredential is a login for HTTP basic or digest authentication, given
@@ -170,6 +177,52 @@ type ClientCertificate struct {
 	PFX        string `json:"pfx,omitempty"`
 	Passphrase string `json:"passphrase,omitempty"`
 	CA         string `json:"ca,omitempty"`
+}
+
+// LoginCheck is launch's loginCheck: URL is opened in a tab of its own
+// (through the guard, as navigate is), and the session is logged in when
+// the page shows Text (case and spacing aside) or has an element that
+// matches Selector. Name labels the site in what browserd says (default:
+// the URL's host). A check without URL removes the one kept.
+type LoginCheck struct {
+	URL      string `json:"url,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	Name     string `json:"name,omitempty"`
+}
+
+// Removes reports whether the check removes the one kept: it names no
+// page.
+func (c *LoginCheck) Removes() bool { return c != nil && strings.TrimSpace(c.URL) == "" }
+
+// Site is what browserd calls the site the check logs in to: its name,
+// else the host of its URL.
+func (c *LoginCheck) Site() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	if u, err := url.Parse(c.URL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return c.URL
+}
+
+// The states of a login check.
+const (
+	LoginOK     = "ok"     // the page showed what it shows when logged in
+	LoginLapsed = "lapsed" // it did not: the login has lapsed
+	LoginError  = "error"  // the check could not be made
+)
+
+// Login is the last login check of a session, as status, list_sessions
+// and the dashboard show it: the site, its state (LoginOK, LoginLapsed,
+// LoginError), when it ran, and browserd's sentence for it (no page text
+// in it).
+type Login struct {
+	Site    string    `json:"site"`
+	State   string    `json:"state"`
+	Checked time.Time `json:"checked"`
+	Message string    `json:"message,omitempty"`
 }
 
 // Field is one field fill sets: a ref from a snapshot and the value —
@@ -285,6 +338,10 @@ type SessionInfo struct {
 	Created     time.Time `json:"created"`
 	Updated     time.Time `json:"updated"`
 	LastCapture time.Time `json:"lastCapture,omitzero"`
+	// Login is the session's last login check (launch's loginCheck), for
+	// a session this daemon runs or ran since it started; nil when none
+	// ran.
+	Login *Login `json:"login,omitempty"`
 }
 
 // CaptureInfo is one kept capture of a session, as list_sessions lists
@@ -394,6 +451,9 @@ func (in *Input) Validate() error {
 	}
 	if in.Proxy != nil && in.Action != "launch" {
 		return fmt.Errorf("proxy is set with launch, when it creates the session: {\"action\":\"launch\",\"proxy\":{\"server\":\"http://proxy.example.com:3128\"}}")
+	}
+	if in.LoginCheck != nil && in.Action != "launch" {
+		return fmt.Errorf("loginCheck is set with launch: {\"action\":\"launch\",\"loginCheck\":{\"url\":\"https://example.com/account\",\"text\":\"Ada Lovelace\"}}")
 	}
 	if in.Capture != "" && in.Action != "session_resume" {
 		return fmt.Errorf("capture is for session_resume: the capture of a session to resume from")

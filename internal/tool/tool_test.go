@@ -49,6 +49,19 @@ func TestValidate(t *testing.T) {
 		{Input{Action: "launch", Geolocation: &Geolocation{Accuracy: -1}}, "accuracy is metres"},
 		{Input{Action: "navigate", URL: "https://a.example", UserAgent: "x"}, "set with launch"},
 		{Input{Action: "tab_new", Headless: new(false)}, "set with launch"},
+		// Issue 28 point 5: launch's login check.
+		{Input{Action: "launch", Profile: "work", LoginCheck: &LoginCheck{URL: "https://app.example.com/account", Text: "Ada Lovelace", Name: "the app"}}, ""},
+		{Input{Action: "launch", LoginCheck: &LoginCheck{URL: "http://127.0.0.1:8080/me", Selector: "a[href='/logout']"}}, ""},
+		{Input{Action: "launch", LoginCheck: &LoginCheck{}}, ""}, // removes it
+		{Input{Action: "launch", LoginCheck: &LoginCheck{Text: "Ada"}}, "loginCheck needs url"},
+		{Input{Action: "launch", LoginCheck: &LoginCheck{URL: "https://a.example/"}}, "takes text"},
+		{Input{Action: "launch", LoginCheck: &LoginCheck{URL: "https://a.example/", Text: "Ada", Selector: "#me"}}, "one of them"},
+		{Input{Action: "launch", LoginCheck: &LoginCheck{URL: "file:///etc/passwd", Text: "root"}}, "not an http(s) URL"},
+		{Input{Action: "launch", LoginCheck: &LoginCheck{URL: "example.com/account", Text: "Ada"}}, "not an http(s) URL"},
+		{Input{Action: "launch", LoginCheck: &LoginCheck{URL: "https://ann:pw@a.example/", Text: "Ada"}}, "holds a login"},
+		{Input{Action: "launch", LoginCheck: &LoginCheck{URL: "https://a.example/", Text: "Ada\nLovelace"}}, "on one line"},
+		{Input{Action: "launch", LoginCheck: &LoginCheck{URL: "https://a.example/", Text: strings.Repeat("a", 1001)}}, "at most 1000"},
+		{Input{Action: "navigate", URL: "https://a.example", LoginCheck: &LoginCheck{URL: "https://a.example/", Text: "Ada"}}, "loginCheck is set with launch"},
 	} {
 		err := c.in.Validate()
 		switch {
@@ -101,5 +114,23 @@ func TestActionChecksKnown(t *testing.T) {
 		if !slices.Contains(Actions, a) {
 			t.Errorf("actionChecks has checks for %q, which is not an action", a)
 		}
+	}
+}
+
+// TestLoginCheckSite: a check's site is its name, else its URL's host.
+func TestLoginCheckSite(t *testing.T) {
+	for _, c := range []struct {
+		check LoginCheck
+		want  string
+	}{
+		{LoginCheck{URL: "https://app.example.com:8443/account", Text: "Ada"}, "app.example.com:8443"},
+		{LoginCheck{URL: "https://app.example.com/account", Text: "Ada", Name: "the app"}, "the app"},
+	} {
+		if got := c.check.Site(); got != c.want {
+			t.Errorf("%+v: site %q, want %q", c.check, got, c.want)
+		}
+	}
+	if !(&LoginCheck{}).Removes() || (&LoginCheck{URL: "https://a.example/"}).Removes() || (*LoginCheck)(nil).Removes() {
+		t.Error("Removes: only a check without url removes")
 	}
 }

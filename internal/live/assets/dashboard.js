@@ -22,6 +22,10 @@ function render(data) {
     const head = el('h3', s.id);
     head.append(el('span', ' ' + s.state + (s.profile ? ' · profile ' + s.profile : ''), 'state'));
     box.append(head);
+    if (s.login) {
+      // The last login check: browserd's own sentence (ok, lapsed, error).
+      box.append(el('div', s.login.message || (s.login.state + ': ' + s.login.site), 'login login-' + s.login.state));
+    }
     if (s.tabs.length) {
       const list = el('ul');
       for (const t of s.tabs) {

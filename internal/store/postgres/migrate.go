@@ -166,6 +166,10 @@ CREATE TABLE secrets (
 	PRIMARY KEY (owner_id, name)
 );
 `,
+	// 8: a profile's login check, sealed (as in SQLite).
+	`
+ALTER TABLE profiles ADD COLUMN login_check bytea;
+`,
 }
 
 // migrate applies the steps not yet recorded in schema_migrations, all in

@@ -182,7 +182,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []int32{1, 2, 3, 4, 5, 6, 7}; !slices.Equal(versions, want) || len(migrations) != len(want) {
+	if want := []int32{1, 2, 3, 4, 5, 6, 7, 8}; !slices.Equal(versions, want) || len(migrations) != len(want) {
 		t.Errorf("schema_migrations = %v, want %v (one per step, %d steps)", versions, want, len(migrations))
 	}
 	for _, table := range []string{"sessions", "session_snapshots", "leases", "owners", "api_tokens", "profiles", "stored_sessions", "tasks", "key_check", "secrets", "schema_migrations"} {
@@ -525,13 +525,19 @@ func TestNoPlaintext(t *testing.T) {
 	if err := s.SaveStored(ctx, store.StoredSession{ID: "ss", Owner: "alice", Name: "n", State: st}); err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []string{secretValue, c.Cookies[0].Value, "eyJhbGciOi.x.y", c.UserAgent, c.Tabs[0].URL, "example.com/app"} {
+	// A profile's login check: its text is often the account's name.
+	loginText := "Logged in as Ada-8f3e"
+	if err := s.SetProfileLoginCheck(ctx, "alice", "work", &store.LoginCheck{URL: "https://app.example.com/account", Text: loginText}); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{secretValue, c.Cookies[0].Value, "eyJhbGciOi.x.y", c.UserAgent, c.Tabs[0].URL, "example.com/app", loginText} {
 		var n int
 		err := s.pool.QueryRow(ctx, `SELECT
 	(SELECT count(*) FROM session_snapshots WHERE position(convert_to($1, 'UTF8') IN payload) > 0) +
 	(SELECT count(*) FROM stored_sessions WHERE position(convert_to($1, 'UTF8') IN payload) > 0) +
 	(SELECT count(*) FROM sessions s WHERE strpos(s::text, $1) > 0) +
-	(SELECT count(*) FROM stored_sessions s WHERE strpos(s::text, $1) > 0)`, v).Scan(&n)
+	(SELECT count(*) FROM stored_sessions s WHERE strpos(s::text, $1) > 0) +
+	(SELECT count(*) FROM profiles p WHERE position(convert_to($1, 'UTF8') IN p.login_check) > 0 OR strpos(p::text, $1) > 0)`, v).Scan(&n)
 		if err != nil {
 			t.Fatal(err)
 		}

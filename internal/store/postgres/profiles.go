@@ -71,3 +71,30 @@ func (s *Store) ProfileExcludes(ctx context.Context, owner, name string) ([]stri
 	}
 	return out, nil
 }
+
+// SetProfileLoginCheck implements store.ProfileStates.
+func (s *Store) SetProfileLoginCheck(ctx context.Context, owner, name string, c *store.LoginCheck) error {
+	sealed, err := store.SealLoginCheck(s.box, owner, name, c)
+	if err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, `INSERT INTO profiles (owner_id, name, login_check, created_at, updated_at) VALUES ($1, $2, $3, $4, 'epoch')
+ON CONFLICT (owner_id, name) DO UPDATE SET login_check = $3`, owner, name, sealed, ms(time.Now()))
+	if err != nil {
+		return fmt.Errorf("postgres store: setting profile %s/%s's login check: %w", owner, name, err)
+	}
+	return nil
+}
+
+// ProfileLoginCheck implements store.ProfileStates.
+func (s *Store) ProfileLoginCheck(ctx context.Context, owner, name string) (*store.LoginCheck, error) {
+	var sealed []byte
+	err := s.pool.QueryRow(ctx, `SELECT login_check FROM profiles WHERE owner_id = $1 AND name = $2`, owner, name).Scan(&sealed)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: reading profile %s/%s's login check: %w", owner, name, err)
+	}
+	return store.OpenLoginCheck(s.box, owner, name, sealed)
+}

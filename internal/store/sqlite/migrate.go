@@ -161,6 +161,11 @@ CREATE TABLE secrets (
 	PRIMARY KEY (owner_id, name)
 );
 `,
+	// 8: a profile's login check (store.LoginCheck), sealed beside its
+	// excluded domains (see SetProfileLoginCheck).
+	`
+ALTER TABLE profiles ADD COLUMN login_check BLOB;
+`,
 }
 
 // migrate applies the steps not yet recorded in schema_migrations. It is

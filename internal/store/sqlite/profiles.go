@@ -84,3 +84,33 @@ func (s *Store) ProfileExcludes(ctx context.Context, owner, name string) ([]stri
 	}
 	return out, nil
 }
+
+// SetProfileLoginCheck implements store.ProfileStates.
+func (s *Store) SetProfileLoginCheck(ctx context.Context, owner, name string, c *store.LoginCheck) error {
+	sealed, err := store.SealLoginCheck(s.box, owner, name, c)
+	if err != nil {
+		return err
+	}
+	now := millis(time.Now())
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO profiles (owner_id, name, login_check, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 0)
+ON CONFLICT (owner_id, name) DO UPDATE SET login_check = ?3`, owner, name, sealed, now)
+		if err != nil {
+			return fmt.Errorf("sqlite store: setting profile %s/%s's login check: %w", owner, name, err)
+		}
+		return nil
+	})
+}
+
+// ProfileLoginCheck implements store.ProfileStates.
+func (s *Store) ProfileLoginCheck(ctx context.Context, owner, name string) (*store.LoginCheck, error) {
+	var sealed []byte
+	err := s.db.QueryRowContext(ctx, `SELECT login_check FROM profiles WHERE owner_id = ? AND name = ?`, owner, name).Scan(&sealed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite store: reading profile %s/%s's login check: %w", owner, name, err)
+	}
+	return store.OpenLoginCheck(s.box, owner, name, sealed)
+}

@@ -254,6 +254,11 @@ func TestNoPlaintext(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A profile's login check: its text is often the account's name.
+	loginText := "Logged in as Ada-8f3e"
+	if err := s.SetProfileLoginCheck(ctx, "alice", "work", &store.LoginCheck{URL: "https://app.example.com/account", Text: loginText}); err != nil {
+		t.Fatal(err)
+	}
 	check := func(when string) {
 		t.Helper()
 		var all []byte
@@ -264,7 +269,7 @@ func TestNoPlaintext(t *testing.T) {
 			}
 			all = append(all, b...)
 		}
-		for _, v := range []string{secretValue, c.Cookies[0].Value, "eyJhbGciOi.x.y", c.UserAgent, c.Tabs[0].URL, "example.com/app"} {
+		for _, v := range []string{secretValue, c.Cookies[0].Value, "eyJhbGciOi.x.y", c.UserAgent, c.Tabs[0].URL, "example.com/app", loginText, c.LoginCheck.Text} {
 			if bytes.Contains(all, []byte(v)) {
 				t.Errorf("%s: %q is in the database files in the clear", when, v)
 			}

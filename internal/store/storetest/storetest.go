@@ -158,6 +158,7 @@ func Full(sessionID string, taken time.Time) store.Capture {
 		ExcludeDomains:  []string{"ads.example"},
 		UserDataDir:     "/srv/work/profil — ü",
 		Proxy:           &store.Proxy{Server: "socks5://proxy.example.com:1080", Username: "ada", Password: "prøxy-pw", Bypass: []string{".example.com", "10.0.0.0/8"}},
+		LoginCheck:      &store.LoginCheck{URL: "https://app.example.com/account", Text: "Ada Lovelace", Name: "the app"},
 	}
 }
 
@@ -1029,6 +1030,51 @@ func testProfileStates(t *testing.T, st store.Store) {
 	}
 	if got, _ := st.ProfileExcludes(ctx, "bob", "fresh"); got != nil {
 		t.Errorf("bob's fresh has alice's excluded domains: %v", got)
+	}
+
+	// Login checks (issue 28 point 5): none until set; set on a profile
+	// with or without a row; apart from the state and the excluded
+	// domains; another owner's profile of the same name has none;
+	// removed with nil.
+	check := &store.LoginCheck{URL: "https://app.example.com/account", Text: "Ada Lovelace — ü", Name: "the app"}
+	for _, name := range []string{"work", "new"} {
+		if got, err := st.ProfileLoginCheck(ctx, "alice", name); err != nil || got != nil {
+			t.Errorf("ProfileLoginCheck(%s) before any = %+v, %v; want none", name, got, err)
+		}
+		if err := st.SetProfileLoginCheck(ctx, "alice", name, check); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := st.ProfileLoginCheck(ctx, "alice", name); err != nil || !cmp.Equal(got, check) {
+			t.Errorf("ProfileLoginCheck(%s) = %+v, %v; want %+v", name, got, err, check)
+		}
+	}
+	bySelector := &store.LoginCheck{URL: "http://127.0.0.1:8080/me", Selector: "a[href='/logout']"}
+	if err := st.SetProfileLoginCheck(ctx, "alice", "work", bySelector); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.ProfileLoginCheck(ctx, "alice", "work"); !cmp.Equal(got, bySelector) {
+		t.Errorf("ProfileLoginCheck after a new one = %+v, want %+v", got, bySelector)
+	}
+	if got, _ := load(); got != `{"cookies":[{"name":"sid2"}]}` {
+		t.Errorf("setting a login check changed the saved state: %s", got)
+	}
+	if got, _ := st.ProfileExcludes(ctx, "alice", "fresh"); !slices.Equal(got, []string{"lam.example.com", "ads.example"}) {
+		t.Errorf("setting a login check changed the excluded domains: %v", got)
+	}
+	if err := st.SetProfileLoginCheck(ctx, "alice", "fresh", check); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.ProfileExcludes(ctx, "alice", "fresh"); !slices.Equal(got, []string{"lam.example.com", "ads.example"}) {
+		t.Errorf("a login check on a profile with excluded domains dropped them: %v", got)
+	}
+	if got, _ := st.ProfileLoginCheck(ctx, "bob", "work"); got != nil {
+		t.Errorf("bob's work has alice's login check: %+v", got)
+	}
+	if err := st.SetProfileLoginCheck(ctx, "alice", "work", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.ProfileLoginCheck(ctx, "alice", "work"); err != nil || got != nil {
+		t.Errorf("ProfileLoginCheck after removing it = %+v, %v", got, err)
 	}
 }
 
