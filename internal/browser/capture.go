@@ -62,34 +62,24 @@ func (p *Page) Screenshot(ctx context.Context, fullPage bool, e *Elem) ([]byte, 
 	return base64.StdEncoding.DecodeString(r.Data)
 }
 
-// Thumbnail is a small JPEG of what the viewport shows: width pixels wide
-// (the viewport's own width when narrower), at JPEG quality q.
+// Thumbnail is a small JPEG of what the viewport shows: at most width
+// pixels wide (shrunk by a whole factor), at JPEG quality q. The capture
+// takes the page as it is drawn — no clip or scale, which would make
+// Chromium lay the page out again for the capture and leave an
+// out-of-process frame's geometry behind for the next click — and is
+// shrunk here.
 func (p *Page) Thumbnail(ctx context.Context, width, q int) ([]byte, error) {
-	var m struct {
-		V struct {
-			X float64 `json:"pageX"`
-			Y float64 `json:"pageY"`
-			W float64 `json:"clientWidth"`
-			H float64 `json:"clientHeight"`
-		} `json:"cssVisualViewport"`
-	}
-	if err := p.sess.Call(ctx, "Page.getLayoutMetrics", nil, &m); err != nil {
-		return nil, err
-	}
-	v := m.V
-	if v.W <= 0 || v.H <= 0 {
-		return nil, fmt.Errorf("the viewport has no size")
-	}
-	scale := min(1, float64(width)/v.W)
 	var r struct {
 		Data string `json:"data"`
 	}
-	err := p.sess.Call(ctx, "Page.captureScreenshot", map[string]any{"format": "jpeg", "quality": q, "optimizeForSpeed": true,
-		"clip": map[string]any{"x": v.X, "y": v.Y, "width": v.W, "height": v.H, "scale": scale}}, &r)
+	if err := p.sess.Call(ctx, "Page.captureScreenshot", map[string]any{"format": "jpeg", "quality": q, "optimizeForSpeed": true}, &r); err != nil {
+		return nil, err
+	}
+	b, err := base64.StdEncoding.DecodeString(r.Data)
 	if err != nil {
 		return nil, err
 	}
-	return base64.StdEncoding.DecodeString(r.Data)
+	return shrinkJPEG(b, width, q)
 }
 
 // PDF prints the page to PDF (Chromium must be headless).

@@ -246,7 +246,7 @@ func (r *Recorder) take(j job) {
 	if j.pg.Closed() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if j.pg.Dialog() != nil {
 		return // a dialog blocks the page's painting: no frame
