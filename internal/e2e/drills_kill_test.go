@@ -618,7 +618,7 @@ func TestDrillTabCycles(t *testing.T) {
 	rss0, fds0, thr0 := daemonRSS(t, pid)
 	t.Logf("after the warm-up: %d Chromium processes; daemon RSS %d kB, %d fds, %d threads", procs0, rss0, fds0, thr0)
 
-	const cycles = 200
+	const cycles = 120
 	start := time.Now()
 	mid := 0
 	for i := range cycles {

@@ -43,11 +43,15 @@ func TestRecording(t *testing.T) {
 		if !res.Success {
 			t.Fatalf("%v: %s", in, res.Error)
 		}
+		// An agent reads the answer before it acts again: the frame
+		// is taken meanwhile.
+		time.Sleep(recording.FrameDelay + 300*time.Millisecond)
 	}
 	act(map[string]any{"action": "navigate", "url": site.URL("/console?n=3")})
 	act(map[string]any{"action": "navigate", "url": site.URL("/form")})
 	act(map[string]any{"action": "type", "selector": "input[name=name]", "text": "Ada"})
 	alice.expect(200, "POST", "/api/actions", map[string]any{"action": "click", "session": "rec", "task": "shop", "selector": "#nowhere", "timeout": 300}, &res)
+	time.Sleep(recording.FrameDelay + 300*time.Millisecond)
 
 	var tr recording.Export
 	alice.expect(200, "GET", "/api/sessions/rec/trace?task=shop", nil, &tr)

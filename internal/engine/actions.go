@@ -442,7 +442,7 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 	defer stop()
 	started := time.Now()
 	opens := pg.WindowOpens()
-	c.markRecord(ctx)
+	c.markRecord()
 	if in.Action == "type" || in.Action == "fill" {
 		var err error
 		if c.secrets, err = c.resolveSecrets(tctx); err != nil {

@@ -28,17 +28,14 @@ type recordMark struct {
 }
 
 // markRecord notes the tab's console and network log before the action,
-// after waiting, briefly, for the frame of the tab's last action (ctx is
-// the call's, not the action's: the wait takes nothing from the action's
-// timeout; a page too busy to be drawn gives no frame anyway).
-func (c *call) markRecord(ctx context.Context) {
+// and tells the recorder an action begins on the tab (the frame of the
+// last one is not taken now: it would show this one's page).
+func (c *call) markRecord() {
 	if c.e.Recorder == nil || c.tab == nil || c.tab.Page == nil {
 		return
 	}
 	pg := c.tab.Page
-	wctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-	c.e.Recorder.Wait(wctx, pg)
-	cancel()
+	c.e.Recorder.Begin(pg)
 	c.mark = recordMark{console: pg.ConsoleSeq(), net: pg.NetSeq(), set: true}
 }
 

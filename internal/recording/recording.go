@@ -11,8 +11,11 @@
 // holds what the agent typed and the URLs it visited. A trace lives as
 // long as its task's tabs: the engine drops it with the task or the
 // session. Frames are taken after the answer, by the recorder's one
-// goroutine, so recording adds nothing to an action's time; the next
-// action on the tab waits for its tab's frame first (Wait).
+// goroutine, once the tab has been left alone for FrameDelay — an agent
+// reads its answer before it acts again — so recording adds nothing to
+// an action's time: an action that comes sooner (Begin) cancels the frame
+// of the one before (its step then has none), and a frame being taken
+// when it comes is thrown away, so no frame shows another step's page.
 package recording
 
 import (
@@ -82,12 +85,13 @@ type Recorder struct {
 	opts Options
 	log  *slog.Logger
 
-	mu      sync.Mutex
-	traces  map[string]*trace               // by folder
-	pending map[*browser.Page]chan struct{} // frames not taken yet
-	closed  bool
+	mu     sync.Mutex
+	traces map[string]*trace        // by folder
+	gen    map[*browser.Page]uint64 // actions begun on each tab (Begin)
+	closed bool
 
 	jobs chan job
+	stop chan struct{} // closed by Close: frames still due are given up
 	done chan struct{}
 }
 
@@ -98,12 +102,17 @@ type trace struct {
 }
 
 type job struct {
-	pg    *browser.Page
-	path  string
-	t     *trace
-	seq   int
-	taken chan struct{}
+	pg   *browser.Page
+	path string
+	t    *trace
+	seq  int
+	gen  uint64    // the tab's generation when its action ended
+	due  time.Time // when the frame is taken, if no action came meanwhile
 }
+
+// FrameDelay is how long a tab must be left alone after an action for the
+// frame of the page after it to be taken.
+const FrameDelay = 300 * time.Millisecond
 
 // New returns a Recorder writing under opts.Dir and starts its goroutine.
 func New(opts Options, log *slog.Logger) *Recorder {
@@ -119,8 +128,8 @@ func New(opts Options, log *slog.Logger) *Recorder {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &Recorder{opts: opts, log: log, traces: map[string]*trace{}, pending: map[*browser.Page]chan struct{}{},
-		jobs: make(chan job, 64), done: make(chan struct{})}
+	r := &Recorder{opts: opts, log: log, traces: map[string]*trace{}, gen: map[*browser.Page]uint64{},
+		jobs: make(chan job, 64), stop: make(chan struct{}), done: make(chan struct{})}
 	go r.run()
 	return r
 }
@@ -137,6 +146,7 @@ func (r *Recorder) Close() {
 	}
 	r.closed = true
 	r.mu.Unlock()
+	close(r.stop)
 	close(r.jobs)
 	<-r.done
 }
@@ -196,11 +206,9 @@ func (r *Recorder) Record(session, task string, a Entry, console []Entry, reques
 		return 0, fmt.Errorf("writing the trace: %w", err)
 	}
 	if pg != nil {
-		j := job{pg: pg, path: filepath.Join(dir, frame), t: t, seq: t.seq, taken: make(chan struct{})}
+		j := job{pg: pg, path: filepath.Join(dir, frame), t: t, seq: t.seq, gen: r.gen[pg], due: time.Now().Add(FrameDelay)}
 		select {
 		case r.jobs <- j:
-			// A frame still queued for pg is taken before this one.
-			r.pending[pg] = j.taken
 		default:
 			r.log.Warn("recording: frames fall behind; one skipped", "session", session, "task", task)
 		}
@@ -208,22 +216,22 @@ func (r *Recorder) Record(session, task string, a Entry, console []Entry, reques
 	return t.seq, nil
 }
 
-// Wait returns once the frame queued for pg (if any) is taken, or ctx
-// ends: the next action must not change the page under it.
-func (r *Recorder) Wait(ctx context.Context, pg *browser.Page) {
+// Begin says an action starts on pg: the frame of its last action is not
+// taken if it was not yet, and thrown away if it is being taken.
+func (r *Recorder) Begin(pg *browser.Page) {
 	if r == nil {
 		return
 	}
 	r.mu.Lock()
-	ch := r.pending[pg]
+	r.gen[pg]++
 	r.mu.Unlock()
-	if ch == nil {
-		return
-	}
-	select {
-	case <-ch:
-	case <-ctx.Done():
-	}
+}
+
+// current reports whether no action began on j's tab since j's.
+func (r *Recorder) current(j job) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.gen[j.pg] == j.gen
 }
 
 // run takes the queued frames, one at a time, until Close.
@@ -235,15 +243,23 @@ func (r *Recorder) run() {
 }
 
 func (r *Recorder) take(j job) {
+	if d := time.Until(j.due); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-r.stop:
+			t.Stop()
+			return
+		}
+	}
 	defer func() {
 		r.mu.Lock()
-		if r.pending[j.pg] == j.taken {
-			delete(r.pending, j.pg)
+		if r.gen[j.pg] == j.gen && j.pg.Closed() {
+			delete(r.gen, j.pg) // the tab is gone: forget it
 		}
 		r.mu.Unlock()
-		close(j.taken)
 	}()
-	if j.pg.Closed() {
+	if j.pg.Closed() || !r.current(j) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -261,6 +277,9 @@ func (r *Recorder) take(j job) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.gen[j.pg] != j.gen {
+		return // the next action began meanwhile: this is not its page
+	}
 	if _, ok := r.traces[j.t.dir]; !ok {
 		return // dropped meanwhile
 	}
