@@ -447,7 +447,7 @@ func cliArgs(in tool.Input) ([]string, error) {
 }
 
 func TestMCP(t *testing.T) {
-	t.Parallel() // waits more than it works: run beside another (make test\'s budget)
+	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	d := newMCPDriver(t)
 	for _, s := range scenarios {
 		t.Run(s.name, func(t *testing.T) { s.run(t, d, "mcp-"+s.name) })
@@ -455,7 +455,6 @@ func TestMCP(t *testing.T) {
 }
 
 func TestCLI(t *testing.T) {
-	t.Parallel() // waits more than it works: run beside another (make test\'s budget)
 	d := newCLIDriver(t)
 	for _, s := range scenarios {
 		t.Run(s.name, func(t *testing.T) { s.run(t, d, "cli-"+s.name) })

@@ -53,7 +53,7 @@ func (f *fakeDNS) LookupNetIP(ctx context.Context, network, host string) ([]neti
 // every kind of sub-resource. The internal server on 127.0.0.2 must never
 // see a request.
 func TestGuardBypassSuite(t *testing.T) {
-	t.Parallel() // waits more than it works: run beside another (make test\'s budget)
+	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	// The internal server: counts every request, whatever it is.
 	var hits atomic.Int32
 	var hitLog sync.Map
@@ -323,7 +323,7 @@ func (everywhereDNS) LookupNetIP(ctx context.Context, network, host string) ([]n
 // a page that loads nothing from elsewhere leaves no refusal in the log,
 // in a fresh profile or one used before.
 func TestNoCallsHome(t *testing.T) {
-	t.Parallel() // waits more than it works: run beside another (make test\'s budget)
+	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	cfg := testConfig(t)
 	var logs lockedBuffer
 	for run := range 2 {

@@ -167,7 +167,7 @@ func loginState(t *testing.T, user string) map[string]any {
 // daemon: inline and reference injection, owner isolation, token
 // revocation, field-level refusals, the profile archive and the MCP side.
 func TestInjection(t *testing.T) {
-	t.Parallel() // waits more than it works: run beside another (make test\'s budget)
+	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	data := t.TempDir()
 	addr := freePort(t)
 	startDaemon(t, data, "--listen", addr)

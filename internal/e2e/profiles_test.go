@@ -65,7 +65,7 @@ func account(t *testing.T, data string, extra ...string) (status, ls, ss string)
 // and after a SIGKILL of the daemon (from the last save); another profile
 // never sees them.
 func TestLoginSurvivesRestart(t *testing.T) {
-	t.Parallel() // waits more than it works: run beside another (make test\'s budget)
+	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	for _, how := range []string{"stop", "kill"} {
 		t.Run(how, func(t *testing.T) {
 			data := t.TempDir()
@@ -267,7 +267,7 @@ func TestPlaywrightFixtureLoads(t *testing.T) {
 // lock left by a dead process: each profile launches and comes back logged
 // in.
 func TestBrokenProfilesRecover(t *testing.T) {
-	t.Parallel() // waits more than it works: run beside another (make test\'s budget)
+	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	host, _ := os.Hostname()
 	breakers := map[string]func(dir string) error{
 		"garbage preferences": func(dir string) error {

@@ -127,7 +127,7 @@ func waitCaptured(t *testing.T, do func(tool.Input) tool.Result, since map[strin
 // every tab at its URL, under its id and task, logged in, its storage
 // equal. With --auto-rehydrate the same happens without session_resume.
 func TestRecoveryAfterKill9(t *testing.T) {
-	t.Parallel() // waits more than it works: run beside another (make test\'s budget)
+	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	for _, mode := range []string{"resume", "auto-rehydrate"} {
 		t.Run(mode, func(t *testing.T) {
 			data := t.TempDir()
