@@ -529,3 +529,26 @@ func BenchmarkInjectFirstSnapshot(b *testing.B) {
 	}
 	b.ReportMetric(float64(injectTime.Milliseconds())/float64(i), "inject-ms")
 }
+
+// BenchmarkRecordingFrame: the frame a recording takes of the 1,000-row
+// table page after an action (taken off the action's path, by the
+// recorder's goroutine): Chromium's capture of the viewport, shrunk to
+// 640 px and encoded here.
+func BenchmarkRecordingFrame(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	r := must(b, e, tool.Input{Action: "navigate", URL: site.URL("/table")})
+	pg, _, err := e.TabPage(context.Background(), r.Session, r.Tab)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n int
+	for b.Loop() {
+		img, err := pg.Thumbnail(context.Background(), 640, 50)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(img)
+	}
+	b.ReportMetric(float64(n), "frame-bytes")
+}

@@ -82,3 +82,25 @@ func TestSealed(t *testing.T) {
 		t.Fatalf("Entries of a sealed trace: %+v %v", es, err)
 	}
 }
+
+// BenchmarkRecord is what recording costs an action on its own path: the
+// entry and its console and request lines encoded, sealed and appended
+// (the frame is taken later, off the action's path).
+func BenchmarkRecord(b *testing.B) {
+	box, err := secret.Load(filepath.Join(b.TempDir(), "secret.key"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := New(Options{Dir: b.TempDir(), Box: box}, nil)
+	defer r.Close()
+	ok := true
+	a := Entry{Time: time.Now(), Name: "click", Tab: "t1", Args: map[string]any{"ref": "e12"}, OK: &ok, MS: 113, AnswerBytes: 106,
+		URL: "http://127.0.0.1:8080/table", Title: "Users"}
+	reqs := []Entry{{Type: "request", Method: "POST", Status: "200", Kind: "fetch", URL: "http://127.0.0.1:8080/api/users/1000"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.Record("s", "t", a, nil, reqs, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
