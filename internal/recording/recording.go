@@ -224,6 +224,15 @@ func (r *Recorder) Begin(pg *browser.Page) {
 	}
 	r.mu.Lock()
 	r.gen[pg]++
+	if len(r.gen) > 64 {
+		// Forget the tabs that closed since (a tab_close leaves no frame
+		// to take, so nothing else would).
+		for p := range r.gen {
+			if p.Closed() {
+				delete(r.gen, p)
+			}
+		}
+	}
 	r.mu.Unlock()
 }
 
