@@ -24,13 +24,15 @@ func (c *Tab) pointer(ctx context.Context, action string) error {
 	if err != nil {
 		return err
 	}
+	// A page's delayed reaction (a menu, a tooltip) is waited for while
+	// what the click started is pending (see browser.Page.Settle). The
+	// watch starts before the element is scrolled into view, while the
+	// page is idle: what the scroll sets off is the action's too.
+	m := pg.Mark(ctx)
 	aim, err := pg.Aim(ctx, el, action)
 	if err != nil {
 		return err
 	}
-	// A page's delayed reaction (a menu, a tooltip) is waited for while
-	// what the click started is pending (see browser.Page.Settle).
-	m := pg.Mark(ctx)
 	if action == "hover" {
 		if err := pg.Hover(ctx, aim.X, aim.Y); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/browserd/browserd/internal/untrusted"
@@ -223,9 +224,18 @@ var (
 
 const watchJS = `(() => { const w = globalThis.__browserdWatch;
   if (w) w.stop();
-  const m = {n: 0, start: performance.now(), last: performance.now(), invalid: [], submitted: false, attempt: false};
-  m.obs = new MutationObserver(recs => { m.n += recs.length; m.last = performance.now(); if (m.wake) m.wake(); });
+  const m = {n: 0, start: performance.now(), last: performance.now(), invalid: [], submitted: false, attempt: false,
+    frames: 0, lastF: 0, wake: null};
+  m.obs = new MutationObserver(recs => { m.n += recs.length; m.last = performance.now(); m.lastF = m.frames; if (m.wake) m.wake(); });
   m.obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  // Animation frames are counted while the action runs: the page is
+  // settled two frames after its last change. The count is looked at
+  // after the frame, once the page's own frame callbacks have run; an
+  // action that never settles (it failed first) stops counting within
+  // seconds.
+  const look = () => { if (m.wake) m.wake(); };
+  const tick = () => { m.frames++; if (performance.now() - m.start < 10000) m.raf = requestAnimationFrame(tick); if (m.wake) setTimeout(look, 0); };
+  m.raf = requestAnimationFrame(tick);
   // A form the browser's own checks stop fires invalid at each field that
   // fails them, and no submit: the page shows only a bubble no snapshot has.
   const label = el => { const l = el.labels && el.labels[0];
@@ -242,30 +252,37 @@ const watchJS = `(() => { const w = globalThis.__browserdWatch;
   document.addEventListener('submit', m.onSubmit, true);
   document.addEventListener('click', m.onClick, true);
   document.addEventListener('keydown', m.onKey, true);
-  m.stop = () => { m.obs.disconnect(); document.removeEventListener('invalid', m.onInvalid, true); document.removeEventListener('submit', m.onSubmit, true);
+  m.stop = () => { m.obs.disconnect(); cancelAnimationFrame(m.raf); m.wake = null;
+    document.removeEventListener('invalid', m.onInvalid, true); document.removeEventListener('submit', m.onSubmit, true);
     document.removeEventListener('click', m.onClick, true); document.removeEventListener('keydown', m.onKey, true); };
   globalThis.__browserdWatch = m; return true; })()`
 
-// quietJS resolves once the page is settled: two animation frames (or,
-// when frames do not run, %[1]d ms) with no mutation — and half that time
-// at least since the last one — and not before %[3]d ms from now (the
-// last timer the action started), nor after %[2]d ms.
+// quietJS resolves once the page is settled: two animation frames began
+// since the last mutation and since the input was delivered (or, when
+// frames do not run, %[1]d ms passed), the animations it started have
+// ended (see animationsLeftJS), and not before %[3]d ms from now (the
+// last timer the action started) — nor after %[2]d ms.
 const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
   if (!m) return res({});
-  const quiet = %[1]d, most = %[2]d, t0 = performance.now(), until = t0 + %[3]d;
-  let done = false;
-  const finish = () => { if (done) return; done = true; clearTimeout(cap); m.stop(); delete globalThis.__browserdWatch;
+  const quiet = %[1]d, most = %[2]d, t0 = performance.now(), base = m.frames;
+  let until = t0 + %[3]d, done = false, t = 0, anim = false;
+  const finish = () => { if (done) return; done = true; clearTimeout(cap); clearTimeout(t); m.stop(); delete globalThis.__browserdWatch;
     res({changed: m.n > 0, invalid: m.attempt && !m.submitted ? m.invalid : []}); };
   const cap = setTimeout(finish, most);
-  const look = () => { if (done) return;
-    const seen = m.n; let fired = false;
-    const after = () => { if (fired || done) return; fired = true;
-      const now = performance.now(), left = Math.max(until - now, m.n > 0 ? m.last + quiet / 2 - now : 0);
-      if (m.n === seen && left <= 0) return finish();
-      setTimeout(look, Math.max(0, left)); };
-    requestAnimationFrame(() => requestAnimationFrame(after));
-    setTimeout(after, quiet); };
-  look(); })`
+  const check = () => { if (done) return;
+    const now = performance.now();
+    const still = m.frames - Math.max(base, m.lastF) >= 2 || now - Math.max(t0, m.last) >= quiet;
+    if (still && now >= until) {
+      if (anim) return finish();
+      anim = true;
+      const left = (` + animationsLeftFn + `)();
+      if (left <= 0) return finish();
+      until = now + left;
+    }
+    clearTimeout(t);
+    t = setTimeout(check, Math.max(1, now < until ? until - now : quiet - (now - Math.max(t0, m.last)))); };
+  m.wake = check;
+  check(); })`
 
 // Mark returns the current navigation state, for Settle, and starts
 // watching the DOM for the action's reaction.
@@ -283,22 +300,29 @@ func (p *Page) Mark(ctx context.Context) Mark {
 	return m
 }
 
-// Settle waits briefly for what an input action started: if a navigation
-// began since m (or begins within a short grace period), wait for its load
-// event; then for network quiet; then, when the document stayed, for the
-// DOM to settle (see DOMQuiet).
+// Settle waits for what an input action started: if a navigation began
+// since m, for its load event; then for network quiet; then, when the
+// document stayed, for the DOM to settle (see DOMQuiet) — the work given
+// with WithMeanwhile running meanwhile. Without a watch on the page (a
+// dialog blocks its scripts), a navigation is given a short grace to
+// start instead.
 func (p *Page) Settle(ctx context.Context, m Mark) error {
 	started := func() bool { return p.navSeq > m.nav || p.loading }
 	// Everything Chromium said before now is handled first, however busy
-	// the machine; then a short grace for a request still in flight.
+	// the machine.
 	sctx, scancel := context.WithTimeout(ctx, time.Second)
 	_ = p.Sync(sctx)
 	scancel()
-	// Input events return once the renderer handled them, so a navigation
-	// they start is already requested; the browser reports it within ms.
-	grace, cancel := context.WithTimeout(ctx, 5*time.Millisecond)
-	_ = p.waitUntil(grace, started)
-	cancel()
+	watching := m.watching && p.Dialog() == nil
+	if !watching {
+		// Input events return once the renderer handled them, so a
+		// navigation they start is already requested; the browser
+		// reports it within ms. (The DOM watch below takes longer than
+		// that, and looks again after.)
+		grace, cancel := context.WithTimeout(ctx, 5*time.Millisecond)
+		_ = p.waitUntil(grace, started)
+		cancel()
+	}
 	p.mu.Lock()
 	nav := started()
 	p.mu.Unlock()
@@ -310,46 +334,58 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	if err := p.WaitQuiet(ctx); err != nil {
 		return err
 	}
-	if m.watching && p.Dialog() == nil {
-		qctx, cancel := context.WithTimeout(ctx, DOMMax+time.Second)
-		// An error here is the page navigating or a dialog opening: both
-		// are reported by the caller from the tab's state.
-		var r struct {
-			Invalid []InvalidField `json:"invalid"`
-		}
-		late := p.lateTimers(qctx, time.Since(m.at))
-		if p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), DOMMax.Milliseconds(), late.Milliseconds()), &r) == nil {
-			p.mu.Lock()
-			p.invalid = r.Invalid
-			p.mu.Unlock()
-		}
-		// A handler may start its timer after the first look (the input
-		// event's ack can come before the page has handled it): a timer
-		// still pending is waited for once more, within DOMMax.
-		// So is an animation it started that still runs (a dialog fading
-		// out before the page removes it on animationend).
-		if left := DOMMax - time.Since(m.at); left > DOMQuiet && p.Dialog() == nil {
-			late := max(p.lateTimers(qctx, time.Since(m.at)), p.animationsLeft(qctx))
-			if late = min(late, left); late > 0 && p.Run(qctx, watchJS, nil) == nil {
-				_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds()), nil)
-			}
-		}
-		cancel()
-		// The reaction may have been a navigation (a script that submits
-		// after a request, a redirect after a delay): wait for its load, so
-		// the answer shows the new document, not a half-loaded one.
-		p.mu.Lock()
-		navigated := started()
-		p.mu.Unlock()
-		if navigated {
-			if done, err := p.settleNav(ctx, m); done || err != nil {
-				return err
-			}
-		}
-		// The reaction may have started requests of its own.
-		return p.WaitQuiet(ctx)
+	if !watching {
+		return nil
 	}
-	return nil
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if fn, ok := ctx.Value(meanwhileKey{}).(func(context.Context)); ok && !nav {
+		wg.Go(func() { fn(ctx) })
+	}
+	qctx, cancel := context.WithTimeout(ctx, DOMMax+time.Second)
+	// An error here is the page navigating or a dialog opening: both are
+	// reported by the caller from the tab's state.
+	var r struct {
+		Invalid []InvalidField `json:"invalid"`
+	}
+	if p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), DOMMax.Milliseconds(), 0), &r) == nil {
+		p.mu.Lock()
+		p.invalid = r.Invalid
+		p.mu.Unlock()
+	}
+	// A short timer the action started (a menu opening 300 ms after the
+	// click, a debounced search) is waited for, and what it changes,
+	// within DOMMax.
+	if left := DOMMax - time.Since(m.at); left > DOMQuiet && p.Dialog() == nil {
+		if late := min(p.lateTimers(qctx, time.Since(m.at)), left); late > 0 && p.Run(qctx, watchJS, nil) == nil {
+			_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds()), nil)
+		}
+	}
+	cancel()
+	// The reaction may have been a navigation (a script that submits
+	// after a request, a redirect after a delay): wait for its load, so
+	// the answer shows the new document, not a half-loaded one.
+	p.mu.Lock()
+	navigated := started()
+	p.mu.Unlock()
+	if navigated {
+		if done, err := p.settleNav(ctx, m); done || err != nil {
+			return err
+		}
+	}
+	// The reaction may have started requests of its own.
+	return p.WaitQuiet(ctx)
+}
+
+// meanwhileKey is the context key of WithMeanwhile's work.
+type meanwhileKey struct{}
+
+// WithMeanwhile gives Settle work to do while it waits for the page's
+// reaction to an input in the same document — reading the page, so that
+// the answer is ready when the page is settled. Settle returns after fn
+// does; fn gets Settle's context.
+func WithMeanwhile(ctx context.Context, fn func(context.Context)) context.Context {
+	return context.WithValue(ctx, meanwhileKey{}, fn)
 }
 
 // InvalidField is a form field the browser's own constraint checks

@@ -68,7 +68,10 @@ func (p *Page) lateTimers(ctx context.Context, since time.Duration) time.Duratio
 // animationsLeftJS gives the milliseconds until the page's running finite
 // animations and transitions that end within a second have ended, but for
 // cosmetic transitions.
-const animationsLeftJS = `(() => { let left = 0;
+const animationsLeftJS = `(` + animationsLeftFn + `)()`
+
+// animationsLeftFn is animationsLeftJS's function (quietJS calls it too).
+const animationsLeftFn = `() => { let left = 0;
   // A transition of a colour or a shadow (a button's focus ring) shows or
   // moves nothing: not waited for.
   const cosmetic = /color|shadow|outline|filter|border|background|fill|stroke/;
@@ -76,7 +79,7 @@ const animationsLeftJS = `(() => { let left = 0;
     if (a.transitionProperty && cosmetic.test(a.transitionProperty)) continue;
     const t = a.effect.getComputedTiming(), r = (t.endTime - (t.localTime || 0)) / (a.playbackRate || 1);
     if (isFinite(r) && r > 0 && r <= 1000) left = Math.max(left, r); }
-  return Math.ceil(left); })()`
+  return Math.ceil(left); }`
 
 // animationsLeft is how long until the animations running in the page end
 // (see animationsLeftJS), 0 when none.

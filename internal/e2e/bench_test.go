@@ -128,6 +128,26 @@ func BenchmarkTableClick(b *testing.B) {
 	b.ReportMetric(float64(n), "answer-bytes")
 }
 
+// BenchmarkCatalogClick is the side-by-side benchmark's click
+// (../shared/bench, "large"): on its 1,000-row catalog, freshly loaded and
+// seen in a snapshot, click the last row's button — the element scrolled
+// into view, the page's reaction settled, and the change read into the
+// answer (see browser.WithMeanwhile).
+func BenchmarkCatalogClick(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	var n int
+	for b.Loop() {
+		b.StopTimer()
+		r := must(b, e, tool.Input{Action: "navigate", URL: site.URL("/catalog")})
+		add := lastRef(b, r.Content, "button", "Add 1000")
+		must(b, e, tool.Input{Action: "snapshot"})
+		b.StartTimer()
+		n = len(must(b, e, tool.Input{Action: "click", Ref: add}).Content)
+	}
+	b.ReportMetric(float64(n), "answer-bytes")
+}
+
 // BenchmarkTableSnapshot: a whole read of the 1,000-row table page
 // (snapshot with full: true).
 func BenchmarkTableSnapshot(b *testing.B) {

@@ -69,6 +69,9 @@ type call struct {
 	// mark is where the tab's console and network log stood before the
 	// action (recording.go).
 	mark recordMark
+	// ahead is the page as read while the action's reaction settled
+	// (readAhead), nil if it was not.
+	ahead *readAhead
 }
 
 // userError is an action failure whose message is for the agent as is.
@@ -450,6 +453,9 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 		}
 	}
 
+	if changesPage(in.Action) && in.WantsSnapshot() && !newDocument[in.Action] {
+		actx = browser.WithMeanwhile(actx, c.readAhead)
+	}
 	err := c.dispatch(actx, br)
 	dialogOpen := errors.Is(context.Cause(actx), browser.ErrDialogOpen) || pg.Dialog() != nil
 	if err != nil && dialogOpen && (browser.DialogBlocked(err) || errors.Is(err, context.Canceled)) {

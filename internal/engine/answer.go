@@ -96,12 +96,19 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 		tb.LastFrames, tb.Journal = nil, 0
 		tb.Windows = nil
 	}
+	reuse := c.ahead != nil && page == nil && isAnswer(opt)
 	frames, err := c.read(ctx, focus)
 	if err != nil {
 		return "", err
 	}
 	opt.Page, opt.Windows = page, tb.Windows
-	r := snapshot.Build(frames, refs, c.buildOptions(opt))
+	var r snapshot.Result
+	if reuse && c.ahead.same(frames) {
+		r = c.ahead.built
+	} else {
+		r = snapshot.Build(frames, refs, c.buildOptions(opt))
+	}
+	c.ahead = nil
 	pg.Release(ctx)
 	if r.WholePage {
 		tb.Windows = r.Windows
@@ -128,6 +135,51 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 		tb.LastSnap = seen
 	}
 	return r.Text, nil
+}
+
+// readAhead is the page read while an action's reaction settled, and
+// its snapshot built for the answer.
+type readAhead struct {
+	frames []snapshot.Frame
+	built  snapshot.Result
+}
+
+// same reports whether frames are the read ahead, unchanged: the read
+// after the page settled patched nothing into it.
+func (a *readAhead) same(frames []snapshot.Frame) bool {
+	if len(frames) != 1 || len(a.frames) != 1 || len(frames[0].Nodes) != len(a.frames[0].Nodes) || len(frames[0].Nodes) == 0 {
+		return false
+	}
+	return &frames[0].Nodes[0] == &a.frames[0].Nodes[0]
+}
+
+// isAnswer reports whether opt asks for the page snapshot an answer
+// holds (no part, depth or budget of it).
+func isAnswer(opt snapshot.Options) bool {
+	return !opt.Interactive && opt.Depth == 0 && opt.MaxChars == 0 && opt.Root == nil && opt.Page == nil && !opt.All
+}
+
+// readAhead reads the page while the action's reaction settles (see
+// browser.WithMeanwhile), in the time the page takes to draw two frames:
+// the changes so far are patched into the tab's last read and the
+// answer's snapshot is built from it. The read after the page settled
+// then has only what changed since to ask for — usually nothing, and the
+// build is used as is. Only a patch is tried here: when the page must be
+// read whole, that read is left for after.
+func (c *call) readAhead(ctx context.Context) {
+	tb, pg := c.tab, c.tab.Page
+	if tb.LastFrames == nil || tb.LastSnap == "" || pg.NavSeq() != tb.NavSeq || c.in.Full {
+		return
+	}
+	frames, next, err := pg.Patch(ctx, tb.LastFrames, tb.Journal)
+	tb.Journal = next
+	if err != nil {
+		tb.LastFrames = nil
+		return
+	}
+	tb.LastFrames = frames
+	opt := c.buildOptions(snapshot.Options{Windows: tb.Windows})
+	c.ahead = &readAhead{frames: frames, built: snapshot.Build(frames, c.task.Sess.Refs, opt)}
 }
 
 // buildOptions completes opt for a build of the tab's snapshot.

@@ -35,6 +35,9 @@ func Patch(old []Node, ch Change) ([]Node, error) {
 	if len(old) == 0 {
 		return nil, fmt.Errorf("no tree to patch")
 	}
+	if out, ok := splice(old, ch); ok {
+		return out, nil
+	}
 	p := newPatcher(old)
 	for _, sub := range ch.Subtrees {
 		if err := p.replaceSubtree(sub); err != nil {
@@ -178,6 +181,127 @@ func (p *patcher) walk() ([]Node, error) {
 		}
 	}
 	return out, nil
+}
+
+// splice is Patch without walking the whole tree, for a change that
+// keeps the tree's shape around what it replaces — the usual one: each
+// subtree takes the place of the old subtree under the same root, which
+// old holds in tree order, and each single node keeps its children. ok is
+// false when the change does not, or when old holds hidden nodes: Patch
+// then walks the tree.
+func splice(old []Node, ch Change) (out []Node, ok bool) {
+	if len(ch.Subtrees)+len(ch.Nodes) == 0 {
+		return nil, false
+	}
+	at := make(map[string]int, len(ch.Subtrees)+len(ch.Nodes))
+	for _, sub := range ch.Subtrees {
+		if len(sub) == 0 {
+			return nil, false
+		}
+		at[sub[0].ID] = -1
+	}
+	for _, n := range ch.Nodes {
+		if n.ID != "" && n.ID != "0" {
+			at[n.ID] = -1
+		}
+	}
+	for i := range old {
+		id := old[i].ID
+		if isHidden(id) {
+			return nil, false
+		}
+		if j, want := at[id]; want {
+			if j >= 0 {
+				return nil, false // an id twice
+			}
+			at[id] = i
+		}
+	}
+	// What goes where: a subtree's old extent [from, to) and its nodes in
+	// tree order, or a single node at from.
+	type cut struct {
+		from, to int
+		nodes    []Node
+	}
+	cuts := make([]cut, 0, len(at))
+	for _, sub := range ch.Subtrees {
+		i := at[sub[0].ID]
+		if i < 0 || old[i].ParentID != sub[0].ParentID {
+			return nil, false
+		}
+		inside := map[string]bool{old[i].ID: true}
+		links := len(old[i].ChildIDs)
+		j := i + 1
+		for ; j < len(old) && inside[old[j].ParentID]; j++ {
+			inside[old[j].ID] = true
+			links += len(old[j].ChildIDs)
+		}
+		if links != j-i-1 {
+			return nil, false // old's subtree is not all in one run
+		}
+		nodes, ok := treeOrder(sub)
+		if !ok {
+			return nil, false
+		}
+		cuts = append(cuts, cut{i, j, nodes})
+	}
+	for _, n := range ch.Nodes {
+		if n.ID == "" || n.ID == "0" {
+			continue
+		}
+		i := at[n.ID]
+		if i < 0 || !slices.Equal(old[i].ChildIDs, n.ChildIDs) {
+			return nil, false
+		}
+		cuts = append(cuts, cut{i, i + 1, []Node{normalize(n)}})
+	}
+	slices.SortFunc(cuts, func(a, b cut) int { return a.from - b.from })
+	grow := 0
+	for k, c := range cuts {
+		if k > 0 && c.from < cuts[k-1].to {
+			return nil, false // one inside another
+		}
+		grow += len(c.nodes) - (c.to - c.from)
+	}
+	out = make([]Node, 0, len(old)+grow)
+	last := 0
+	for _, c := range cuts {
+		out = append(out, old[last:c.from]...)
+		out = append(out, c.nodes...)
+		last = c.to
+	}
+	return append(out, old[last:]...), true
+}
+
+// treeOrder lists a subtree read again (its root first) in tree order,
+// normalized; ok is false when a node names a child the subtree does not
+// hold, or holds a node twice or one under none of the others.
+func treeOrder(sub []Node) ([]Node, bool) {
+	byID := make(map[string]int, len(sub))
+	for i := range sub {
+		if _, dup := byID[sub[i].ID]; dup {
+			return nil, false
+		}
+		byID[sub[i].ID] = i
+	}
+	out := make([]Node, 0, len(sub))
+	stack := []int{0}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		out = append(out, normalize(sub[i]))
+		if len(out) > len(sub) {
+			return nil, false // a cycle
+		}
+		for k := len(sub[i].ChildIDs) - 1; k >= 0; k-- {
+			c, ok := byID[sub[i].ChildIDs[k]]
+			if !ok {
+				return nil, false
+			}
+			stack = append(stack, c)
+		}
+	}
+	return out, len(out) == len(sub)
 }
 
 func isHidden(id string) bool { return strings.HasPrefix(id, HiddenPrefix) }

@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -73,4 +75,100 @@ func TestPatchRefusesWhatDoesNotHangTogether(t *testing.T) {
 	if err != nil || !strings.Contains(ids(got), "7:Notice") {
 		t.Fatalf("new subtree: %v %s", err, ids(got))
 	}
+}
+
+// TestSpliceAgreesWithTheWalk: on random trees and random changes of
+// their subtrees and single nodes, the splice gives what the walk of the
+// whole tree gives, or leaves the change to it.
+func TestSpliceAgreesWithTheWalk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	spliced := 0
+	for round := range 500 {
+		next := 1
+		var tree []Node
+		var grow func(parent string, depth int) string
+		grow = func(parent string, depth int) string {
+			id := strconv.Itoa(next)
+			next++
+			i := len(tree)
+			tree = append(tree, Node{ID: id, ParentID: parent, Role: "generic", Name: "n" + id, BackendID: int64(next)})
+			if depth < 4 {
+				for range rng.IntN(4) {
+					c := grow(id, depth+1)
+					tree[i].ChildIDs = append(tree[i].ChildIDs, c)
+				}
+			}
+			return id
+		}
+		grow("", 0)
+		var ch Change
+		for range 1 + rng.IntN(3) {
+			n := tree[rng.IntN(len(tree))]
+			if rng.IntN(2) == 0 {
+				// the subtree under n, read again: its children replaced
+				// by new ones (ids never used), or kept
+				root := n
+				root.Name += "'"
+				sub := []Node{root}
+				if rng.IntN(2) == 0 {
+					root.ChildIDs = nil
+					for range rng.IntN(3) {
+						id := strconv.Itoa(1000*(round+1) + next)
+						next++
+						root.ChildIDs = append(root.ChildIDs, id)
+						sub = append(sub, Node{ID: id, ParentID: root.ID, Role: "button", Name: "new" + id, Ignored: rng.IntN(3) == 0})
+					}
+					sub[0] = root
+				} else {
+					sub = subtreeOf(tree, n.ID)
+					sub[0].Name += "'"
+				}
+				ch.Subtrees = append(ch.Subtrees, sub)
+			} else {
+				n.Name += "*"
+				ch.Nodes = append(ch.Nodes, n)
+			}
+		}
+		want, werr := walkPatch(tree, ch)
+		got, ok := splice(tree, ch)
+		if !ok {
+			continue
+		}
+		spliced++
+		if werr != nil {
+			t.Fatalf("round %d: spliced what the walk refuses (%v)", round, werr)
+		}
+		if ids(got) != ids(want) {
+			t.Fatalf("round %d:\nsplice %s\nwalk   %s", round, ids(got), ids(want))
+		}
+	}
+	if spliced < 100 {
+		t.Errorf("only %d of 500 changes spliced", spliced)
+	}
+}
+
+func subtreeOf(tree []Node, id string) []Node {
+	var out []Node
+	in := map[string]bool{id: true}
+	for _, n := range tree {
+		if in[n.ID] || in[n.ParentID] {
+			in[n.ID] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// walkPatch is Patch by the walk alone.
+func walkPatch(old []Node, ch Change) ([]Node, error) {
+	p := newPatcher(old)
+	for _, sub := range ch.Subtrees {
+		if err := p.replaceSubtree(sub); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.replaceNodes(ch.Nodes); err != nil {
+		return nil, err
+	}
+	return p.walk()
 }

@@ -131,6 +131,7 @@ var indexLinks = []pageLink{
 	{"/login", "Login"},
 	{"/account", "Account"},
 	{"/table", "Table"},
+	{"/catalog", "Catalog"},
 	{"/lists", "Lists"},
 	{"/frames", "Frames"},
 	{"/shadow", "Shadow DOM"},
@@ -179,6 +180,7 @@ func (s *Site) handler() http.Handler {
 	mux.HandleFunc("POST /login", s.postLogin)
 	mux.HandleFunc("GET /account", s.account)
 	mux.HandleFunc("GET /table", tablePage)
+	mux.HandleFunc("GET /catalog", catalogPage)
 	mux.HandleFunc("GET /lists", func(w http.ResponseWriter, r *http.Request) {
 		render(w, "lists.html", listItems)
 	})

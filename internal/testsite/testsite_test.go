@@ -69,6 +69,7 @@ func TestPages(t *testing.T) {
 		{"/account", "Account", []string{"Not logged in", `href="/login"`}},
 		{"/table", "Users table", []string{"<caption>Users</caption>", "user1000@example.com", "<td>inactive</td>"}},
 		{"/table?rows=5", "Users table", []string{"user5@example.com"}},
+		{"/catalog", "Large page", []string{"<h1>Large catalog</h1>", `data-i="1000">Add 1000</button>`, "$79.19"}},
 		{"/lists", "Lists", []string{`href="#settings" aria-current="page"`, `<a href="#m200">Message 200</a>`}},
 		{"/frames", "Frames", []string{`title="Inner same" src="/frame-inner"`, `src="` + s.OtherURL("/frame-inner") + `"`}},
 		{"/frame-inner", "Inner frame", []string{"Inner button", "Inner input"}},
