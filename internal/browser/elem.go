@@ -529,12 +529,11 @@ func (p *Page) QueryRole(ctx context.Context, role, name string) ([]Elem, error)
 	return out, nil
 }
 
-// Release frees the JavaScript objects browserd's calls kept alive.
-//
-// It is a clean-up call: it runs when ctx has ended, within a short
-// deadline of its own.
+// Release frees the JavaScript objects browserd's calls kept alive. It
+// does not wait for the answer: Chromium handles the session's calls in
+// order, so nothing sent after it can meet a freed object.
 func (p *Page) Release(ctx context.Context) {
-	p.cleanup(ctx, p.sess, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": "browserd"})
+	_ = p.sess.Send(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]any{"objectGroup": "browserd"})
 }
 
 // cleanup makes a clean-up call after ctx's work: not cancelled with ctx

@@ -145,7 +145,15 @@ const journalJS = `((take, next) => {
     if (out.length > 60) return 'too many changes';
     return out;
   };
-  globalThis.__browserdJournal = {seq: next, stop, finish};
+  // clean tells, without stopping the journal, that it has nothing to
+  // report so far (quietJS asks when the page has settled).
+  const clean = () => {
+    onRecs(obs.takeRecords());
+    if (css.dyn || why || over || touched.size) return false;
+    for (const [el, v, c, i, s] of ctl) if (el.value !== v || el.checked !== c || el.indeterminate !== i || el.selectedIndex !== s) return false;
+    return true;
+  };
+  globalThis.__browserdJournal = {seq: next, stop, finish, clean};
   return out;
 
   // cssFlags tells whether the style rules of the document and its shadow
@@ -207,18 +215,19 @@ func (p *Page) StartJournal(ctx context.Context) int64 {
 // now runs for the next read. An error says why the change needs a whole
 // read (AXFrames) instead. Only a tab with one frame is patched.
 func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) ([]snapshot.Frame, int64, error) {
-	n, next, err := p.changedRoots(ctx, prev, journal)
+	const group = "browserd-patch"
+	n, arr, next, err := p.changedRoots(ctx, prev, journal, group)
+	if arr != "" {
+		// Not waited for: the session's later calls come after it.
+		defer p.sess.Send(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group})
+	}
 	if err != nil {
 		return nil, next, err
 	}
 	if n == 0 {
 		return []snapshot.Frame{prev[0]}, next, nil // nothing changed
 	}
-	const group = "browserd-patch"
-	defer func() {
-		p.cleanup(ctx, p.sess, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group})
-	}()
-	roots, err := p.describeRoots(ctx, group)
+	roots, err := p.describeRoots(ctx, arr)
 	if err != nil {
 		return nil, next, err
 	}
@@ -259,18 +268,19 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 }
 
 // changedRoots asks the page's journal how many subtrees changed since
-// journal (n), and starts the next one (next). An error says why the tree
-// cannot be patched (read it whole).
-func (p *Page) changedRoots(ctx context.Context, prev []snapshot.Frame, journal int64) (n int, next int64, err error) {
+// journal (n), and starts the next one (next). The array of the changed
+// elements is asked for in the same breath (arr, an object of group). An
+// error says why the tree cannot be patched (read it whole).
+func (p *Page) changedRoots(ctx context.Context, prev []snapshot.Frame, journal int64, group string) (n int, arr string, next int64, err error) {
 	if len(prev) != 1 {
-		return 0, 0, errors.New("the tab has frames besides its main one")
+		return 0, "", 0, errors.New("the tab has frames besides its main one")
 	}
 	if prev[0].Part != nil {
 		// Which part a read takes depends on what the snapshot asks for.
-		return 0, 0, errors.New("the page was read in part")
+		return 0, "", 0, errors.New("the page was read in part")
 	}
 	if journal == 0 {
-		return 0, 0, errors.New("the page was not watched since the last read")
+		return 0, "", 0, errors.New("the page was not watched since the last read")
 	}
 	p.mu.Lock()
 	p.journalSeq++
@@ -278,24 +288,42 @@ func (p *Page) changedRoots(ctx context.Context, prev []snapshot.Frame, journal 
 	oopifs := len(p.oopifs)
 	p.mu.Unlock()
 	if oopifs > 0 {
-		return 0, 0, errors.New("the tab has frames besides its main one")
+		return 0, "", 0, errors.New("the tab has frames besides its main one")
 	}
-	var jr journalResult
-	if err := p.Run(ctx, fmt.Sprintf(journalJS, journal, next), &jr); err != nil {
-		return 0, 0, err
+	var jr evalResult
+	var ar struct {
+		Result remoteObject `json:"result"`
 	}
-	if jr.Unknown != "" || jr.Roots == nil {
-		return 0, next, errors.New(cmp.Or(jr.Unknown, "the journal said nothing"))
+	err = p.inWorld(ctx, p.sess, p.TargetID, func(id int64) error {
+		// Chromium runs a session's calls in order: the second reads
+		// what the first left.
+		take := p.sess.Send(ctx, "Runtime.evaluate", map[string]any{
+			"expression": fmt.Sprintf(journalJS, journal, next), "contextId": id, "returnByValue": true,
+		})
+		list := p.sess.Send(ctx, "Runtime.evaluate", map[string]any{
+			"expression": "globalThis.__browserdChanged", "contextId": id, "objectGroup": group,
+		})
+		jr, ar.Result = evalResult{}, remoteObject{}
+		return errors.Join(take(&jr), list(&ar))
+	})
+	arr = ar.Result.ObjectID
+	if err != nil {
+		return 0, arr, 0, err
 	}
-	return *jr.Roots, next, nil
+	var out journalResult
+	if err := jr.decode(&out); err != nil {
+		return 0, arr, 0, err
+	}
+	if out.Unknown != "" || out.Roots == nil {
+		return 0, arr, next, errors.New(cmp.Or(out.Unknown, "the journal said nothing"))
+	}
+	return *out.Roots, arr, next, nil
 }
 
 // describeRoots is the backend node ids of the elements the journal
-// marked changed (globalThis.__browserdChanged, in browserd's world),
-// described all at once.
-func (p *Page) describeRoots(ctx context.Context, group string) ([]int64, error) {
-	arr, err := p.objectInWorld(ctx, p.sess, p.TargetID, "globalThis.__browserdChanged", group)
-	if err != nil || arr == "" {
+// marked changed, held in arr (see changedRoots), described all at once.
+func (p *Page) describeRoots(ctx context.Context, arr string) ([]int64, error) {
+	if arr == "" {
 		return nil, errors.New("the changed elements are gone")
 	}
 	objs, err := p.arrayItems(ctx, p.sess, arr)

@@ -230,12 +230,16 @@ const watchJS = `(() => { const w = globalThis.__browserdWatch;
   m.obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   // Animation frames are counted while the action runs: the page is
   // settled two frames after its last change. The count is looked at
-  // after the frame, once the page's own frame callbacks have run; an
-  // action that never settles (it failed first) stops counting within
-  // seconds.
+  // after the frame, once the page's own frame callbacks have run. The
+  // count stops after 3 s unless quietJS waits on it (it starts it
+  // again): an action that fails before it settles leaves no frames
+  // running.
   const look = () => { if (m.wake) m.wake(); };
-  const tick = () => { m.frames++; if (performance.now() - m.start < 10000) m.raf = requestAnimationFrame(tick); if (m.wake) setTimeout(look, 0); };
-  m.raf = requestAnimationFrame(tick);
+  m.tick = () => { m.frames++; m.ticking = m.wake !== null || performance.now() - m.start < 3000;
+    if (m.ticking) m.raf = requestAnimationFrame(m.tick);
+    if (m.wake) setTimeout(look, 0); };
+  m.ticking = true;
+  m.raf = requestAnimationFrame(m.tick);
   // A form the browser's own checks stop fires invalid at each field that
   // fails them, and no submit: the page shows only a bubble no snapshot has.
   const label = el => { const l = el.labels && el.labels[0];
@@ -267,7 +271,8 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
   const quiet = %[1]d, most = %[2]d, t0 = performance.now(), base = m.frames;
   let until = t0 + %[3]d, done = false, t = 0, anim = false;
   const finish = () => { if (done) return; done = true; clearTimeout(cap); clearTimeout(t); m.stop(); delete globalThis.__browserdWatch;
-    res({changed: m.n > 0, invalid: m.attempt && !m.submitted ? m.invalid : []}); };
+    const J = globalThis.__browserdJournal;
+    res({changed: m.n > 0, invalid: m.attempt && !m.submitted ? m.invalid : [], clean: J && J.clean && J.clean() ? J.seq : 0}); };
   const cap = setTimeout(finish, most);
   const check = () => { if (done) return;
     const now = performance.now();
@@ -282,6 +287,7 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
     clearTimeout(t);
     t = setTimeout(check, Math.max(1, now < until ? until - now : quiet - (now - Math.max(t0, m.last)))); };
   m.wake = check;
+  if (!m.ticking) { m.ticking = true; m.raf = requestAnimationFrame(m.tick); }
   check(); })`
 
 // Mark returns the current navigation state, for Settle, and starts
@@ -289,7 +295,7 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
 func (p *Page) Mark(ctx context.Context) Mark {
 	p.mu.Lock()
 	m := Mark{nav: p.navSeq, load: p.loadSeq, at: time.Now()}
-	p.invalid, p.loaded = nil, false
+	p.invalid, p.loaded, p.cleanJournal = nil, false, 0
 	p.mu.Unlock()
 	if p.Dialog() != nil {
 		return m // the page's scripts are blocked: nothing to watch
@@ -347,10 +353,11 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	// reported by the caller from the tab's state.
 	var r struct {
 		Invalid []InvalidField `json:"invalid"`
+		Clean   int64          `json:"clean"`
 	}
 	if p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), DOMMax.Milliseconds(), 0), &r) == nil {
 		p.mu.Lock()
-		p.invalid = r.Invalid
+		p.invalid, p.cleanJournal = r.Invalid, r.Clean
 		p.mu.Unlock()
 	}
 	// A short timer the action started (a menu opening 300 ms after the
@@ -358,7 +365,11 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	// within DOMMax.
 	if left := DOMMax - time.Since(m.at); left > DOMQuiet && p.Dialog() == nil {
 		if late := min(p.lateTimers(qctx, time.Since(m.at)), left); late > 0 && p.Run(qctx, watchJS, nil) == nil {
-			_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds()), nil)
+			r.Clean = 0
+			_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds()), &r)
+			p.mu.Lock()
+			p.cleanJournal = r.Clean
+			p.mu.Unlock()
 		}
 	}
 	cancel()
@@ -375,6 +386,16 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	}
 	// The reaction may have started requests of its own.
 	return p.WaitQuiet(ctx)
+}
+
+// CleanJournal is the number of the page's journal of changes (see
+// StartJournal) when the last Settle found it had nothing to report as the
+// page settled, else 0: what a read just before holds is the page as it
+// settled.
+func (p *Page) CleanJournal() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cleanJournal
 }
 
 // meanwhileKey is the context key of WithMeanwhile's work.
