@@ -145,15 +145,7 @@ const journalJS = `((take, next) => {
     if (out.length > 60) return 'too many changes';
     return out;
   };
-  // clean tells, without stopping the journal, that it has nothing to
-  // report so far (quietJS asks when the page has settled).
-  const clean = () => {
-    onRecs(obs.takeRecords());
-    if (css.dyn || why || over || touched.size) return false;
-    for (const [el, v, c, i, s] of ctl) if (el.value !== v || el.checked !== c || el.indeterminate !== i || el.selectedIndex !== s) return false;
-    return true;
-  };
-  globalThis.__browserdJournal = {seq: next, stop, finish, clean};
+  globalThis.__browserdJournal = {seq: next, stop, finish};
   return out;
 
   // cssFlags tells whether the style rules of the document and its shadow

@@ -269,17 +269,14 @@ const watchJS = `(() => { const w = globalThis.__browserdWatch;
 const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
   if (!m) return res({});
   const quiet = %[1]d, most = %[2]d, t0 = performance.now(), base = m.frames;
-  let until = t0 + %[3]d, done = false, t = 0, anim = false;
+  let until = t0 + %[3]d, done = false, t = 0;
   const finish = () => { if (done) return; done = true; clearTimeout(cap); clearTimeout(t); m.stop(); delete globalThis.__browserdWatch;
-    const J = globalThis.__browserdJournal;
-    res({changed: m.n > 0, invalid: m.attempt && !m.submitted ? m.invalid : [], clean: J && J.clean && J.clean() ? J.seq : 0}); };
+    res({changed: m.n > 0, invalid: m.attempt && !m.submitted ? m.invalid : []}); };
   const cap = setTimeout(finish, most);
   const check = () => { if (done) return;
     const now = performance.now();
     const still = m.frames - Math.max(base, m.lastF) >= 2 || now - Math.max(t0, m.last) >= quiet;
     if (still && now >= until) {
-      if (anim) return finish();
-      anim = true;
       const left = (` + animationsLeftFn + `)();
       if (left <= 0) return finish();
       until = now + left;
@@ -295,7 +292,7 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
 func (p *Page) Mark(ctx context.Context) Mark {
 	p.mu.Lock()
 	m := Mark{nav: p.navSeq, load: p.loadSeq, at: time.Now()}
-	p.invalid, p.loaded, p.cleanJournal = nil, false, 0
+	p.invalid, p.loaded = nil, false
 	p.mu.Unlock()
 	if p.Dialog() != nil {
 		return m // the page's scripts are blocked: nothing to watch
@@ -353,24 +350,23 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	// reported by the caller from the tab's state.
 	var r struct {
 		Invalid []InvalidField `json:"invalid"`
-		Clean   int64          `json:"clean"`
 	}
 	if p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), DOMMax.Milliseconds(), 0), &r) == nil {
 		p.mu.Lock()
-		p.invalid, p.cleanJournal = r.Invalid, r.Clean
+		p.invalid = r.Invalid
 		p.mu.Unlock()
 	}
 	// A short timer the action started (a menu opening 300 ms after the
-	// click, a debounced search) is waited for, and what it changes,
-	// within DOMMax.
-	if left := DOMMax - time.Since(m.at); left > DOMQuiet && p.Dialog() == nil {
-		if late := min(p.lateTimers(qctx, time.Since(m.at)), left); late > 0 && p.Run(qctx, watchJS, nil) == nil {
-			r.Clean = 0
-			_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds()), &r)
-			p.mu.Lock()
-			p.cleanJournal = r.Clean
-			p.mu.Unlock()
+	// click, a debounced search, a fallback for a transition's end) is
+	// waited for, and what it changes — and so is the timer that starts
+	// in turn (a dialog's backdrop fading out after the dialog) — within
+	// DOMMax.
+	for left := DOMMax - time.Since(m.at); left > DOMQuiet && p.Dialog() == nil; left = DOMMax - time.Since(m.at) {
+		late := min(p.lateTimers(qctx, time.Since(m.at)), left)
+		if late <= 0 || p.Run(qctx, watchJS, nil) != nil {
+			break
 		}
+		_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds()), nil)
 	}
 	cancel()
 	// The reaction may have been a navigation (a script that submits
@@ -386,16 +382,6 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	}
 	// The reaction may have started requests of its own.
 	return p.WaitQuiet(ctx)
-}
-
-// CleanJournal is the number of the page's journal of changes (see
-// StartJournal) when the last Settle found it had nothing to report as the
-// page settled, else 0: what a read just before holds is the page as it
-// settled.
-func (p *Page) CleanJournal() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.cleanJournal
 }
 
 // meanwhileKey is the context key of WithMeanwhile's work.

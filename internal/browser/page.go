@@ -170,34 +170,33 @@ type Page struct {
 	sess     *cdp.Session
 	opts     PageOptions
 
-	mu           sync.Mutex // protects the fields below
-	changed      chan struct{}
-	loadSeq      int // main-frame load events seen
-	commitLoad   int // loadSeq when the current document committed
-	navSeq       int // main-frame cross-document navigations seen
-	sameDocSeq   int // main-frame same-document navigations seen (hash, pushState, history)
-	loading      bool
-	navPending   bool // a main-frame navigation waits for its document; Chromium holds commands to the page meanwhile
-	url          string
-	inflight     map[string]time.Time // request id -> start
-	lastNet      time.Time
-	console      []ConsoleMessage
-	consoleHead  int
-	net          *netlog // the network log since the last navigation (netlog.go)
-	dropped      int
-	dialog       *Dialog
-	dialogCtx    context.Context
-	dialogEnd    context.CancelCauseFunc
-	dialogsShut  int                      // dialogs reported closed: another may open at once
-	oopifs       map[string]*frameSession // frame id -> session
-	worlds       map[string]int64         // frame id -> browserd's isolated world (see world.go)
-	journalSeq   int64                    // the last journal started (see journal.go)
-	cleanJournal int64                    // the journal Settle last found clean (see CleanJournal)
-	crashed      bool
-	crashing     bool // unfreeze asked for the crash: actions go on
-	windowOpens  int
-	blocked      []string       // refused by the Fetch guard, not yet reported
-	invalid      []InvalidField // fields that stopped a form in the last action
+	mu          sync.Mutex // protects the fields below
+	changed     chan struct{}
+	loadSeq     int // main-frame load events seen
+	commitLoad  int // loadSeq when the current document committed
+	navSeq      int // main-frame cross-document navigations seen
+	sameDocSeq  int // main-frame same-document navigations seen (hash, pushState, history)
+	loading     bool
+	navPending  bool // a main-frame navigation waits for its document; Chromium holds commands to the page meanwhile
+	url         string
+	inflight    map[string]time.Time // request id -> start
+	lastNet     time.Time
+	console     []ConsoleMessage
+	consoleHead int
+	net         *netlog // the network log since the last navigation (netlog.go)
+	dropped     int
+	dialog      *Dialog
+	dialogCtx   context.Context
+	dialogEnd   context.CancelCauseFunc
+	dialogsShut int                      // dialogs reported closed: another may open at once
+	oopifs      map[string]*frameSession // frame id -> session
+	worlds      map[string]int64         // frame id -> browserd's isolated world (see world.go)
+	journalSeq  int64                    // the last journal started (see journal.go)
+	crashed     bool
+	crashing    bool // unfreeze asked for the crash: actions go on
+	windowOpens int
+	blocked     []string       // refused by the Fetch guard, not yet reported
+	invalid     []InvalidField // fields that stopped a form in the last action
 	// loaded: the last input action's settle waited out a page load it
 	// started (a click whose page navigates on a timer); the next
 	// WaitLoad counts it as the load it waits for.

@@ -200,14 +200,6 @@ func (c *call) buildOptions(opt snapshot.Options) snapshot.Options {
 // journal starts anew and the result is kept for the next patch.
 func (c *call) read(ctx context.Context, focus *browser.Elem) ([]snapshot.Frame, error) {
 	tb, pg := c.tab, c.tab.Page
-	if c.ahead != nil && tb.LastFrames != nil && tb.Journal != 0 && pg.CleanJournal() == tb.Journal {
-		// Read while the page settled, and nothing changed after.
-		if err := c.verifyPatch(ctx, tb.LastFrames); err != nil {
-			tb.LastFrames, tb.Journal = nil, 0
-			return nil, err
-		}
-		return tb.LastFrames, nil
-	}
 	if tb.LastFrames != nil && !(c.in.Full && c.in.Action == "snapshot") {
 		frames, next, err := pg.Patch(ctx, tb.LastFrames, tb.Journal)
 		tb.Journal = next
