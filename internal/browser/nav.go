@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/browserd/browserd/internal/untrusted"
@@ -270,7 +271,7 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
   if (!m) return res({});
   const quiet = %[1]d, most = %[2]d, t0 = performance.now(), base = m.frames;
   let until = t0 + %[3]d, done = false, t = 0;
-  const finish = () => { if (done) return; done = true; clearTimeout(cap); clearTimeout(t); m.stop(); delete globalThis.__browserdWatch;
+  const finish = () => { if (done) return; done = true; clearTimeout(cap); clearTimeout(t); m.stop(); if (globalThis.__browserdWatch === m) delete globalThis.__browserdWatch;
     res({changed: m.n > 0, invalid: m.attempt && !m.submitted ? m.invalid : []}); };
   const cap = setTimeout(finish, most);
   const check = () => { if (done) return;
@@ -334,18 +335,33 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 			return err
 		}
 	}
-	if err := p.WaitQuiet(ctx); err != nil {
+	if !watching {
+		return p.WaitQuiet(ctx)
+	}
+	// From here on, a navigation that starts (a form the click sent)
+	// ends the waiting — for requests, the DOM, timers — and the work done
+	// meanwhile (WithMeanwhile): its load is what to wait for then.
+	nctx, cut := context.WithCancel(ctx)
+	defer cut()
+	var wg sync.WaitGroup
+	defer wg.Wait() // before cut: the work done meanwhile finishes
+	wctx, stopWatching := context.WithCancel(nctx)
+	defer stopWatching()
+	var navCut atomic.Bool
+	wg.Go(func() {
+		if p.waitUntil(wctx, started) == nil {
+			navCut.Store(true)
+			cut()
+		}
+	})
+	if err := p.WaitQuiet(nctx); err != nil && !navCut.Load() {
 		return err
 	}
-	if !watching {
-		return nil
+	if fn, ok := ctx.Value(meanwhileKey{}).(func(context.Context)); ok && !nav && !navCut.Load() {
+		wg.Go(func() { fn(nctx) })
 	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	if fn, ok := ctx.Value(meanwhileKey{}).(func(context.Context)); ok && !nav {
-		wg.Go(func() { fn(ctx) })
-	}
-	qctx, cancel := context.WithTimeout(ctx, DOMMax+time.Second)
+	qctx, cancel := context.WithTimeout(nctx, DOMMax+time.Second)
+	defer cancel()
 	// An error here is the page navigating or a dialog opening: both are
 	// reported by the caller from the tab's state.
 	var r struct {
@@ -361,13 +377,14 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	// waited for, and what it changes — and so is the timer that starts
 	// in turn (a dialog's backdrop fading out after the dialog) — within
 	// DOMMax.
-	for left := DOMMax - time.Since(m.at); left > DOMQuiet && p.Dialog() == nil; left = DOMMax - time.Since(m.at) {
+	for left := DOMMax - time.Since(m.at); left > DOMQuiet && p.Dialog() == nil && qctx.Err() == nil; left = DOMMax - time.Since(m.at) {
 		late := min(p.lateTimers(qctx, time.Since(m.at)), left)
 		if late <= 0 || p.Run(qctx, watchJS, nil) != nil {
 			break
 		}
 		_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds()), nil)
 	}
+	stopWatching()
 	cancel()
 	// The reaction may have been a navigation (a script that submits
 	// after a request, a redirect after a delay): wait for its load, so
@@ -379,6 +396,15 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 		if done, err := p.settleNav(ctx, m); done || err != nil {
 			return err
 		}
+	}
+	if left := DOMMax - time.Since(m.at); navCut.Load() && left > DOMQuiet && p.Dialog() == nil {
+		// The navigation that ended the look left no new document (a
+		// download, a 204): look again.
+		lctx, cancel := context.WithTimeout(ctx, left+time.Second)
+		if p.Run(lctx, watchJS, nil) == nil {
+			_ = p.Run(lctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), 0), nil)
+		}
+		cancel()
 	}
 	// The reaction may have started requests of its own.
 	return p.WaitQuiet(ctx)
