@@ -262,28 +262,35 @@ const watchJS = `(() => { const w = globalThis.__browserdWatch;
     document.removeEventListener('click', m.onClick, true); document.removeEventListener('keydown', m.onKey, true); };
   globalThis.__browserdWatch = m; return true; })()`
 
-// quietJS resolves once the page is settled: two animation frames began
-// since the last mutation and since the input was delivered (or, when
-// frames do not run, %[1]d ms passed), the animations it started have
-// ended (see animationsLeftJS), and not before %[3]d ms from now (the
-// last timer the action started) — nor after %[2]d ms.
+// quietJS resolves once the page is settled: two animation frames passed
+// (or, when frames do not run, %[1]d ms) since the last mutation and
+// since the wait began — %[3]d ms from now at the earliest (the last
+// timer the action started is due then) — and the animations the action
+// started have ended (see animationsLeftJS), two frames before too; never
+// after %[2]d ms.
 const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
   if (!m) return res({});
-  const quiet = %[1]d, most = %[2]d, t0 = performance.now(), base = m.frames;
-  let until = t0 + %[3]d, done = false, t = 0;
+  const quiet = %[1]d, most = %[2]d, t0 = performance.now();
+  // from: the frame count and time the quiet is counted from — the
+  // later of the last change and the wait's start (now, or when the
+  // last timer or animation waited for is due: what it does comes with
+  // it, so the frames are counted from there too).
+  let until = t0 + %[3]d, fromF = -1, done = false, t = 0;
   const finish = () => { if (done) return; done = true; clearTimeout(cap); clearTimeout(t); m.stop(); if (globalThis.__browserdWatch === m) delete globalThis.__browserdWatch;
     res({changed: m.n > 0, invalid: m.attempt && !m.submitted ? m.invalid : []}); };
   const cap = setTimeout(finish, most);
   const check = () => { if (done) return;
     const now = performance.now();
-    const still = m.frames - Math.max(base, m.lastF) >= 2 || now - Math.max(t0, m.last) >= quiet;
-    if (still && now >= until) {
+    clearTimeout(t);
+    if (now < until) { t = setTimeout(check, until - now); return; }
+    if (fromF < 0) fromF = m.frames;
+    const since = Math.max(until, m.last);
+    if (m.frames - Math.max(fromF, m.lastF) >= 2 || now - since >= quiet) {
       const left = (` + animationsLeftFn + `)();
       if (left <= 0) return finish();
-      until = now + left;
+      until = now + left; fromF = -1;
     }
-    clearTimeout(t);
-    t = setTimeout(check, Math.max(1, now < until ? until - now : quiet - (now - Math.max(t0, m.last)))); };
+    t = setTimeout(check, Math.max(1, now < until ? until - now : quiet - (now - since))); };
   m.wake = check;
   if (!m.ticking) { m.ticking = true; m.raf = requestAnimationFrame(m.tick); }
   check(); })`
