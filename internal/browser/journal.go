@@ -208,32 +208,43 @@ func (p *Page) StartJournal(ctx context.Context) int64 {
 // read (AXFrames) instead. Only a tab with one frame is patched.
 func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) ([]snapshot.Frame, int64, error) {
 	const group = "browserd-patch"
-	n, arr, next, err := p.changedRoots(ctx, prev, journal, group)
-	if arr != "" {
+	c, next, err := p.changedRoots(ctx, prev, journal, group)
+	if c.arr != "" {
 		// Not waited for: the session's later calls come after it.
 		defer p.sess.Send(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group})
 	}
 	if err != nil {
 		return nil, next, err
 	}
-	if n == 0 {
+	if c.n == 0 {
 		return []snapshot.Frame{prev[0]}, next, nil // nothing changed
 	}
-	roots, err := p.describeRoots(ctx, arr)
+	// Clickable and current elements in the changed subtrees, meanwhile:
+	// their three calls into the page run beside the two that describe
+	// and read the subtrees (read again if a root moves up, below).
+	var facts domFacts
+	var wg sync.WaitGroup
+	readFacts := func() {
+		facts = p.domFacts(ctx, frameJob{sess: p.sess, frameID: p.TargetID, isRoot: true}, "(globalThis.__browserdChanged || [])")
+	}
+	wg.Go(readFacts)
+	defer wg.Wait()
+	roots, err := p.describeRoots(ctx, c)
 	if err != nil {
 		return nil, next, err
 	}
 	old := prev[0]
 	ix := indexNodes(old.Nodes)
-	if roots, err = p.liftIgnored(ctx, roots, ix); err != nil {
+	lifted, moved, err := p.liftIgnored(ctx, roots, ix)
+	if err != nil {
 		return nil, next, err
 	}
-	// Clickable and current elements in the changed subtrees, meanwhile.
-	var facts domFacts
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		facts = p.domFacts(ctx, frameJob{sess: p.sess, frameID: p.TargetID, isRoot: true}, "(globalThis.__browserdChanged || [])")
-	})
+	if moved {
+		// The facts are read again under the elements the tree has.
+		wg.Wait()
+		wg.Go(readFacts)
+	}
+	roots = lifted
 	subs, nodes, first, err := p.readChanged(ctx, roots, ix)
 	wg.Wait()
 	if err != nil {
@@ -259,20 +270,34 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 	return []snapshot.Frame{f}, next, nil
 }
 
-// changedRoots asks the page's journal how many subtrees changed since
-// journal (n), and starts the next one (next). The array of the changed
-// elements is asked for in the same breath (arr, an object of group). An
-// error says why the tree cannot be patched (read it whole).
-func (p *Page) changedRoots(ctx context.Context, prev []snapshot.Frame, journal int64, group string) (n int, arr string, next int64, err error) {
+// journalTake is what the page's journal said changed: how many subtrees
+// (n), the array of their elements (arr, an object of the patch's group),
+// and the first few of them (items: asked for with the journal, so most
+// changes need no call to list them).
+type journalTake struct {
+	n     int
+	arr   string
+	items []string
+}
+
+// changedAhead is how many of the changed elements are asked for with the
+// journal: most actions change one to three subtrees.
+const changedAhead = 4
+
+// changedRoots asks the page's journal what changed since journal, and
+// starts the next one (next). The changed elements are asked for in the
+// same breath. An error says why the tree cannot be patched (read it
+// whole).
+func (p *Page) changedRoots(ctx context.Context, prev []snapshot.Frame, journal int64, group string) (c journalTake, next int64, err error) {
 	if len(prev) != 1 {
-		return 0, "", 0, errors.New("the tab has frames besides its main one")
+		return c, 0, errors.New("the tab has frames besides its main one")
 	}
 	if prev[0].Part != nil {
 		// Which part a read takes depends on what the snapshot asks for.
-		return 0, "", 0, errors.New("the page was read in part")
+		return c, 0, errors.New("the page was read in part")
 	}
 	if journal == 0 {
-		return 0, "", 0, errors.New("the page was not watched since the last read")
+		return c, 0, errors.New("the page was not watched since the last read")
 	}
 	p.mu.Lock()
 	p.journalSeq++
@@ -280,52 +305,73 @@ func (p *Page) changedRoots(ctx context.Context, prev []snapshot.Frame, journal 
 	oopifs := len(p.oopifs)
 	p.mu.Unlock()
 	if oopifs > 0 {
-		return 0, "", 0, errors.New("the tab has frames besides its main one")
+		return c, 0, errors.New("the tab has frames besides its main one")
 	}
 	var jr evalResult
-	var ar struct {
+	var objs [1 + changedAhead]struct {
 		Result remoteObject `json:"result"`
 	}
 	err = p.inWorld(ctx, p.sess, p.TargetID, func(id int64) error {
-		// Chromium runs a session's calls in order: the second reads
+		// Chromium runs a session's calls in order: the later ones read
 		// what the first left.
 		take := p.sess.Send(ctx, "Runtime.evaluate", map[string]any{
 			"expression": fmt.Sprintf(journalJS, journal, next), "contextId": id, "returnByValue": true,
 		})
-		list := p.sess.Send(ctx, "Runtime.evaluate", map[string]any{
-			"expression": "globalThis.__browserdChanged", "contextId": id, "objectGroup": group,
-		})
-		jr, ar.Result = evalResult{}, remoteObject{}
-		return errors.Join(take(&jr), list(&ar))
+		waits := []func(any) error{take}
+		for i := range objs {
+			expr := "globalThis.__browserdChanged"
+			if i > 0 {
+				expr = fmt.Sprintf("(globalThis.__browserdChanged || [])[%d]", i-1)
+			}
+			waits = append(waits, p.sess.Send(ctx, "Runtime.evaluate", map[string]any{
+				"expression": expr, "contextId": id, "objectGroup": group,
+			}))
+		}
+		jr = evalResult{}
+		errs := []error{take(&jr)}
+		for i, w := range waits[1:] {
+			objs[i].Result = remoteObject{}
+			errs = append(errs, w(&objs[i]))
+		}
+		return errors.Join(errs...)
 	})
-	arr = ar.Result.ObjectID
+	c.arr = objs[0].Result.ObjectID
 	if err != nil {
-		return 0, arr, 0, err
+		return c, 0, err
 	}
 	var out journalResult
 	if err := jr.decode(&out); err != nil {
-		return 0, arr, 0, err
+		return c, 0, err
 	}
 	if out.Unknown != "" || out.Roots == nil {
-		return 0, arr, next, errors.New(cmp.Or(out.Unknown, "the journal said nothing"))
+		return c, next, errors.New(cmp.Or(out.Unknown, "the journal said nothing"))
 	}
-	return *out.Roots, arr, next, nil
+	c.n = *out.Roots
+	for _, o := range objs[1:min(1+c.n, len(objs))] {
+		c.items = append(c.items, o.Result.ObjectID)
+	}
+	return c, next, nil
 }
 
 // describeRoots is the backend node ids of the elements the journal
-// marked changed, held in arr (see changedRoots), described all at once.
-func (p *Page) describeRoots(ctx context.Context, arr string) ([]int64, error) {
-	if arr == "" {
+// marked changed (see changedRoots), described all at once.
+func (p *Page) describeRoots(ctx context.Context, c journalTake) ([]int64, error) {
+	if c.arr == "" {
 		return nil, errors.New("the changed elements are gone")
 	}
-	objs, err := p.arrayItems(ctx, p.sess, arr)
-	if err != nil {
-		return nil, err
+	objs := c.items
+	if c.n > len(objs) {
+		var err error
+		if objs, err = p.arrayItems(ctx, p.sess, c.arr); err != nil {
+			return nil, err
+		}
 	}
 	roots := make([]int64, len(objs))
 	var wg sync.WaitGroup
 	for i, o := range objs {
-		wg.Go(func() { roots[i], _ = describe(ctx, p.sess, o) })
+		if o != "" {
+			wg.Go(func() { roots[i], _ = describe(ctx, p.sess, o) })
+		}
 	}
 	wg.Wait()
 	return roots, nil
@@ -364,13 +410,12 @@ func (ix nodeIndex) ancestors(id string, into map[int64]bool) {
 // React <span> around "Page 1 of 3"), which has no subtree Chromium will
 // answer for, with its nearest ancestor it does not ignore, and marks the
 // roots anew when one moved.
-func (p *Page) liftIgnored(ctx context.Context, roots []int64, ix nodeIndex) ([]int64, error) {
-	moved := false
+func (p *Page) liftIgnored(ctx context.Context, roots []int64, ix nodeIndex) (_ []int64, moved bool, err error) {
 	for i, b := range roots {
 		for j, ok := ix.byBackend[b]; ok && ix.nodes[j].Ignored; j, ok = ix.byID[ix.nodes[j].ParentID] {
 			pj, pok := ix.byID[ix.nodes[j].ParentID]
 			if !pok || ix.nodes[pj].BackendID == 0 {
-				return nil, errors.New("a changed element has no accessibility node to read")
+				return nil, false, errors.New("a changed element has no accessibility node to read")
 			}
 			b = ix.nodes[pj].BackendID
 			roots[i], moved = b, true
@@ -379,10 +424,10 @@ func (p *Page) liftIgnored(ctx context.Context, roots []int64, ix nodeIndex) ([]
 	if moved {
 		roots = outermost(roots, ix.nodes, ix.byBackend, ix.byID)
 		if err := p.setChanged(ctx, roots); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	return roots, nil
+	return roots, moved, nil
 }
 
 // readChanged reads the changed subtrees and, meanwhile, the ancestors of
