@@ -94,6 +94,7 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 		tb.NavSeq = nav
 		tb.LastSnap = ""
 		tb.LastFrames, tb.Journal = nil, 0
+		tb.Built = snapshot.Memo{}
 		tb.Windows = nil
 	}
 	reuse := c.ahead != nil && page == nil && isAnswer(opt)
@@ -106,7 +107,7 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 	if reuse && c.ahead.same(frames) {
 		r = c.ahead.built
 	} else {
-		r = snapshot.Build(frames, refs, c.buildOptions(opt))
+		r = tb.Built.Build(frames, refs, c.buildOptions(opt))
 	}
 	c.ahead = nil
 	pg.Release(ctx)
@@ -179,7 +180,7 @@ func (c *call) readAhead(ctx context.Context) {
 	}
 	tb.LastFrames = frames
 	opt := c.buildOptions(snapshot.Options{Windows: tb.Windows})
-	c.ahead = &readAhead{frames: frames, built: snapshot.Build(frames, c.task.Sess.Refs, opt)}
+	c.ahead = &readAhead{frames: frames, built: tb.Built.Build(frames, c.task.Sess.Refs, opt)}
 }
 
 // buildOptions completes opt for a build of the tab's snapshot.

@@ -165,6 +165,9 @@ type Tab struct {
 	// of the page's journal of changes since it (see answer.go).
 	LastFrames []snapshot.Frame
 	Journal    int64
+	// Built is the snapshot last built from a read of the tab, built
+	// again only when the read or what is asked of it changed.
+	Built snapshot.Memo
 	// windows are the items the tab's long lists show from: where the
 	// agent paged to (snapshot with a ref or selector; see answer.go).
 	Windows []snapshot.Key
