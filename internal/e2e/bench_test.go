@@ -222,6 +222,24 @@ func BenchmarkAXFramesBuild(b *testing.B) {
 	}
 }
 
+// BenchmarkCatalogBuild is the build alone of the side-by-side benchmark's
+// catalog page (11,000 accessibility nodes), read once: what an answer
+// pays for the page's text after every action that changed it.
+func BenchmarkCatalogBuild(b *testing.B) {
+	pg, done := benchPage(b, "/catalog")
+	defer done()
+	frames, err := pg.AXFrames(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	refs := snapshot.NewRefs()
+	b.ReportAllocs()
+	for b.Loop() {
+		snapshot.Build(frames, refs, snapshot.Options{Owner: "t1", Origin: site.URL("")})
+	}
+	b.ReportMetric(float64(len(frames[0].Nodes)), "nodes")
+}
+
 func benchPage(b *testing.B, path string) (*browser.Page, func()) {
 	b.Helper()
 	br, err := browser.Start(context.Background(), chromium.Options{UserDataDir: b.TempDir(), Width: 1280, Height: 720})
