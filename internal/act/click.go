@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/timing"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -24,15 +25,18 @@ func (c *Tab) pointer(ctx context.Context, action string) error {
 	if err != nil {
 		return err
 	}
+	timing.Mark(ctx, "found")
 	// A page's delayed reaction (a menu, a tooltip) is waited for while
 	// what the click started is pending (see browser.Page.Settle). The
 	// watch starts before the element is scrolled into view, while the
 	// page is idle: what the scroll sets off is the action's too.
 	m := pg.Mark(ctx)
+	timing.Mark(ctx, "watching")
 	aim, err := pg.Aim(ctx, el, action)
 	if err != nil {
 		return err
 	}
+	timing.Mark(ctx, "aimed")
 	if action == "hover" {
 		if err := pg.Hover(ctx, aim.X, aim.Y); err != nil {
 			return err
@@ -46,6 +50,7 @@ func (c *Tab) pointer(ctx context.Context, action string) error {
 			return err
 		}
 	}
+	timing.Mark(ctx, action+"ed")
 	return pg.Settle(ctx, m)
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/browserd/browserd/internal/timing"
 	"github.com/browserd/browserd/internal/untrusted"
 )
 
@@ -374,7 +375,9 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	var r struct {
 		Invalid []InvalidField `json:"invalid"`
 	}
+	defer timing.Mark(ctx, "settled")
 	if p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), DOMMax.Milliseconds(), 0), &r) == nil {
+		timing.Mark(ctx, "quiet")
 		p.mu.Lock()
 		p.invalid = r.Invalid
 		p.mu.Unlock()
@@ -467,9 +470,11 @@ func (p *Page) settleNav(ctx context.Context, m Mark) (done bool, err error) {
 	if !committed {
 		return false, nil
 	}
+	timing.Mark(ctx, "navigated")
 	if err := p.waitUntil(ctx, func() bool { return p.loadSeq > m.load || p.crashed }); err != nil {
 		return true, err
 	}
+	timing.Mark(ctx, "loaded")
 	p.mu.Lock()
 	p.loaded = !p.crashed
 	p.mu.Unlock()

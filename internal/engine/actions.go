@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/timing"
 	"github.com/browserd/browserd/internal/tool"
 	"github.com/browserd/browserd/internal/urlpolicy"
 )
@@ -426,6 +428,14 @@ func (c *call) launched(ctx context.Context, sess *sessions.Session) error {
 // what it caused and answers with the page (answer).
 func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Browser) error {
 	in := c.in
+	if c.e.Log.Enabled(ctx, slog.LevelDebug) {
+		// Where the action's time went, step by step (see timing.Mark).
+		var steps *timing.Steps
+		ctx, steps = timing.Start(ctx)
+		defer func() {
+			c.e.Log.Debug("action steps", slog.String("action", in.Action), slog.String("tab", c.tab.ID), slog.String("steps", steps.String()))
+		}()
+	}
 	timeout := c.e.timeoutOf(in)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -457,6 +467,7 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 		actx = browser.WithMeanwhile(actx, c.readAhead)
 	}
 	err := c.dispatch(actx, br)
+	timing.Mark(ctx, "acted")
 	dialogOpen := errors.Is(context.Cause(actx), browser.ErrDialogOpen) || pg.Dialog() != nil
 	if err != nil && dialogOpen && (browser.DialogBlocked(err) || errors.Is(err, context.Canceled)) {
 		// The action opened a dialog: report it, not an error.
@@ -492,6 +503,7 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 	if c.navRefused != "" {
 		return &userError{Msg: c.navRefused}
 	}
+	defer timing.Mark(ctx, "answered")
 	return c.answer(ctx, sess, answerBy)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/timing"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -102,6 +103,7 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 	if err != nil {
 		return "", err
 	}
+	timing.Mark(ctx, "read")
 	opt.Page, opt.Windows = page, tb.Windows
 	var r snapshot.Result
 	if reuse && c.ahead.same(frames) {
@@ -178,6 +180,8 @@ func (c *call) readAhead(ctx context.Context) {
 		tb.LastFrames = nil
 		return
 	}
+	timing.Mark(ctx, "read meanwhile")
+	defer timing.Mark(ctx, "built meanwhile")
 	tb.LastFrames = frames
 	opt := c.buildOptions(snapshot.Options{Windows: tb.Windows})
 	c.ahead = &readAhead{frames: frames, built: tb.Built.Build(frames, c.task.Sess.Refs, opt)}
