@@ -38,13 +38,15 @@ const timersJS = `(() => { const w = window;
 })()`
 
 // lateJS gives the milliseconds until the last short timer started in the
-// last %d ms is due.
+// last %d ms is due — at least 1 while one of them has not run yet, even
+// when it is overdue: on a busy machine a timer fires later than due, and
+// what it does is still the action's.
 const lateJS = `(() => { const due = window.__browserdTimers;
   if (!(due instanceof Map)) return 0;
-  const t = performance.now(), since = t - %d; let last = 0;
+  const t = performance.now(), since = t - %d; let last = 0, pending = false;
   for (const [id, v] of due) { if (!Array.isArray(v)) continue;
-    if (v[1] < t - 1000) due.delete(id); else if (v[0] >= since && v[1] > last) last = v[1]; }
-  return Math.max(0, Math.ceil(last - t)); })()`
+    if (v[1] < t - 1000) due.delete(id); else if (v[0] >= since) { pending = true; if (v[1] > last) last = v[1]; } }
+  return Math.max(pending ? 1 : 0, Math.ceil(last - t)); })()`
 
 // lateTimers is how long until the short timers the page started in the
 // last since will have run (0 when none), at most DOMMax. It asks the
