@@ -237,6 +237,35 @@ var tpTasks = []tpTask{
 				return want(txt, err, "Total: $17.98")
 			})
 	}, `document.getElementById('cart').textContent === 'OnesieBike Light'`},
+	{"React", "swag-shop", "add-to-cart", "a card whose name and button sit in sibling blocks (Swag Labs) is kept whole", func(a *agent) error {
+		return steps(func() error { return a.openTP("swag-shop") },
+			func() error {
+				ref, err := a.refInGroup("Sauce Labs Fleece Jacket", "button", "Add to cart")
+				if err != nil {
+					return err
+				}
+				txt, err := a.saw(a.tool.click(ref, none))
+				return want(txt, err, "Remove")
+			})
+	}, `document.getElementById('cart').textContent === 'Sauce Labs Fleece Jacket'`},
+	{"React", "swag-shop", "two-items", "a second card's button, after the first one's answer", func(a *agent) error {
+		return steps(func() error { return a.openTP("swag-shop") },
+			func() error {
+				ref, err := a.refInGroup("Sauce Labs Onesie", "button", "Add to cart")
+				if err != nil {
+					return err
+				}
+				return e(a.saw(a.tool.click(ref, none)))
+			},
+			func() error {
+				ref, err := a.refInGroup("Sauce Labs Bolt T-Shirt", "button", "Add to cart")
+				if err != nil {
+					return err
+				}
+				txt, err := a.saw(a.tool.click(ref, none))
+				return want(txt, err, "Remove")
+			})
+	}, `document.getElementById('cart').textContent === 'Sauce Labs Bolt T-ShirtSauce Labs Onesie' || document.getElementById('cart').textContent === 'Sauce Labs OnesieSauce Labs Bolt T-Shirt'`},
 	{"Lit", "lit-todo", "count", "a count rendered by a web component updates in the answer", func(a *agent) error {
 		return steps(func() error { return a.openTP("lit-todo") },
 			func() error { return e(a.hover("", "Write report")) },

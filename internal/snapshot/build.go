@@ -658,6 +658,7 @@ func fold(f *Frame, n *Node, generic bool, name string, kids []*item) ([]*item, 
 	switch {
 	case generic, n.Role == "rowgroup":
 		if generic && n.BackendID != 0 {
+			kids = joinParts(kids)
 			if kids = tidy(kids, ""); groups(kids) {
 				// A card or a row of a grid: its controls go with its
 				// text (kept when it has look-alikes: see tidy).
@@ -1057,7 +1058,7 @@ func groups(kids []*item) bool {
 	var controls, others int
 	for _, k := range kids {
 		switch {
-		case len(k.children) > 0 || k.group:
+		case k.group || !leaves(k.children):
 			return false
 		case k.ref:
 			controls++
@@ -1066,6 +1067,69 @@ func groups(kids []*item) bool {
 		}
 	}
 	return controls > 0 && others > 0
+}
+
+// leaves reports whether items are lines without refs or lines under them
+// (a link's image): what may hang under a line of a group.
+func leaves(items []*item) bool {
+	for _, c := range items {
+		if c.ref || c.group || len(c.children) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// joinParts makes one group of the groups a card is drawn in. Swag Labs
+// marks up a product as its name (a link) and description in one block and
+// its price and "Add to cart" in a sibling block: two groups, neither of
+// which holds a product and its own button. The blocks of one card differ
+// in shape and name no control twice; the cards of a grid are alike, or
+// repeat their buttons, and stay apart. kids is returned as it is unless
+// it holds two or more loose groups that are such parts, with at most 8
+// lines in all.
+func joinParts(kids []*item) []*item {
+	var parts, lines int
+	shapes := map[string]bool{}
+	named := map[string]bool{}
+	for _, k := range kids {
+		if !k.group || k.settled {
+			if k.group || !leaves(k.children) {
+				return kids
+			}
+			lines++
+			continue
+		}
+		parts++
+		var shape strings.Builder
+		for _, c := range k.children {
+			shape.WriteString(c.role + " ")
+			if c.ref {
+				id := c.role + "\x00" + norm(c.name)
+				if named[id] {
+					return kids
+				}
+				named[id] = true
+			}
+		}
+		if shapes[shape.String()] {
+			return kids
+		}
+		shapes[shape.String()] = true
+		lines += len(k.children)
+	}
+	if parts < 2 || lines > 8 {
+		return kids
+	}
+	out := make([]*item, 0, lines)
+	for _, k := range kids {
+		if k.group && !k.settled {
+			out = append(out, k.children...)
+		} else {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func hasRef(it *item) bool {

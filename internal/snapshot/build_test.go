@@ -277,6 +277,57 @@ func TestBuild(t *testing.T) {
   text "3 x 9 ="
   textbox "Answer" [ref=e3]`,
 		},
+		{
+			// Swag Labs draws a card as an image link, then the name (a
+			// link) and its text in one block and the price and the button
+			// in a sibling one: the card is kept whole, one group. Two
+			// cards whose parts look alike, or name the same control,
+			// stay two groups.
+			name: "card parts",
+			frames: frame(doc("T",
+				n("generic", "",
+					n("generic", "",
+						n("link", "Backpack", n("image", "Backpack")).p("url", "/b"),
+						n("generic", "",
+							n("generic", "", n("link", "Backpack", txt("Backpack")).p("url", "/b"), n("generic", "", txt("Carry all"))),
+							n("generic", "", n("generic", "", txt("$29.99")), n("button", "Add to cart")),
+						),
+					),
+					n("generic", "",
+						n("link", "Onesie", n("image", "Onesie")).p("url", "/o"),
+						n("generic", "",
+							n("generic", "", n("link", "Onesie", txt("Onesie")).p("url", "/o"), n("generic", "", txt("Rib snap"))),
+							n("generic", "", n("generic", "", txt("$7.99")), n("button", "Add to cart")),
+						),
+					),
+				),
+				n("generic", "",
+					n("generic", "", txt("Pen"), n("button", "Buy")),
+					n("generic", "", txt("Ink"), n("button", "Buy")),
+				),
+			)),
+			want: `document "T"
+  generic
+    link "Backpack" [ref=e1, href="/b"]
+      img "Backpack"
+    link "Backpack" [ref=e2, href="/b"]
+    text "Carry all"
+    text "$29.99"
+    button "Add to cart" [ref=e3]
+  generic
+    link "Onesie" [ref=e4, href="/o"]
+      img "Onesie"
+    link "Onesie" [ref=e5, href="/o"]
+    text "Rib snap"
+    text "$7.99"
+    button "Add to cart" [ref=e6]
+  generic
+    text "Pen"
+    button "Buy" [ref=e7]
+  generic
+    text "Ink"
+    button "Buy" [ref=e8]`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
