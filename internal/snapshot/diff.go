@@ -52,118 +52,159 @@ func DiffWith(prev, cur string, o DiffOptions) string {
 	if prev == cur {
 		return NoChanges
 	}
-	a, b := splitLines(prev), splitLines(cur)
-	ops := diffLines(a, b)
-	changedRef := pairByRef(a, b, ops)
-	skip := quietRefs(a, b, ops, changedRef, o.Target)
-	parentA, parentB := parents(a), parents(b)
-	eqA := make([]int, len(a)) // prev line -> cur line, -1 if changed
-	eqB := make([]bool, len(b))
-	for i := range eqA {
-		eqA[i] = -1
-	}
-	for _, op := range ops {
-		if op.kind == opEqual {
-			eqA[op.ai] = op.bi
-			eqB[op.bi] = true
-		}
-	}
-	replaced, replacing := pairInPlace(a, b, ops, parentA, parentB, eqA)
-	relist := relisted(a, b, ops, parentA, parentB, eqA, replaced, replacing, changedRef)
-
+	d := newLineDiff(splitLines(prev), splitLines(cur), o)
 	// Changed lines with refs come first, without context; then the others,
 	// each run after its path.
-	var known, out strings.Builder
-	path := "\x00" // the path printed last; none yet
-	changed := false
-	for _, op := range ops {
-		var line, mark string
-		var chain []int // the line's unchanged ancestors, outermost first, in its own text
-		var text []string
-		switch {
-		case op.kind == opEqual:
-			if p := parentB[op.bi]; p < 0 || !relist[p] {
-				continue
-			}
-			// A kept item of a list that was filtered or re-sorted: the
-			// list now is what the agent needs to read.
-			line, mark, text = b[op.bi], "  ", b
-			for p := parentB[op.bi]; p >= 0; p = parentB[p] {
-				if eqB[p] {
-					chain = append(chain, p)
-				}
-			}
-		case op.kind == opDel:
-			if changedRef[refOf(a[op.ai])] || replaced[op.ai] >= 0 {
-				continue // shown as its new line
-			}
-			line, mark, text = a[op.ai], "- ", a
-			for p := parentA[op.ai]; p >= 0; p = parentA[p] {
-				if eqA[p] >= 0 {
-					chain = append(chain, p)
-				}
-			}
-		default:
-			r := refOf(b[op.bi])
-			if skip[r] {
-				continue
-			}
-			line, mark, text = b[op.bi], "+ ", b
-			if d, ok := replacing[op.bi]; ok {
-				if focusOnly(a[d], line, o.Target) {
-					continue
-				}
-				mark = "~ "
-			}
-			if changedRef[r] {
-				mark = "~ "
-			}
-			for p := parentB[op.bi]; p >= 0; p = parentB[p] {
-				if eqB[p] {
-					chain = append(chain, p)
-				}
-			}
+	w := diffWriter{path: "\x00"}
+	for _, op := range d.ops {
+		if c, ok := d.change(op); ok {
+			w.write(c, o.Target)
 		}
-		changed = true
-		slices.Reverse(chain)
-		if r := refOf(line); mark == "~ " && r != "" {
-			if r == o.Target {
-				line = withoutFocus(line) // it has the focus: it was acted on
-			}
-			known.WriteString(mark)
-			known.WriteString(strings.TrimLeft(line, " "))
-			known.WriteByte('\n')
-			continue
-		}
-		depth := indent(line)
-		root := ""
-		if len(chain) > 0 && indent(text[chain[0]]) == 0 && strings.HasPrefix(text[chain[0]], "document") {
-			root = text[chain[0]]
-			chain = chain[1:] // the document's root: the same for every line
-			depth -= 2
-		}
-		if p := pathOf(text, chain); p != path {
-			if p == "" && path != "\x00" {
-				p = root // back at the top, after a path
-			}
-			path = p
-			if p != "" {
-				out.WriteString(p)
-				out.WriteString(":\n")
-			}
-		}
-		if len(chain) > 0 {
-			depth = indent(line) - indent(text[chain[len(chain)-1]]) - 2
-		}
-		out.WriteString(mark)
-		out.WriteString(strings.Repeat(" ", max(depth, 0)))
-		out.WriteString(strings.TrimLeft(line, " "))
-		out.WriteByte('\n')
 	}
-	if !changed {
+	if !w.changed {
 		return NoChanges
 	}
-	return strings.TrimSuffix(known.String()+out.String(), "\n")
+	return strings.TrimSuffix(w.known.String()+w.out.String(), "\n")
+}
+
+// lineDiff is what DiffWith knows of two snapshot texts: their lines, the
+// edit script between them and how each line's ancestors fared.
+type lineDiff struct {
+	a, b             []string
+	ops              []diffOp
+	target           string
+	changedRef, skip map[string]bool
+	parentA, parentB []int
+	eqA              []int  // prev line -> cur line, -1 if changed
+	eqB              []bool // cur line unchanged
+	replaced         []int
+	replacing        map[int]int
+	relist           map[int]bool
+}
+
+func newLineDiff(a, b []string, o DiffOptions) *lineDiff {
+	d := &lineDiff{a: a, b: b, ops: diffLines(a, b), target: o.Target}
+	d.changedRef = pairByRef(a, b, d.ops)
+	d.skip = quietRefs(a, b, d.ops, d.changedRef, o.Target)
+	d.parentA, d.parentB = parents(a), parents(b)
+	d.eqA = make([]int, len(a))
+	d.eqB = make([]bool, len(b))
+	for i := range d.eqA {
+		d.eqA[i] = -1
+	}
+	for _, op := range d.ops {
+		if op.kind == opEqual {
+			d.eqA[op.ai] = op.bi
+			d.eqB[op.bi] = true
+		}
+	}
+	d.replaced, d.replacing = pairInPlace(a, b, d.ops, d.parentA, d.parentB, d.eqA)
+	d.relist = relisted(a, b, d.ops, d.parentA, d.parentB, d.eqA, d.replaced, d.replacing, d.changedRef)
+	return d
+}
+
+// lineChange is one line of a diff's answer before it is printed.
+type lineChange struct {
+	line, mark string
+	chain      []int    // the line's unchanged ancestors, outermost first, in its own text
+	text       []string // the text the line and chain index into
+}
+
+// change is what op prints, if anything.
+func (d *lineDiff) change(op diffOp) (lineChange, bool) {
+	var c lineChange
+	switch {
+	case op.kind == opEqual:
+		if p := d.parentB[op.bi]; p < 0 || !d.relist[p] {
+			return c, false
+		}
+		// A kept item of a list that was filtered or re-sorted: the
+		// list now is what the agent needs to read.
+		c.line, c.mark, c.text = d.b[op.bi], "  ", d.b
+		c.chain = d.keptAncestors(d.parentB, op.bi, func(p int) bool { return d.eqB[p] })
+	case op.kind == opDel:
+		if d.changedRef[refOf(d.a[op.ai])] || d.replaced[op.ai] >= 0 {
+			return c, false // shown as its new line
+		}
+		c.line, c.mark, c.text = d.a[op.ai], "- ", d.a
+		c.chain = d.keptAncestors(d.parentA, op.ai, func(p int) bool { return d.eqA[p] >= 0 })
+	default:
+		r := refOf(d.b[op.bi])
+		if d.skip[r] {
+			return c, false
+		}
+		c.line, c.mark, c.text = d.b[op.bi], "+ ", d.b
+		if old, ok := d.replacing[op.bi]; ok {
+			if focusOnly(d.a[old], c.line, d.target) {
+				return c, false
+			}
+			c.mark = "~ "
+		}
+		if d.changedRef[r] {
+			c.mark = "~ "
+		}
+		c.chain = d.keptAncestors(d.parentB, op.bi, func(p int) bool { return d.eqB[p] })
+	}
+	return c, true
+}
+
+// keptAncestors lists the ancestors of line i (parent gives each line's)
+// that kept reports unchanged, outermost first.
+func (d *lineDiff) keptAncestors(parent []int, i int, kept func(int) bool) []int {
+	var chain []int
+	for p := parent[i]; p >= 0; p = parent[p] {
+		if kept(p) {
+			chain = append(chain, p)
+		}
+	}
+	slices.Reverse(chain)
+	return chain
+}
+
+// diffWriter prints a diff's changes: changed lines with refs apart, the
+// others after the path of their unchanged ancestors, printed once per run.
+type diffWriter struct {
+	known, out strings.Builder
+	path       string // the path printed last; "\x00": none yet
+	changed    bool
+}
+
+func (w *diffWriter) write(c lineChange, target string) {
+	w.changed = true
+	line, chain, text := c.line, c.chain, c.text
+	if r := refOf(line); c.mark == "~ " && r != "" {
+		if r == target {
+			line = withoutFocus(line) // it has the focus: it was acted on
+		}
+		w.known.WriteString(c.mark)
+		w.known.WriteString(strings.TrimLeft(line, " "))
+		w.known.WriteByte('\n')
+		return
+	}
+	depth := indent(line)
+	root := ""
+	if len(chain) > 0 && indent(text[chain[0]]) == 0 && strings.HasPrefix(text[chain[0]], "document") {
+		root = text[chain[0]]
+		chain = chain[1:] // the document's root: the same for every line
+		depth -= 2
+	}
+	if p := pathOf(text, chain); p != w.path {
+		if p == "" && w.path != "\x00" {
+			p = root // back at the top, after a path
+		}
+		w.path = p
+		if p != "" {
+			w.out.WriteString(p)
+			w.out.WriteString(":\n")
+		}
+	}
+	if len(chain) > 0 {
+		depth = indent(line) - indent(text[chain[len(chain)-1]]) - 2
+	}
+	w.out.WriteString(c.mark)
+	w.out.WriteString(strings.Repeat(" ", max(depth, 0)))
+	w.out.WriteString(strings.TrimLeft(line, " "))
+	w.out.WriteByte('\n')
 }
 
 // maxRelist bounds the kept items a filtered list shows beside its
