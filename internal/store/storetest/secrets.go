@@ -31,20 +31,7 @@ func testSecrets(t *testing.T, st store.Store) {
 		t.Errorf("ListSecrets(none) = %+v, %v", list, err)
 	}
 
-	set := func(s store.Secret) {
-		t.Helper()
-		if err := ss.SetSecret(ctx, s); err != nil {
-			t.Fatalf("SetSecret(%s/%s): %v", s.Owner, s.Name, err)
-		}
-	}
-	getOK := func(owner, name string) store.Secret {
-		t.Helper()
-		s, err := ss.GetSecret(ctx, owner, name)
-		if err != nil {
-			t.Fatalf("GetSecret(%s/%s): %v", owner, name, err)
-		}
-		return s
-	}
+	set, getOK := secretsOf(t, ss)
 	long := strings.Repeat("ж", 2048) // 4 KB of two-byte runes
 	set(store.Secret{Owner: "alice", Name: "B_PW", Value: "b-first-value", Origins: []string{"https://b.example"}, Updated: t0})
 	set(store.Secret{Owner: "alice", Name: "A_PW", Value: "пароль-alice", Updated: t0.Add(time.Minute)})
@@ -74,8 +61,41 @@ func testSecrets(t *testing.T, st store.Store) {
 		t.Errorf("replaced without origins: %+v, want none left", got)
 	}
 
-	// A listing: by name (byte order), no values.
-	list, err := ss.ListSecrets(ctx, "alice")
+	testSecretsListed(t, ss)
+	testSecretsApart(t, ss)
+	testSecretsDeleted(t, ss)
+
+	// No time given: now.
+	before := time.Now().Add(-time.Second)
+	set(store.Secret{Owner: "alice", Name: "NOW", Value: "now-value"})
+	if got := getOK("alice", "NOW"); got.Updated.Before(before) || got.Updated.After(time.Now().Add(time.Second)) {
+		t.Errorf("a secret set without a time has Updated %v, want about now", got.Updated)
+	}
+}
+
+// secretsOf gives testSecrets' steps their way to set and get a secret,
+// failing the test on an error.
+func secretsOf(t *testing.T, ss store.Secrets) (set func(store.Secret), get func(owner, name string) store.Secret) {
+	set = func(s store.Secret) {
+		t.Helper()
+		if err := ss.SetSecret(t.Context(), s); err != nil {
+			t.Fatalf("SetSecret(%s/%s): %v", s.Owner, s.Name, err)
+		}
+	}
+	get = func(owner, name string) store.Secret {
+		t.Helper()
+		s, err := ss.GetSecret(t.Context(), owner, name)
+		if err != nil {
+			t.Fatalf("GetSecret(%s/%s): %v", owner, name, err)
+		}
+		return s
+	}
+	return set, get
+}
+
+// testSecretsListed: a listing is by name (byte order), without values.
+func testSecretsListed(t *testing.T, ss store.Secrets) {
+	list, err := ss.ListSecrets(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,8 +116,13 @@ func testSecrets(t *testing.T, st store.Store) {
 		t.Errorf("ListSecrets(alice) = %+v", list)
 	}
 
-	// Owners are apart: the same name is another secret, and another
-	// owner's is not found.
+}
+
+// testSecretsApart: owners are apart: the same name is another secret,
+// and another owner's is not found.
+func testSecretsApart(t *testing.T, ss store.Secrets) {
+	ctx := t.Context()
+	_, getOK := secretsOf(t, ss)
 	if got := getOK("bob", "A_PW"); got.Value != "bob's own value" {
 		t.Errorf("bob's A_PW = %q", got.Value)
 	}
@@ -114,7 +139,12 @@ func testSecrets(t *testing.T, st store.Store) {
 		t.Errorf("ListSecrets(bob) = %+v, %v", list, err)
 	}
 
-	// Delete.
+}
+
+// testSecretsDeleted: a deleted secret is gone, for its owner only.
+func testSecretsDeleted(t *testing.T, ss store.Secrets) {
+	ctx := t.Context()
+	_, getOK := secretsOf(t, ss)
 	if err := ss.DeleteSecret(ctx, "alice", "A_PW"); err != nil {
 		t.Fatal(err)
 	}
@@ -126,12 +156,5 @@ func testSecrets(t *testing.T, st store.Store) {
 	}
 	if got := getOK("bob", "A_PW"); got.Value != "bob's own value" {
 		t.Errorf("deleting alice's A_PW changed bob's: %q", got.Value)
-	}
-
-	// No time given: now.
-	before := time.Now().Add(-time.Second)
-	set(store.Secret{Owner: "alice", Name: "NOW", Value: "now-value"})
-	if got := getOK("alice", "NOW"); got.Updated.Before(before) || got.Updated.After(time.Now().Add(time.Second)) {
-		t.Errorf("a secret set without a time has Updated %v, want about now", got.Updated)
 	}
 }

@@ -995,8 +995,15 @@ func testProfileStates(t *testing.T, st store.Store) {
 		t.Errorf("bob's work = %v, want ErrNotFound", err)
 	}
 
-	// Excluded domains: none until set; set on a profile with or
-	// without a saved state; cleared with none; apart from the state.
+	testProfileExcludes(t, st, load)
+	testProfileLoginChecks(t, st, load)
+}
+
+// testProfileExcludes: excluded domains are none until set; set on a
+// profile with or without a saved state; cleared with none; apart from
+// the state (load reads alice's work's).
+func testProfileExcludes(t *testing.T, st store.Store, load func() (string, time.Time)) {
+	ctx := t.Context()
 	for _, name := range []string{"work", "fresh"} {
 		if got, err := st.ProfileExcludes(ctx, "alice", name); err != nil || got != nil {
 			t.Errorf("ProfileExcludes(%s) before any = %v, %v; want none", name, got, err)
@@ -1032,10 +1039,14 @@ func testProfileStates(t *testing.T, st store.Store) {
 		t.Errorf("bob's fresh has alice's excluded domains: %v", got)
 	}
 
-	// Login checks (issue 28 point 5): none until set; set on a profile
-	// with or without a row; apart from the state and the excluded
-	// domains; another owner's profile of the same name has none;
-	// removed with nil.
+}
+
+// testProfileLoginChecks: login checks (issue 28 point 5) are none until
+// set; set on a profile with or without a row; apart from the state and
+// the excluded domains; another owner's profile of the same name has
+// none; removed with nil.
+func testProfileLoginChecks(t *testing.T, st store.Store, load func() (string, time.Time)) {
+	ctx := t.Context()
 	check := &store.LoginCheck{URL: "https://app.example.com/account", Text: "Ada Lovelace — ü", Name: "the app"}
 	for _, name := range []string{"work", "new"} {
 		if got, err := st.ProfileLoginCheck(ctx, "alice", name); err != nil || got != nil {
