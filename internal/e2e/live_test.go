@@ -101,6 +101,16 @@ func TestLiveView(t *testing.T) {
 	}
 	waitFor("the dashboard lists the agent's tab", "document.body.innerText", "t1 — Animated")
 	waitFor("the dashboard says what goes on in the tab", "document.body.innerText", "in front · idle")
+	// Each tab is a picture (its recording's latest frame) with its last
+	// step, and a step that failed says why.
+	waitFor("the tab's picture", "String(!!document.querySelector('img.shot') && document.querySelector('img.shot').naturalWidth > 0)", "true")
+	admin.expect(200, "POST", "/api/actions", map[string]any{"action": "click", "session": "watched", "selector": "#nowhere", "timeout": 300}, &res)
+	if res.Success {
+		t.Fatal("a click on nothing succeeded")
+	}
+	waitFor("the last step, failed", "document.body.innerText", "step 2: click — failed")
+	waitFor("why it failed", "document.querySelector('.card .why') ? document.querySelector('.card .why').textContent : ''", "#nowhere")
+	shoot(t, ctx, pg, "dashboard-tabs.png")
 	if u, _ := pg.Eval(ctx, "location.pathname"); !strings.Contains(u, "/") {
 		t.Fatalf("after sign-in the browser is at %s", u)
 	}
@@ -147,6 +157,10 @@ func TestLiveView(t *testing.T) {
 	// The timeline beside it: the task's steps (its recording); a step
 	// shows the frame of the page after it, until "Back to live".
 	waitFor("the timeline lists the agent's navigate", "document.getElementById('steps').innerText", "navigate")
+	waitFor("the failed click says why", "document.getElementById('steps').innerText", "no element matches selector")
+	if steps, _ := pg.Eval(ctx, "document.getElementById('steps').innerText"); strings.Contains(steps, `"action"`) || strings.Contains(steps, `""`) {
+		t.Errorf("the timeline shows empty arguments: %s", steps)
+	}
 	if _, err := pg.Eval(ctx, "document.querySelector('#steps li').click()"); err != nil {
 		t.Fatal(err)
 	}
@@ -275,6 +289,7 @@ func TestLiveView(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor("the dashboard shows the tab waiting", "document.body.innerText", "waiting for a person: enter the code sent by SMS")
+	waitFor("the waiting tab's picture", "String(!!document.querySelector('img.shot') && document.querySelector('img.shot').complete && document.querySelector('img.shot').naturalWidth > 0)", "true")
 	shoot(t, ctx, pg, "dashboard.png")
 	select {
 	case m := <-notes:

@@ -105,6 +105,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /dashboard/api/close", s.signedIn(s.closeTab))
 	mux.HandleFunc("GET /dashboard/api/trace", s.signedIn(s.trace))
 	mux.HandleFunc("GET /dashboard/api/frame", s.signedIn(s.frame))
+	mux.HandleFunc("GET /dashboard/api/picture", s.signedIn(s.picture))
 	// Read-only share links: the link's secret is the only credential.
 	mux.HandleFunc("GET /dashboard/share/{secret}/{$}", s.shared(func(w http.ResponseWriter, r *http.Request, _ share) { s.serve(w, "live.html") }))
 	mux.HandleFunc("GET /dashboard/share/{secret}/tabs", s.shared(s.shareTabs))
@@ -183,39 +184,6 @@ func (s *Server) signedIn(h http.HandlerFunc) http.HandlerFunc {
 		}
 		h(w, r.WithContext(auth.WithOwner(r.Context(), owner)))
 	}
-}
-
-// SessionView is one session in the dashboard's list.
-type SessionView struct {
-	tool.SessionInfo
-	Tabs []tool.Tab `json:"tabs"`
-}
-
-// sessions lists the owner's sessions, and the tabs of the live ones.
-func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
-	res, err := s.eng.Do(r.Context(), tool.Input{Action: "list_sessions", Filter: "all"})
-	if err == nil && !res.Success {
-		err = errors.New(res.Error)
-	}
-	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "listing the sessions failed: " + err.Error()})
-		return
-	}
-	out := []SessionView{}
-	for _, si := range res.Sessions {
-		v := SessionView{SessionInfo: si, Tabs: []tool.Tab{}}
-		if si.State == "active" {
-			if _, tabs, err := s.eng.SessionInfo(r.Context(), si.ID); err == nil && tabs != nil {
-				v.Tabs = tabs
-			}
-		}
-		out = append(out, v)
-	}
-	// The page sends csrf back on state-changing requests; another site
-	// can send the cookie (were it not SameSite=Strict) but cannot read
-	// this answer.
-	g, _ := s.signins.session(cookieValue(r))
-	writeJSON(w, http.StatusOK, map[string]any{"sessions": out, "csrf": g.csrf})
 }
 
 // CSRFHeader carries a dashboard session's CSRF token on its POSTs.

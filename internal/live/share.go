@@ -10,7 +10,6 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/store"
-	"github.com/browserd/browserd/internal/tool"
 )
 
 // A read-only share link shows one session's tabs live, without control,
@@ -188,9 +187,9 @@ func (s *Server) shareTabs(w http.ResponseWriter, r *http.Request, sh share) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "the session is gone"})
 		return
 	}
-	v := SessionView{SessionInfo: info, Tabs: tabs}
-	if v.Tabs == nil {
-		v.Tabs = []tool.Tab{}
+	v := SessionView{SessionInfo: info, Tabs: []TabView{}}
+	for _, t := range tabs {
+		v.Tabs = append(v.Tabs, TabView{Tab: t})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"session": v, "expiresAt": sh.Expires})
 }

@@ -1,6 +1,8 @@
-// The dashboard: the signed-in owner's sessions, their tasks and tabs,
-// refreshed every two seconds. Page titles and URLs are page data: they
-// are set as text, never as HTML.
+// The dashboard: the signed-in owner's sessions and, for each tab, its
+// latest picture (the recording's frame after its last step), its task,
+// its last step and whether it waits for a person; refreshed every two
+// seconds. Page titles and URLs are page data: they are set as text, never
+// as HTML.
 'use strict';
 
 function el(tag, text, cls) {
@@ -10,6 +12,59 @@ function el(tag, text, cls) {
   return e;
 }
 
+const q = encodeURIComponent;
+
+// pictures keeps each tab's <img> across refreshes, so a picture is
+// fetched again only when a newer frame exists.
+const pictures = new Map();
+
+function picture(s, t) {
+  const key = s.id + '\u0000' + t.id;
+  let img = pictures.get(key);
+  if (!img) {
+    img = el('img', undefined, 'shot');
+    img.alt = 'the latest picture of tab ' + t.id;
+    pictures.set(key, img);
+  }
+  const src = '/dashboard/api/picture?session=' + q(s.id) + '&task=' + q(t.task || 'default') + '&tab=' + q(t.id) + '&seq=' + t.frame;
+  if (img.dataset.src !== src) {
+    img.dataset.src = src;
+    img.src = src;
+  }
+  return img;
+}
+
+function lastStep(t) {
+  const l = t.last;
+  if (!l) return el('div', 'no step yet', 'step');
+  const d = el('div', 'step ' + l.seq + ': ' + l.action + (l.success ? '' : ' — failed') + ' (' + l.ms + ' ms)', 'step' + (l.success ? '' : ' bad'));
+  if (!l.success && l.error) d.append(el('div', l.error, 'why'));
+  return d;
+}
+
+function tabCard(s, t) {
+  const card = el('article', undefined, 'card' + (t.waiting ? ' waits' : ''));
+  const live = el('a', undefined, 'pic');
+  live.href = '/dashboard/live?session=' + q(s.id) + '&tab=' + q(t.id);
+  live.append(t.frame ? picture(s, t) : el('div', 'no picture yet', 'shot none'));
+  card.append(live);
+  const head = el('div', undefined, 'head');
+  const title = el('a', t.id + ' — ' + (t.title || t.url || 'about:blank'));
+  title.href = live.href;
+  head.append(title);
+  card.append(head, el('div', 'task ' + (t.task || 'default') + (t.active ? ' · in front' : '') + (t.state ? ' · ' + t.state : ''), 'task'), el('div', t.url, 'url'), lastStep(t));
+  if (t.waiting) card.append(el('div', 'waiting for a person: ' + t.waiting, 'waiting'));
+  if (t.review) {
+    const close = el('button', 'Close');
+    close.type = 'button';
+    close.dataset.session = s.id;
+    close.dataset.tab = t.id;
+    close.addEventListener('click', () => closeTab(s.id, t.id));
+    card.append(el('div', 'left for review — the task ended', 'review'), close);
+  }
+  return card;
+}
+
 function render(data) {
   const root = document.getElementById('sessions');
   root.replaceChildren();
@@ -17,6 +72,8 @@ function render(data) {
     root.append(el('p', 'No sessions yet.'));
     return;
   }
+  const waiting = data.sessions.reduce((n, s) => n + s.tabs.filter(t => t.waiting).length, 0);
+  document.getElementById('waiting').textContent = waiting ? waiting + (waiting === 1 ? ' tab waits' : ' tabs wait') + ' for a person' : '';
   for (const s of data.sessions) {
     const box = el('section', undefined, 'session');
     const head = el('h3', s.id);
@@ -27,24 +84,9 @@ function render(data) {
       box.append(el('div', s.login.message || (s.login.state + ': ' + s.login.site), 'login login-' + s.login.state));
     }
     if (s.tabs.length) {
-      const list = el('ul');
-      for (const t of s.tabs) {
-        const li = el('li', undefined, 'tab');
-        const a = el('a', t.id + ' — ' + (t.title || t.url || 'about:blank'));
-        a.href = '/dashboard/live?session=' + encodeURIComponent(s.id) + '&tab=' + encodeURIComponent(t.id);
-        li.append(a, el('span', ' task ' + (t.task || 'default') + (t.active ? ' · in front' : '') + (t.state ? ' · ' + t.state : ''), 'task'), el('div', t.url, 'url'));
-        if (t.waiting) li.append(el('div', 'waiting for a person: ' + t.waiting, 'waiting'));
-        if (t.review) {
-          const close = el('button', 'Close');
-          close.type = 'button';
-          close.dataset.session = s.id;
-          close.dataset.tab = t.id;
-          close.addEventListener('click', () => closeTab(s.id, t.id));
-          li.append(el('div', 'left for review — the task ended', 'review'), close);
-        }
-        list.append(li);
-      }
-      box.append(list);
+      const grid = el('div', undefined, 'tabs');
+      for (const t of s.tabs) grid.append(tabCard(s, t));
+      box.append(grid);
     }
     root.append(box);
   }

@@ -156,9 +156,18 @@ async function loadSteps() {
       li.textContent = a.action + (a.success === false ? ' — failed' : '') + ' (' + (a.ms || 0) + ' ms) ';
       const args = document.createElement('span');
       args.className = 'args';
-      args.textContent = JSON.stringify(a.args || {});
+      args.textContent = argsText(a.args);
       li.append(args);
-      if (a.success === false) li.className = 'bad';
+      if (a.success === false) {
+        li.className = 'bad';
+        if (a.error) {
+          // Why it failed, browserd's words (page text in them is redacted).
+          const why = document.createElement('div');
+          why.className = 'why';
+          why.textContent = a.error;
+          li.append(why);
+        }
+      }
       if (a.seq === chosen) li.classList.add('on');
       li.title = a.error || a.url || '';
       li.addEventListener('click', () => showStep(a));
@@ -166,6 +175,16 @@ async function loadSteps() {
     }
     timeline.hidden = false;
   } catch (e) { /* the live view works without the timeline */ }
+}
+// argsText is a step's arguments as the agent sent them, without the
+// empty and false fields a call carries.
+function argsText(args) {
+  const kept = {};
+  for (const [k, v] of Object.entries(args || {})) {
+    if (v === '' || v === null || v === false || v === 0 || (Array.isArray(v) && !v.length)) continue;
+    kept[k] = v;
+  }
+  return Object.keys(kept).length ? JSON.stringify(kept) : '';
 }
 function showStep(a) {
   chosen = a.seq;
