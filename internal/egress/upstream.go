@@ -506,7 +506,7 @@ type UpstreamError struct {
 	// so nothing was sent to it: the guard's rule, as in Decision.Rule.
 	Rule string
 	msg  string
-	err   error
+	err  error
 }
 
 func (e *UpstreamError) Error() string { return "the upstream proxy " + e.Proxy + " " + e.msg }
