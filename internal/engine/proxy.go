@@ -51,8 +51,14 @@ func (c *call) prepareProxy(ctx context.Context) error {
 	}
 	if err := c.e.Proxy.CheckUpstream(ctx, pol, &u); err != nil {
 		msg := fmt.Sprintf("launch: proxy.server: %v", err)
-		if ue := (*egress.UpstreamError)(nil); errors.As(err, &ue) && ue.Rule != "" && len(c.in.AllowHosts) > 0 {
-			msg += "; launch's allowHosts must name it too"
+		if ue := (*egress.UpstreamError)(nil); errors.As(err, &ue) && ue.Rule != "" {
+			// The session's own lists narrow the daemon's.
+			switch {
+			case ue.Rule == egress.RuleNotOnly && len(c.in.OnlyHosts) > 0:
+				msg += "; launch's onlyHosts must name it too"
+			case ue.Rule != egress.RuleBlocked && ue.Rule != egress.RuleNotOnly && ue.Rule != egress.RuleProxyItself && len(c.in.AllowHosts) > 0:
+				msg += "; launch's allowHosts must name it too"
+			}
 		}
 		return fail("%s", msg)
 	}
