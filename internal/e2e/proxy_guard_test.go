@@ -111,6 +111,25 @@ func TestSessionProxyGuard(t *testing.T) {
 		t.Errorf("the internal server received %d connections", n)
 	}
 
+	// The session's own lists narrow the daemon's, for its proxy too.
+	for _, tc := range []struct {
+		in   tool.Input
+		want string
+	}{
+		{tool.Input{BlockHosts: []string{"127.0.0.3"}}, "matches --block-host 127.0.0.3"},
+		{tool.Input{OnlyHosts: []string{shopAddr}}, "launch's onlyHosts must name it too"},
+		{tool.Input{AllowHosts: []string{shopAddr}}, "launch's allowHosts must name it too"},
+	} {
+		in := tc.in
+		in.Action, in.Session, in.Proxy = "launch", "narrow", &tool.Proxy{Server: "http://" + hostile}
+		if r, raw := api(in); r.Success || !strings.Contains(r.Error, tc.want) {
+			t.Errorf("launch %+v: %s", tc.in, raw)
+		}
+	}
+	if n := hostileHits.Load(); n != 0 {
+		t.Errorf("a proxy the session's lists refuse was dialled %d times", n)
+	}
+
 	// A proxy the operator allowed that answers garbage.
 	r, raw := api(tool.Input{Action: "launch", Session: "odd", Proxy: &tool.Proxy{Server: "http://" + hostile}})
 	if !r.Success {
