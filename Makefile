@@ -72,6 +72,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzOriginHostPort -fuzztime 30s ./internal/egress/
 	$(GO) test -run '^$$' -fuzz '^FuzzUpstream$$' -fuzztime 30s ./internal/egress/
 	$(GO) test -run '^$$' -fuzz '^FuzzBypass$$' -fuzztime 30s ./internal/egress/
+	$(GO) test -run '^$$' -fuzz '^FuzzProxyAnswer$$' -fuzztime 30s ./internal/egress/
 	$(GO) test -run '^$$' -fuzz FuzzWrap -fuzztime 30s ./internal/untrusted/
 	$(GO) test -run '^$$' -fuzz FuzzDecodeCapture -fuzztime 30s ./internal/store/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./internal/storagestate/

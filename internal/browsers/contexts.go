@@ -105,20 +105,10 @@ func (e *Pool) EgressFor(s *sessions.Session) (*egress.Session, error) {
 // setPolicy narrows a session's guard with the lists of a launch call: a
 // session can only refuse more than the server, never allow more.
 func (e *Pool) SetPolicy(s *sessions.Session, in *tool.Input) error {
-	q := egress.Policy{AllowHosts: in.AllowHosts, AllowPrivate: e.Guard.AllowPrivate, BlockHosts: in.BlockHosts, OnlyHosts: in.OnlyHosts}
-	if len(q.AllowHosts) == 0 {
-		q.AllowHosts = e.Guard.AllowHosts
+	pol, err := e.LaunchPolicy(in)
+	if err != nil {
+		return err
 	}
-	if err := q.Validate(); err != nil {
-		return &tool.Error{Msg: strings.NewReplacer("egress: --allow-host", "allowHosts", "egress: --block-host", "blockHosts", "egress: --only-hosts", "onlyHosts").Replace(err.Error())}
-	}
-	// A session narrows the server's guard, never widens it: an entry the
-	// server does not allow is refused, not dropped without a word.
-	if wider := e.Guard.Wider(q); len(wider) > 0 && !e.Guard.AllowPrivate {
-		return tool.Fail("allowHosts %s: not allowed by the server, and a session can only narrow the server's list — start browserd with --allow-host %s to let sessions reach it",
-			strings.Join(wider, ", "), strings.Join(wider, " --allow-host "))
-	}
-	pol := e.Guard.Narrow(q)
 	e.Mu.Lock()
 	s.Policy = pol
 	eg := s.Egress
@@ -127,6 +117,28 @@ func (e *Pool) SetPolicy(s *sessions.Session, in *tool.Input) error {
 		eg.SetPolicy(pol)
 	}
 	return nil
+}
+
+// LaunchPolicy is the policy a launch's lists give its session: the
+// server's, narrowed by them (the server's as it is without any).
+func (e *Pool) LaunchPolicy(in *tool.Input) (egress.Policy, error) {
+	if len(in.AllowHosts)+len(in.BlockHosts)+len(in.OnlyHosts) == 0 {
+		return e.Guard, nil
+	}
+	q := egress.Policy{AllowHosts: in.AllowHosts, AllowPrivate: e.Guard.AllowPrivate, BlockHosts: in.BlockHosts, OnlyHosts: in.OnlyHosts}
+	if len(q.AllowHosts) == 0 {
+		q.AllowHosts = e.Guard.AllowHosts
+	}
+	if err := q.Validate(); err != nil {
+		return egress.Policy{}, &tool.Error{Msg: strings.NewReplacer("egress: --allow-host", "allowHosts", "egress: --block-host", "blockHosts", "egress: --only-hosts", "onlyHosts").Replace(err.Error())}
+	}
+	// A session narrows the server's guard, never widens it: an entry the
+	// server does not allow is refused, not dropped without a word.
+	if wider := e.Guard.Wider(q); len(wider) > 0 && !e.Guard.AllowPrivate {
+		return egress.Policy{}, tool.Fail("allowHosts %s: not allowed by the server, and a session can only narrow the server's list — start browserd with --allow-host %s to let sessions reach it",
+			strings.Join(wider, ", "), strings.Join(wider, " --allow-host "))
+	}
+	return e.Guard.Narrow(q), nil
 }
 
 // spareTab hands out the browser's own first tab (about:blank, opened at

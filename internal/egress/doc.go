@@ -17,7 +17,9 @@
 // An allowed request may then leave through an upstream proxy (Upstream:
 // the daemon's --proxy as Options.Upstream, or a session's own through
 // Session.SetUpstream), which is asked for the checked address, never the
-// name; see upstream.go.
+// name. A session's own proxy is a destination too: its address passes the
+// session's policy before every dial (CheckUpstream says so at launch), and
+// nothing a proxy sends is ever quoted; see upstream.go.
 //
 // Sessions are identified by port: Chromium's --proxy-server (and CDP's
 // per-browser-context proxyServer) cannot carry credentials, so each Session

@@ -167,9 +167,9 @@ func (s *Session) forward(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		if ctx.Err() == nil {
 			s.p.forwarded(false)
-			s.p.log.Debug("egress: upstream failed", "target", d.URL, "err", err)
+			s.p.log.Debug("egress: upstream failed", "target", d.URL, "err", failWords(err))
 			s.upstreamFailed(d.URL, err)
-			http.Error(w, "browserd egress proxy: "+d.URL+": "+err.Error(), http.StatusBadGateway)
+			http.Error(w, "browserd egress proxy: "+d.URL+": "+failWords(err), http.StatusBadGateway)
 		}
 		return
 	}
@@ -238,13 +238,34 @@ func (s *Session) dialChecked(w http.ResponseWriter, r *http.Request, d Decision
 			s.p.forwarded(false)
 			s.upstreamFailed(d.URL, err)
 		}
-		http.Error(w, "browserd egress proxy: "+what+": "+err.Error(), http.StatusBadGateway)
+		http.Error(w, "browserd egress proxy: "+what+": "+failWords(err), http.StatusBadGateway)
 		return nil, false
 	}
 	if !s.track(up) {
 		return nil, false
 	}
 	return up, true
+}
+
+// failWords says why a request failed, in browserd's words: an upstream
+// proxy's failure as its UpstreamError words it, anything else by its kind
+// only — net/http's errors quote what the other end sent ("malformed HTTP
+// response ..."), which may be an upstream proxy's bytes, and no byte a
+// proxy sent is ever shown to a page, an agent or a log.
+func failWords(err error) string {
+	var ue *UpstreamError
+	if errors.As(err, &ue) {
+		return ue.Error()
+	}
+	var ne net.Error
+	var oe *net.OpError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
+		return "the site did not answer in time"
+	case errors.As(err, &oe) && oe.Op == "dial":
+		return "the site cannot be reached (the connection was refused or did not open)"
+	}
+	return "the site's answer could not be read (it is not HTTP, or the connection broke)"
 }
 
 // upstreamFailed records err when an upstream proxy caused it.
@@ -300,14 +321,14 @@ func (s *Session) upgrade(w http.ResponseWriter, r *http.Request, d Decision) {
 	}
 	if err != nil {
 		s.p.forwarded(false)
-		http.Error(w, "browserd egress proxy: "+d.URL+": "+err.Error(), http.StatusBadGateway)
+		http.Error(w, "browserd egress proxy: "+d.URL+": "+failWords(err), http.StatusBadGateway)
 		return
 	}
 	br := bufio.NewReader(up)
 	resp, err := http.ReadResponse(br, out)
 	if err != nil {
 		s.p.forwarded(false)
-		http.Error(w, "browserd egress proxy: "+d.URL+": "+err.Error(), http.StatusBadGateway)
+		http.Error(w, "browserd egress proxy: "+d.URL+": "+failWords(err), http.StatusBadGateway)
 		return
 	}
 	s.p.forwarded(true)

@@ -1,11 +1,19 @@
 package egress
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/browserd/browserd/internal/urlpolicy"
 )
@@ -139,6 +147,71 @@ func FuzzBypass(f *testing.F) {
 		}
 		if got && b.port != "" && b.port != port {
 			t.Fatalf("%q matches %s on port %q", entry, host, port)
+		}
+	})
+}
+
+// FuzzProxyAnswer: whatever an upstream proxy answers to browserd's
+// CONNECT (http) or SOCKS5 handshake, browserd never panics, and the
+// error it words quotes none of it: every run of 8 bytes the error shares
+// with the answer is browserd's own wording (it is in tunnel.go or
+// upstream.go), the status code of a refused tunnel aside.
+func FuzzProxyAnswer(f *testing.F) {
+	var own []byte
+	for _, name := range []string{"tunnel.go", "upstream.go"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		own = append(own, b...)
+	}
+	for code := 100; code < 1000; code++ { // "(407 Proxy Authentication Required)": Go's words
+		own = fmt.Appendf(own, "\n(%d %s) status %d", code, http.StatusText(code), code)
+	}
+	for _, s := range []string{
+		"HTTP/1.1 200 OK\r\n\r\n", "HTTP/1.1 403 MARKER-secret\r\nX: MARKER-secret\r\n\r\nMARKER-secret",
+		"MARKER-secret-MARKER\r\n\r\n", "HTTP/1.1 2MARKER-secret\r\n\r\n", "HTTP/1.1 200 OK\r\nMARKER-secret\r\n\r\n",
+		"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"MARKER-secret\"\r\n\r\n",
+		"\x05\x00\x05\x00\x00\x01\x01\x02\x03\x04\x00\x50", "\x05\x02\x01\x01", "\x05\x00\x05\x77\x00\x01MARKER-secret",
+		"\x05\x00\x05\x00\x00\x4dMARKER-secret", "\x05\x00\x05\x00\x00\x03\x0dMARKER-secret\x00\x50", "\x04MARKER-secret",
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	target := netip.MustParseAddrPort("93.184.216.34:443")
+	f.Fuzz(func(t *testing.T, answer []byte, socks bool) {
+		scheme := "http"
+		if socks {
+			scheme = "socks5"
+		}
+		p := &Proxy{opts: Options{DialTimeout: time.Second}}
+		r, err := p.newRoute(&Upstream{Scheme: scheme, Host: "192.0.2.1:3128", Username: "ann", Password: "pw"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		client, server := net.Pipe()
+		defer client.Close()
+		go func() {
+			defer server.Close()
+			go io.Copy(io.Discard, server)
+			server.Write(answer)
+		}()
+		client.SetDeadline(time.Now().Add(time.Second))
+		if socks {
+			err = socksConnect(client, r, target)
+		} else {
+			_, err = httpConnect(client, r, target)
+		}
+		var ue *UpstreamError
+		if err == nil || !errors.As(err, &ue) {
+			return // a tunnel, or an I/O error dialVia words itself
+		}
+		msg := []byte(ue.Error())
+		for i := 0; i+8 <= len(answer); i++ {
+			w := answer[i : i+8]
+			if bytes.Contains(msg, w) && !bytes.Contains(own, w) && !bytes.Contains([]byte(r.display), w) {
+				t.Fatalf("the error quotes the proxy's answer %q: %s", w, msg)
+			}
 		}
 	})
 }

@@ -194,7 +194,7 @@ func (p *Proxy) Session(pol Policy) (*Session, error) {
 		s.port = strconv.Itoa(int(ap.Port()))
 	}
 	s.pol.Store(compile(pol))
-	rt, err := p.newRoute(p.opts.Upstream)
+	rt, err := p.newRoute(p.opts.Upstream, nil)
 	if err != nil {
 		ln.Close()
 		cancel()
@@ -331,16 +331,19 @@ func (s *Session) SetPolicy(pol Policy) {
 
 // SetUpstream makes u the upstream proxy of the requests that arrive from
 // now on; nil gives the session the proxy's default back (Options.Upstream,
-// or none). When that changes the route, the tunnels open (HTTPS,
+// or none). u's own address must pass the session's policy when it is
+// dialled, as any destination's (see CheckUpstream), unless it is the
+// default's. When that changes the route, the tunnels open (HTTPS,
 // WebSocket) are closed, so that the browser's next requests take the
 // new one rather than a connection kept alive on the old; requests in
 // flight finish on the old route. u is validated and copied.
 func (s *Session) SetUpstream(u *Upstream) error {
 	own := u != nil
+	guard := &s.pol // a session's own proxy passes its policy
 	if u == nil {
-		u = s.p.opts.Upstream
+		u, guard = s.p.opts.Upstream, nil
 	}
-	r, err := s.p.newRoute(u)
+	r, err := s.p.newRoute(u, guard)
 	if err != nil {
 		return err
 	}

@@ -9,14 +9,14 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"strconv"
 )
 
 // The two ways of asking an upstream proxy for a connection: an HTTP
 // CONNECT tunnel (http and https proxies) and a SOCKS5 CONNECT (RFC 1928,
 // with RFC 1929's username and password). Both ask for the checked
 // address, never a name. I/O errors are returned as they are (dialVia
-// words them); what the proxy answered is an *UpstreamError.
+// words them); what the proxy answered is an *UpstreamError in browserd's
+// words, which never quote the proxy's bytes: a status code at most.
 
 // httpConnect asks an http(s) proxy for a tunnel to target. It returns
 // the connection to use: conn, or conn with what the proxy sent after its
@@ -41,7 +41,8 @@ func httpConnect(conn net.Conn, r *route, target netip.AddrPort) (net.Conn, erro
 		if errors.As(err, &ne) {
 			return nil, err
 		}
-		return nil, r.fail(err, "did not answer as an HTTP proxy (%v): check its scheme (http://, https:// or socks5://)", err)
+		// net/http's error quotes the answer: not repeated.
+		return nil, r.fail(nil, "answered with something that is not HTTP: check that it is an http proxy, or give its scheme (http://, https:// or socks5://)")
 	}
 	if resp.StatusCode/100 == 2 {
 		// The body of a tunnel's answer is the tunnel: not read.
@@ -52,7 +53,12 @@ func httpConnect(conn net.Conn, r *route, target netip.AddrPort) (net.Conn, erro
 	}
 	// The refusal's body is not read: a proxy that sends it until it
 	// closes would hold the request; the caller closes the connection.
-	status := fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+	// The status code only, with Go's words for it: never the proxy's
+	// reason phrase, headers or body.
+	status := fmt.Sprintf("status %d", resp.StatusCode)
+	if txt := http.StatusText(resp.StatusCode); txt != "" {
+		status = fmt.Sprintf("%d %s", resp.StatusCode, txt)
+	}
 	var ue *UpstreamError
 	switch {
 	case resp.StatusCode == http.StatusProxyAuthRequired && r.auth == "":
@@ -155,7 +161,7 @@ func socksConnect(conn net.Conn, r *route, target netip.AddrPort) error {
 		ue.Login = true
 		return ue
 	default:
-		return r.fail(nil, "chose a way of signing in browserd does not know (SOCKS5 method %d)", b[1])
+		return r.fail(nil, "chose a way of signing in browserd does not know (a SOCKS5 method other than none or username and password)")
 	}
 
 	a := target.Addr().Unmap()
@@ -181,7 +187,7 @@ func socksConnect(conn net.Conn, r *route, target netip.AddrPort) error {
 	if head[1] != 0 {
 		why, ok := socksReplies[head[1]]
 		if !ok {
-			why = "reply " + strconv.Itoa(int(head[1]))
+			why = "a reply browserd does not know"
 		}
 		return r.fail(nil, "could not connect to the site (SOCKS5: %s)", why)
 	}
@@ -199,7 +205,7 @@ func socksConnect(conn net.Conn, r *route, target netip.AddrPort) error {
 		}
 		n = int(l[0])
 	default:
-		return r.fail(nil, "answered with an unknown address type (SOCKS5 %d)", head[3])
+		return r.fail(nil, "answered with an address type browserd does not know: check that it is a socks5 proxy")
 	}
 	if _, err := io.ReadFull(conn, make([]byte, n+2)); err != nil {
 		return socksReadErr(r, err)

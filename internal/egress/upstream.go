@@ -12,8 +12,10 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +34,18 @@ import (
 // always go direct: the proxy's loopback is not browserd's. The proxy's
 // own address is dialled by browserd only: a page's request for it is
 // refused (RuleUpstream).
+//
+// A session's own proxy (launch's, SetUpstream) is a destination like any
+// other: its address passes the session's policy before every dial — its
+// name resolved once, every answer checked, the checked address dialled —
+// so an internal address cannot be a proxy unless --allow-host names it
+// (CheckUpstream says so at launch; the dial checks again, as DNS may have
+// changed). The daemon's own proxy (Options.Upstream, set by its
+// operator) is trusted, as is a session's that names the same address.
+//
+// Nothing a proxy sends is ever quoted: its failures are worded by
+// browserd (UpstreamError), with at most the status code of a refused
+// CONNECT, never its reason phrase, headers, body or stray bytes.
 
 // Upstream is a proxy that the guard's allowed requests are sent through.
 type Upstream struct {
@@ -320,6 +334,10 @@ type route struct {
 	auth    string // Proxy-Authorization, "" without a login
 	bypass  []bypassRule
 	tr      *http.Transport
+	// guard is the policy of the session whose own proxy this is: the
+	// proxy's address must pass it before each dial. nil: the daemon's
+	// proxy, which its operator set, trusted.
+	guard *atomic.Pointer[compiled]
 
 	mu       sync.Mutex
 	addrs    []netip.Addr // the proxy's addresses as last resolved
@@ -330,8 +348,15 @@ type route struct {
 // name up again.
 const upstreamTTL = 30 * time.Second
 
-// newRoute prepares u for a session; nil for nil (direct).
-func (p *Proxy) newRoute(u *Upstream) (*route, error) {
+// trusted reports whether u is the daemon's own proxy (Options.Upstream,
+// set by its operator), whose address the guard does not check.
+func (p *Proxy) trusted(u *Upstream) bool {
+	return u != nil && p.opts.Upstream != nil && u.String() == p.opts.Upstream.String()
+}
+
+// newRoute prepares u for a session; nil for nil (direct). guard is the
+// policy the proxy's own address must pass before each dial; nil trusts it.
+func (p *Proxy) newRoute(u *Upstream, guard *atomic.Pointer[compiled]) (*route, error) {
 	if u == nil {
 		return nil, nil
 	}
@@ -340,6 +365,9 @@ func (p *Proxy) newRoute(u *Upstream) (*route, error) {
 	}
 	host, port, _ := net.SplitHostPort(u.Host)
 	r := &route{up: *u, display: u.String(), host: host, port: parsePortNum(port)}
+	if !p.trusted(u) {
+		r.guard = guard
+	}
 	r.up.Bypass = append([]string(nil), u.Bypass...)
 	if u.HasLogin() && u.Scheme != "socks5" {
 		r.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(u.Username+":"+u.Password))
@@ -450,7 +478,8 @@ func (r *route) same(q *route) bool {
 		return r == q
 	}
 	return r.display == q.display && r.auth == q.auth && r.up.Username == q.up.Username &&
-		r.up.Password == q.up.Password && slices.Equal(r.up.Bypass, q.up.Bypass)
+		r.up.Password == q.up.Password && slices.Equal(r.up.Bypass, q.up.Bypass) &&
+		(r.guard == nil) == (q.guard == nil)
 }
 
 func (r *route) close() {
@@ -459,10 +488,11 @@ func (r *route) close() {
 	}
 }
 
-// UpstreamError is a failure of an upstream proxy: it could not be
-// reached, refused the login, or refused to connect to the target. Its
-// message names the proxy (never its login) and says what to check; it
-// does not name the target.
+// UpstreamError is a failure of an upstream proxy: the guard refused its
+// address, it could not be reached, refused the login, or refused to
+// connect to the target. Its message is browserd's own words: it names the
+// proxy (never its login) and says what to check; it does not name the
+// target, and it never quotes what the proxy sent (a status code at most).
 type UpstreamError struct {
 	// Proxy is the proxy's scheme://HOST:PORT.
 	Proxy string
@@ -472,8 +502,11 @@ type UpstreamError struct {
 	// Login is set when the proxy refused the login, or asked for one and
 	// was given none.
 	Login bool
-	msg   string
-	err   error
+	// Rule is set when browserd's guard refused the proxy's own address,
+	// so nothing was sent to it: the guard's rule, as in Decision.Rule.
+	Rule string
+	msg  string
+	err  error
 }
 
 func (e *UpstreamError) Error() string { return "the upstream proxy " + e.Proxy + " " + e.msg }
@@ -482,6 +515,72 @@ func (e *UpstreamError) Unwrap() error { return e.err }
 
 func (r *route) fail(err error, format string, args ...any) *UpstreamError {
 	return &UpstreamError{Proxy: r.display, msg: fmt.Sprintf(format, args...), err: err}
+}
+
+// refusedBy is the failure of a proxy whose address the guard refused.
+func (r *route) refusedBy(d Decision) *UpstreamError {
+	msg := "is refused by browserd's guard, as a page's request for that address would be: " + d.Reason
+	if d.Hint != "" {
+		msg += "; " + d.Hint
+	}
+	return &UpstreamError{Proxy: r.display, Rule: d.Rule, msg: msg}
+}
+
+// fixedAddrs is a Resolver that answers the addresses already resolved,
+// so that the guard checks the very addresses that are then dialled.
+type fixedAddrs []netip.Addr
+
+func (f fixedAddrs) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return f, nil
+}
+
+// checkProxy decides on a proxy at host:port (key form) resolved to addrs,
+// as on any destination: pol's rules on every address, and none of the
+// guard's own listeners.
+func (p *Proxy) checkProxy(ctx context.Context, pol *compiled, host string, port uint16, addrs []netip.Addr) Decision {
+	ps := strconv.Itoa(int(port))
+	d := pol.check(ctx, fixedAddrs(addrs), host, ps)
+	if !d.Allowed {
+		return d
+	}
+	for _, a := range addrs {
+		if p.isOwn(a, ps) {
+			d.Allowed, d.Rule, d.Addr, d.Hint = false, RuleProxyItself, a, ""
+			d.Reason = fmt.Sprintf("%s is the egress proxy itself", netip.AddrPortFrom(a, port))
+			return d
+		}
+	}
+	return d
+}
+
+// CheckUpstream reports whether a session whose policy is pol may use u
+// as its own proxy: nil when u's address passes pol as any destination
+// would (its name resolved once, every answer checked) or u is the
+// daemon's own proxy; an *UpstreamError naming the rule and the flag
+// that would allow it otherwise. Nothing is sent to the proxy, so the
+// answer is the same whether its port is closed, filtered or open.
+func (p *Proxy) CheckUpstream(ctx context.Context, pol Policy, u *Upstream) error {
+	if u == nil || p.trusted(u) {
+		return nil
+	}
+	if err := u.Validate(); err != nil {
+		return err
+	}
+	host, port, _ := net.SplitHostPort(u.Host)
+	r := &route{display: u.String(), host: host, port: parsePortNum(port)}
+	if a, err := netip.ParseAddr(host); err == nil {
+		r.addrs = []netip.Addr{unmap(a)}
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.opts.DialTimeout)
+	defer cancel()
+	addrs, err := r.lookup(ctx, p.opts.Resolver)
+	if err != nil {
+		return r.fail(err, "does not resolve (%v): check its name", err)
+	}
+	if d := p.checkProxy(ctx, compile(pol), r.host, r.port, addrs); !d.Allowed {
+		return r.refusedBy(d)
+	}
+	return nil
 }
 
 // UpstreamFailure is a request an upstream proxy failed: URL as the
@@ -496,6 +595,15 @@ func (p *Proxy) dialProxy(ctx context.Context, r *route) (net.Conn, error) {
 	addrs, err := r.lookup(ctx, p.opts.Resolver)
 	if err != nil {
 		return nil, r.fail(err, "does not resolve (%v): check its name", err)
+	}
+	if r.guard != nil {
+		// The session's own proxy: its address passes the session's
+		// policy now, and only the addresses checked are dialled.
+		if d := p.checkProxy(ctx, r.guard.Load(), r.host, r.port, addrs); !d.Allowed {
+			p.log.Info("egress: upstream proxy refused", "proxy", r.display, "rule", d.Rule, "addr", d.Addr)
+			p.refused(RefusalKind(d))
+			return nil, r.refusedBy(d)
+		}
 	}
 	var conn net.Conn
 	for _, a := range addrs {
@@ -518,7 +626,20 @@ func (p *Proxy) dialProxy(ctx context.Context, r *route) (net.Conn, error) {
 	tc := tls.Client(conn, cfg)
 	if err := tc.HandshakeContext(ctx); err != nil {
 		conn.Close()
-		return nil, r.fail(err, "failed the TLS handshake (%v): check that it speaks TLS (an https:// proxy), or give it as http://", err)
+		// The error may quote what the proxy sent (its certificate's
+		// names, a record's bytes): worded by its kind only.
+		var rh tls.RecordHeaderError
+		var cv *tls.CertificateVerificationError
+		var ne net.Error
+		switch {
+		case errors.As(err, &rh):
+			return nil, r.fail(nil, "failed the TLS handshake (it does not answer in TLS): give it as http://, or check its port")
+		case errors.As(err, &cv):
+			return nil, r.fail(nil, "failed the TLS handshake (its certificate is not trusted for %s): check its certificate, or give it as http://", r.host)
+		case ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout():
+			return nil, r.fail(nil, "failed the TLS handshake (it did not answer in time): check that it runs and is not overloaded")
+		}
+		return nil, r.fail(nil, "failed the TLS handshake: check that it speaks TLS (an https:// proxy), or give it as http://")
 	}
 	return tc, nil
 }
@@ -549,10 +670,11 @@ func (p *Proxy) dialVia(ctx context.Context, r *route, target netip.AddrPort) (n
 	if err != nil {
 		conn.Close()
 		if ue := (*UpstreamError)(nil); !errors.As(err, &ue) {
+			// An I/O error of the exchange: worded by its kind.
 			if ctx.Err() != nil {
-				err = r.fail(err, "did not answer in time (%v): check that it runs and is not overloaded", err)
+				err = r.fail(nil, "did not answer in time: check that it runs and is not overloaded")
 			} else {
-				err = r.fail(err, "failed (%v): check that it is a %s proxy", err, r.up.Scheme)
+				err = r.fail(nil, "broke the connection during the handshake: check that it is a %s proxy", r.up.Scheme)
 			}
 		}
 		return nil, err

@@ -276,7 +276,10 @@ func TestSessionUpstream(t *testing.T) {
 	e := newChainEnv(t, true, func(*chainEnv) *Upstream { return nil })
 	other := testsite.NewProxy("bob", "pw2", e.routeTo)
 	t.Cleanup(other.Close)
-	s2 := newSession(t, e.p, Policy{})
+	// The proxies are on loopback: a session's own proxy passes its
+	// policy as any destination does (TestSessionProxyGuarded).
+	e.s.SetPolicy(Policy{AllowHosts: []string{e.direct.addr, e.up.Addr}})
+	s2 := newSession(t, e.p, Policy{AllowHosts: []string{other.Addr, e.up.Addr}})
 	c2 := proxyClient(t, s2.URL(), nil)
 	if err := e.s.SetUpstream(upstreamOf(t, e.up.URL, "ada", "s3cret-pw")); err != nil {
 		t.Fatal(err)

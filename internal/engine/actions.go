@@ -224,7 +224,7 @@ func (c *call) prepareLaunch(ctx context.Context) error {
 	if err := c.prepareInjection(ctx); err != nil {
 		return err
 	}
-	if err := c.prepareProxy(); err != nil {
+	if err := c.prepareProxy(ctx); err != nil {
 		return err
 	}
 	if err := c.prepareClientCerts(); err != nil {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,8 +17,10 @@ import (
 // environment fields it is set when launch creates the session.
 
 // prepareProxy reads launch's proxy into c.proxy, before any session is
-// made: a proxy browserd cannot use fails the call with nothing made.
-func (c *call) prepareProxy() error {
+// made: a proxy browserd cannot use, or whose address the session's guard
+// refuses (as it would a page's request there), fails the call with
+// nothing made — and nothing sent to it.
+func (c *call) prepareProxy(ctx context.Context) error {
 	p := c.in.Proxy
 	if p == nil {
 		return nil
@@ -37,6 +41,26 @@ func (c *call) prepareProxy() error {
 	u.Username, u.Password, u.Bypass = p.Username, p.Password, egress.SplitBypass(p.Bypass)
 	if err := u.Validate(); err != nil {
 		return fail("launch: proxy: %v", err)
+	}
+	// The proxy's own address passes the guard like any destination's;
+	// the guard checks it again at each dial (its name may resolve
+	// elsewhere by then).
+	pol, err := c.e.LaunchPolicy(&c.in)
+	if err != nil {
+		return err
+	}
+	if err := c.e.Proxy.CheckUpstream(ctx, pol, &u); err != nil {
+		msg := fmt.Sprintf("launch: proxy.server: %v", err)
+		if ue := (*egress.UpstreamError)(nil); errors.As(err, &ue) && ue.Rule != "" {
+			// The session's own lists narrow the daemon's.
+			switch {
+			case ue.Rule == egress.RuleNotOnly && len(c.in.OnlyHosts) > 0:
+				msg += "; launch's onlyHosts must name it too"
+			case ue.Rule != egress.RuleBlocked && ue.Rule != egress.RuleNotOnly && ue.Rule != egress.RuleProxyItself && len(c.in.AllowHosts) > 0:
+				msg += "; launch's allowHosts must name it too"
+			}
+		}
+		return fail("%s", msg)
 	}
 	c.proxy = &u
 	return nil
