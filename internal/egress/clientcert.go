@@ -148,8 +148,9 @@ func (s *Session) bridge(w http.ResponseWriter, r *http.Request, up net.Conn, ho
 		MinVersion:   tls.VersionTLS12,
 	})
 	if err := site.HandshakeContext(ctx); err != nil {
-		s.recordCertFailure(fmt.Sprintf("%v with %s, presenting the session's client certificate for it: %v", ErrClientCertRefused, host, err))
-		http.Error(w, "browserd egress proxy: TLS with the site, presenting the session's client certificate, failed: "+err.Error(), http.StatusBadGateway)
+		why := handshakeWords(ctx, err)
+		s.recordCertFailure(fmt.Sprintf("%v with %s, presenting the session's client certificate for it: %s", ErrClientCertRefused, host, why))
+		http.Error(w, "browserd egress proxy: TLS with the site, presenting the session's client certificate, failed: "+why, http.StatusBadGateway)
 		return
 	}
 	leaf, err := s.p.mitm.certFor(strings.Trim(host, "[]"))
@@ -174,6 +175,29 @@ func (s *Session) bridge(w http.ResponseWriter, r *http.Request, up net.Conn, ho
 		return
 	}
 	splice(browser, browser, site, site)
+}
+
+// handshakeWords says why a TLS handshake with a site failed, by its kind
+// only: the error itself may quote what the other end sent (its
+// certificate's names, a record's bytes), and that end may be an upstream
+// proxy posing as the site; no byte it sent is shown to a page, an agent
+// or a log.
+func handshakeWords(ctx context.Context, err error) string {
+	var rh tls.RecordHeaderError
+	var cv *tls.CertificateVerificationError
+	var alert tls.AlertError
+	var ne net.Error
+	switch {
+	case errors.As(err, &rh):
+		return "the site does not answer in TLS"
+	case errors.As(err, &cv):
+		return "the site's certificate does not check against the system's roots or the ca given for it"
+	case errors.As(err, &alert):
+		return "the site refused the handshake (a TLS alert): it may not accept this certificate"
+	case ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout():
+		return "the site did not answer in time"
+	}
+	return "the handshake broke off (the site may not accept this certificate)"
 }
 
 func (s *Session) recordCertFailure(msg string) {
