@@ -36,7 +36,7 @@ func TestDrillSecretRuns(t *testing.T) {
 		fmt.Fprint(w, `<!doctype html><title>Sign up</title><h1>Sign up</h1>
 <label>Password <input id=pw oninput="const v = this.value; console.log('so far ' + v.slice(0, -1));
   console.log('strength of ' + v); console.warn('weak: ' + v); console.error('pw=' + encodeURIComponent(v));
-  document.getElementById('echo').textContent = v;
+  document.getElementById('echo').textContent = v; document.title = 'Sign up ' + v.slice(0, -1);
   fetch('/check/' + encodeURIComponent(v) + '?pw=' + encodeURIComponent(v) + '&b=' + btoa(v),
     {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Check': btoa(v)}, body: JSON.stringify({password: v, html: '&lt;' + v})})"></label>
 <p>Echo: <span id=echo style="text-transform: uppercase"></span></p>`)
@@ -104,6 +104,11 @@ func TestDrillSecretRuns(t *testing.T) {
 		t.Fatalf("GET har: %d %s", status, b)
 	}
 	noRunOf(t, value, "GET /api/sessions/s/har", string(b))
+	status, b = alice.call("GET", "/api/sessions/s", nil, nil)
+	if status != 200 || !strings.Contains(string(b), "Sign up") {
+		t.Fatalf("GET session: %d %s", status, b)
+	}
+	noRunOf(t, value, "GET /api/sessions/s", string(b))
 	for _, q := range []string{"", "?format=html"} {
 		status, b := alice.call("GET", "/api/sessions/s/trace"+q, nil, nil)
 		if status != 200 || !strings.Contains(string(b), "check") {
