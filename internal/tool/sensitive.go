@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // Which fields of Input hold a credential is declared once, on the type:
@@ -141,20 +142,29 @@ func hide(f reflect.Value) {
 	}
 }
 
+// holds caches holdsSensitive (reflect.Type → bool).
+var holds sync.Map
+
 // holdsSensitive reports whether a value of type t can hold a sensitive
 // field (a struct, or a pointer, slice or array of one).
 func holdsSensitive(t reflect.Type) bool {
+	if v, ok := holds.Load(t); ok {
+		return v.(bool)
+	}
+	h := false
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Slice, reflect.Array:
-		return holdsSensitive(t.Elem())
+		h = holdsSensitive(t.Elem())
 	case reflect.Struct:
 		for i := range t.NumField() {
 			if f := t.Field(i); f.IsExported() && (sensitive(f) || holdsSensitive(f.Type)) {
-				return true
+				h = true
+				break
 			}
 		}
 	}
-	return false
+	holds.Store(t, h)
+	return h
 }
 
 // walkSensitive calls fn with every set sensitive field under v.
