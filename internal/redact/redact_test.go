@@ -69,3 +69,15 @@ func TestRunsOfASecret(t *testing.T) {
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// TestDecodedFarApart: escapes far apart in a long text (the decoded view
+// keeps only their surroundings) are each found, and text between stays.
+func TestDecodedFarApart(t *testing.T) {
+	r := New(map[string]string{"PW": "Hunter2-Sekrit-99"})
+	filler := strings.Repeat("lorem ipsum dolor sit amet ", 20)
+	in := filler + "a=Hunt%65r2" + filler + "&amp;&#83;ekrit" + filler + `\u0039\u0039 x %zz \q &nope;`
+	want := filler + "a=<secret PW>" + filler + "&amp;<secret PW>" + filler + `\u0039\u0039 x %zz \q &nope;`
+	if got := r.String(in); got != want {
+		t.Errorf("String = %q\nwant     %q", got, want)
+	}
+}
