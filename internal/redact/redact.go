@@ -28,7 +28,7 @@
 // run with a secret is replaced too ("Summer2024" as a password redacts
 // "summer" and "2024" wherever a page says them): keep secrets random.
 //
-// It costs a few milliseconds on a 200 KB answer (BenchmarkRedact,
+// It costs about 3 ms of CPU on a 200 KB answer (BenchmarkRedact,
 // docs/benchmarks.md), and nothing for an owner without secrets.
 package redact
 

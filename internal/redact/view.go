@@ -16,8 +16,9 @@ type view struct {
 	r          []rune
 	start, end []int32
 	// escapes: a rune may begin an escape (% \ &), so decoding may
-	// change the view.
+	// change the view; at are those runes' indexes.
 	escapes bool
+	at      []int32
 	fold    []rune // r folded, made on first use
 }
 
@@ -43,6 +44,7 @@ func rawView(s string) *view {
 			c, size = utf8.DecodeRuneInString(s[i:])
 		} else if c == '%' || c == '\\' || c == '&' {
 			v.escapes = true
+			v.at = append(v.at, int32(len(v.r)))
 		} else if c == ' ' {
 			c = '+'
 		}
@@ -58,7 +60,7 @@ func (v *view) reset(n int) {
 	if cap(v.r) < n {
 		v.r, v.start, v.end = make([]rune, 0, n), make([]int32, 0, n), make([]int32, 0, n)
 	}
-	v.r, v.start, v.end, v.fold, v.escapes = v.r[:0], v.start[:0], v.end[:0], v.fold[:0], false
+	v.r, v.start, v.end, v.fold, v.escapes, v.at = v.r[:0], v.start[:0], v.end[:0], v.fold[:0], false, v.at[:0]
 }
 
 func (v *view) free() {
@@ -84,6 +86,7 @@ func (v *view) add(c rune, start, end int32) {
 	switch c {
 	case '%', '\\', '&':
 		v.escapes = true
+		v.at = append(v.at, int32(len(v.r)))
 	case ' ':
 		c = '+'
 	}
@@ -117,23 +120,24 @@ func (v *view) decode(families uint8) *view {
 		}
 	}
 	var bytes []byte
-	var at []int // the view index of each byte's %
-	for i := 0; i < n; {
-		c := v.r[i]
-		if c != '%' && c != '\\' && c != '&' {
-			i++
-			continue
+	var pct []int // the view index of each byte's %
+	next := 0     // v's runes before it are decoded
+	for _, e := range v.at {
+		i := int(e)
+		if i < next {
+			continue // inside the escape before
 		}
+		c := v.r[i]
 		// the escape at i, if it is one: its runes, or its bytes (%xx)
 		var rs []rune
 		size := 0
-		bytes, at = bytes[:0], at[:0]
+		bytes, pct = bytes[:0], pct[:0]
 		switch {
 		case c == '%' && families&urlEscapes != 0:
 			j := i
 			for j+2 < n && v.r[j] == '%' && isHex(v.r[j+1]) && isHex(v.r[j+2]) {
 				bytes = append(bytes, byte(hexVal(v.r[j+1])<<4|hexVal(v.r[j+2])))
-				at = append(at, j)
+				pct = append(pct, j)
 				j += 3
 			}
 			size = j - i
@@ -145,7 +149,6 @@ func (v *view) decode(families uint8) *view {
 			rs, size = htmlRef(v.r[i:])
 		}
 		if size == 0 {
-			i++
 			continue
 		}
 		if d == nil {
@@ -163,15 +166,15 @@ func (v *view) decode(families uint8) *view {
 			for p := 0; p < len(bytes); {
 				r, sz := utf8.DecodeRune(bytes[p:])
 				sz = max(sz, 1) // an invalid byte is RuneError, as in []rune(s)
-				d.add(r, v.start[at[p]], v.end[at[p+sz-1]+2])
+				d.add(r, v.start[pct[p]], v.end[pct[p+sz-1]+2])
 				p += sz
 			}
 		}
 		for _, r := range rs {
 			d.add(r, v.start[i], v.end[i+size-1])
 		}
-		i += size
-		tail = i
+		next = i + size
+		tail = next
 	}
 	if d != nil {
 		literal(tail, min(n, tail+context))
