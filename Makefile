@@ -83,6 +83,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzHAR -fuzztime 30s ./internal/network/
 	$(GO) test -run '^$$' -fuzz FuzzOrigin -fuzztime 30s ./internal/secrets/
 	$(GO) test -run '^$$' -fuzz FuzzCheckName -fuzztime 30s ./internal/secrets/
+	$(GO) test -run '^$$' -fuzz FuzzRedact -fuzztime 30s ./internal/redact/
 
 clean:
 	rm -rf bin

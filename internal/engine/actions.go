@@ -124,6 +124,11 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 		c.res.Error = c.explain(err)
 	}
 	unqualifyResult(owner, &c.res)
+	// browserd's own words never quote a credential the call gave.
+	c.res.Error = orig.HideSensitive(c.res.Error)
+	for i, n := range c.res.Notes {
+		c.res.Notes[i] = orig.HideSensitive(n)
+	}
 	red := e.redactor(ctx, owner)
 	red.Result(&c.res)
 	if !e.Cfg.NoWrap {

@@ -92,26 +92,12 @@ func (c *call) pageForRecord() *browser.Page {
 }
 
 // recordArgs are the call's fields as the recording keeps them: what
-// says which session and task it is left out; credentials (a state,
-// logins, a proxy's password) never kept; secrets' values replaced.
+// says which session and task it is left out; credentials (the fields
+// tool.Input declares sensitive: a state, logins, a proxy's password, a
+// client certificate's key) never kept; secrets' values replaced.
 func recordArgs(in tool.Input, red *redact.Redactor) map[string]any {
+	in = in.Redacted()
 	in.Action, in.Session, in.Task = "", "", ""
-	if len(in.State) > 0 {
-		in.State = json.RawMessage(`"<storageState>"`)
-	}
-	creds := make([]tool.HTTPCredential, len(in.HTTPCredentials))
-	for i, c := range in.HTTPCredentials {
-		c.Password = network.Redacted
-		creds[i] = c
-	}
-	in.HTTPCredentials = creds
-	if in.Proxy != nil {
-		p := *in.Proxy
-		if p.Password != "" {
-			p.Password = network.Redacted
-		}
-		in.Proxy = &p
-	}
 	b, err := json.Marshal(in)
 	if err != nil {
 		return nil

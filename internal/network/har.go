@@ -180,7 +180,13 @@ func entry(r *browser.Request, opt HAROptions, red func(string) string) harEntry
 	if b, ok := opt.Bodies[r.ID]; ok && b.Err == nil {
 		e.Response.Content.Size = int64(len(b.Data))
 		if b.Binary {
-			e.Response.Content.Text, e.Response.Content.Encoding = base64.StdEncoding.EncodeToString(b.Data), "base64"
+			// A secret in a binary body is replaced too (the body then no
+			// longer decodes as it was).
+			data := b.Data
+			if opt.Redactor != nil {
+				data = []byte(red(string(data)))
+			}
+			e.Response.Content.Text, e.Response.Content.Encoding = base64.StdEncoding.EncodeToString(data), "base64"
 		} else {
 			e.Response.Content.Text = red(string(b.Data))
 		}

@@ -1,61 +1,143 @@
 // Package redact replaces an owner's secrets, wherever they appear in what
 // browserd answers or writes (snapshots, the page's echo, titles, URLs,
 // evaluate results, console, the network log, HAR files, recordings), with
-// `<secret NAME>`. The value is recognised as typed and in the encodings a
-// page or a request carries it in: URL query and path escaping, a JSON
-// string, HTML; a value a page transforms otherwise (base64, a hash) is
-// not recognised.
+// `<secret NAME>`.
+//
+// Not only the whole value: every run of 4 or more consecutive characters
+// of a secret is replaced, whole, in any letter case (Unicode simple case
+// folding, as strings.EqualFold) — so a page that logs, fetches or shows a
+// field's value while it is typed (all but its last characters), or shows
+// it upper-cased by CSS, gives nothing away. The run is recognised as
+// typed and in the encodings a page or a request carries it in, mixed and
+// nested up to two levels deep: URL escaping (%xx, UTF-8 sequences
+// included, and + for a space), JSON and JavaScript string escapes (\uXXXX
+// with surrogate pairs, \xHH, \n, \" …) and HTML character references
+// (&amp;, &#39;, &#x27;, every named one). In base64 (standard or URL
+// alphabet, padded or not, at any alignment) a run of 5 or more bytes of a
+// secret is replaced (6 base64 characters: fewer would hit random base64
+// too often).
+//
+// Not recognised: a value a page transforms otherwise — hashed, hex,
+// reversed, spaced out, Unicode-normalised, or a case change that changes
+// its length (ß upper-cased is SS) — and runs of 3 characters or fewer. A
+// run made only of characters that are neither letters nor digits
+// ("----") is not redacted, unless the whole secret is made of them. A
+// secret shorter than 4 characters is replaced only whole and in its own
+// letter case (in the same encodings): its runs would hit ordinary text.
+// The price of the class is that ordinary text that shares a 4-character
+// run with a secret is replaced too ("Summer2024" as a password redacts
+// "summer" and "2024" wherever a page says them): keep secrets random.
+//
+// It costs about 3 ms of CPU on a 200 KB answer (BenchmarkRedact,
+// docs/benchmarks.md), and nothing for an owner without secrets.
 package redact
 
 import (
-	"encoding/json"
-	"html"
-	"net/url"
+	"encoding/base64"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/browserd/browserd/internal/tool"
 )
 
+const (
+	// Run is the shortest run of a secret's characters that is replaced.
+	Run = 4
+	// base64Run is the shortest run of base64 characters replaced.
+	base64Run = 6
+)
+
 // Redactor replaces secrets' values. The nil Redactor replaces nothing.
+// It is safe for concurrent use.
 type Redactor struct {
-	r *strings.Replacer
+	secrets []secret
+	tables  []*table
+	// escapes: a secret holds a character that begins an escape.
+	escapes bool
+}
+
+// scan appends the hits of every table in v.
+func (r *Redactor) scan(v *view, hits []hit) []hit {
+	for _, t := range r.tables {
+		hits = t.scan(v, hits)
+	}
+	return hits
+}
+
+type secret struct {
+	name, mark string
+	runes      int
 }
 
 // New returns a Redactor for the secrets (name → value); nil when there
 // are none.
 func New(secrets map[string]string) *Redactor {
-	type pair struct{ from, to string }
-	var pairs []pair
-	seen := map[string]bool{}
+	names := make([]string, 0, len(secrets))
 	for name, v := range secrets {
-		if v == "" {
-			continue
-		}
-		mark := "<secret " + name + ">"
-		j, _ := json.Marshal(v)
-		for _, form := range []string{v, url.QueryEscape(v), url.PathEscape(v), string(j[1 : len(j)-1]), html.EscapeString(v)} {
-			if !seen[form] {
-				seen[form] = true
-				pairs = append(pairs, pair{form, mark})
-			}
+		if v != "" {
+			names = append(names, name)
 		}
 	}
-	if len(pairs) == 0 {
+	if len(names) == 0 {
 		return nil
 	}
-	// Longest first: a value that holds another is replaced whole.
-	sort.Slice(pairs, func(i, j int) bool {
-		if len(pairs[i].from) != len(pairs[j].from) {
-			return len(pairs[i].from) > len(pairs[j].from)
+	sort.Strings(names)
+	r := &Redactor{}
+	byKey := map[[2]int]*table{} // (k, fold) → table
+	tableFor := func(k int, fold bool) *table {
+		f := 0
+		if fold {
+			f = 1
 		}
-		return pairs[i].from < pairs[j].from
-	})
-	args := make([]string, 0, 2*len(pairs))
-	for _, p := range pairs {
-		args = append(args, p.from, p.to)
+		t := byKey[[2]int{k, f}]
+		if t == nil {
+			t = newTable(k, fold)
+			byKey[[2]int{k, f}] = t
+			r.tables = append(r.tables, t)
+		}
+		return t
 	}
-	return &Redactor{r: strings.NewReplacer(args...)}
+	for i, name := range names {
+		v := secrets[name]
+		rs := []rune(v)
+		r.escapes = r.escapes || strings.ContainsAny(v, "%\\&")
+		r.secrets = append(r.secrets, secret{name: name, mark: "<secret " + name + ">", runes: len(rs)})
+		if len(rs) < Run {
+			tableFor(len(rs), false).add(i, rs, false)
+		} else {
+			tableFor(Run, true).add(i, rs, true)
+		}
+		for _, b64 := range base64Forms(v) {
+			tableFor(base64Run, false).add(i, []rune(b64), false)
+		}
+	}
+	return r
+}
+
+// base64Forms are the base64 characters that only the value's bytes
+// decide, at each of the three alignments, in both alphabets.
+func base64Forms(v string) []string {
+	if len(v) < 5 {
+		return nil
+	}
+	var out []string
+	for a := range 3 {
+		buf := make([]byte, a+len(v))
+		copy(buf[a:], v)
+		enc := base64.StdEncoding.EncodeToString(buf)
+		from, to := (8*a+5)/6, 8*(a+len(v))/6
+		if to-from < base64Run {
+			continue
+		}
+		std := enc[from:to]
+		out = append(out, std)
+		if u := strings.NewReplacer("+", "-", "/", "_").Replace(std); u != std {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // String is s with every secret replaced.
@@ -63,8 +145,83 @@ func (r *Redactor) String(s string) string {
 	if r == nil || s == "" {
 		return s
 	}
-	return r.r.Replace(s)
+	if len(s) >= 1<<30 {
+		return tooLong
+	}
+	v := rawView(s)
+	hits := r.scan(v, nil)
+	if v.escapes {
+		// Each layer of escapes decoded: all of them, twice (a JSON
+		// string in a URL); and, for a secret that holds characters
+		// that begin escapes (% \ &), each family alone, which leaves
+		// the others as the secret has them.
+		d := v.decode(allEscapes)
+		if d != nil {
+			hits = r.scan(d, hits)
+			if d.escapes {
+				if d2 := d.decode(allEscapes); d2 != nil {
+					hits = r.scan(d2, hits)
+					d2.free()
+				}
+			}
+			d.free()
+		}
+		for f := urlEscapes; f <= htmlRefs && r.escapes; f <<= 1 {
+			if d := v.decode(f); d != nil {
+				hits = r.scan(d, hits)
+				d.free()
+			}
+		}
+	}
+	v.free()
+	if len(hits) == 0 {
+		return s
+	}
+	return r.replace(s, hits)
 }
+
+// replace puts each group of overlapping hits' mark in place of its
+// bytes: the mark of the secret with most hits in the group (a shorter
+// secret on a tie: a run that is a whole secret is named for it).
+func (r *Redactor) replace(s string, hits []hit) string {
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].start != hits[j].start {
+			return hits[i].start < hits[j].start
+		}
+		return hits[i].end > hits[j].end
+	})
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	count := make([]int, len(r.secrets))
+	for i := 0; i < len(hits); {
+		start, end := hits[i].start, hits[i].end
+		j := i
+		for ; j < len(hits) && hits[j].start < end; j++ {
+			end = max(end, hits[j].end)
+			count[hits[j].secret]++
+		}
+		best := -1
+		for k := i; k < j; k++ {
+			n := hits[k].secret
+			if best < 0 || count[n] > count[best] || count[n] == count[best] && r.secrets[n].runes < r.secrets[best].runes {
+				best = n
+			}
+		}
+		for k := i; k < j; k++ {
+			count[hits[k].secret] = 0
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(r.secrets[best].mark)
+		last = end
+		i = j
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// tooLong stands for a text too long to look for secrets in (1 GiB).
+const tooLong = "<text of 1 GiB or more, left out: it was not checked for secrets>"
 
 // Strings replaces secrets in each of ss, in place.
 func (r *Redactor) Strings(ss []string) {
@@ -102,4 +259,140 @@ func (r *Redactor) Result(res *tool.Result) {
 	for i := range res.Captures {
 		res.Captures[i].URL, res.Captures[i].Title = s(res.Captures[i].URL), s(res.Captures[i].Title)
 	}
+}
+
+// hit is a run of a secret found at bytes [start, end) of the text.
+type hit struct {
+	start, end int
+	secret     int
+}
+
+// table finds the k-character windows of a text that are windows of a
+// secret (folded or as written): each window is packed into a key of k
+// runes' low bits, rolled along the text; a small bit filter turns most
+// windows away before the map; a key that hits is checked rune by rune.
+type table struct {
+	k      int
+	fold   bool
+	bits   uint
+	mask   uint64
+	filter [1 << 10]uint64 // 65,536 bits
+	grams  map[uint64][]ref
+	pats   [][]rune // the patterns (folded when fold)
+	owner  []int    // each pattern's secret
+}
+
+type ref struct{ pat, pos int32 }
+
+func newTable(k int, fold bool) *table {
+	bits := uint(64 / k)
+	bits = min(bits, 21)
+	mask := ^uint64(0)
+	if uint(k)*bits < 64 {
+		mask = 1<<(uint(k)*bits) - 1
+	}
+	return &table{k: k, fold: fold, bits: bits, mask: mask, grams: map[uint64][]ref{}}
+}
+
+// add adds the windows of secret n's pattern rs. With fold, windows
+// without a letter or a digit are left out, unless all are.
+func (t *table) add(n int, rs []rune, fold bool) {
+	f := make([]rune, len(rs))
+	for i, c := range rs {
+		if c == ' ' {
+			c = '+' // as views keep it
+		}
+		if fold {
+			c = foldRune(c)
+		}
+		f[i] = c
+	}
+	rs = f
+	p := int32(len(t.pats))
+	t.pats = append(t.pats, rs)
+	t.owner = append(t.owner, n)
+	any := false
+	for pass := 0; pass < 2 && !any; pass++ {
+		for i := 0; i+t.k <= len(rs); i++ {
+			w := rs[i : i+t.k]
+			if pass == 0 && fold && !hasAlnum(w) {
+				continue
+			}
+			any = true
+			var key uint64
+			for _, c := range w {
+				key = t.push(key, c)
+			}
+			h := filterBit(key)
+			t.filter[h>>6] |= 1 << (h & 63)
+			t.grams[key] = append(t.grams[key], ref{p, int32(i)})
+		}
+	}
+}
+
+func (t *table) push(key uint64, c rune) uint64 {
+	return (key<<t.bits | uint64(c)&(1<<t.bits-1)) & t.mask
+}
+
+func filterBit(key uint64) uint64 { return (key * 0x9E3779B97F4A7C15) >> 48 }
+
+func hasAlnum(w []rune) bool {
+	for _, c := range w {
+		if unicode.IsLetter(c) || unicode.IsDigit(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// scan appends the hits of the table's windows in v.
+func (t *table) scan(v *view, hits []hit) []hit {
+	rs := v.r
+	if t.fold {
+		rs = v.folded()
+	}
+	var key uint64
+	for i, c := range rs {
+		key = t.push(key, c)
+		if i+1 < t.k {
+			continue
+		}
+		h := filterBit(key)
+		if t.filter[h>>6]&(1<<(h&63)) == 0 {
+			continue
+		}
+		from := i + 1 - t.k
+		lastSecret := -1
+		for _, rf := range t.grams[key] {
+			pat := t.pats[rf.pat][rf.pos : int(rf.pos)+t.k]
+			same := true
+			for j, pc := range pat {
+				if rs[from+j] != pc {
+					same = false
+					break
+				}
+			}
+			if n := t.owner[rf.pat]; same && n != lastSecret {
+				hits = append(hits, hit{start: int(v.start[from]), end: int(v.end[i]), secret: n})
+				lastSecret = n
+			}
+		}
+	}
+	return hits
+}
+
+// foldRune is the smallest rune of c's simple case-folding orbit: two
+// runes fold alike exactly when strings.EqualFold says they are equal.
+func foldRune(c rune) rune {
+	if c < utf8.RuneSelf {
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A' // the least of an ASCII letter's orbit (k's has K, K and k)
+		}
+		return c
+	}
+	least := c
+	for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	return least
 }

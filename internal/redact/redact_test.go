@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -31,5 +32,52 @@ func TestRedactor(t *testing.T) {
 	var none *Redactor
 	if none.String("4711") != "4711" || New(nil) != nil {
 		t.Error("the nil Redactor changed text, or New(nil) is not nil")
+	}
+}
+
+// TestRunsOfASecret: every run of 4 or more of a secret's characters, in
+// any case and encoding, is replaced whole; shorter runs and other text
+// stay.
+func TestRunsOfASecret(t *testing.T) {
+	const pw = "Hunter2-Sekrit-99"
+	r := New(map[string]string{"PW": pw, "PIN": "471", "EMOJI": "ключ🔑Zz"})
+	for in, want := range map[string]string{
+		"value: Hunter2-Sekrit-9 ok":                   "value: <secret PW> ok",
+		"HUNTER2-SEKRIT-99":                            "<secret PW>",
+		"hunt":                                         "<secret PW>",
+		"Hun and ter":                                  "Hun and ter",
+		"check?pw=Hunter2-Sek":                         "check?pw=<secret PW>",
+		"check?pw=hUNTER2%2dsEK&x=1":                   "check?pw=<secret PW>&x=1",
+		`{"v":"\u0048\u0055NTER2"}`:                    `{"v":"<secret PW>"}`,
+		"<b>&#72;&#x55;nter</b>":                       "<b><secret PW></b>",
+		"x=%2548unter":                                 "x=<secret PW>", // twice encoded
+		"Sekrit and again sekrit":                      "<secret PW> and again <secret PW>",
+		"pin 471 and 4710 but not 47":                  "pin <secret PIN> and <secret PIN>0 but not 47",
+		"PIN 4 7 1":                                    "PIN 4 7 1",
+		"КЛЮЧ":                                         "<secret EMOJI>",
+		"a=%D0%BA%D0%BB%D1%8E%D1%87":                   "a=<secret EMOJI>",
+		`"\u0447\ud83d\udd11ZZ"`:                       `"<secret EMOJI>"`,
+		"base64 " + b64(pw) + " end":                   "base64 <secret PW>k= end",
+		"prefix " + b64("x"+pw[:8]):                    "prefix eE<secret PW>",
+		"nothing to see, even ---- or 99 or Sek, here": "nothing to see, even ---- or 99 or Sek, here",
+		"": "",
+	} {
+		if got := r.String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// TestDecodedFarApart: escapes far apart in a long text (the decoded view
+// keeps only their surroundings) are each found, and text between stays.
+func TestDecodedFarApart(t *testing.T) {
+	r := New(map[string]string{"PW": "Hunter2-Sekrit-99"})
+	filler := strings.Repeat("lorem ipsum dolor sit amet ", 20)
+	in := filler + "a=Hunt%65r2" + filler + "&amp;&#83;ekrit" + filler + `\u0039\u0039 x %zz \q &nope;`
+	want := filler + "a=<secret PW>" + filler + "&amp;<secret PW>" + filler + `\u0039\u0039 x %zz \q &nope;`
+	if got := r.String(in); got != want {
+		t.Errorf("String = %q\nwant     %q", got, want)
 	}
 }

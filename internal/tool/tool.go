@@ -41,7 +41,8 @@ var ScrollDirections = []string{"down", "up", "left", "right", "top", "bottom"}
 // Input is one call of the browser tool. Field names follow source 001.
 // Only Action is required; each action documents the fields it reads. A
 // new field needs an example in tooltest, a mention in README.md and `go
-// generate ./internal/httpapi` (tests fail until each is there).
+// generate ./internal/httpapi` (tests fail until each is there); one that
+// holds a credential is tagged `sensitive:"true"` (sensitive.go).
 type Input struct {
 	Action string `json:"action" jsonschema:"what to do"`
 
@@ -62,15 +63,15 @@ type Input struct {
 	Text     string `json:"text,omitempty" jsonschema:"text to type, wait for or answer"`
 	// Secret is a stored secret's name that type types in place of text:
 	// its value reaches the page, never an answer.
-	Secret     string          `json:"secret,omitempty" jsonschema:"type: stored secret's name, typed as text"`
+	Secret     string          `json:"secret,omitempty" jsonschema:"type: stored secret's name, typed as text" sensitive:"false"`
 	Value      string          `json:"value,omitempty" jsonschema:"select: option value or label"`
 	Values     []string        `json:"values,omitempty" jsonschema:"select: options of a multi-select"`
-	Key        string          `json:"key,omitempty" jsonschema:"press: key or chord, e.g. Enter, Control+a"`
+	Key        string          `json:"key,omitempty" jsonschema:"press: key or chord, e.g. Enter, Control+a" sensitive:"false"`
 	Expression string          `json:"expression,omitempty" jsonschema:"evaluate: JavaScript expression"`
 	Tab        string          `json:"tab,omitempty" jsonschema:"tab id, e.g. t2"`
 	Path       string          `json:"path,omitempty" jsonschema:"file name (screenshot, pdf, state, har)"`
 	Files      []string        `json:"files,omitempty" jsonschema:"upload: file names"`
-	State      json.RawMessage `json:"state,omitempty" jsonschema:"storageState JSON"`
+	State      json.RawMessage `json:"state,omitempty" jsonschema:"storageState JSON" sensitive:"true"`
 	Filter     string          `json:"filter,omitempty" jsonschema:"list_sessions: state; network: URL or type"`
 	// Request is the network log's request (r3) that network shows whole,
 	// with its body; Redact false keeps cookies and logins in what network
@@ -108,7 +109,7 @@ type Input struct {
 	// ExcludeCookieDomains: saved cookies of these domains (and their
 	// subdomains) are never put back — the profile's list when launch
 	// names a profile (kept in the store), else the session's.
-	ExcludeCookieDomains []string `json:"excludeCookieDomains,omitempty" jsonschema:"launch: never restore their cookies"`
+	ExcludeCookieDomains []string `json:"excludeCookieDomains,omitempty" jsonschema:"launch: never restore their cookies" sensitive:"false"`
 
 	// What a new session's pages see, and whether its browser shows a
 	// window (nil: the daemon's --headed); set when launch creates the
@@ -150,8 +151,8 @@ type Input struct {
 // only to the origin it names. The password is never echoed.
 type HTTPCredential struct {
 	Origin   string `json:"origin"`
-	Username string `json:"username"`
-	Password string `json:"password"`
+	Username string `json:"username" sensitive:"false"`
+	Password string `json:"password" sensitive:"true"`
 }
 
 // Proxy is a session's upstream proxy, in Playwright's shape: its
@@ -161,9 +162,9 @@ type HTTPCredential struct {
 // password is a credential: never echoed, never logged, sealed at rest.
 type Proxy struct {
 	Server   string `json:"server"`
-	Username string `json:"username,omitempty"`
-	Password string `json:"password,omitempty"`
-	Bypass   string `json:"bypass,omitempty"`
+	Username string `json:"username,omitempty" sensitive:"false"`
+	Password string `json:"password,omitempty" sensitive:"true"`
+	Bypass   string `json:"bypass,omitempty" sensitive:"false"`
 }
 
 // ClientCertificate is a client certificate for one https origin: cert and
@@ -172,10 +173,10 @@ type Proxy struct {
 // and passphrase are never echoed.
 type ClientCertificate struct {
 	Origin     string `json:"origin"`
-	Cert       string `json:"cert,omitempty"`
-	Key        string `json:"key,omitempty"`
-	PFX        string `json:"pfx,omitempty"`
-	Passphrase string `json:"passphrase,omitempty"`
+	Cert       string `json:"cert,omitempty" sensitive:"false"`
+	Key        string `json:"key,omitempty" sensitive:"true"`
+	PFX        string `json:"pfx,omitempty" sensitive:"true"`
+	Passphrase string `json:"passphrase,omitempty" sensitive:"true"`
 	CA         string `json:"ca,omitempty"`
 }
 
@@ -232,7 +233,7 @@ type Field struct {
 	Ref   string `json:"ref"`
 	Value string `json:"value,omitempty"`
 	// Secret is a stored secret's name, typed in place of a value.
-	Secret string `json:"secret,omitempty"`
+	Secret string `json:"secret,omitempty" sensitive:"false"`
 }
 
 // MaxFields bounds the fields of one fill.
