@@ -57,6 +57,9 @@ func (c *Tab) Type(ctx context.Context) error {
 		}
 		return c.submitAndSettle(ctx, m)
 	}
+	if c.secret != "" {
+		return c.typeSecretAndSettle(ctx, el, kind, m)
+	}
 	if err := c.placeCaret(ctx, el); err != nil {
 		return err
 	}
