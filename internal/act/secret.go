@@ -2,6 +2,7 @@ package act
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -131,7 +132,11 @@ func (c *Tab) typeSecret(ctx context.Context, el browser.Elem, maxLen int) (spil
 			c.Res.Details = append(c.Res.Details, "the field's origin: "+a.Origin)
 			return tool.Fail("secret %s is typed only on %s; this field's page is now on another origin (in the details): nothing more of it was typed (%d of %d characters were, into the field on its origin)", c.secret, strings.Join(origins, ", "), typed, total)
 		case !a.OK:
-			return tool.Fail("the focus moved away from the field, %s, before secret %s was all typed: %d of %d characters were typed, all into fields of the secret's origin, none where the focus went. A page that takes the focus from a field may want what is typed into it: take a snapshot and check the page before typing the secret again", focusWords[a.Where], c.secret, typed, total)
+			how := "nothing of it was typed"
+			if typed > 0 {
+				how = fmt.Sprintf("%d of %d characters were typed, all into fields of the secret's origin, none where the focus went", typed, total)
+			}
+			return tool.Fail("the focus moved away from the field %s before secret %s was typed: %s. A page that takes the focus from a field may want what is typed into it: take a snapshot and check the page before typing the secret again", focusWords[a.Where], c.secret, how)
 		}
 		typed += utf8.RuneCountInString(s)
 		return nil
