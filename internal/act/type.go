@@ -25,7 +25,8 @@ var valueTypes = map[string]string{
 // and optionally presses Enter. Inputs filled through a picker (date,
 // time, color, range, …) get their value set with input and change
 // events. The field's value is read back afterwards; a value that is not
-// what was typed is reported.
+// what was typed is reported. A stored secret is not typed as keys: it is
+// written into the field's own document in one step (typeSecret).
 func (c *Tab) Type(ctx context.Context) error {
 	pg := c.Page
 	el, err := c.Target(ctx)
@@ -56,6 +57,9 @@ func (c *Tab) Type(ctx context.Context) error {
 			return err
 		}
 		return c.submitAndSettle(ctx, m)
+	}
+	if c.secret != "" {
+		return c.typeSecretAndSettle(ctx, el, kind, m)
 	}
 	if err := c.placeCaret(ctx, el); err != nil {
 		return err

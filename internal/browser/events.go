@@ -281,7 +281,11 @@ func (p *Page) onAttachedToTarget(ev cdp.Event) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			// A cross-site frame is a renderer of its own: it sees the
-			// session's overrides only when told.
+			// session's overrides only when told — the focus emulation
+			// too, without which its document.hasFocus() is false even
+			// while its field has the focus (a secret is typed only
+			// into a field whose frame has the focus, act/secret.go).
+			_ = fs.sess.Call(ctx, "Emulation.setFocusEmulationEnabled", map[string]any{"enabled": true}, nil)
 			for _, st := range emulationSteps(emu) {
 				_ = fs.sess.Call(ctx, st[0].(string), st[1], nil)
 			}

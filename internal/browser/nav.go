@@ -129,16 +129,60 @@ func (p *Page) unfreeze(ctx context.Context) {
 		return
 	}
 	// Still stuck, and not in a script: a synchronous request that is not
-	// answered, a loop of microtasks. Only a new renderer helps: crash
-	// this one (Page.crash runs on the renderer's IO thread, which a busy
-	// main thread does not hold) and let the navigation start another.
-	tctx, cancel = context.WithTimeout(ctx, FreezeProbe)
+	// answered, a loop of microtasks. Only a new renderer helps.
+	p.crashToLeave(ctx)
+}
+
+// crashToLeave crashes the tab's renderer (Page.crash runs on the
+// renderer's IO thread, which a busy main thread does not hold) so that
+// the navigation that leaves the page starts another; the action that
+// asked goes on. A dialog the renderer had open is gone with it.
+func (p *Page) crashToLeave(ctx context.Context) {
+	tctx, cancel := context.WithTimeout(ctx, FreezeProbe)
 	defer cancel()
 	p.mu.Lock()
 	p.crashing = true
 	p.mu.Unlock()
 	_ = p.sess.Call(tctx, "Page.crash", nil, nil)
 	_ = p.waitUntil(tctx, func() bool { return p.crashed })
+	p.mu.Lock()
+	if p.crashed && p.dialog != nil {
+		p.dialog = nil
+		p.dialogsShut++
+		p.dialogCtx, p.dialogEnd = context.WithCancelCause(context.Background())
+		p.notify()
+	}
+	p.mu.Unlock()
+}
+
+// leaveTries is how many dialogs LeaveDialogs dismisses before it crashes
+// the page that keeps opening them.
+const leaveTries = 3
+
+// LeaveDialogs dismisses the dialogs that block the page, for a
+// navigation away from it (navigate, reload, back, forward, tab_close):
+// a page that opens one after another (`for(;;) alert(1)`) would trap the
+// tab, every action answering that a dialog is open. Its script cannot be
+// stopped (Runtime.terminateExecution waits behind the dialog's loop and is
+// never answered), so a page still opening dialogs after leaveTries is
+// crashed (crashToLeave) and the navigation brings the tab back. It
+// returns how many dialogs were dismissed.
+func (p *Page) LeaveDialogs(ctx context.Context) (int, error) {
+	n := 0
+	for p.Dialog() != nil {
+		if n == leaveTries {
+			p.crashToLeave(ctx)
+			return n, nil
+		}
+		if err := p.HandleDialog(ctx, false, ""); err != nil {
+			return n, fmt.Errorf("dismissing the dialog: %w", err)
+		}
+		n++
+		if err := p.AfterDialog(ctx); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // WaitLoad waits for the tab's next page load — the one in progress, or
@@ -486,6 +530,7 @@ func (p *Page) Reload(ctx context.Context) error {
 	p.unfreeze(ctx)
 	p.mu.Lock()
 	seq := p.loadSeq
+	p.recovered() // a reload is how a crashed tab comes back, as a navigation is
 	p.mu.Unlock()
 	if err := p.sess.Call(ctx, "Page.reload", map[string]any{}, nil); err != nil {
 		return err
@@ -515,6 +560,7 @@ func (p *Page) History(ctx context.Context, delta int) error {
 	p.unfreeze(ctx)
 	p.mu.Lock()
 	seq, nav, same := p.loadSeq, p.navSeq, p.sameDocSeq
+	p.recovered()
 	p.mu.Unlock()
 	if err := p.sess.Call(ctx, "Page.navigateToHistoryEntry", map[string]any{"entryId": h.Entries[i].ID}, nil); err != nil {
 		return err

@@ -79,6 +79,36 @@ func BenchmarkType(b *testing.B) {
 	}
 }
 
+// BenchmarkTypeSecret: type a stored secret of 12 characters bound to the
+// page's origin into a textbox by ref, without the snapshot — written into
+// the field's document in one step after its origin and focus checks
+// (act/secret.go), then the check that the focus stayed once the page
+// settled. BenchmarkTypeText12 types as many characters with keys.
+func BenchmarkTypeSecret(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	u, _ := url.Parse(site.URL("/"))
+	if _, err := e.SetSecret(context.Background(), "BENCH_PW", "hunter2-Zq9x", []string{u.Scheme + "://" + u.Host}); err != nil {
+		b.Fatal(err)
+	}
+	r := must(b, e, tool.Input{Action: "navigate", URL: site.URL("/form")})
+	name := firstRef(b, r.Content, "textbox", "Name")
+	for b.Loop() {
+		must(b, e, tool.Input{Action: "type", Ref: name, Secret: "BENCH_PW", Clear: true, Snapshot: new(bool)})
+	}
+}
+
+// BenchmarkTypeText12: BenchmarkTypeSecret's typing with keys, as text.
+func BenchmarkTypeText12(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	r := must(b, e, tool.Input{Action: "navigate", URL: site.URL("/form")})
+	name := firstRef(b, r.Content, "textbox", "Name")
+	for b.Loop() {
+		must(b, e, tool.Input{Action: "type", Ref: name, Text: "hunter2-Zq9x", Clear: true, Snapshot: new(bool)})
+	}
+}
+
 // BenchmarkSelect: select an option by label, without the snapshot.
 func BenchmarkSelect(b *testing.B) {
 	e, done := benchEngine(b)

@@ -448,6 +448,9 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 		return err
 	}
 	pg := c.tab.Page
+	if err := c.leaveDialogs(tctx); err != nil {
+		return err
+	}
 	if d := pg.Dialog(); d != nil && in.Action != "dialog" && in.Action != "tab_new" && in.Action != "tab_close" && in.Action != "console" && in.Action != "network" {
 		c.res.Dialog = toolDialog(d)
 		return fail("%s %s dialog is open on tab %s and blocks the page; answer it with the dialog action first", dialogArticle(d.Type), d.Type, c.tab.ID)
@@ -1322,6 +1325,36 @@ func isDone(ch <-chan struct{}) bool {
 
 // dialogArticle is "an" before a dialog type that starts with a vowel
 // (alert), else "a" (confirm, prompt, beforeunload).
+// leavesPage are the actions that leave the tab's page: a dialog that
+// blocks it does not stop them (see leaveDialogs).
+var leavesPage = map[string]bool{"navigate": true, "reload": true, "back": true, "forward": true, "tab_close": true}
+
+// leaveDialogs dismisses, for an action that leaves the page, the dialog
+// that blocks it — and the next ones of a page that opens them in a loop
+// (`for(;;) alert(1)`), which would otherwise trap the tab — and says so
+// in the answer's notes. Other actions are left to the dialog gate.
+func (c *call) leaveDialogs(ctx context.Context) error {
+	pg := c.tab.Page
+	d := pg.Dialog()
+	if d == nil || !leavesPage[c.in.Action] {
+		return nil
+	}
+	n, err := pg.LeaveDialogs(ctx)
+	if err != nil {
+		c.res.Dialog = toolDialog(d)
+		return fail("%s %s dialog blocks the page on tab %s and could not be dismissed to %s (%v); answer it with the dialog action", dialogArticle(d.Type), d.Type, c.tab.ID, c.in.Action, err)
+	}
+	more := ""
+	switch {
+	case pg.Crashed():
+		more = fmt.Sprintf(" (the page kept opening them: after %d its renderer was stopped)", n)
+	case n > 1:
+		more = fmt.Sprintf(" (%d in all: the page opened one after another)", n)
+	}
+	c.res.Notes = append(c.res.Notes, fmt.Sprintf("%s %s dialog blocked the page; it was dismissed%s so that %s could leave the page", dialogArticle(d.Type), d.Type, more, c.in.Action))
+	return nil
+}
+
 func dialogArticle(typ string) string {
 	if typ != "" && strings.ContainsRune("aeiou", rune(typ[0])) {
 		return "an"

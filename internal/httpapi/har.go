@@ -1,11 +1,14 @@
 package httpapi
 
 import (
+	"cmp"
 	"fmt"
 	"mime"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/browserd/browserd/internal/tool"
@@ -33,8 +36,15 @@ func (a *api) sessionHAR(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a.s != nil {
-		if _, _, err := a.s.SessionInfo(r.Context(), id); err != nil {
+		_, tabs, err := a.s.SessionInfo(r.Context(), id)
+		if err != nil {
 			fail(w, err, "")
+			return
+		}
+		// The network action would start a task that is not there, and
+		// answer with its empty log.
+		if msg := noTask(id, cmp.Or(in.Task, "default"), tabs); msg != "" {
+			writeError(w, http.StatusNotFound, msg)
 			return
 		}
 	}
@@ -63,4 +73,22 @@ func (a *api) sessionHAR(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "private, no-store")
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": filepath.Base(res.Path)}))
 	http.ServeContent(w, r, filepath.Base(res.Path), fi.ModTime(), f)
+}
+
+// noTask says why session id has no network log for task, given the
+// session's open tabs; "" when one of them is the task's.
+func noTask(id, task string, tabs []tool.Tab) string {
+	var tasks []string
+	for _, t := range tabs {
+		if t.Task == task {
+			return ""
+		}
+		if !slices.Contains(tasks, t.Task) {
+			tasks = append(tasks, t.Task)
+		}
+	}
+	if len(tasks) == 0 {
+		return fmt.Sprintf("session %q has no open tab, so no network log: a task's log is kept while its tab is open (POST /api/sessions/%s/resume brings the session back, with an empty log)", id, id)
+	}
+	return fmt.Sprintf("session %q has no task %q: its tasks are %s (give one as ?task=; GET /api/sessions/%s lists its tabs)", id, task, strings.Join(tasks, ", "), id)
 }

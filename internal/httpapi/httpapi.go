@@ -11,16 +11,20 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/files"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/sessionservice"
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -110,7 +114,39 @@ func New(h tool.Handler, opts Options) http.Handler {
 	mux.HandleFunc("DELETE /api/secrets/{name}", a.deleteSecret)
 	mux.HandleFunc("GET /api/files/{id}", a.file)
 	mux.HandleFunc("/api/", a.notFound)
-	return Guard(mux)
+	return Guard(ownNames(mux))
+}
+
+// callerWriter is the response to an owner other than admin: error bodies
+// written through it (writeError, writeProblem) name the owner's sessions
+// and profiles as the owner does — "s9", not the engine's "bob~s9" (a
+// store's not-found error quotes the name it was given). No caller can
+// spell another owner's name, so only the caller's own prefix is ever there.
+type callerWriter struct {
+	http.ResponseWriter
+	prefix string // "bob~"
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *callerWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ownNames gives every request of an owner other than admin a
+// callerWriter.
+func ownNames(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := auth.Owner(r.Context()); o != auth.Admin {
+			w = &callerWriter{ResponseWriter: w, prefix: o + sessions.OwnerSep}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// callerWords is msg as the caller of w names things (see callerWriter).
+func callerWords(w http.ResponseWriter, msg string) string {
+	if cw, ok := w.(*callerWriter); ok {
+		return strings.ReplaceAll(msg, cw.prefix, "")
+	}
+	return msg
 }
 
 type api struct {
@@ -334,6 +370,9 @@ func decodeInput(body io.Reader) (tool.Input, int, error) {
 		if field == "" {
 			return in, http.StatusBadRequest, fmt.Errorf("request body must be a JSON object (the tool input), not a JSON %s", typeErr.Value)
 		}
+		if msg, ok := intRange(field, typeErr); ok {
+			return in, http.StatusBadRequest, errors.New(msg)
+		}
 		return in, http.StatusBadRequest, fmt.Errorf("field %q must be %s, not %s", field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		// encoding/json has no typed error for this one.
@@ -342,6 +381,47 @@ func decodeInput(body io.Reader) (tool.Input, int, error) {
 	default:
 		return in, http.StatusBadRequest, fmt.Errorf("request body: %w", err)
 	}
+}
+
+// intRange words a number that an integer field cannot take: one out of
+// its range ("time": 1e300), or one with a fraction ("time": 1.5).
+// encoding/json calls both "number 1e300", which is a number.
+func intRange(field string, e *json.UnmarshalTypeError) (string, bool) {
+	num, ok := strings.CutPrefix(e.Value, "number ")
+	if !ok {
+		return "", false
+	}
+	var max uint64
+	switch e.Type.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		max = 1<<(e.Type.Bits()-1) - 1
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		max = 1<<e.Type.Bits() - 1
+	default:
+		return "", false
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return "", false
+	}
+	switch {
+	case f < 0 && (f == math.Trunc(f) || math.IsInf(f, 0)):
+		if max == 0 || e.Type.Kind() >= reflect.Uint && e.Type.Kind() <= reflect.Uint64 {
+			return fmt.Sprintf("field %q is out of range: give a whole number from 0 to %d, not %s", field, max, truncNum(num)), true
+		}
+		return fmt.Sprintf("field %q is out of range: give a whole number of at least -%d, not %s", field, max+1, truncNum(num)), true
+	case f == math.Trunc(f) || math.IsInf(f, 0):
+		return fmt.Sprintf("field %q is out of range: give a whole number of at most %d, not %s", field, max, truncNum(num)), true
+	}
+	return fmt.Sprintf("field %q must be a whole number, not %s", field, truncNum(num)), true
+}
+
+// truncNum keeps a number quoted in an error short.
+func truncNum(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }
 
 // jsonKind names a Go kind the way a JSON sender thinks of it.
@@ -367,7 +447,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
+	writeJSON(w, status, map[string]string{"error": callerWords(w, msg)})
 }
 
 // Guard refuses requests a web page could forge: cross-origin browser

@@ -77,9 +77,9 @@ type FieldError struct {
 }
 
 func writeProblem(w http.ResponseWriter, status int, msg string, fields storagestate.Errors, prefix string) {
-	p := Problem{Error: msg}
+	p := Problem{Error: callerWords(w, msg)}
 	for _, f := range fields {
-		p.Fields = append(p.Fields, FieldError{Path: prefix + f.Path, Message: f.Msg})
+		p.Fields = append(p.Fields, FieldError{Path: prefix + f.Path, Message: callerWords(w, f.Msg)})
 	}
 	writeJSON(w, status, p)
 }
