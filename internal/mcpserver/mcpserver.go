@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -278,37 +279,57 @@ func HTTPHandler(h tool.Handler, version string, deny ...string) http.Handler {
 		servers = map[string]*mcp.Server{}
 	)
 	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		owner := auth.Owner(r.Context())
+		owner, pol := auth.Owner(r.Context()), policy.From(r.Context())
+		// One server per owner and token policy: a policy's denied
+		// actions are left out of its schema too.
+		key := owner
+		if pol != nil {
+			key += "\x00" + pol.Source + "\x00" + pol.JSON()
+		}
 		mu.Lock()
 		defer mu.Unlock()
-		s := servers[owner]
+		s := servers[key]
 		if s == nil {
-			var oh tool.Handler = asOwner{h, owner}
+			var oh tool.Handler = asOwner{h, owner, pol}
 			if _, ok := h.(Hinter); ok {
-				oh = asOwnerHinter{asOwner{h, owner}}
+				oh = asOwnerHinter{asOwner{h, owner, pol}}
 			}
-			s = New(oh, version, deny...)
-			servers[owner] = s
+			s = New(oh, version, Denied(pol, deny)...)
+			servers[key] = s
 		}
 		return s
 	}, &mcp.StreamableHTTPOptions{Stateless: true})
 }
 
-// asOwner runs every call as one owner.
+// Denied is deny and the actions policy p denies whatever their fields
+// (nil p: deny alone): what a schema leaves out.
+func Denied(p *policy.Policy, deny []string) []string {
+	out := slices.Clone(deny)
+	for _, a := range tool.Actions {
+		if !slices.Contains(out, a) && p.Decide(tool.Input{Action: a}).Verdict == policy.Denied {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// asOwner runs every call as one owner, under its token's policy (nil:
+// the daemon's default).
 type asOwner struct {
 	h     tool.Handler
 	owner string
+	pol   *policy.Policy
 }
 
 func (a asOwner) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
-	return a.h.Do(auth.WithOwner(ctx, a.owner), in)
+	return a.h.Do(policy.With(auth.WithOwner(ctx, a.owner), a.pol), in)
 }
 
 // asOwnerHinter is asOwner for a handler that is also a Hinter.
 type asOwnerHinter struct{ asOwner }
 
 func (a asOwnerHinter) SessionHint(ctx context.Context, session, stored string) (string, error) {
-	return a.h.(Hinter).SessionHint(auth.WithOwner(ctx, a.owner), session, stored)
+	return a.h.(Hinter).SessionHint(policy.With(auth.WithOwner(ctx, a.owner), a.pol), session, stored)
 }
 
 // ServeStdio serves the browser tool over stdin and stdout until the client
