@@ -1,0 +1,62 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/browserd/browserd/internal/policy"
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// Policies is what the API needs to hold a caller to its policy (package
+// policy); the engine implements it.
+type Policies interface {
+	// PolicyOf is the caller's policy: its token's, else the daemon's
+	// default; nil allows everything.
+	PolicyOf(ctx context.Context) *policy.Policy
+}
+
+// PolicyView is the body of GET /api/policy: the caller's policy and
+// whose it is.
+type PolicyView struct {
+	// Source is "token tk_…" or "daemon default".
+	Source string         `json:"source"`
+	Policy *policy.Policy `json:"policy"`
+	// Summary is the policy in one line, as status says it.
+	Summary string `json:"summary"`
+}
+
+func (a *api) policyOf(r *http.Request) *policy.Policy {
+	if p, ok := a.h.(Policies); ok {
+		return p.PolicyOf(r.Context())
+	}
+	return nil
+}
+
+func (a *api) getPolicy(w http.ResponseWriter, r *http.Request) {
+	p := a.policyOf(r)
+	v := PolicyView{Source: "daemon default", Policy: p, Summary: p.String()}
+	if p != nil && p.Source != "" {
+		v.Source = p.Source
+	}
+	if v.Policy == nil {
+		v.Policy = &policy.Policy{}
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// allowed holds an export of the API to the caller's policy for action
+// (state_save for a state or profile export): a deny rule, or a confirm
+// rule (no person can approve a download), answers 403 naming the rule.
+func (a *api) allowed(w http.ResponseWriter, r *http.Request, action, what string) bool {
+	d := a.policyOf(r).Decide(tool.Input{Action: action})
+	switch d.Verdict {
+	case policy.Denied:
+		writeError(w, http.StatusForbidden, d.Message(what))
+		return false
+	case policy.Confirm:
+		writeError(w, http.StatusForbidden, what+" refused: the policy asks a person first (rule: "+d.Rule+"), which an export cannot wait for — use the "+action+" action, which waits for their approval")
+		return false
+	}
+	return true
+}
