@@ -84,13 +84,14 @@ func Parse(b []byte) (*Policy, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	var p Policy
-	if err := dec.Decode(&p); err != nil {
+	var r rawPolicy
+	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("policy: not a policy object (%w); write it like {\"deny\":[\"evaluate\"],\"confirm\":[\"upload\"],\"hosts\":[\"example.com\"]}", err)
 	}
 	if dec.More() {
 		return nil, errors.New("policy: text after the policy object; give one JSON object")
 	}
+	p := Policy{Deny: r.Deny, Allow: r.Allow, Confirm: r.Confirm, Hosts: r.Hosts, ConfirmTimeout: r.ConfirmTimeout}
 	if err := p.check(); err != nil {
 		return nil, err
 	}
@@ -98,6 +99,29 @@ func Parse(b []byte) (*Policy, error) {
 		return nil, nil
 	}
 	return &p, nil
+}
+
+// rawPolicy is a policy's JSON as it comes, before check.
+type rawPolicy struct {
+	Deny           []string `json:"deny"`
+	Allow          []string `json:"allow"`
+	Confirm        []string `json:"confirm"`
+	Hosts          []string `json:"hosts"`
+	ConfirmTimeout string   `json:"confirmTimeout"`
+}
+
+// UnmarshalJSON reads a policy through Parse: a policy read from JSON is
+// always checked (its hosts and timeout parsed).
+func (p *Policy) UnmarshalJSON(b []byte) error {
+	q, err := Parse(b)
+	if err != nil {
+		return err
+	}
+	if q == nil {
+		q = &Policy{}
+	}
+	*p = *q
+	return nil
 }
 
 // MustParse is Parse for policies written in code (tests); it panics on

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -141,6 +142,19 @@ func TestCheckURL(t *testing.T) {
 	}
 	if d := (*Policy)(nil).CheckURL("http://anything/"); d.Verdict != Allowed {
 		t.Errorf("nil policy: %+v", d)
+	}
+}
+
+func TestUnmarshalChecks(t *testing.T) {
+	var v struct{ P *Policy }
+	if err := json.Unmarshal([]byte(`{"P":{"deny":["nope"]}}`), &v); err == nil {
+		t.Fatal("an invalid policy unmarshalled")
+	}
+	if err := json.Unmarshal([]byte(`{"P":{"hosts":["example.com"],"confirm":["pdf"],"confirmTimeout":"7s"}}`), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.P.CheckURL("https://evil.test/").Verdict != Denied || v.P.Timeout() != 7*time.Second {
+		t.Fatalf("an unmarshalled policy was not checked: %+v", v.P)
 	}
 }
 
