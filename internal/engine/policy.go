@@ -181,6 +181,30 @@ func (e *Engine) AnswerConfirm(ctx context.Context, id string, approve bool, who
 	return nil
 }
 
+// OwnerPolicies are the policies the caller's owner's agents run under:
+// the daemon's default (for tokens without one and the Unix socket), then
+// each of the owner's tokens that has its own.
+func (e *Engine) OwnerPolicies(ctx context.Context) []policy.View {
+	out := []policy.View{policy.ViewOf(e.Cfg.DefaultPolicy(), config.DefaultPolicySource)}
+	ts := e.Tokens()
+	if ts == nil {
+		return out
+	}
+	list, err := ts.ListTokens(ctx, auth.Owner(ctx))
+	if err != nil {
+		e.Log.Warn("listing the owner's tokens for their policies failed", "err", err)
+		return out
+	}
+	for _, t := range list {
+		if t.Policy != nil {
+			v := policy.ViewOf(t.Policy.Named(t.PolicySource()), "")
+			v.Label = t.Label
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // checkHosts fails a navigation the call's policy refuses (its hosts).
 func (c *call) checkHosts(u string) error {
 	if d := c.pol.CheckURL(u); d.Verdict == policy.Denied {

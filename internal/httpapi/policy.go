@@ -18,13 +18,7 @@ type Policies interface {
 
 // PolicyView is the body of GET /api/policy: the caller's policy and
 // whose it is.
-type PolicyView struct {
-	// Source is "token tk_…" or "daemon default".
-	Source string         `json:"source"`
-	Policy *policy.Policy `json:"policy"`
-	// Summary is the policy in one line, as status says it.
-	Summary string `json:"summary"`
-}
+type PolicyView = policy.View
 
 func (a *api) policyOf(r *http.Request) *policy.Policy {
 	if p, ok := a.h.(Policies); ok {
@@ -34,15 +28,7 @@ func (a *api) policyOf(r *http.Request) *policy.Policy {
 }
 
 func (a *api) getPolicy(w http.ResponseWriter, r *http.Request) {
-	p := a.policyOf(r)
-	v := PolicyView{Source: "daemon default", Policy: p, Summary: p.String()}
-	if p != nil && p.Source != "" {
-		v.Source = p.Source
-	}
-	if v.Policy == nil {
-		v.Policy = &policy.Policy{}
-	}
-	writeJSON(w, http.StatusOK, v)
+	writeJSON(w, http.StatusOK, policy.ViewOf(a.policyOf(r), "daemon default"))
 }
 
 // allowed holds an export of the API to the caller's policy for action

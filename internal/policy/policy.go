@@ -503,6 +503,28 @@ func From(ctx context.Context) *Policy {
 	return p
 }
 
+// View is a policy as the dashboard and the API show it.
+type View struct {
+	// Source is whose it is: "token tk_…" or "daemon default".
+	Source string  `json:"source"`
+	Label  string  `json:"label,omitempty"` // the token's label
+	Policy *Policy `json:"policy"`
+	// Summary is the policy in one line (String).
+	Summary string `json:"summary"`
+}
+
+// ViewOf is p's View, named source when p names none.
+func ViewOf(p *Policy, source string) View {
+	v := View{Source: source, Policy: p, Summary: p.String()}
+	if p != nil && p.Source != "" {
+		v.Source = p.Source
+	}
+	if v.Policy == nil {
+		v.Policy = &Policy{}
+	}
+	return v
+}
+
 // Pending is a call that waits for a person's approval (a confirm rule),
 // as the dashboard shows it.
 type Pending struct {
