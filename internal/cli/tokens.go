@@ -44,7 +44,7 @@ func (e *env) api(ctx context.Context, method, path string, body, out any) error
 type tokenCreateCmd struct {
 	Owner  string `name:"owner" required:"" help:"Owner the token acts as; its profiles, sessions and stored sessions are its own."`
 	Label  string `name:"label" help:"A note on what the token is for."`
-	Policy string `name:"policy" help:"What the token's agents may do: a JSON object or a file that holds one, e.g. {\"deny\":[\"evaluate\"],\"confirm\":[\"upload\"],\"hosts\":[\"example.com\"]} (docs/security.md); none: the daemon's --policy applies." placeholder:"FILE|JSON"`
+	Policy string `name:"policy" help:"What the token's agents may do: a JSON object or a file that holds one, e.g. {\"deny\":[\"evaluate\"],\"confirm\":[\"upload\"],\"hosts\":[\"example.com\"]} (docs/security.md); none: the daemon's --default-policy applies." placeholder:"FILE|JSON"`
 }
 
 func (c *tokenCreateCmd) run(ctx context.Context, e *env) error {

@@ -32,7 +32,7 @@ type Config struct {
 	BlockHosts           []string `name:"block-host" env:"BROWSERD_BLOCK_HOSTS" sep:"," help:"Never let pages reach HOST[:PORT] or *.DOMAIN (repeatable)." placeholder:"HOST"`
 	OnlyHosts            []string `name:"only-hosts" env:"BROWSERD_ONLY_HOSTS" sep:"," help:"Allow-list mode: pages may reach only these HOST[:PORT] or *.DOMAIN entries." placeholder:"HOST"`
 	DenyActions          []string `name:"deny-actions" env:"BROWSERD_DENY_ACTIONS" sep:"," help:"Remove these actions from the browser tool, e.g. evaluate,pdf." placeholder:"ACTION"`
-	Policy               string   `name:"policy" env:"BROWSERD_POLICY" help:"Default policy of what agents may do, for tokens without one and the Unix socket: a JSON object or a file, e.g. {\"deny\":[\"evaluate\"],\"confirm\":[\"upload\"],\"hosts\":[\"example.com\"]} (docs/security.md)." placeholder:"FILE|JSON"`
+	Policy               string   `name:"default-policy" env:"BROWSERD_DEFAULT_POLICY" help:"Default policy of what agents may do, for tokens without one and the Unix socket: a JSON object or a file, e.g. {\"deny\":[\"evaluate\"],\"confirm\":[\"upload\"],\"hosts\":[\"example.com\"]} (docs/security.md)." placeholder:"FILE|JSON"`
 	ExcludeCookieDomains []string `name:"exclude-cookie-domains" env:"BROWSERD_EXCLUDE_COOKIE_DOMAINS" sep:"," help:"Never restore saved cookies of these domains (and their subdomains) into a profile." placeholder:"DOMAIN"`
 	NoWrap               bool     `name:"no-wrap" env:"BROWSERD_NO_WRAP" help:"Do not wrap page content in the untrusted-content envelope (for trusted use only)."`
 	Record               string   `name:"record" env:"BROWSERD_RECORD" default:"on" enum:"on,off" help:"Record each task's actions with a small frame of the page after each (on), for the dashboard's timeline and GET /api/sessions/{id}/trace; off records nothing."`
@@ -100,7 +100,7 @@ type Config struct {
 	SessionServiceTokenFile string   `name:"session-service-token-file" env:"BROWSERD_SESSION_SERVICE_TOKEN_FILE" help:"Read --session-service-token from this file." placeholder:"PATH"`
 	SessionServiceURLs      []string `name:"session-service-url" env:"BROWSERD_SESSION_SERVICE_URLS" sep:"," help:"A session service that --session-service-token is sent to: another browserd's http(s)://HOST:PORT/api/stored-sessions (repeatable); the token goes nowhere else." placeholder:"URL"`
 
-	// defaultPolicy is --policy with --deny-actions folded in (Resolve).
+	// defaultPolicy is --default-policy with --deny-actions folded in (Resolve).
 	defaultPolicy *policy.Policy
 }
 
@@ -372,7 +372,7 @@ func (c *Config) settings(redact bool) []Setting {
 	add(len(c.BlockHosts) > 0, "block-host", c.BlockHosts...)
 	add(len(c.OnlyHosts) > 0, "only-hosts", c.OnlyHosts...)
 	add(len(c.DenyActions) > 0, "deny-actions", c.DenyActions...)
-	add(c.Policy != "", "policy", c.Policy)
+	add(c.Policy != "", "default-policy", c.Policy)
 	add(len(c.ExcludeCookieDomains) > 0, "exclude-cookie-domains", c.ExcludeCookieDomains...)
 	add(c.AllowPrivate, "allow-private")
 	add(c.NoWrap, "no-wrap")

@@ -13,7 +13,7 @@ import (
 // DefaultPolicySource is how messages name the daemon's default policy.
 const DefaultPolicySource = "daemon default"
 
-// resolvePolicy reads --policy (a JSON object, or a file that holds one)
+// resolvePolicy reads --default-policy (a JSON object, or a file that holds one)
 // and folds --deny-actions into it: the daemon's default policy, for
 // tokens without a policy of their own, the Unix socket and MCP over
 // stdio. Calling it again is harmless.
@@ -24,16 +24,16 @@ func (c *Config) resolvePolicy() error {
 		if !strings.HasPrefix(v, "{") {
 			abs, err := filepath.Abs(v)
 			if err != nil {
-				return fmt.Errorf("--policy %q: %w", v, err)
+				return fmt.Errorf("--default-policy %q: %w", v, err)
 			}
 			c.Policy = abs
 			if b, err = os.ReadFile(abs); err != nil {
-				return fmt.Errorf("--policy: give a JSON object or a file that holds one: %w", err)
+				return fmt.Errorf("--default-policy: give a JSON object or a file that holds one: %w", err)
 			}
 		}
 		var err error
 		if p, err = policy.Parse(b); err != nil {
-			return fmt.Errorf("--policy: %w", err)
+			return fmt.Errorf("--default-policy: %w", err)
 		}
 	}
 	if len(c.DenyActions) > 0 {
@@ -51,7 +51,7 @@ func (c *Config) resolvePolicy() error {
 		q.Confirm = slices.DeleteFunc(slices.Clone(q.Confirm), func(a string) bool { return slices.Contains(c.DenyActions, a) })
 		var err error
 		if p, err = policy.Parse([]byte(mustJSON(&q))); err != nil {
-			return fmt.Errorf("--deny-actions with --policy: %w", err)
+			return fmt.Errorf("--deny-actions with --default-policy: %w", err)
 		}
 	}
 	c.defaultPolicy = p.Named(DefaultPolicySource)
@@ -65,6 +65,6 @@ func mustJSON(p *policy.Policy) string {
 	return "{}"
 }
 
-// DefaultPolicy is the daemon's default policy (--policy with
+// DefaultPolicy is the daemon's default policy (--default-policy with
 // --deny-actions folded in); nil allows everything. Resolve sets it.
 func (c *Config) DefaultPolicy() *policy.Policy { return c.defaultPolicy }

@@ -19,6 +19,7 @@ import (
 	"github.com/browserd/browserd/internal/redact"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
+	"github.com/browserd/browserd/internal/urlpolicy"
 )
 
 // An owner's say over what its agents do (package policy): the call's
@@ -47,6 +48,14 @@ func (e *Engine) PolicyOf(ctx context.Context) *policy.Policy { return e.policyO
 func (e *Engine) admit(ctx context.Context, owner string, orig tool.Input, pol *policy.Policy) error {
 	if e.Cfg.Denied(orig.Action) {
 		return fail("action %q is turned off on this server (--deny-actions)", orig.Action)
+	}
+	if (orig.Action == "navigate" || orig.Action == "tab_new") && orig.URL != "" {
+		// Before a tab is opened for it (checkNav checks again).
+		if u, err := urlpolicy.Parse(orig.URL); err == nil {
+			if d := pol.CheckURL(u.String()); d.Verdict == policy.Denied {
+				return fail("%s", d.Message("navigation to "+u.String()))
+			}
+		}
 	}
 	if cluster.Forwarded(ctx) {
 		return nil
@@ -242,7 +251,7 @@ func (c *call) leftHosts(ctx context.Context) error {
 func (e *Engine) policyStatus(ctx context.Context) string {
 	p := e.policyOf(ctx)
 	if p.Empty() {
-		return "policy: none (every action allowed; browserd token create --policy, or serve --policy, sets one)"
+		return "policy: none (every action allowed; browserd token create --policy, or serve --default-policy, sets one)"
 	}
 	return fmt.Sprintf("policy (%s): %s", policySource(p.Source), p.String())
 }

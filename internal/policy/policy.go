@@ -17,7 +17,7 @@
 // and its sub-domains; "host:port" one port).
 //
 // A token carries its own policy (browserd token create --policy); the
-// daemon's --policy is the default for tokens without one and for the
+// daemon's --default-policy is the default for tokens without one and for the
 // Unix socket and MCP over stdio. The policy travels in the request's
 // context (With, From).
 package policy
