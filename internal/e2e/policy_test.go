@@ -55,12 +55,20 @@ func TestPolicy(t *testing.T) {
 	origin := srv.URL // http://127.0.0.1:PORT
 	port := strings.TrimPrefix(origin, "http://127.0.0.1:")
 
+	// The operator's webhook, told when a call waits for approval.
+	notes := make(chan map[string]string, 4)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]string
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		notes <- m
+	}))
+	defer hook.Close()
 	data := t.TempDir()
 	addr := freePort(t)
-	startDaemon(t, data, "--listen", addr, "--default-policy", `{"deny":["evaluate"]}`)
+	startDaemon(t, data, "--listen", addr, "--default-policy", `{"deny":["evaluate"]}`, "--notify-url", hook.URL)
 
 	// The owner's token, made with the CLI, with its policy.
-	pol := `{"deny":["evaluate","state_save","secret:BANK_PIN"],"confirm":["secret:SHOP_PW"],"hosts":["127.0.0.1"],"confirmTimeout":"15s"}`
+	pol := `{"deny":["evaluate","state_save","network.bodies","secret:BANK_PIN"],"confirm":["secret:SHOP_PW"],"hosts":["127.0.0.1"],"confirmTimeout":"15s"}`
 	out, err := exec.Command(browserdBin(t), "--json", "--data", data, "token", "create", "--owner", "bob", "--label", "shop agent", "--policy", pol).Output()
 	if err != nil {
 		t.Fatalf("browserd token create --policy: %v %s", err, out)
@@ -112,7 +120,15 @@ func TestPolicy(t *testing.T) {
 	if code, body := bob.call("GET", "/api/sessions/s/state", nil, nil); code != http.StatusForbidden || !strings.Contains(string(body), `rule: deny \"state_save\"`) {
 		t.Fatalf("a state export: %d %s", code, body)
 	}
-	if r := call(map[string]any{"action": "status"}); !strings.Contains(r.Content, "policy ("+src+"): deny evaluate, state_save, secret:BANK_PIN; confirm secret:SHOP_PW; hosts 127.0.0.1") {
+	refused("a request's body", call(map[string]any{"action": "network", "request": "r1"}), `deny "network.bodies"`)
+	refused("a HAR file", call(map[string]any{"action": "network", "path": "x.har"}), `deny "network.bodies"`)
+	if r := call(map[string]any{"action": "network"}); !r.Success {
+		t.Fatalf("the network listing without bodies: %s", r.Error)
+	}
+	if code, body := bob.call("GET", "/api/sessions/s/har", nil, nil); code != http.StatusForbidden || !strings.Contains(string(body), `rule: deny \"network.bodies\"`) {
+		t.Fatalf("GET …/har: %d %s", code, body)
+	}
+	if r := call(map[string]any{"action": "status"}); !strings.Contains(r.Content, "policy ("+src+"): deny evaluate, state_save, network.bodies, secret:BANK_PIN; confirm secret:SHOP_PW; hosts 127.0.0.1") {
 		t.Fatalf("status does not show the policy:\n%s", r.Content)
 	}
 	var view struct {
@@ -217,6 +233,14 @@ func TestPolicy(t *testing.T) {
 	case r := <-typed:
 		t.Fatalf("the call did not wait for the person: %+v", r)
 	default:
+	}
+	select {
+	case m := <-notes:
+		if m["event"] != "confirm" || m["owner"] != "bob" || m["action"] != "type" || m["rule"] != `confirm "secret:SHOP_PW"` || m["policy"] != src || m["dashboardUrl"] != "http://"+addr+"/" {
+			t.Fatalf("the webhook's note: %v", m)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the webhook was not told")
 	}
 	if _, err := pg.Eval(ctx, "document.querySelector('button.approve').click()"); err != nil {
 		t.Fatal(err)

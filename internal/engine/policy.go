@@ -112,6 +112,19 @@ func (e *Engine) askPerson(ctx context.Context, owner string, orig tool.Input, p
 		e.confirms.mu.Unlock()
 	}()
 	e.Log.Info("a call waits for a person's approval", "owner", owner, "action", orig.Action, "rule", d.Rule, "id", w.view.ID)
+	if hook := e.Cfg.NotifyURL; hook != "" {
+		// Off the call's path: the dashboard lists the call anyway.
+		note := map[string]string{"event": "confirm", "owner": owner, "session": orig.Session, "task": orig.Task, "tab": orig.Tab,
+			"action": orig.Action, "rule": d.Rule, "policy": w.view.Policy, "id": w.view.ID}
+		if e.Dashboard != "" {
+			note["dashboardUrl"] = e.Dashboard + "/"
+		}
+		go func() {
+			if err := e.postNote(context.WithoutCancel(ctx), hook, note); err != nil {
+				e.Log.Warn("the approval notification failed", "err", err)
+			}
+		}()
+	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {

@@ -35,7 +35,13 @@ func (a *api) getPolicy(w http.ResponseWriter, r *http.Request) {
 // (state_save for a state or profile export): a deny rule, or a confirm
 // rule (no person can approve a download), answers 403 naming the rule.
 func (a *api) allowed(w http.ResponseWriter, r *http.Request, action, what string) bool {
-	d := a.policyOf(r).Decide(tool.Input{Action: action})
+	return a.allowedCall(w, r, tool.Input{Action: action}, what)
+}
+
+// allowedCall is allowed for the call in that an endpoint makes.
+func (a *api) allowedCall(w http.ResponseWriter, r *http.Request, in tool.Input, what string) bool {
+	action := in.Action
+	d := a.policyOf(r).Decide(in)
 	switch d.Verdict {
 	case policy.Denied:
 		writeError(w, http.StatusForbidden, d.Message(what))

@@ -49,7 +49,7 @@ func New(h tool.Handler, version string, deny ...string) *mcp.Server {
 		InputSchema:  inputSchema(deny),
 		OutputSchema: outputSchema(),
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in tool.Input) (*mcp.CallToolResult, Output, error) {
-		defer progress(ctx, req, in)()
+		defer progress(ctx, req, in, asksPerson(h, in))()
 		res := do(ctx, h, in)
 		return toolResult(res), Structured(res), nil
 	})
@@ -227,11 +227,12 @@ func outputSchema() *jsonschema.Schema {
 const ProgressEvery = 5 * time.Second
 
 // progress tells a client that gave a progress token, at once and then
-// every ProgressEvery, that the call waits for a person (handoff, or wait
-// with human: true) — so it neither times out nor looks hung. The
+// every ProgressEvery, that the call waits for a person (handoff, wait
+// with human: true, or a call its token's policy holds for a person's
+// approval) — so it neither times out nor looks hung. The
 // returned func stops it; it returns at once for every other call.
-func progress(ctx context.Context, req *mcp.CallToolRequest, in tool.Input) (stop func()) {
-	if in.Action != "handoff" && (in.Action != "wait" || !in.Human) || req == nil || req.Session == nil || req.Params == nil {
+func progress(ctx context.Context, req *mcp.CallToolRequest, in tool.Input, confirm bool) (stop func()) {
+	if !confirm && in.Action != "handoff" && (in.Action != "wait" || !in.Human) || req == nil || req.Session == nil || req.Params == nil {
 		return func() {}
 	}
 	token := req.Params.GetProgressToken()
@@ -241,6 +242,9 @@ func progress(ctx context.Context, req *mcp.CallToolRequest, in tool.Input) (sto
 	msg := "waiting for a person to take the tab in the dashboard and hand it back"
 	if in.Reason != "" {
 		msg += ": " + in.Reason
+	}
+	if confirm {
+		msg = "waiting for a person to approve " + in.Action + " on the dashboard (the token's policy asks one first)"
 	}
 	total := 0.0
 	if in.Timeout > 0 {
@@ -323,6 +327,22 @@ type asOwner struct {
 
 func (a asOwner) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
 	return a.h.Do(policy.With(auth.WithOwner(ctx, a.owner), a.pol), in)
+}
+
+// asksPerson reports whether h's token policy holds the call for a
+// person's approval (a confirm rule); the daemon's default is not known
+// here.
+func asksPerson(h tool.Handler, in tool.Input) bool {
+	var a asOwner
+	switch o := h.(type) {
+	case asOwner:
+		a = o
+	case asOwnerHinter:
+		a = o.asOwner
+	default:
+		return false
+	}
+	return a.pol.Decide(in).Verdict == policy.Confirm
 }
 
 // asOwnerHinter is asOwner for a handler that is also a Hinter.
