@@ -193,7 +193,10 @@ func (s *Server) signedIn(h http.HandlerFunc) http.HandlerFunc {
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "not signed in: run `browserd dashboard` and open the URL it prints"})
 			return
 		}
-		h(w, r.WithContext(auth.WithOwner(r.Context(), owner)))
+		// A person, not an agent: no agent's policy holds what the
+		// dashboard reads for them (--deny-actions still does).
+		ctx := policy.With(auth.WithOwner(r.Context(), owner), &policy.Policy{Source: "a person on the dashboard"})
+		h(w, r.WithContext(ctx))
 	}
 }
 
