@@ -47,7 +47,8 @@ func TestPolicy(t *testing.T) {
 		default:
 			port := strings.TrimPrefix(r.Host, "127.0.0.1:")
 			fmt.Fprintf(w, `<!doctype html><title>Home</title><a href="http://localhost:%s/away">Away</a>
-<form action="/got"><label>Password <input name=pw></label><label>PIN <input name=pin></label><button>Send</button></form>`, port)
+<button onclick="window.open('http://localhost:%s/away')">Pop</button>
+<form action="/got"><label>Password <input name=pw></label><label>PIN <input name=pin></label><button>Send</button></form>`, port, port)
 		}
 	}))
 	defer srv.Close()
@@ -116,6 +117,18 @@ func TestPolicy(t *testing.T) {
 		t.Fatalf("the page that left the hosts: url %q, error %q", r.URL, r.Error)
 	}
 	call(map[string]any{"action": "navigate", "url": origin + "/"})
+	// A popup the page opens outside the hosts: the agent cannot read it.
+	r = call(map[string]any{"action": "click", "role": "button", "name": "Pop"})
+	if !r.Success || len(r.Popups) != 1 {
+		t.Fatalf("the click that opens a popup: %+v", r)
+	}
+	r = call(map[string]any{"action": "snapshot", "tab": r.Popups[0].ID})
+	refused("a popup outside the hosts", r, "hosts")
+	if strings.Contains(r.Content, "Another host") || strings.Contains(r.Error, "Another host") {
+		t.Fatalf("the popup outside the hosts was read: %+v", r)
+	}
+	call(map[string]any{"action": "tab_close", "tab": r.Tab})
+	call(map[string]any{"action": "tab_switch", "tab": "t1"})
 	refused("a denied secret", call(map[string]any{"action": "type", "role": "textbox", "name": "PIN", "secret": "BANK_PIN"}), `deny "secret:BANK_PIN"`)
 	if code, body := bob.call("GET", "/api/sessions/s/state", nil, nil); code != http.StatusForbidden || !strings.Contains(string(body), `rule: deny \"state_save\"`) {
 		t.Fatalf("a state export: %d %s", code, body)

@@ -449,6 +449,9 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 	if err := c.personGate(tctx); err != nil {
 		return err
 	}
+	if err := c.outsideHosts(tctx); err != nil {
+		return err
+	}
 	pg := c.tab.Page
 	if d := pg.Dialog(); d != nil && in.Action != "dialog" && in.Action != "tab_new" && in.Action != "tab_close" && in.Action != "console" && in.Action != "network" {
 		c.res.Dialog = toolDialog(d)
