@@ -7,7 +7,8 @@
 // "Authorization: Bearer <token>"; the token names their owner. Tokens are
 // random, shown once, and stored only as their SHA-256, so a copy of the
 // database grants nothing. Revoking a token takes effect on the next
-// request: nothing is cached.
+// request: nothing is cached. A token may carry a policy (package policy):
+// what its agents may do; Require puts it in the request's context.
 package auth
 
 import (
@@ -23,6 +24,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/browserd/browserd/internal/policy"
 )
 
 // Admin is the owner of the Unix socket, MCP stdio and the first token.
@@ -50,7 +53,13 @@ type Token struct {
 	Label   string    `json:"label,omitempty"`
 	Created time.Time `json:"created"`
 	Hash    string    `json:"-"` // hex SHA-256 of the token
+	// Policy is what the token's agents may do; nil: the daemon's
+	// default policy applies.
+	Policy *policy.Policy `json:"policy,omitempty"`
 }
+
+// PolicySource is how messages name a token's policy.
+func (t Token) PolicySource() string { return "token " + t.ID }
 
 // Store keeps tokens. The sqlite store implements it.
 type Store interface {
@@ -76,6 +85,11 @@ func Hash(token string) string {
 // New makes a token for owner and stores its hash. It returns the token,
 // to be shown once.
 func New(ctx context.Context, st Store, owner, label string) (string, Token, error) {
+	return NewWithPolicy(ctx, st, owner, label, nil)
+}
+
+// NewWithPolicy is New for a token that carries a policy (nil: none).
+func NewWithPolicy(ctx context.Context, st Store, owner, label string, pol *policy.Policy) (string, Token, error) {
 	if err := CheckOwner(owner); err != nil {
 		return "", Token{}, err
 	}
@@ -85,6 +99,9 @@ func New(ctx context.Context, st Store, owner, label string) (string, Token, err
 	id := make([]byte, 6)
 	rand.Read(id)
 	t := Token{ID: "tk_" + hex.EncodeToString(id), Owner: owner, Label: label, Created: time.Now().UTC(), Hash: Hash(tok)}
+	if !pol.Empty() {
+		t.Policy = pol.Named(t.PolicySource())
+	}
 	if err := st.CreateToken(ctx, t); err != nil {
 		return "", Token{}, fmt.Errorf("storing the token: %w", err)
 	}
@@ -129,14 +146,22 @@ func Bootstrap(ctx context.Context, st Store, file string) error {
 
 // Verify returns the owner of a bearer token, or ErrUnknown.
 func Verify(ctx context.Context, st Store, token string) (string, error) {
+	t, err := VerifyToken(ctx, st, token)
+	return t.Owner, err
+}
+
+// VerifyToken returns the stored token of a bearer token (its policy
+// named for messages), or ErrUnknown.
+func VerifyToken(ctx context.Context, st Store, token string) (Token, error) {
 	if !strings.HasPrefix(token, "bd_") || len(token) > 128 {
-		return "", ErrUnknown
+		return Token{}, ErrUnknown
 	}
 	t, err := st.TokenByHash(ctx, Hash(token))
 	if err != nil {
-		return "", err
+		return Token{}, err
 	}
-	return t.Owner, nil
+	t.Policy = t.Policy.Named(t.PolicySource())
+	return t, nil
 }
 
 // Local reports whether r came over the Unix socket, whose callers act as
@@ -147,7 +172,8 @@ func Local(r *http.Request) bool {
 }
 
 // Require lets a request through as its owner: admin over the Unix socket,
-// the bearer token's owner over TCP. Other requests get a 401 JSON error
+// the bearer token's owner over TCP, with the token's policy if it has
+// one (policy.From). Other requests get a 401 JSON error
 // that says how to authenticate.
 func Require(st Store, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -155,9 +181,9 @@ func Require(st Store, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r.WithContext(WithOwner(r.Context(), Admin)))
 			return
 		}
-		owner, err := "", error(errNoStore)
+		t, err := Token{}, error(errNoStore)
 		if st != nil {
-			owner, err = FromRequest(r, st)
+			t, err = TokenFromRequest(r, st)
 		}
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="browserd"`)
@@ -170,7 +196,7 @@ func Require(st Store, next http.Handler) http.Handler {
 			fmt.Fprintf(w, "{\"error\":%q}\n", err.Error())
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(WithOwner(r.Context(), owner)))
+		next.ServeHTTP(w, r.WithContext(policy.With(WithOwner(r.Context(), t.Owner), t.Policy)))
 	})
 }
 
@@ -180,14 +206,20 @@ var errNoToken = errors.New("no bearer token: send Authorization: Bearer <token>
 
 // FromRequest returns the owner of r's bearer token.
 func FromRequest(r *http.Request, st Store) (string, error) {
+	t, err := TokenFromRequest(r, st)
+	return t.Owner, err
+}
+
+// TokenFromRequest returns r's bearer token as stored.
+func TokenFromRequest(r *http.Request, st Store) (Token, error) {
 	h := r.Header.Get("Authorization")
 	scheme, tok, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
-		return "", errNoToken
+		return Token{}, errNoToken
 	}
-	owner, err := Verify(r.Context(), st, strings.TrimSpace(tok))
+	t, err := VerifyToken(r.Context(), st, strings.TrimSpace(tok))
 	if errors.Is(err, ErrUnknown) {
-		return "", fmt.Errorf("%w: the bearer token is not valid (revoked, or never issued)", ErrUnknown)
+		return Token{}, fmt.Errorf("%w: the bearer token is not valid (revoked, or never issued)", ErrUnknown)
 	}
-	return owner, err
+	return t, err
 }

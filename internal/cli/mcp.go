@@ -32,7 +32,9 @@ func (mcpCmd) run(ctx context.Context, e *env) error {
 		f.dir = dir
 	}
 	defer f.close()
-	return mcpserver.ServeStdio(ctx, f, daemon.Version(), e.g.DenyActions...)
+	// The daemon's default policy applies to stdio: its denied actions
+	// are left out of the schema, as --deny-actions are.
+	return mcpserver.ServeStdio(ctx, f, daemon.Version(), mcpserver.Denied(e.g.DefaultPolicy(), e.g.DenyActions)...)
 }
 
 // forwarder is a tool.Handler that sends calls to the daemon, filling the

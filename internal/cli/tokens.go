@@ -2,13 +2,17 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/policy"
 )
 
 // tokenCmd manages the bearer tokens of the HTTP API and MCP over HTTP.
@@ -38,26 +42,49 @@ func (e *env) api(ctx context.Context, method, path string, body, out any) error
 }
 
 type tokenCreateCmd struct {
-	Owner string `name:"owner" required:"" help:"Owner the token acts as; its profiles, sessions and stored sessions are its own."`
-	Label string `name:"label" help:"A note on what the token is for."`
+	Owner  string `name:"owner" required:"" help:"Owner the token acts as; its profiles, sessions and stored sessions are its own."`
+	Label  string `name:"label" help:"A note on what the token is for."`
+	Policy string `name:"policy" help:"What the token's agents may do: a JSON object or a file that holds one, e.g. {\"deny\":[\"evaluate\"],\"confirm\":[\"upload\"],\"hosts\":[\"example.com\"]} (docs/security.md); none: the daemon's --default-policy applies." placeholder:"FILE|JSON"`
 }
 
 func (c *tokenCreateCmd) run(ctx context.Context, e *env) error {
 	if err := auth.CheckOwner(c.Owner); err != nil {
 		return err
 	}
+	body := map[string]any{"owner": c.Owner, "label": c.Label}
+	if c.Policy != "" {
+		raw := []byte(c.Policy)
+		if !strings.HasPrefix(strings.TrimSpace(c.Policy), "{") {
+			b, err := os.ReadFile(c.Policy)
+			if err != nil {
+				return usagef("--policy: give a JSON object or a file that holds one: %v", err)
+			}
+			raw = b
+		}
+		p, err := policy.Parse(raw)
+		if err != nil {
+			return usagef("--policy: %v", err)
+		}
+		if p != nil {
+			body["policy"] = json.RawMessage(p.JSON())
+		}
+	}
 	var t struct {
 		auth.Token
 		Secret string `json:"token"`
 	}
-	if err := e.api(ctx, "POST", "/api/tokens", map[string]string{"owner": c.Owner, "label": c.Label}, &t); err != nil {
+	if err := e.api(ctx, "POST", "/api/tokens", body, &t); err != nil {
 		return err
 	}
 	if e.g.JSON {
 		return writeJSON(e.stdout, t)
 	}
 	fmt.Fprintln(e.stdout, t.Secret)
-	fmt.Fprintf(e.stderr, "token %s for owner %s: send it as Authorization: Bearer …; it is not shown again (revoke with: browserd token revoke %s)\n", t.ID, t.Owner, t.ID)
+	pol := "the daemon's default policy"
+	if t.Policy != nil {
+		pol = "its policy: " + t.Policy.String()
+	}
+	fmt.Fprintf(e.stderr, "token %s for owner %s, under %s: send it as Authorization: Bearer …; it is not shown again (revoke with: browserd token revoke %s)\n", t.ID, t.Owner, pol, t.ID)
 	return nil
 }
 
@@ -76,9 +103,13 @@ func (c *tokenListCmd) run(ctx context.Context, e *env) error {
 		return writeJSON(e.stdout, l)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tOWNER\tCREATED\tLABEL")
+	fmt.Fprintln(tw, "ID\tOWNER\tCREATED\tLABEL\tPOLICY")
 	for _, t := range l.Tokens {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.Owner, t.Created.Local().Format(time.DateTime), t.Label)
+		pol := "(daemon default)"
+		if t.Policy != nil {
+			pol = t.Policy.JSON()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Owner, t.Created.Local().Format(time.DateTime), t.Label, pol)
 	}
 	return tw.Flush()
 }

@@ -29,7 +29,9 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -40,6 +42,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/store"
 )
 
@@ -48,6 +51,9 @@ const (
 	HeaderNode      = "X-Browserd-Node"
 	HeaderOwner     = "X-Browserd-Owner"
 	HeaderSignature = "X-Browserd-Signature"
+	// HeaderPolicy carries the caller's token policy (signed with the
+	// rest), when it has one.
+	HeaderPolicy = "X-Browserd-Policy"
 )
 
 // MaxSkew is how far a signed request's time may be from the receiver's
@@ -318,17 +324,63 @@ func (c *Cluster) sign(r *http.Request, owner string) {
 	t := strconv.FormatInt(time.Now().Unix(), 10)
 	r.Header.Set(HeaderNode, c.node)
 	r.Header.Set(HeaderOwner, owner)
-	r.Header.Set(HeaderSignature, "t="+t+",s="+hex.EncodeToString(c.mac(t, c.node, owner, r.Method, r.URL.RequestURI())))
+	// The caller's token policy goes along, signed: the node that serves
+	// the call holds it to the same policy (package policy).
+	pol := encodePolicy(policy.From(r.Context()))
+	r.Header.Del(HeaderPolicy)
+	if pol != "" {
+		r.Header.Set(HeaderPolicy, pol)
+	}
+	r.Header.Set(HeaderSignature, "t="+t+",s="+hex.EncodeToString(c.mac(t, c.node, owner, r.Method, r.URL.RequestURI(), pol)))
 	r.Header.Del("Authorization")
 }
 
-func (c *Cluster) mac(t, node, owner, method, uri string) []byte {
+// mac signs a request's parts; pol (the encoded policy) only when there
+// is one, so that nodes without policies sign as before.
+func (c *Cluster) mac(t, node, owner, method, uri, pol string) []byte {
 	h := hmac.New(sha256.New, c.key)
-	for _, p := range []string{t, node, owner, method, uri} {
+	parts := []string{t, node, owner, method, uri}
+	if pol != "" {
+		parts = append(parts, pol)
+	}
+	for _, p := range parts {
 		h.Write([]byte(p))
 		h.Write([]byte{0})
 	}
 	return h.Sum(nil)
+}
+
+// wirePolicy is a token's policy as one node sends it to another.
+type wirePolicy struct {
+	Source string          `json:"source"`
+	Policy json.RawMessage `json:"policy"`
+}
+
+func encodePolicy(p *policy.Policy) string {
+	if p.Empty() {
+		return ""
+	}
+	b, _ := json.Marshal(wirePolicy{Source: p.Source, Policy: json.RawMessage(p.JSON())})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodePolicy(s string) (*policy.Policy, error) {
+	if s == "" {
+		return nil, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	var w wirePolicy
+	if err == nil {
+		err = json.Unmarshal(b, &w)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the forwarded policy does not read: %w", err)
+	}
+	p, err := policy.Parse(w.Policy)
+	if err != nil {
+		return nil, fmt.Errorf("the forwarded policy: %w", err)
+	}
+	return p.Named(w.Source), nil
 }
 
 // errBadSignature is what a node answers a request whose signature does
@@ -358,7 +410,7 @@ func (c *Cluster) verify(r *http.Request) (owner string, ok bool, err error) {
 		return "", true, errBadSignature
 	}
 	owner = r.Header.Get(HeaderOwner)
-	if !hmac.Equal(got, c.mac(ts, r.Header.Get(HeaderNode), owner, r.Method, r.URL.RequestURI())) || owner == "" {
+	if !hmac.Equal(got, c.mac(ts, r.Header.Get(HeaderNode), owner, r.Method, r.URL.RequestURI(), r.Header.Get(HeaderPolicy))) || owner == "" {
 		return "", true, errBadSignature
 	}
 	return owner, true, nil

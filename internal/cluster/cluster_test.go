@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/store/sqlite"
@@ -63,12 +64,15 @@ func TestSignVerify(t *testing.T) {
 		"method": func(r *http.Request) { r.Method = "DELETE" },
 		"path":   func(r *http.Request) { r.URL.Path = "/api/sessions/other/actions" },
 		"query":  func(r *http.Request) { r.URL.RawQuery = "x=2" },
+		"policy added": func(r *http.Request) {
+			r.Header.Set(HeaderPolicy, encodePolicy(policy.MustParse(`{"confirm":["upload"]}`)))
+		},
 		"garbage": func(r *http.Request) {
 			r.Header.Set(HeaderSignature, "t=1,s=zz")
 		},
 		"old": func(r *http.Request) {
 			old := strconv.FormatInt(time.Now().Add(-2*MaxSkew).Unix(), 10)
-			r.Header.Set(HeaderSignature, "t="+old+",s="+hex.EncodeToString(a.mac(old, "a", "alice", r.Method, r.URL.RequestURI())))
+			r.Header.Set(HeaderSignature, "t="+old+",s="+hex.EncodeToString(a.mac(old, "a", "alice", r.Method, r.URL.RequestURI(), "")))
 		},
 	} {
 		r := req.Clone(context.Background())
@@ -111,6 +115,29 @@ func TestTrust(t *testing.T) {
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/sessions/s/state", nil))
 	if got != "unsigned" {
 		t.Errorf("unsigned request went to %q", got)
+	}
+	// A token's policy goes along, signed; taking it off or changing it
+	// breaks the signature.
+	var gotPol *policy.Policy
+	withPol := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { gotPol = policy.From(r.Context()) })
+	pol := policy.MustParse(`{"deny":["evaluate"],"hosts":["example.com"]}`).Named("token tk_1")
+	req = httptest.NewRequestWithContext(policy.With(t.Context(), pol), "GET", "/api/sessions/s/state", nil)
+	a.sign(req, "bob")
+	b.Trust(withPol, unsigned).ServeHTTP(httptest.NewRecorder(), req)
+	if gotPol.JSON() != pol.JSON() || gotPol.Source != "token tk_1" {
+		t.Errorf("the forwarded policy: %s from %q", gotPol.JSON(), gotPol.Source)
+	}
+	for name, tamper := range map[string]func(r *http.Request){
+		"removed": func(r *http.Request) { r.Header.Del(HeaderPolicy) },
+		"changed": func(r *http.Request) { r.Header.Set(HeaderPolicy, encodePolicy(policy.MustParse(`{"deny":["pdf"]}`))) },
+	} {
+		r := req.Clone(t.Context())
+		tamper(r)
+		rec = httptest.NewRecorder()
+		b.Trust(withPol, unsigned).ServeHTTP(rec, r)
+		if rec.Code != http.StatusUnauthorized {
+			t.Errorf("policy %s: %d, want 401", name, rec.Code)
+		}
 	}
 	bad := httptest.NewRequest("GET", "/api/sessions/s/state", nil)
 	a.sign(bad, "Not An Owner")

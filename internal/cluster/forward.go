@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -161,7 +162,12 @@ func (c *Cluster) Trust(signed, unsigned http.Handler) http.Handler {
 			writeError(w, http.StatusUnauthorized, err.Error())
 			return
 		}
-		ctx := context.WithValue(auth.WithOwner(r.Context(), owner), forwardedKey{}, true)
+		pol, err := decodePolicy(r.Header.Get(HeaderPolicy))
+		if err != nil {
+			writeError(w, http.StatusUnauthorized, err.Error())
+			return
+		}
+		ctx := context.WithValue(policy.With(auth.WithOwner(r.Context(), owner), pol), forwardedKey{}, true)
 		signed.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/egress"
+	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/sessionservice"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
@@ -31,6 +32,7 @@ type Config struct {
 	BlockHosts           []string `name:"block-host" env:"BROWSERD_BLOCK_HOSTS" sep:"," help:"Never let pages reach HOST[:PORT] or *.DOMAIN (repeatable)." placeholder:"HOST"`
 	OnlyHosts            []string `name:"only-hosts" env:"BROWSERD_ONLY_HOSTS" sep:"," help:"Allow-list mode: pages may reach only these HOST[:PORT] or *.DOMAIN entries." placeholder:"HOST"`
 	DenyActions          []string `name:"deny-actions" env:"BROWSERD_DENY_ACTIONS" sep:"," help:"Remove these actions from the browser tool, e.g. evaluate,pdf." placeholder:"ACTION"`
+	Policy               string   `name:"default-policy" env:"BROWSERD_DEFAULT_POLICY" help:"Default policy of what agents may do, for tokens without one and the Unix socket: a JSON object or a file, e.g. {\"deny\":[\"evaluate\"],\"confirm\":[\"upload\"],\"hosts\":[\"example.com\"]} (docs/security.md)." placeholder:"FILE|JSON"`
 	ExcludeCookieDomains []string `name:"exclude-cookie-domains" env:"BROWSERD_EXCLUDE_COOKIE_DOMAINS" sep:"," help:"Never restore saved cookies of these domains (and their subdomains) into a profile." placeholder:"DOMAIN"`
 	NoWrap               bool     `name:"no-wrap" env:"BROWSERD_NO_WRAP" help:"Do not wrap page content in the untrusted-content envelope (for trusted use only)."`
 	Record               string   `name:"record" env:"BROWSERD_RECORD" default:"on" enum:"on,off" help:"Record each task's actions with a small frame of the page after each (on), for the dashboard's timeline and GET /api/sessions/{id}/trace; off records nothing."`
@@ -97,6 +99,9 @@ type Config struct {
 	SessionServiceToken     string   `name:"session-service-token" env:"BROWSERD_SESSION_SERVICE_TOKEN" help:"Bearer token for the session services of --session-service-url (another browserd's stored sessions, fetched for sessionServiceUrl), used when a request gives none; prefer the environment or --session-service-token-file to a flag." placeholder:"TOKEN"`
 	SessionServiceTokenFile string   `name:"session-service-token-file" env:"BROWSERD_SESSION_SERVICE_TOKEN_FILE" help:"Read --session-service-token from this file." placeholder:"PATH"`
 	SessionServiceURLs      []string `name:"session-service-url" env:"BROWSERD_SESSION_SERVICE_URLS" sep:"," help:"A session service that --session-service-token is sent to: another browserd's http(s)://HOST:PORT/api/stored-sessions (repeatable); the token goes nowhere else." placeholder:"URL"`
+
+	// defaultPolicy is --default-policy with --deny-actions folded in (Resolve).
+	defaultPolicy *policy.Policy
 }
 
 // DefaultListen is the TCP address `browserd serve` listens on when no
@@ -138,6 +143,9 @@ func (c *Config) Resolve() error {
 		return err
 	}
 	if err := c.checkLimits(); err != nil {
+		return err
+	}
+	if err := c.resolvePolicy(); err != nil {
 		return err
 	}
 	if err := c.checkMetricsListen(); err != nil {
@@ -364,6 +372,7 @@ func (c *Config) settings(redact bool) []Setting {
 	add(len(c.BlockHosts) > 0, "block-host", c.BlockHosts...)
 	add(len(c.OnlyHosts) > 0, "only-hosts", c.OnlyHosts...)
 	add(len(c.DenyActions) > 0, "deny-actions", c.DenyActions...)
+	add(c.Policy != "", "default-policy", c.Policy)
 	add(len(c.ExcludeCookieDomains) > 0, "exclude-cookie-domains", c.ExcludeCookieDomains...)
 	add(c.AllowPrivate, "allow-private")
 	add(c.NoWrap, "no-wrap")

@@ -289,6 +289,15 @@ func TestCluster(t *testing.T) {
 	if code, raw := tcpAPI(t, n3.addr, token).call("GET", "/api/sessions/s3/state", nil, &st); code != 200 {
 		t.Errorf("GET /api/sessions/s3/state through n3: %d %s", code, raw)
 	}
+	// A token's policy goes along, signed: the node that serves s3's
+	// export holds the caller to it (issue 36).
+	var limited struct {
+		Token string `json:"token"`
+	}
+	socketAPI(t, n1.data).expect(201, "POST", "/api/tokens", map[string]any{"owner": "alice", "policy": map[string]any{"deny": []string{"state_save"}}}, &limited)
+	if code, raw := tcpAPI(t, n3.addr, limited.Token).call("GET", "/api/sessions/s3/state", nil, nil); code != http.StatusForbidden || !strings.Contains(string(raw), `rule: deny \"state_save\"`) {
+		t.Errorf("GET /api/sessions/s3/state through n3 with a token whose policy denies state_save: %d %s", code, raw)
+	}
 	// The cost of forwarding: the same cheap action on n1 directly and
 	// through n2 (docs/benchmarks.md; logged, not asserted).
 	median := func(do func(tool.Input) tool.Result) time.Duration {

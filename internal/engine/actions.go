@@ -18,6 +18,7 @@ import (
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/envelope"
+	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
 	"github.com/browserd/browserd/internal/sessions"
@@ -74,6 +75,8 @@ type call struct {
 	// ahead is the page as read while the action's reaction settled
 	// (readAhead), nil if it was not.
 	ahead *readAhead
+	// pol is the policy the call runs under (policy.go); nil allows all.
+	pol *policy.Policy
 }
 
 // userError is an action failure whose message is for the agent as is.
@@ -103,13 +106,20 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 		e.Counters.Action(in.Action, false, 0)
 		return res
 	}
+	pol := e.policyOf(ctx)
+	if err := e.admit(ctx, owner, orig, pol); err != nil {
+		res.Error = err.Error()
+		e.Counters.Action(in.Action, false, 0)
+		e.redactor(ctx, owner).Result(&res)
+		return res
+	}
 	if inj == nil {
 		// A session another node runs is served there (cluster.go).
 		if res, done := e.Forward(ctx, owner, orig, target(in)); done {
 			return res
 		}
 	}
-	c := &call{e: e, in: in, res: res, owner: owner, inj: inj, started: time.Now()}
+	c := &call{e: e, in: in, res: res, owner: owner, inj: inj, started: time.Now(), pol: pol}
 	err = c.run(ctx)
 	if errors.Is(err, sessions.ErrHeld) && inj == nil {
 		// Another node took the session between the routing and the
@@ -162,9 +172,6 @@ func (c *call) show() envelope.Show {
 // (close, task_end, tabs); the browser; launch's own work, or the state
 // actions; the tab; and the action on the tab with its answer (act).
 func (c *call) run(ctx context.Context) error {
-	if c.e.Cfg.Denied(c.in.Action) {
-		return fail("action %q is turned off on this server (--deny-actions)", c.in.Action)
-	}
 	if done, err := c.sessionless(ctx); done {
 		return err
 	}
@@ -208,7 +215,7 @@ func (c *call) run(ctx context.Context) error {
 func (c *call) sessionless(ctx context.Context) (done bool, err error) {
 	switch c.in.Action {
 	case "status": // reads; creates no session
-		c.res.Content = c.e.status(ctx, c.owner)
+		c.res.Content = c.e.status(ctx, c.owner) + "\n" + c.e.policyStatus(ctx)
 		return true, nil
 	case "list_sessions":
 		return true, c.listSessions(ctx)
@@ -447,6 +454,9 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 	if err := c.personGate(tctx); err != nil {
 		return err
 	}
+	if err := c.outsideHosts(tctx); err != nil {
+		return err
+	}
 	pg := c.tab.Page
 	if err := c.leaveDialogs(tctx); err != nil {
 		return err
@@ -510,6 +520,9 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 	}
 	if c.navRefused != "" {
 		return &userError{Msg: c.navRefused}
+	}
+	if err := c.leftHosts(ctx); err != nil {
+		return err
 	}
 	defer timing.Mark(ctx, "answered")
 	return c.answer(ctx, sess, answerBy)
@@ -1030,7 +1043,11 @@ func hostPortOf(raw string) string {
 // session's guard policy (the same check the proxy makes at dial time, made
 // early for a clear error).
 func (c *call) checkNav(ctx context.Context, raw string) (string, error) {
-	return c.e.checkURL(ctx, c.task.Sess, raw)
+	u, err := c.e.checkURL(ctx, c.task.Sess, raw)
+	if err != nil {
+		return "", err
+	}
+	return u, c.checkHosts(u)
 }
 
 // checkURL checks a URL to open in one of s's tabs (checkNav; a login

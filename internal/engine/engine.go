@@ -56,7 +56,8 @@ type Engine struct {
 	*idle.Janitor
 	*takeover.Desk
 
-	vault vault // each owner's secrets, for redaction (redact.go)
+	vault    vault    // each owner's secrets, for redaction (redact.go)
+	confirms confirms // calls that wait for a person's approval (policy.go)
 }
 
 // Option configures an engine.

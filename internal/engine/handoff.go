@@ -153,23 +153,31 @@ func (c *call) notify(ctx context.Context) {
 	c.e.Mu.Lock()
 	live := c.e.LiveURL(c.task.Sess.ID, c.tab.ID)
 	c.e.Mu.Unlock()
-	body, _ := json.Marshal(map[string]string{"event": "handoff", "owner": owner, "session": session, "task": c.task.Name,
+	err := c.e.postNote(ctx, hook, map[string]string{"event": "handoff", "owner": owner, "session": session, "task": c.task.Name,
 		"tab": c.tab.ID, "reason": c.in.Reason, "liveViewUrl": live})
-	nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(nctx, http.MethodPost, hook, bytes.NewReader(body))
-	if err == nil {
-		req.Header.Set("Content-Type", "application/json")
-		var resp *http.Response
-		if resp, err = http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode >= 300 {
-				err = fmt.Errorf("it answered %s", resp.Status)
-			}
-		}
-	}
 	if err != nil {
 		c.e.Log.Warn("the handoff notification failed", "err", err)
 		c.res.Notes = append(c.res.Notes, "the notification to --notify-url failed: "+err.Error()+"; the dashboard shows the tab waiting anyway")
 	}
+}
+
+// postNote POSTs note as JSON to hook (--notify-url), within 5 s.
+func (e *Engine) postNote(ctx context.Context, hook string, note map[string]string) error {
+	body, _ := json.Marshal(note)
+	nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(nctx, http.MethodPost, hook, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("it answered %s", resp.Status)
+	}
+	return nil
 }

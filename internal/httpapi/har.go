@@ -35,6 +35,9 @@ func (a *api) sessionHAR(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if !a.allowedCall(w, r, in, "writing a HAR file") {
+		return
+	}
 	if a.s != nil {
 		_, tabs, err := a.s.SessionInfo(r.Context(), id)
 		if err != nil {

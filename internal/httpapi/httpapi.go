@@ -109,6 +109,7 @@ func New(h tool.Handler, opts Options) http.Handler {
 	mux.HandleFunc("POST /api/tokens", a.createToken)
 	mux.HandleFunc("GET /api/tokens", a.listTokens)
 	mux.HandleFunc("DELETE /api/tokens/{id}", a.revokeToken)
+	mux.HandleFunc("GET /api/policy", a.getPolicy)
 	mux.HandleFunc("GET /api/secrets", a.listSecrets)
 	mux.HandleFunc("PUT /api/secrets/{name}", a.putSecret)
 	mux.HandleFunc("DELETE /api/secrets/{name}", a.deleteSecret)

@@ -18,6 +18,9 @@ import (
 // session as a Chrome user-data-dir (see chromeprofile), as a tar.gz whose
 // top folder is "profile".
 func (a *api) storedProfile(w http.ResponseWriter, r *http.Request) {
+	if !a.allowed(w, r, "state_save", "exporting a stored session as a profile") {
+		return
+	}
 	ss, ok := a.getStored(w, r)
 	if !ok {
 		return

@@ -14,6 +14,7 @@ import (
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/inject"
+	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/sessionservice"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
@@ -368,7 +369,7 @@ func (a *api) deleteSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) sessionState(w http.ResponseWriter, r *http.Request) {
-	if !a.sessions(w) {
+	if !a.sessions(w) || !a.allowed(w, r, "state_save", "exporting a session's state") {
 		return
 	}
 	x, err := a.s.ExportSession(r.Context(), r.PathValue("id"))
@@ -562,6 +563,9 @@ func (a *api) storedMeta(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) storedState(w http.ResponseWriter, r *http.Request) {
+	if !a.allowed(w, r, "state_save", "exporting a stored session's state") {
+		return
+	}
 	if ss, ok := a.getStored(w, r); ok {
 		writeState(w, ss.State)
 	}
@@ -582,6 +586,9 @@ func (a *api) deleteStored(w http.ResponseWriter, r *http.Request) {
 type TokenRequest struct {
 	Owner string `json:"owner"`
 	Label string `json:"label,omitempty"`
+	// Policy is what the token's agents may do (package policy); none:
+	// the daemon's default policy applies.
+	Policy json.RawMessage `json:"policy,omitempty"`
 }
 
 // NewToken is the answer to POST /api/tokens: the token, shown once.
@@ -613,12 +620,17 @@ func (a *api) createToken(w http.ResponseWriter, r *http.Request) {
 	if !decodeBody(w, r, MaxBodyBytes, &body) {
 		return
 	}
-	tok, t, err := auth.New(r.Context(), a.s.Tokens(), body.Owner, body.Label)
+	pol, err := policy.Parse(body.Policy)
+	if err != nil {
+		writeProblem(w, http.StatusBadRequest, err.Error(), storagestate.Errors{{Path: "policy", Msg: err.Error()}}, "")
+		return
+	}
+	tok, t, err := auth.NewWithPolicy(r.Context(), a.s.Tokens(), body.Owner, body.Label, pol)
 	if err != nil {
 		writeProblem(w, http.StatusBadRequest, err.Error(), storagestate.Errors{{Path: "owner", Msg: err.Error()}}, "")
 		return
 	}
-	a.log.Info("token created", "id", t.ID, "owner", t.Owner)
+	a.log.Info("token created", "id", t.ID, "owner", t.Owner, "policy", t.Policy.JSON())
 	writeJSON(w, http.StatusCreated, NewToken{Token: t, Secret: tok})
 }
 

@@ -65,7 +65,8 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	// can send the cookie (were it not SameSite=Strict) but cannot read
 	// this answer.
 	g, _ := s.signins.session(cookieValue(r))
-	writeJSON(w, http.StatusOK, map[string]any{"sessions": out, "csrf": g.csrf})
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": out, "csrf": g.csrf,
+		"pending": s.eng.PendingConfirms(r.Context()), "policies": s.eng.OwnerPolicies(r.Context())})
 }
 
 // tabViews adds to each tab of a session its last step and latest frame,

@@ -10,6 +10,10 @@
 // origin, and a state-changing POST (closing a review tab) must carry the
 // dashboard session's CSRF token too.
 //
+// A call a policy's confirm rule holds (package policy) is listed at the
+// top with its arguments (secrets' values redacted); a person approves or
+// denies it there.
+//
 // Read-only share links (share.go) show one session's tabs to whoever has
 // the link, without control.
 package live
@@ -29,6 +33,7 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/recording"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
@@ -52,6 +57,12 @@ type Engine interface {
 	// the frame of the page after one.
 	TraceEntries(ctx context.Context, session, task string) ([]recording.Entry, error)
 	TraceFrame(ctx context.Context, session, task string, seq int) ([]byte, error)
+	// PendingConfirms are the calls that wait for a person's approval (a
+	// policy's confirm rule); AnswerConfirm approves or denies one.
+	PendingConfirms(ctx context.Context) []policy.Pending
+	AnswerConfirm(ctx context.Context, id string, approve bool, who string) error
+	// OwnerPolicies are the policies the owner's agents run under.
+	OwnerPolicies(ctx context.Context) []policy.View
 }
 
 // Server is the dashboard and the live view. Close stops its screencasts.
@@ -103,6 +114,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /dashboard/api/sessions", s.signedIn(s.sessions))
 	mux.HandleFunc("GET /dashboard/ws", s.signedIn(s.watch))
 	mux.HandleFunc("POST /dashboard/api/close", s.signedIn(s.closeTab))
+	mux.HandleFunc("POST /dashboard/api/confirm", s.signedIn(s.confirm))
 	mux.HandleFunc("GET /dashboard/api/trace", s.signedIn(s.trace))
 	mux.HandleFunc("GET /dashboard/api/frame", s.signedIn(s.frame))
 	mux.HandleFunc("GET /dashboard/api/picture", s.signedIn(s.picture))
@@ -182,8 +194,39 @@ func (s *Server) signedIn(h http.HandlerFunc) http.HandlerFunc {
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "not signed in: run `browserd dashboard` and open the URL it prints"})
 			return
 		}
-		h(w, r.WithContext(auth.WithOwner(r.Context(), owner)))
+		// A person, not an agent: no agent's policy holds what the
+		// dashboard reads for them (--deny-actions still does).
+		ctx := policy.With(auth.WithOwner(r.Context(), owner), &policy.Policy{Source: "a person on the dashboard"})
+		h(w, r.WithContext(ctx))
 	}
+}
+
+// confirm answers a call that waits for a person's approval: POST
+// {"id","approve"} with the CSRF header.
+func (s *Server) confirm(w http.ResponseWriter, r *http.Request) {
+	if !s.csrfOK(r) {
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": "refused: a state-changing request must come from the dashboard itself (its CSRF token is missing or wrong); reload the dashboard"})
+		return
+	}
+	var in struct {
+		ID      string `json:"id"`
+		Approve *bool  `json:"approve"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&in); err != nil || in.ID == "" || in.Approve == nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the body must be JSON like {\"id\": \"c0123456789ab\", \"approve\": true}"})
+		return
+	}
+	who := "a person on the dashboard"
+	if err := s.eng.AnswerConfirm(r.Context(), in.ID, *in.Approve, who); err != nil {
+		status := http.StatusConflict
+		if errors.Is(err, store.ErrNotFound) {
+			status = http.StatusNotFound
+		}
+		writeJSON(w, status, map[string]string{"error": err.Error()})
+		return
+	}
+	s.log.Info("a person answered a call that waited for approval", "id", in.ID, "approve", *in.Approve)
+	writeJSON(w, http.StatusOK, map[string]any{"id": in.ID, "approved": *in.Approve})
 }
 
 // CSRFHeader carries a dashboard session's CSRF token on its POSTs.

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -48,7 +49,7 @@ func New(h tool.Handler, version string, deny ...string) *mcp.Server {
 		InputSchema:  inputSchema(deny),
 		OutputSchema: outputSchema(),
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in tool.Input) (*mcp.CallToolResult, Output, error) {
-		defer progress(ctx, req, in)()
+		defer progress(ctx, req, in, asksPerson(h, in))()
 		res := do(ctx, h, in)
 		return toolResult(res), Structured(res), nil
 	})
@@ -226,11 +227,12 @@ func outputSchema() *jsonschema.Schema {
 const ProgressEvery = 5 * time.Second
 
 // progress tells a client that gave a progress token, at once and then
-// every ProgressEvery, that the call waits for a person (handoff, or wait
-// with human: true) — so it neither times out nor looks hung. The
+// every ProgressEvery, that the call waits for a person (handoff, wait
+// with human: true, or a call its token's policy holds for a person's
+// approval) — so it neither times out nor looks hung. The
 // returned func stops it; it returns at once for every other call.
-func progress(ctx context.Context, req *mcp.CallToolRequest, in tool.Input) (stop func()) {
-	if in.Action != "handoff" && (in.Action != "wait" || !in.Human) || req == nil || req.Session == nil || req.Params == nil {
+func progress(ctx context.Context, req *mcp.CallToolRequest, in tool.Input, confirm bool) (stop func()) {
+	if !confirm && in.Action != "handoff" && (in.Action != "wait" || !in.Human) || req == nil || req.Session == nil || req.Params == nil {
 		return func() {}
 	}
 	token := req.Params.GetProgressToken()
@@ -240,6 +242,9 @@ func progress(ctx context.Context, req *mcp.CallToolRequest, in tool.Input) (sto
 	msg := "waiting for a person to take the tab in the dashboard and hand it back"
 	if in.Reason != "" {
 		msg += ": " + in.Reason
+	}
+	if confirm {
+		msg = "waiting for a person to approve " + in.Action + " on the dashboard (the token's policy asks one first)"
 	}
 	total := 0.0
 	if in.Timeout > 0 {
@@ -278,37 +283,73 @@ func HTTPHandler(h tool.Handler, version string, deny ...string) http.Handler {
 		servers = map[string]*mcp.Server{}
 	)
 	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		owner := auth.Owner(r.Context())
+		owner, pol := auth.Owner(r.Context()), policy.From(r.Context())
+		// One server per owner and token policy: a policy's denied
+		// actions are left out of its schema too.
+		key := owner
+		if pol != nil {
+			key += "\x00" + pol.Source + "\x00" + pol.JSON()
+		}
 		mu.Lock()
 		defer mu.Unlock()
-		s := servers[owner]
+		s := servers[key]
 		if s == nil {
-			var oh tool.Handler = asOwner{h, owner}
+			var oh tool.Handler = asOwner{h, owner, pol}
 			if _, ok := h.(Hinter); ok {
-				oh = asOwnerHinter{asOwner{h, owner}}
+				oh = asOwnerHinter{asOwner{h, owner, pol}}
 			}
-			s = New(oh, version, deny...)
-			servers[owner] = s
+			s = New(oh, version, Denied(pol, deny)...)
+			servers[key] = s
 		}
 		return s
 	}, &mcp.StreamableHTTPOptions{Stateless: true})
 }
 
-// asOwner runs every call as one owner.
+// Denied is deny and the actions policy p denies whatever their fields
+// (nil p: deny alone): what a schema leaves out.
+func Denied(p *policy.Policy, deny []string) []string {
+	out := slices.Clone(deny)
+	for _, a := range tool.Actions {
+		if !slices.Contains(out, a) && p.Decide(tool.Input{Action: a}).Verdict == policy.Denied {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// asOwner runs every call as one owner, under its token's policy (nil:
+// the daemon's default).
 type asOwner struct {
 	h     tool.Handler
 	owner string
+	pol   *policy.Policy
 }
 
 func (a asOwner) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
-	return a.h.Do(auth.WithOwner(ctx, a.owner), in)
+	return a.h.Do(policy.With(auth.WithOwner(ctx, a.owner), a.pol), in)
+}
+
+// asksPerson reports whether h's token policy holds the call for a
+// person's approval (a confirm rule); the daemon's default is not known
+// here.
+func asksPerson(h tool.Handler, in tool.Input) bool {
+	var a asOwner
+	switch o := h.(type) {
+	case asOwner:
+		a = o
+	case asOwnerHinter:
+		a = o.asOwner
+	default:
+		return false
+	}
+	return a.pol.Decide(in).Verdict == policy.Confirm
 }
 
 // asOwnerHinter is asOwner for a handler that is also a Hinter.
 type asOwnerHinter struct{ asOwner }
 
 func (a asOwnerHinter) SessionHint(ctx context.Context, session, stored string) (string, error) {
-	return a.h.(Hinter).SessionHint(auth.WithOwner(ctx, a.owner), session, stored)
+	return a.h.(Hinter).SessionHint(policy.With(auth.WithOwner(ctx, a.owner), a.pol), session, stored)
 }
 
 // ServeStdio serves the browser tool over stdin and stdout until the client

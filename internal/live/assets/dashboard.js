@@ -65,7 +65,63 @@ function tabCard(s, t) {
   return card;
 }
 
+// renderPending lists the calls a policy holds for a person's approval:
+// what the agent asks to do, with its arguments (secrets' values
+// redacted), the rule that asks, and Approve / Deny.
+function renderPending(pending) {
+  const root = document.getElementById('pending');
+  root.replaceChildren();
+  if (!pending || !pending.length) return;
+  root.append(el('h2', 'Waiting for your approval'));
+  for (const p of pending) {
+    const box = el('section', undefined, 'session pending');
+    box.append(el('h3', p.action + (p.session ? ' · session ' + p.session : '') + (p.tab ? ' · tab ' + p.tab : '')));
+    box.append(el('div', 'rule: ' + p.rule + ' (' + p.policy + ') · until ' + new Date(p.until).toLocaleTimeString(), 'task'));
+    box.append(el('pre', p.args, 'args'));
+    const yes = el('button', 'Approve');
+    yes.type = 'button';
+    yes.className = 'approve';
+    yes.dataset.id = p.id;
+    yes.addEventListener('click', () => answer(p.id, true));
+    const no = el('button', 'Deny');
+    no.type = 'button';
+    no.className = 'deny';
+    no.dataset.id = p.id;
+    no.addEventListener('click', () => answer(p.id, false));
+    box.append(yes, no);
+    root.append(box);
+  }
+}
+
+// renderPolicies shows what the owner's agents may do.
+function renderPolicies(policies) {
+  const root = document.getElementById('policies');
+  root.replaceChildren();
+  if (!policies || !policies.length) return;
+  root.append(el('h2', 'Policies'));
+  const list = el('ul');
+  for (const v of policies) {
+    list.append(el('li', v.source + (v.label ? ' (' + v.label + ')' : '') + ': ' + v.summary));
+  }
+  root.append(list);
+}
+
+async function answer(id, approve) {
+  const r = await fetch('/dashboard/api/confirm', {
+    method: 'POST', credentials: 'same-origin',
+    headers: {'Content-Type': 'application/json', 'X-Browserd-Csrf': csrf},
+    body: JSON.stringify({id: id, approve: approve}),
+  });
+  const out = await r.json().catch(() => ({}));
+  document.getElementById('updated').textContent = r.ok ? (approve ? 'approved ' : 'denied ') + id : (out.error || 'answering failed');
+  const data = await (await fetch('/dashboard/api/sessions', {credentials: 'same-origin'})).json();
+  csrf = data.csrf;
+  render(data);
+}
+
 function render(data) {
+  renderPending(data.pending);
+  renderPolicies(data.policies);
   const root = document.getElementById('sessions');
   root.replaceChildren();
   if (!data.sessions.length) {

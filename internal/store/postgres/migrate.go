@@ -170,6 +170,10 @@ CREATE TABLE secrets (
 	`
 ALTER TABLE profiles ADD COLUMN login_check bytea;
 `,
+	// 9: a token's policy (as in SQLite).
+	`
+ALTER TABLE api_tokens ADD COLUMN policy text NOT NULL DEFAULT '';
+`,
 }
 
 // migrate applies the steps not yet recorded in schema_migrations, all in

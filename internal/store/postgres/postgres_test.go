@@ -182,7 +182,7 @@ func TestMigrationsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []int32{1, 2, 3, 4, 5, 6, 7, 8}; !slices.Equal(versions, want) || len(migrations) != len(want) {
+	if want := []int32{1, 2, 3, 4, 5, 6, 7, 8, 9}; !slices.Equal(versions, want) || len(migrations) != len(want) {
 		t.Errorf("schema_migrations = %v, want %v (one per step, %d steps)", versions, want, len(migrations))
 	}
 	for _, table := range []string{"sessions", "session_snapshots", "leases", "owners", "api_tokens", "profiles", "stored_sessions", "tasks", "key_check", "secrets", "schema_migrations"} {

@@ -97,8 +97,8 @@ func (s *Store) DeleteStored(ctx context.Context, owner, id string) error {
 
 // CreateToken implements auth.Store.
 func (s *Store) CreateToken(ctx context.Context, t auth.Token) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO api_tokens (token_id, token_hash, owner, label, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		t.ID, t.Hash, t.Owner, t.Label, ms(t.Created))
+	_, err := s.pool.Exec(ctx, `INSERT INTO api_tokens (token_id, token_hash, owner, label, created_at, policy) VALUES ($1, $2, $3, $4, $5, $6)`,
+		t.ID, t.Hash, t.Owner, t.Label, ms(t.Created), t.Policy.JSON())
 	if err != nil {
 		return fmt.Errorf("postgres store: saving token %q: %w", t.ID, err)
 	}
@@ -107,9 +107,12 @@ func (s *Store) CreateToken(ctx context.Context, t auth.Token) error {
 
 // TokenByHash implements auth.Store.
 func (s *Store) TokenByHash(ctx context.Context, hash string) (auth.Token, error) {
-	var t auth.Token
-	err := s.pool.QueryRow(ctx, `SELECT token_id, owner, label, created_at, token_hash FROM api_tokens WHERE token_hash = $1`, hash).
-		Scan(&t.ID, &t.Owner, &t.Label, &t.Created, &t.Hash)
+	var (
+		t   auth.Token
+		pol string
+	)
+	err := s.pool.QueryRow(ctx, `SELECT token_id, owner, label, created_at, token_hash, policy FROM api_tokens WHERE token_hash = $1`, hash).
+		Scan(&t.ID, &t.Owner, &t.Label, &t.Created, &t.Hash, &pol)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return t, auth.ErrUnknown
 	}
@@ -117,19 +120,29 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (auth.Token, error
 		return t, fmt.Errorf("postgres store: reading tokens: %w", err)
 	}
 	t.Created = t.Created.UTC()
+	if t.Policy, err = store.TokenPolicy(t.ID, pol); err != nil {
+		return auth.Token{}, err
+	}
 	return t, nil
 }
 
 // ListTokens implements auth.Store.
 func (s *Store) ListTokens(ctx context.Context, owner string) ([]auth.Token, error) {
-	rows, err := s.pool.Query(ctx, `SELECT token_id, owner, label, created_at FROM api_tokens WHERE $1 = '' OR owner = $1 ORDER BY created_at, token_id COLLATE "C"`, owner)
+	rows, err := s.pool.Query(ctx, `SELECT token_id, owner, label, created_at, policy FROM api_tokens WHERE $1 = '' OR owner = $1 ORDER BY created_at, token_id COLLATE "C"`, owner)
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: listing tokens: %w", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (auth.Token, error) {
-		var t auth.Token
-		err := r.Scan(&t.ID, &t.Owner, &t.Label, &t.Created)
+		var (
+			t   auth.Token
+			pol string
+		)
+		if err := r.Scan(&t.ID, &t.Owner, &t.Label, &t.Created, &pol); err != nil {
+			return t, err
+		}
 		t.Created = t.Created.UTC()
+		var err error
+		t.Policy, err = store.TokenPolicy(t.ID, pol)
 		return t, err
 	})
 	if err != nil {

@@ -166,6 +166,11 @@ CREATE TABLE secrets (
 	`
 ALTER TABLE profiles ADD COLUMN login_check BLOB;
 `,
+	// 9: a token's policy (package policy), its canonical JSON; '' for
+	// none (the daemon's default applies).
+	`
+ALTER TABLE api_tokens ADD COLUMN policy TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // migrate applies the steps not yet recorded in schema_migrations. It is

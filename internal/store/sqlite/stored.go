@@ -119,8 +119,8 @@ func (s *Store) DeleteStored(ctx context.Context, owner, id string) error {
 // CreateToken implements auth.Store.
 func (s *Store) CreateToken(ctx context.Context, t auth.Token) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (token_id, token_hash, owner, label, created_at) VALUES (?, ?, ?, ?, ?)`,
-			t.ID, t.Hash, t.Owner, t.Label, millis(t.Created))
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_tokens (token_id, token_hash, owner, label, created_at, policy) VALUES (?, ?, ?, ?, ?, ?)`,
+			t.ID, t.Hash, t.Owner, t.Label, millis(t.Created), t.Policy.JSON())
 		return err
 	})
 }
@@ -130,9 +130,10 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (auth.Token, error
 	var (
 		t       auth.Token
 		created int64
+		pol     string
 	)
-	err := s.db.QueryRowContext(ctx, `SELECT token_id, owner, label, created_at, token_hash FROM api_tokens WHERE token_hash = ?`, hash).
-		Scan(&t.ID, &t.Owner, &t.Label, &created, &t.Hash)
+	err := s.db.QueryRowContext(ctx, `SELECT token_id, owner, label, created_at, token_hash, policy FROM api_tokens WHERE token_hash = ?`, hash).
+		Scan(&t.ID, &t.Owner, &t.Label, &created, &t.Hash, &pol)
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, auth.ErrUnknown
 	}
@@ -140,12 +141,15 @@ func (s *Store) TokenByHash(ctx context.Context, hash string) (auth.Token, error
 		return t, fmt.Errorf("sqlite store: reading tokens: %w", err)
 	}
 	t.Created = fromMillis(created)
+	if t.Policy, err = store.TokenPolicy(t.ID, pol); err != nil {
+		return auth.Token{}, err
+	}
 	return t, nil
 }
 
 // ListTokens implements auth.Store.
 func (s *Store) ListTokens(ctx context.Context, owner string) ([]auth.Token, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT token_id, owner, label, created_at FROM api_tokens WHERE ? = '' OR owner = ? ORDER BY created_at, token_id`, owner, owner)
+	rows, err := s.db.QueryContext(ctx, `SELECT token_id, owner, label, created_at, policy FROM api_tokens WHERE ? = '' OR owner = ? ORDER BY created_at, token_id`, owner, owner)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite store: listing tokens: %w", err)
 	}
@@ -155,11 +159,15 @@ func (s *Store) ListTokens(ctx context.Context, owner string) ([]auth.Token, err
 		var (
 			t       auth.Token
 			created int64
+			pol     string
 		)
-		if err := rows.Scan(&t.ID, &t.Owner, &t.Label, &created); err != nil {
+		if err := rows.Scan(&t.ID, &t.Owner, &t.Label, &created, &pol); err != nil {
 			return nil, err
 		}
 		t.Created = fromMillis(created)
+		if t.Policy, err = store.TokenPolicy(t.ID, pol); err != nil {
+			return nil, err
+		}
 		out = append(out, t)
 	}
 	return out, rows.Err()

@@ -8,8 +8,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/tool"
 )
 
 func testStored(t *testing.T, st store.Store) {
@@ -98,4 +100,33 @@ func testTokens(t *testing.T, st store.Store) {
 	if err := ts.RevokeToken(ctx, rec.ID); !errors.Is(err, auth.ErrUnknown) {
 		t.Fatalf("revoking twice: %v", err)
 	}
+
+	// A token keeps its policy; one without has none.
+	pol := policy.MustParse(`{"deny":["evaluate","network.bodies"],"confirm":["upload"],"hosts":["example.com"],"confirmTimeout":"30s"}`)
+	ptok, prec, err := auth.NewWithPolicy(ctx, ts, "carol", "agent", pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := auth.VerifyToken(ctx, ts, ptok)
+	if err != nil || got.Owner != "carol" || got.Policy.JSON() != pol.JSON() || got.Policy.Source != "token "+prec.ID {
+		t.Fatalf("VerifyToken of a token with a policy = %+v (policy %s), %v", got, got.Policy.JSON(), err)
+	}
+	if d := got.Policy.Decide(tool.Input{Action: "evaluate"}); d.Verdict != policy.Denied {
+		t.Fatalf("the stored policy lets evaluate through: %+v", d)
+	}
+	if list, err := ts.ListTokens(ctx, "carol"); err != nil || len(list) != 1 || list[0].Policy.JSON() != pol.JSON() {
+		t.Fatalf("ListTokens(carol) = %+v, %v", list, err)
+	}
+	if plain, err := auth.VerifyToken(ctx, ts, mustToken(t, ts, "dave")); err != nil || plain.Policy != nil {
+		t.Fatalf("a token without a policy: %+v, %v", plain, err)
+	}
+}
+
+func mustToken(t *testing.T, ts auth.Store, owner string) string {
+	t.Helper()
+	tok, _, err := auth.New(t.Context(), ts, owner, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }
