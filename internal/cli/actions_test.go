@@ -53,7 +53,7 @@ var actionCommands = map[string][]string{
 }
 
 // callOnly are the actions no command of their own sends, each with a
-// call of it as JSON: `browserd call` sends them, and README.md's "From a
+// call of it as JSON: `browserd call` sends them, and docs/reference.md's "From a
 // shell" says so on a line with `browserd call` and the action's name.
 // Each needs a comment saying why a command is not worth it; there are
 // none today.
@@ -61,7 +61,7 @@ var callOnly = map[string]string{}
 
 // TestEveryActionHasACommand: every action of tool.Actions is reachable
 // from the command line — sent by a command of the CLI (actionCommands: the command line parses, and the
-// daemon gets that action), or else by `browserd call` with README.md
+// daemon gets that action), or else by `browserd call` with docs/reference.md
 // saying so (callOnly); both tables name only actions.
 func TestEveryActionHasACommand(t *testing.T) {
 	for _, a := range tool.Actions {
@@ -69,7 +69,7 @@ func TestEveryActionHasACommand(t *testing.T) {
 		_, call := callOnly[a]
 		switch {
 		case !own && !call:
-			t.Errorf("action %q (tool.Actions) has no CLI command: add a kong command that sends it to CLI in internal/cli/cli.go and a command line of it to actionCommands in internal/cli/actions_test.go; or, when `browserd call` is enough, add it to callOnly there and to README.md's \"From a shell\" on a line with `browserd call`", a)
+			t.Errorf("action %q (tool.Actions) has no CLI command: add a kong command that sends it to CLI in internal/cli/cli.go and a command line of it to actionCommands in internal/cli/actions_test.go; or, when `browserd call` is enough, add it to callOnly there and to docs/reference.md's \"From a shell\" on a line with `browserd call`", a)
 		case own && call:
 			t.Errorf("action %q is in both actionCommands and callOnly: keep one", a)
 		}
@@ -112,7 +112,7 @@ func TestEveryActionHasACommand(t *testing.T) {
 	if len(callOnly) == 0 {
 		return
 	}
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/reference.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestEveryActionHasACommand(t *testing.T) {
 			if !slices.ContainsFunc(strings.Split(string(readme), "\n"), func(l string) bool {
 				return strings.Contains(l, "browserd call") && strings.Contains(l, a)
 			}) {
-				t.Errorf("README.md has no line with `browserd call` and %s: say in \"From a shell\" that `browserd call` sends it", a)
+				t.Errorf("docs/reference.md has no line with `browserd call` and %s: say in \"From a shell\" that `browserd call` sends it", a)
 			}
 		})
 	}

@@ -11,11 +11,11 @@ import (
 )
 
 // TestReadmeErrors (issue #17 point 12): the error examples in the
-// README are what the code prints today. Each line of the README's block
+// reference (docs/reference.md) are what the code prints today. Each line of the reference's block
 // is matched (refs as any ref) against the error of a real action that
 // meets that case.
 func TestReadmeErrors(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/reference.md")
 	if err != nil {
 		t.Fatal(err)
 	}

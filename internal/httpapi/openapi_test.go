@@ -20,7 +20,7 @@ import (
 var update = flag.Bool("update", false, "rewrite openapi.json's ToolInput from tool.Input (TestOpenAPIToolInput)")
 
 // toolInputDescription is the description of openapi.json's ToolInput.
-const toolInputDescription = "The browser tool's input, the MCP browser tool's inputSchema: an action and the fields it reads (README.md's action table, docs/api.md). Generated from tool.Input."
+const toolInputDescription = "The browser tool's input, the MCP browser tool's inputSchema: an action and the fields it reads (docs/reference.md's action table, docs/api.md). Generated from tool.Input."
 
 // toolInputKey starts openapi.json's ToolInput schema, at its indentation.
 var toolInputKey = regexp.MustCompile(`(?m)^( *)"ToolInput": \{`)

@@ -13,11 +13,12 @@ import (
 	"github.com/browserd/browserd/internal/tool/tooltest"
 )
 
-// The README's action table is checked against the declarations (issue
-// 27): tool.Actions and the JSON fields of tool.Input.
+// The action table of docs/reference.md (the README's reference, moved
+// out by issue 38) is checked against the declarations (issue 27):
+// tool.Actions and the JSON fields of tool.Input.
 
 const (
-	readme = "../../README.md"
+	readme = "../../docs/reference.md"
 	// tableHeader starts the action table, after "The `browser` tool
 	// takes an `action` and the fields that action reads".
 	tableHeader = "| action | what it does | fields |"
@@ -31,7 +32,7 @@ var valueWords = map[string]bool{}
 
 // tableRow is a row of the action table.
 type tableRow struct {
-	line    int      // in README.md, from 1
+	line    int      // in docs/reference.md, from 1
 	actions string   // the first cell
 	fields  string   // the last cell
 	names   []string // the first cell's backticked names
@@ -40,7 +41,7 @@ type tableRow struct {
 // backticked is a span of code in Markdown.
 var backticked = regexp.MustCompile("`([^`]*)`")
 
-// actionTable reads the rows of README.md's action table.
+// actionTable reads the rows of docs/reference.md's action table.
 func actionTable(t *testing.T) []tableRow {
 	t.Helper()
 	b, err := os.ReadFile(readme)
@@ -72,7 +73,7 @@ func actionTable(t *testing.T) []tableRow {
 }
 
 // TestReadmeActionTable: every action of tool.Actions has exactly one
-// place in the first column of README.md's action table, that column
+// place in the first column of docs/reference.md's action table, that column
 // names nothing else, and every field the last column names in backticks
 // is a JSON field of tool.Input — `name` — or one with its nested object's
 // fields: `fields: [{ref, value}]`, `geolocation: {latitude, …}`.
@@ -147,7 +148,7 @@ func checkFieldSpan(span string, inputFields map[string]reflect.Type) error {
 }
 
 // TestReadmeNamesEveryField: every JSON field of tool.Input is named in
-// backticks somewhere in README.md — in the action table's fields column
+// backticks somewhere in docs/reference.md — in the action table's fields column
 // for the actions that read it, or in the prose for one every action takes
 // (`task`, `timeout`).
 func TestReadmeNamesEveryField(t *testing.T) {
@@ -165,5 +166,22 @@ func TestReadmeNamesEveryField(t *testing.T) {
 		if !named[f] {
 			t.Errorf("tool.Input's field %q is nowhere in %s: add `%s` to the fields column of the actions that read it in the action table (or to the prose after it, for a field of every call)", f, readme, f)
 		}
+	}
+}
+
+// TestReadmeShort: the README is what a newcomer reads to the end (issue
+// 38): the two commands first, under 250 lines; the reference lives in
+// docs/reference.md.
+func TestReadmeShort(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if n := strings.Count(s, "\n"); n >= 250 {
+		t.Errorf("README.md has %d lines: keep it under 250 and move the detail to docs/reference.md", n)
+	}
+	if i, j := strings.Index(s, "make run"), strings.Index(s, "make test"); i < 0 || j < 0 || i > 200 || j > 400 {
+		t.Errorf("README.md does not start with `make run` and `make test`")
 	}
 }

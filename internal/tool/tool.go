@@ -20,7 +20,7 @@ import (
 
 // Actions is every action of the browser tool, in the order the schema lists
 // them. The first nineteen are source 001's. A new one also needs a CLI
-// command, a row in README.md's action table and `go generate
+// command, a row in docs/reference.md's action table and `go generate
 // ./internal/httpapi` (docs/design.md has a worked example; tests fail
 // until each is there).
 var Actions = []string{
@@ -40,7 +40,7 @@ var ScrollDirections = []string{"down", "up", "left", "right", "top", "bottom"}
 
 // Input is one call of the browser tool. Field names follow source 001.
 // Only Action is required; each action documents the fields it reads. A
-// new field needs an example in tooltest, a mention in README.md and `go
+// new field needs an example in tooltest, a mention in docs/reference.md and `go
 // generate ./internal/httpapi` (tests fail until each is there); one that
 // holds a credential is tagged `sensitive:"true"` (sensitive.go).
 type Input struct {
