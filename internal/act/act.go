@@ -34,6 +34,8 @@ type Refs interface {
 	// Assign gives the element k of this tab a ref, remembering its role
 	// and name (unique: as LabelOf's); role "" leaves the label alone.
 	Assign(k snapshot.Key, role, name string, unique bool) string
+	// Find is the ref k already has, if any (none is handed out).
+	Find(k snapshot.Key) (string, bool)
 }
 
 // Tab is one action in flight on one tab: the page, the input and the

@@ -81,6 +81,7 @@ type CLI struct {
 	Type    typeCmd    `cmd:"" group:"Interaction" help:"Type text into an element: type [REF] TEXT."`
 	Select  selectCmd  `cmd:"" group:"Interaction" help:"Choose an option of a select element: select [REF] VALUE."`
 	Press   pressCmd   `cmd:"" group:"Interaction" help:"Press a key or chord, e.g. Enter, Control+a."`
+	Mouse   mouseCmd   `cmd:"" group:"Interaction" help:"The mouse as separate steps at a point: mouse down 100,200; mouse move 180,240; mouse up 180,240."`
 	Scroll  scrollCmd  `cmd:"" group:"Interaction" help:"Scroll the page (down, up, left, right, top, bottom)."`
 	Upload  uploadCmd  `cmd:"" group:"Interaction" help:"Set the files of a file input: upload REF FILE..."`
 	Dialog  dialogCmd  `cmd:"" group:"Interaction" help:"Answer the open JavaScript dialog."`

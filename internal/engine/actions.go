@@ -741,6 +741,9 @@ var tabActions = map[string]tabAction{
 	"tab_close":  {do: (*call).tabClose, marks: true},
 	"dialog":     {do: (*call).dialog, changes: true},
 	"upload":     {do: (*call).uploadAction, changes: true},
+	"mouse_move": {do: onPage((*act.Tab).Mouse), changes: true},
+	"mouse_down": {do: onPage((*act.Tab).Mouse), changes: true},
+	"mouse_up":   {do: onPage((*act.Tab).Mouse), changes: true},
 }
 
 // bare adapts an action function that needs no browser.

@@ -52,6 +52,8 @@ func (r tabRefs) Assign(k snapshot.Key, role, name string, unique bool) string {
 	return ref
 }
 
+func (r tabRefs) Find(k snapshot.Key) (string, bool) { return r.c.task.Sess.Refs.Find(k) }
+
 // refElem is the element of a ref the task's latest snapshot of its tab
 // gave, or why it cannot be used.
 func (c *call) refElem(ref string) (browser.Elem, error) {
