@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -83,6 +84,11 @@ func (f *forwarder) Do(ctx context.Context, in tool.Input) (tool.Result, error) 
 	res, err := f.resilient().Do(ctx, in)
 	if err != nil {
 		return res, err
+	}
+	if res.ScreenshotPath != "" && len(res.Image) == 0 {
+		// The daemon of this socket runs here: its screenshot goes to
+		// the model as image content, as over /mcp.
+		res.Image, _ = os.ReadFile(res.ScreenshotPath)
 	}
 	if w := f.checkSettings(ctx, f.resilient().Client()); w != "" {
 		if res.Success {

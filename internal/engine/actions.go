@@ -1271,7 +1271,12 @@ func (c *call) screenshot(ctx context.Context) error {
 		return &userError{Msg: err.Error()}
 	}
 	// The whole page unless the agent asks for the viewport (001's default).
-	png, err := pg.Screenshot(ctx, c.in.FullPage == nil || *c.in.FullPage, el)
+	png, list, err := []byte(nil), "", error(nil)
+	if c.in.Annotate {
+		png, list, err = c.annotated(ctx)
+	} else {
+		png, err = pg.Screenshot(ctx, c.in.FullPage == nil || *c.in.FullPage, el)
+	}
 	if err != nil {
 		return err
 	}
@@ -1280,7 +1285,7 @@ func (c *call) screenshot(ctx context.Context) error {
 	}
 	c.res.ScreenshotPath = path
 	c.res.Image = png
-	c.res.Content = fmt.Sprintf("screenshot saved to %s (%d bytes)", path, len(png))
+	c.res.Content = joinContent(fmt.Sprintf("screenshot saved to %s (%d bytes)", path, len(png)), list)
 	return nil
 }
 
