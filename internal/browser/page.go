@@ -204,6 +204,7 @@ type Page struct {
 	authTried map[string]bool // requests already answered with a credential
 	handled   int64           // events the loop has handled
 	held      string          // the mouse button MouseDown pressed, not released yet (point.go)
+	press     lastPress       // the last MouseDown, for the next one's click count (point.go)
 	events    *cdp.Listener
 
 	loopDone chan struct{}

@@ -3,7 +3,9 @@ package browser
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
+	"time"
 )
 
 // Points of the viewport: what is at one, the mouse pressed, moved and
@@ -61,9 +63,29 @@ func (p *Page) MouseDown(ctx context.Context, x, y float64, button string) error
 	}
 	p.mu.Lock()
 	p.held = button
+	// A press soon after one at the same point counts on, as a system's
+	// mouse does: three make a triple click (a line selected).
+	now, last := time.Now(), p.press
+	n := 1
+	if last.button == button && now.Sub(last.at) < multiClick && math.Abs(last.x-x) <= 4 && math.Abs(last.y-y) <= 4 {
+		n = last.n%3 + 1
+	}
+	p.press = lastPress{x: x, y: y, at: now, n: n, button: button}
 	p.mu.Unlock()
-	return p.mouseAt(ctx, "mousePressed", x, y, button, p.buttons())
+	return p.mouseAt(ctx, "mousePressed", x, y, button, p.buttons(), n)
 }
+
+// lastPress is a MouseDown, for the click count of the next.
+type lastPress struct {
+	x, y   float64
+	at     time.Time
+	n      int
+	button string
+}
+
+// multiClick is how soon a press after another at the same point counts
+// as the next click of a double or triple click.
+const multiClick = 800 * time.Millisecond
 
 // MouseUp releases the button MouseDown pressed (or button, when given)
 // at (x, y).
@@ -76,11 +98,12 @@ func (p *Page) MouseUp(ctx context.Context, x, y float64, button string) error {
 		button = "left"
 	}
 	p.held = ""
+	n := max(p.press.n, 1)
 	p.mu.Unlock()
 	if err := p.mouseAt(ctx, "mouseMoved", x, y, "", buttonBits[button]); err != nil {
 		return err
 	}
-	return p.mouseAt(ctx, "mouseReleased", x, y, button, 0)
+	return p.mouseAt(ctx, "mouseReleased", x, y, button, 0, n)
 }
 
 // MouseMove moves the mouse to (x, y), carrying the button MouseDown
@@ -105,10 +128,10 @@ func (p *Page) buttons() int {
 	return buttonBits[p.held]
 }
 
-func (p *Page) mouseAt(ctx context.Context, typ string, x, y float64, button string, buttons int) error {
+func (p *Page) mouseAt(ctx context.Context, typ string, x, y float64, button string, buttons int, clicks ...int) error {
 	ev := map[string]any{"type": typ, "x": x, "y": y, "buttons": buttons}
 	if button != "" {
-		ev["button"], ev["clickCount"] = button, 1
+		ev["button"], ev["clickCount"] = button, append(clicks, 1)[0]
 	}
 	return p.sess.Call(ctx, "Input.dispatchMouseEvent", ev, nil)
 }
