@@ -100,11 +100,12 @@ type CLI struct {
 	Tabs tabsCmd `cmd:"" group:"Tabs" help:"List the task's tabs."`
 	Tab  tabCmd  `cmd:"" group:"Tabs" help:"Open, close or switch tabs."`
 
-	Call    callCmd    `cmd:"" group:"Browser" help:"Send one browser tool call written as JSON, with any field the tool takes: call '{\"action\":\"click\",\"ref\":\"e3\"}' (- reads it from stdin)."`
-	Status  statusCmd  `cmd:"" group:"Browser" help:"Show the browser, sessions and tasks."`
-	Launch  launchCmd  `cmd:"" group:"Browser" help:"Start the browser now instead of at the first action."`
-	Close   closeCmd   `cmd:"" group:"Browser" help:"Close the task's tabs (logins are kept in the profile)."`
-	TaskEnd taskEndCmd `cmd:"" name:"task-end" group:"Browser" help:"End the task; its tabs stay open for review until closed or idle."`
+	Computer computerCmd `cmd:"" group:"Browser" help:"Send one computer-use action (Anthropic's computer tool or OpenAI's) as JSON; prints what happened and the screenshot's path."`
+	Call     callCmd     `cmd:"" group:"Browser" help:"Send one browser tool call written as JSON, with any field the tool takes: call '{\"action\":\"click\",\"ref\":\"e3\"}' (- reads it from stdin)."`
+	Status   statusCmd   `cmd:"" group:"Browser" help:"Show the browser, sessions and tasks."`
+	Launch   launchCmd   `cmd:"" group:"Browser" help:"Start the browser now instead of at the first action."`
+	Close    closeCmd    `cmd:"" group:"Browser" help:"Close the task's tabs (logins are kept in the profile)."`
+	TaskEnd  taskEndCmd  `cmd:"" name:"task-end" group:"Browser" help:"End the task; its tabs stay open for review until closed or idle."`
 }
 
 // action is a command that is one browser tool call.

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/browserd/browserd/internal/client"
+	"github.com/browserd/browserd/internal/computer"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/daemon"
 	"github.com/browserd/browserd/internal/mcpserver"
@@ -33,7 +34,15 @@ func (mcpCmd) run(ctx context.Context, e *env) error {
 		f.dir = dir
 	}
 	defer f.close()
-	return mcpserver.ServeStdio(ctx, f, daemon.Version(), e.g.DenyActions...)
+	o := mcpserver.Options{Deny: e.g.DenyActions}
+	if e.g.Computer {
+		d, err := computer.ParseDisplay(e.g.Display)
+		if err != nil {
+			return usagef("--display: %v", err)
+		}
+		o.Computer = &d
+	}
+	return mcpserver.ServeStdio(ctx, f, daemon.Version(), o)
 }
 
 // forwarder is a tool.Handler that sends calls to the daemon, filling the
