@@ -181,3 +181,11 @@ func (p *Page) Boxes(ctx context.Context, els []Elem) []Box {
 	}
 	return out
 }
+
+// SetViewport sets the tab's viewport to w×h CSS pixels (the computer
+// tool's display, a launch's width and height for a session that runs).
+func (p *Page) SetViewport(ctx context.Context, w, h int) error {
+	return p.sess.Call(ctx, "Emulation.setDeviceMetricsOverride", map[string]any{
+		"width": w, "height": h, "deviceScaleFactor": 1, "mobile": false,
+	}, nil)
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/browserd/browserd/internal/computer"
 )
@@ -26,6 +28,13 @@ func (c *computerCmd) run(ctx context.Context, e *env) error {
 	var res computer.Result
 	if err := e.api(ctx, "POST", "/api/computer", body, &res); err != nil {
 		return err
+	}
+	if res.Action == "zoom" && len(res.Image) > 0 && strings.HasSuffix(res.ScreenshotPath, ".png") {
+		// The region, beside the screenshot it was cut from.
+		zoom := strings.TrimSuffix(res.ScreenshotPath, ".png") + "-zoom.png"
+		if err := os.WriteFile(zoom, res.Image, 0o600); err == nil {
+			res.ScreenshotPath = zoom
+		}
 	}
 	res.Image = nil // on disk at screenshotPath
 	if e.g.JSON {

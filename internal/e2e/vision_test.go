@@ -1,11 +1,25 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"image/png"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/browserd/browserd/internal/computer"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -102,4 +116,157 @@ func TestVisionPoints(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) { testPoints(t, mk(t), "points-"+name) })
 	}
+}
+
+// computerCall sends one computer action through a front end.
+type computerCall func(t *testing.T, body map[string]any) computer.Result
+
+func mcpComputer(d *mcpDriver) computerCall {
+	return func(t *testing.T, body map[string]any) computer.Result {
+		res, err := d.sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "computer", Arguments: body})
+		if err != nil {
+			return computer.Result{Error: err.Error()}
+		}
+		r := computer.Result{Success: !res.IsError}
+		for _, c := range res.Content {
+			switch c := c.(type) {
+			case *mcp.TextContent:
+				r.Text = c.Text
+				if res.IsError {
+					r.Error = strings.TrimPrefix(c.Text, "error: ")
+				}
+			case *mcp.ImageContent:
+				r.Image = c.Data
+			}
+		}
+		return r
+	}
+}
+
+func apiComputer(d *apiDriver) computerCall {
+	return func(t *testing.T, body map[string]any) computer.Result {
+		hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var dl net.Dialer
+			return dl.DialContext(ctx, "unix", filepath.Join(d.data, "browserd.sock"))
+		}}}
+		b, _ := json.Marshal(body)
+		resp, err := hc.Post("http://browserd/api/computer", "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("POST /api/computer: %v", err)
+		}
+		defer resp.Body.Close()
+		var r computer.Result
+		raw, _ := io.ReadAll(resp.Body)
+		if err := json.Unmarshal(raw, &r); err != nil || resp.StatusCode != 200 {
+			return computer.Result{Error: fmt.Sprintf("%d %s", resp.StatusCode, raw)}
+		}
+		return r
+	}
+}
+
+func cliComputer(d *cliDriver) computerCall {
+	return func(t *testing.T, body map[string]any) computer.Result {
+		b, _ := json.Marshal(body)
+		args := append(append([]string{"--json"}, daemonFlags(d.data)...), "computer", string(b))
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		out, _ := exec.CommandContext(ctx, browserdBin(t), args...).Output()
+		var r computer.Result
+		if err := json.Unmarshal(out, &r); err != nil {
+			return computer.Result{Error: fmt.Sprintf("browserd computer: %v: %s", err, out)}
+		}
+		if r.ScreenshotPath != "" {
+			r.Image, _ = os.ReadFile(r.ScreenshotPath)
+		}
+		return r
+	}
+}
+
+// testComputer drives the canvas page with Anthropic's computer actions
+// only (the browser tool opens the page and reads what the page heard).
+func testComputer(t *testing.T, d driver, do computerCall, task string, openAI bool) {
+	act := func(body map[string]any) computer.Result {
+		t.Helper()
+		body["task"] = task
+		r := do(t, body)
+		if !r.Success {
+			t.Fatalf("computer %v: %s", body, r.Error)
+		}
+		cfg, err := png.DecodeConfig(bytes.NewReader(r.Image))
+		if err != nil {
+			t.Fatalf("computer %v: no screenshot: %v", body, err)
+		}
+		if body["action"] != "zoom" && (cfg.Width != 1280 || cfg.Height != 800) {
+			t.Errorf("computer %v: screenshot %d×%d, want the display's 1280×800", body, cfg.Width, cfg.Height)
+		}
+		return r
+	}
+	heard := func(want string) {
+		t.Helper()
+		r := ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "document.getElementById('log').textContent"})
+		if !strings.Contains(r.Content, want) {
+			t.Errorf("the canvas heard %s, want %q in it", r.Content, want)
+		}
+	}
+	ok(t, d, tool.Input{Action: "navigate", URL: site.URL("/canvas"), Task: task})
+
+	if r := act(map[string]any{"action": "left_click", "coordinate": []int{120, 80}}); !strings.Contains(r.Text, "clicked canvas#board at 120,80") {
+		t.Errorf("left_click said %q", r.Text)
+	}
+	heard("click 120,80")
+	act(map[string]any{"action": "left_click_drag", "start_coordinate": []int{10, 10}, "coordinate": []int{200, 150}})
+	heard("stroke 10,10 to 200,150")
+	act(map[string]any{"action": "mouse_move", "coordinate": []int{20, 200}})
+	act(map[string]any{"action": "left_mouse_down"})
+	act(map[string]any{"action": "mouse_move", "coordinate": []int{60, 220}})
+	act(map[string]any{"action": "left_mouse_up"})
+	heard("stroke 20,200 to 60,220")
+	if r := act(map[string]any{"action": "cursor_position"}); r.Text != "the cursor is at 60,220" {
+		t.Errorf("cursor_position said %q", r.Text)
+	}
+	act(map[string]any{"action": "double_click", "coordinate": []int{300, 100}})
+	heard("dblclick 300,100")
+	act(map[string]any{"action": "right_click", "coordinate": []int{300, 120}})
+	heard("rightclick 300,120")
+	act(map[string]any{"action": "scroll", "coordinate": []int{200, 150}, "scroll_direction": "down", "scroll_amount": 2})
+	heard("wheel 0,200")
+	act(map[string]any{"action": "key", "text": "Escape"})
+	heard("key Escape")
+	act(map[string]any{"action": "left_click", "coordinate": []int{600, 35}})
+	act(map[string]any{"action": "type", "text": "Ada Lovelace"})
+	act(map[string]any{"action": "triple_click", "coordinate": []int{600, 35}})
+	act(map[string]any{"action": "type", "text": "Bo"})
+	if r := ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "document.getElementById('name').value"}); !strings.Contains(r.Content, `"Bo"`) {
+		t.Errorf("after a triple click and type the field holds %s, want Bo", r.Content)
+	}
+	z := act(map[string]any{"action": "zoom", "region": []int{500, 100, 600, 140}})
+	if cfg, _ := png.DecodeConfig(bytes.NewReader(z.Image)); cfg.Width != 100 || cfg.Height != 40 {
+		t.Errorf("zoom on 100×40 gave %d×%d", cfg.Width, cfg.Height)
+	}
+	act(map[string]any{"action": "wait", "duration": 0.1})
+	if r := do(t, map[string]any{"action": "left_click", "coordinate": []int{2000, 10}, "task": task}); r.Success || !strings.Contains(r.Error, "outside the viewport, which is 1280×800") {
+		t.Errorf("a click off the screen: %+v", r.Error)
+	}
+	if openAI {
+		act(map[string]any{"type": "click", "x": 130, "y": 90, "button": "left"})
+		heard("click 130,90")
+		act(map[string]any{"action": map[string]any{"type": "drag", "path": []map[string]int{{"x": 30, "y": 30}, {"x": 60, "y": 40}, {"x": 90, "y": 60}}}})
+		heard("stroke 30,30 to 90,60")
+		act(map[string]any{"type": "keypress", "keys": []string{"ESC"}})
+	}
+}
+
+func TestVisionComputer(t *testing.T) {
+	t.Run("mcp", func(t *testing.T) {
+		d := newMCPDriver(t, "--computer")
+		testComputer(t, d, mcpComputer(d), "computer-mcp", false)
+	})
+	t.Run("http", func(t *testing.T) {
+		d := newAPIDriver(t)
+		testComputer(t, d, apiComputer(d), "computer-http", true)
+	})
+	t.Run("cli", func(t *testing.T) {
+		d := newCLIDriver(t)
+		testComputer(t, d, cliComputer(d), "computer-cli", false)
+	})
 }

@@ -400,10 +400,19 @@ func (c *call) launched(ctx context.Context, sess *sessions.Session) error {
 			return err
 		}
 	}
-	if in.Width > 0 {
+	if in.Width > 0 { // new tabs, and the session's tabs now (the computer tool's display)
+		var pages []*browser.Page
 		e.Mu.Lock()
 		sess.Width, sess.Height = in.Width, in.Height
+		for k, tb := range e.Tabs {
+			if k.Sess == sess.ID && tb.Page != nil {
+				pages = append(pages, tb.Page)
+			}
+		}
 		e.Mu.Unlock()
+		for _, pg := range pages {
+			_ = pg.SetViewport(ctx, in.Width, in.Height)
+		}
 	}
 	if len(in.HTTPCredentials) > 0 {
 		if err := c.setCredentials(ctx, sess); err != nil {
