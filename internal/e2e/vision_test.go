@@ -270,3 +270,31 @@ func TestVisionComputer(t *testing.T) {
 		testComputer(t, d, cliComputer(d), "computer-cli", false)
 	})
 }
+
+// BenchmarkAnnotatedScreenshot: a viewport screenshot labelled with refs
+// beside a plain one, on the sign-up form and a 200-row table (the
+// numbers in docs/benchmarks.md, "Screenshots labelled with refs").
+func BenchmarkAnnotatedScreenshot(b *testing.B) {
+	e, done := benchEngine(b)
+	defer done()
+	no := false
+	for _, page := range []string{"/form", "/table?rows=200"} {
+		must(b, e, tool.Input{Action: "navigate", URL: site.URL(page), Task: "bench"})
+		for _, annotate := range []bool{false, true} {
+			name := page + "/plain"
+			if annotate {
+				name = page + "/annotated"
+			}
+			b.Run(name, func(b *testing.B) {
+				var bytes, labels int
+				for b.Loop() {
+					r := must(b, e, tool.Input{Action: "screenshot", Task: "bench", FullPage: &no, Annotate: annotate})
+					bytes = len(r.Image)
+					labels = len(regexp.MustCompile(`(?m)^e\d+ `).FindAllString(r.Content, -1))
+				}
+				b.ReportMetric(float64(bytes), "png-bytes")
+				b.ReportMetric(float64(labels), "labels")
+			})
+		}
+	}
+}
