@@ -93,6 +93,7 @@ func testPoints(t *testing.T, d driver, task string) {
 	no := false
 	shot := ok(t, d, tool.Input{Action: "screenshot", Task: task, Annotate: true, FullPage: &no})
 	has(shot, save+` button "Saved" 500,100 100×40`)
+	has(shot, `textbox "Name" 500,20 `) // a ref with a value: [ref=e3, value="Ada"]
 	if _, isAPI := d.(*apiDriver); len(shot.Image) == 0 && !isAPI {
 		t.Errorf("annotated screenshot without an image")
 	}

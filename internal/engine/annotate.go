@@ -10,7 +10,7 @@ import (
 )
 
 // refInText finds the refs of a snapshot's lines.
-var refInText = regexp.MustCompile(`\[ref=(e\d+)\]`)
+var refInText = regexp.MustCompile(`\[ref=(e\d+)[,\]]`)
 
 // annotated is screenshot's annotate: the viewport with the refs of a
 // fresh snapshot's actionable elements drawn on it (internal/annotate),
