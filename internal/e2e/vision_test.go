@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browserd/browserd/internal/computer"
+	"github.com/browserd/browserd/internal/engine"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -297,5 +299,49 @@ func BenchmarkAnnotatedScreenshot(b *testing.B) {
 				b.ReportMetric(float64(labels), "labels")
 			})
 		}
+	}
+}
+
+// TestVisionGuard: the computer tool has no side door — a click at a
+// point that follows a link to an internal address is refused by the
+// guard, an action the operator turned off is refused under its browser
+// name, and the task's recording keeps the point of each action.
+func TestVisionGuard(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.DenyActions = []string{"hover"}
+	e, err := engine.New(cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { e.Close(context.Background()); waitNoChromium(t, cfg.Data) }()
+	d := &engineDriver{e: e, data: cfg.Data}
+	c := computer.New(e, computer.DefaultDisplay)
+	ctx := context.Background()
+	nav := ok(t, d, tool.Input{Action: "navigate", URL: site.URL("/canvas"), Task: "guard"})
+	ok(t, d, tool.Input{Action: "evaluate", Task: "guard", Expression: `(() => { const a = document.createElement('a');
+	  a.href = 'http://10.0.0.5/'; a.textContent = 'intranet'; a.style = 'position:absolute;left:800px;top:300px;padding:10px';
+	  document.body.append(a); })()`})
+
+	r := c.Do(ctx, computer.Input{Action: "left_click", Coordinate: []float64{810, 310}, Task: "guard"})
+	if r.Success || !strings.Contains(r.Error, "the guard refuses") {
+		t.Errorf("a click at a link to an internal address: success %v, error %q", r.Success, r.Error)
+	}
+	if len(r.Image) == 0 {
+		t.Errorf("a refused action answers with the screen too")
+	}
+	// What the operator turned off is refused at a point too; mouse_move
+	// is an action of its own.
+	hover := tool.Input{Action: "hover", Task: "guard"}
+	hover.X, hover.Y = pt(5, 5)
+	bad(t, d, hover, `action "hover" is turned off`)
+	if r := c.Do(ctx, computer.Input{Action: "mouse_move", Coordinate: []float64{120, 80}, Task: "guard"}); !r.Success {
+		t.Errorf("mouse_move: %s", r.Error)
+	}
+	trace, err := e.Recorder.JSON(nav.Session, "guard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`"action": "mouse_move"(?s:.*?)"x": 120,\s*"y": 80`).Match(trace) {
+		t.Errorf("the recording does not keep the point of mouse_move: %.2000s", trace)
 	}
 }
