@@ -60,6 +60,9 @@ type Tab struct {
 	// fill's fields' secrets), by name; the engine resolves them. Their
 	// values are never quoted in what Type says.
 	Secrets map[string]Secret
+	// Snap reads the task's interactive snapshot of the tab, giving its
+	// elements refs (screenshot's annotate); nil on a bare tab.
+	Snap func(ctx context.Context) (string, error)
 	// secret is the one being typed now ("" for none).
 	secret string
 }

@@ -400,19 +400,8 @@ func (c *call) launched(ctx context.Context, sess *sessions.Session) error {
 			return err
 		}
 	}
-	if in.Width > 0 { // new tabs, and the session's tabs now (the computer tool's display)
-		var pages []*browser.Page
-		e.Mu.Lock()
-		sess.Width, sess.Height = in.Width, in.Height
-		for k, tb := range e.Tabs {
-			if k.Sess == sess.ID && tb.Page != nil {
-				pages = append(pages, tb.Page)
-			}
-		}
-		e.Mu.Unlock()
-		for _, pg := range pages {
-			_ = pg.SetViewport(ctx, in.Width, in.Height)
-		}
+	if in.Width > 0 {
+		e.Resize(ctx, sess, in.Width, in.Height)
 	}
 	if len(in.HTTPCredentials) > 0 {
 		if err := c.setCredentials(ctx, sess); err != nil {
@@ -1282,7 +1271,7 @@ func (c *call) screenshot(ctx context.Context) error {
 	// The whole page unless the agent asks for the viewport (001's default).
 	png, list, err := []byte(nil), "", error(nil)
 	if c.in.Annotate {
-		png, list, err = c.annotated(ctx)
+		png, list, err = c.onTab().Annotated(ctx)
 	} else {
 		png, err = pg.Screenshot(ctx, c.in.FullPage == nil || *c.in.FullPage, el)
 	}

@@ -30,6 +30,7 @@ func (c *call) onTab() *act.Tab {
 	t := &act.Tab{In: c.in, Res: &c.res, Width: c.e.Cfg.Width, Height: c.e.Cfg.Height, Wrap: !c.e.Cfg.NoWrap, Secrets: c.secrets}
 	if c.tab != nil {
 		t.Page, t.Refs = c.tab.Page, tabRefs{c}
+		t.Snap = func(ctx context.Context) (string, error) { return c.snapshot(ctx, snapshot.Options{Interactive: true}) }
 	}
 	return t
 }
