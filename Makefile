@@ -45,6 +45,7 @@ test: chromium thirdparty vet
 # out of `make test` and its 15-minute budget.
 conformance-peers: chromium thirdparty
 	BROWSERD_CONFORMANCE_PEERS=1 $(GO) test -count=1 -timeout 25m -v -run 'TestConformancePlaywright|TestConformanceThirdPartyPlaywright' ./internal/e2e/
+	BROWSERD_CONFORMANCE_POINTS=1 $(GO) test -count=1 -timeout 15m -v -run 'TestConformanceThirdPartyPoints' ./internal/e2e/
 
 # The container image (Dockerfile; compose.yaml runs three nodes of it on
 # PostgreSQL): the binary built here, then podman build on a Debian base
@@ -82,6 +83,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime 30s ./internal/userdata/
 	$(GO) test -run '^$$' -fuzz FuzzHAR -fuzztime 30s ./internal/network/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./internal/policy/
+	$(GO) test -run '^$$' -fuzz FuzzComputerDecode -fuzztime 30s ./internal/computer/
 	$(GO) test -run '^$$' -fuzz FuzzOrigin -fuzztime 30s ./internal/secrets/
 	$(GO) test -run '^$$' -fuzz FuzzCheckName -fuzztime 30s ./internal/secrets/
 	$(GO) test -run '^$$' -fuzz FuzzRedact -fuzztime 30s ./internal/redact/

@@ -34,6 +34,8 @@ type Refs interface {
 	// Assign gives the element k of this tab a ref, remembering its role
 	// and name (unique: as LabelOf's); role "" leaves the label alone.
 	Assign(k snapshot.Key, role, name string, unique bool) string
+	// Find is the ref k already has, if any (none is handed out).
+	Find(k snapshot.Key) (string, bool)
 }
 
 // Tab is one action in flight on one tab: the page, the input and the
@@ -58,6 +60,9 @@ type Tab struct {
 	// fill's fields' secrets), by name; the engine resolves them. Their
 	// values are never quoted in what Type says.
 	Secrets map[string]Secret
+	// Snap reads the task's interactive snapshot of the tab, giving its
+	// elements refs (screenshot's annotate); nil on a bare tab.
+	Snap func(ctx context.Context) (string, error)
 	// secret is the one being typed now ("" for none).
 	secret string
 }

@@ -75,6 +75,15 @@ func (r *mapRefs) Assign(k snapshot.Key, role, name string, unique bool) string 
 	return ref
 }
 
+func (r *mapRefs) Find(k snapshot.Key) (string, bool) {
+	for ref, el := range r.els {
+		if r.pg.KeyOf(el) == k {
+			return ref, true
+		}
+	}
+	return "", false
+}
+
 // ref gives the element selector finds a ref.
 func (r *mapRefs) ref(t *testing.T, selector string) string {
 	t.Helper()

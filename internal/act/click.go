@@ -20,6 +20,9 @@ func (c *Tab) Click(ctx context.Context) error { return c.pointer(ctx, "click") 
 func (c *Tab) Hover(ctx context.Context) error { return c.pointer(ctx, "hover") }
 
 func (c *Tab) pointer(ctx context.Context, action string) error {
+	if c.Pointed() {
+		return c.pointerAt(ctx, action)
+	}
 	in, pg := c.In, c.Page
 	el, err := c.Target(ctx)
 	if err != nil {

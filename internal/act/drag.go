@@ -17,9 +17,19 @@ import (
 // the drag is refused when the second scroll hid the first.
 func (c *Tab) Drag(ctx context.Context) error {
 	pg := c.Page
+	if c.Pointed() {
+		return c.dragFrom(ctx)
+	}
 	src, err := c.Target(ctx)
 	if err != nil {
 		return err
+	}
+	if _, _, ok := tool.DragPoint(c.In.To); ok {
+		from, err := pg.Aim(ctx, src, "drag")
+		if err != nil {
+			return err
+		}
+		return c.dragTo(ctx, src, browser.Point{X: from.X, Y: from.Y}, c.elemName())
 	}
 	if dx, dy, ok := tool.DragOffset(c.In.To); ok {
 		return c.dragBy(ctx, src, float64(dx), float64(dy))

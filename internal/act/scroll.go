@@ -66,6 +66,14 @@ func (c *Tab) Scroll(ctx context.Context) error {
 // (el), else the middle of the window (el nil).
 func (c *Tab) scrollPoint(ctx context.Context) (x, y float64, el *browser.Elem, err error) {
 	x, y = float64(c.Width)/2, float64(c.Height)/2
+	if c.Pointed() {
+		// The wheel turns there: what scrolls is what is under it.
+		x, y, err = c.at(ctx)
+		if err == nil {
+			c.Res.Content = fmt.Sprintf("scrolled at %.0f,%.0f, over %s", x, y, c.hitAt(ctx, x, y).desc)
+		}
+		return x, y, nil, err
+	}
 	if c.In.Ref == "" && c.In.Selector == "" && c.In.Role == "" {
 		return x, y, nil, nil
 	}
@@ -139,7 +147,9 @@ func (c *Tab) wheel(ctx context.Context, el *browser.Elem, x, y float64, dir str
 		moved = pos(&after) == nil && after != before
 	}
 	switch {
-	case moved:
+	case moved, c.Pointed():
+		// At a point the wheel goes where the agent aimed, nowhere else:
+		// a map or a canvas that takes the wheel itself moves nothing.
 		return nil
 	case el != nil:
 		// Nothing under the mouse scrolled (the point is covered, or the

@@ -29,7 +29,20 @@ var valueTypes = map[string]string{
 // written into the field's own document in one step (typeSecret).
 func (c *Tab) Type(ctx context.Context) error {
 	pg := c.Page
-	el, err := c.Target(ctx)
+	var el browser.Elem
+	var err error
+	if c.Targeted() && !c.Pointed() {
+		el, err = c.Target(ctx)
+	} else {
+		// At a point (clicked there first), or where the focus is.
+		var ok bool
+		if el, ok, err = c.focusedField(ctx); err == nil && !ok {
+			if c.In.Secret != "" {
+				return tool.Fail("no field has the focus to type secret %s into: give its ref, or a point on it (x, y)", c.In.Secret)
+			}
+			return c.typeKeys(ctx)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -45,6 +58,9 @@ func (c *Tab) Type(ctx context.Context) error {
 	}
 	// (A field that offers suggestions shows them after a debounce: a
 	// timer Settle waits for.)
+	if !kind.Editable && (c.Pointed() || !c.Targeted()) && c.In.Secret == "" {
+		return c.typeKeys(ctx) // the focus is on a canvas, a button: keys go there
+	}
 	if err := kind.checkTypeable(); err != nil {
 		return err
 	}

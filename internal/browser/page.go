@@ -203,6 +203,8 @@ type Page struct {
 	loaded    bool
 	authTried map[string]bool // requests already answered with a credential
 	handled   int64           // events the loop has handled
+	held      string          // the mouse button MouseDown pressed, not released yet (point.go)
+	press     lastPress       // the last MouseDown, for the next one's click count (point.go)
 	events    *cdp.Listener
 
 	loopDone chan struct{}

@@ -50,6 +50,9 @@ var actionCommands = map[string][]string{
 	"drag":           {"drag", "e1", "e2"},
 	"fill":           {"fill", "e1=Ada"},
 	"network":        {"network", "fetch"},
+	"mouse_move":     {"mouse", "move", "10,20"},
+	"mouse_down":     {"mouse", "down", "10,20"},
+	"mouse_up":       {"mouse", "up", "10,20", "--button", "right"},
 }
 
 // callOnly are the actions no command of their own sends, each with a

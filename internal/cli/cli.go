@@ -81,6 +81,7 @@ type CLI struct {
 	Type    typeCmd    `cmd:"" group:"Interaction" help:"Type text into an element: type [REF] TEXT."`
 	Select  selectCmd  `cmd:"" group:"Interaction" help:"Choose an option of a select element: select [REF] VALUE."`
 	Press   pressCmd   `cmd:"" group:"Interaction" help:"Press a key or chord, e.g. Enter, Control+a."`
+	Mouse   mouseCmd   `cmd:"" group:"Interaction" help:"The mouse as separate steps at a point: mouse down 100,200; mouse move 180,240; mouse up 180,240."`
 	Scroll  scrollCmd  `cmd:"" group:"Interaction" help:"Scroll the page (down, up, left, right, top, bottom)."`
 	Upload  uploadCmd  `cmd:"" group:"Interaction" help:"Set the files of a file input: upload REF FILE..."`
 	Dialog  dialogCmd  `cmd:"" group:"Interaction" help:"Answer the open JavaScript dialog."`
@@ -99,11 +100,12 @@ type CLI struct {
 	Tabs tabsCmd `cmd:"" group:"Tabs" help:"List the task's tabs."`
 	Tab  tabCmd  `cmd:"" group:"Tabs" help:"Open, close or switch tabs."`
 
-	Call    callCmd    `cmd:"" group:"Browser" help:"Send one browser tool call written as JSON, with any field the tool takes: call '{\"action\":\"click\",\"ref\":\"e3\"}' (- reads it from stdin)."`
-	Status  statusCmd  `cmd:"" group:"Browser" help:"Show the browser, sessions and tasks."`
-	Launch  launchCmd  `cmd:"" group:"Browser" help:"Start the browser now instead of at the first action."`
-	Close   closeCmd   `cmd:"" group:"Browser" help:"Close the task's tabs (logins are kept in the profile)."`
-	TaskEnd taskEndCmd `cmd:"" name:"task-end" group:"Browser" help:"End the task; its tabs stay open for review until closed or idle."`
+	Computer computerCmd `cmd:"" group:"Browser" help:"Send one computer-use action (Anthropic's computer tool or OpenAI's) as JSON; prints what happened and the screenshot's path."`
+	Call     callCmd     `cmd:"" group:"Browser" help:"Send one browser tool call written as JSON, with any field the tool takes: call '{\"action\":\"click\",\"ref\":\"e3\"}' (- reads it from stdin)."`
+	Status   statusCmd   `cmd:"" group:"Browser" help:"Show the browser, sessions and tasks."`
+	Launch   launchCmd   `cmd:"" group:"Browser" help:"Start the browser now instead of at the first action."`
+	Close    closeCmd    `cmd:"" group:"Browser" help:"Close the task's tabs (logins are kept in the profile)."`
+	TaskEnd  taskEndCmd  `cmd:"" name:"task-end" group:"Browser" help:"End the task; its tabs stay open for review until closed or idle."`
 }
 
 // action is a command that is one browser tool call.

@@ -37,3 +37,22 @@ func (p pageFlags) input(action string) tool.Input {
 	}
 	return in
 }
+
+// pointFlag is --at X,Y: a point of the viewport in CSS pixels (a
+// viewport screenshot's), in place of a ref.
+type pointFlag struct {
+	At string `help:"A point of the viewport in CSS pixels (a viewport screenshot's), in place of a ref: --at 480,240." placeholder:"X,Y"`
+}
+
+// apply sets the input's x and y from --at.
+func (p pointFlag) apply(in *tool.Input) error {
+	if p.At == "" {
+		return nil
+	}
+	x, y, ok := tool.DragPoint(p.At)
+	if !ok {
+		return usagef("--at takes X,Y in CSS pixels of the viewport, e.g. --at 480,240, not %q", p.At)
+	}
+	in.X, in.Y = &x, &y
+	return nil
+}

@@ -11,6 +11,7 @@ type clickCmd struct {
 	Double   bool        `help:"Double-click."`
 	Button   string      `help:"Mouse button: left (default), right or middle." enum:"left,right,middle" default:"left"`
 	Modifier []string    `help:"Key held during the click: Shift, Control, Alt or Meta (repeat for several)." placeholder:"KEY"`
+	Point    pointFlag   `embed:""`
 	Target   targetFlags `embed:""`
 	Page     pageFlags   `embed:""`
 }
@@ -23,11 +24,12 @@ func (c *clickCmd) input() (tool.Input, error) {
 		in.Button = c.Button
 	}
 	in.Modifiers = c.Modifier
-	return in, nil
+	return in, c.Point.apply(&in)
 }
 
 type hoverCmd struct {
 	Ref    string      `arg:"" optional:"" help:"Element ref from the last snapshot, e.g. e12."`
+	Point  pointFlag   `embed:""`
 	Target targetFlags `embed:""`
 	Page   pageFlags   `embed:""`
 }
@@ -35,12 +37,13 @@ type hoverCmd struct {
 func (c *hoverCmd) input() (tool.Input, error) {
 	in := c.Page.input("hover")
 	c.Target.apply(&in, c.Ref)
-	return in, nil
+	return in, c.Point.apply(&in)
 }
 
 // dragCmd is drag: REF TO, or --selector CSS TO.
 type dragCmd struct {
-	Args   []string    `arg:"" name:"ref-to" help:"The element to drag (a ref, e.g. e12; or give --selector) and the ref of the element to drop it on."`
+	Args   []string    `arg:"" name:"ref-to" help:"The element to drag (a ref, e.g. e12; or give --selector or --at X,Y) and the ref of the element to drop it on (or a point X,Y)."`
+	Point  pointFlag   `embed:""`
 	Target targetFlags `embed:""`
 	Page   pageFlags   `embed:""`
 }
@@ -53,7 +56,7 @@ func (c *dragCmd) input() (tool.Input, error) {
 	}
 	c.Target.apply(&in, ref)
 	in.To = to
-	return in, nil
+	return in, c.Point.apply(&in)
 }
 
 // fillCmd is fill: REF=VALUE….
@@ -103,6 +106,7 @@ type typeCmd struct {
 	Secret string      `help:"Type the stored secret NAME instead of a text: its value never comes back (see browserd secret)." placeholder:"NAME"`
 	Clear  bool        `help:"Clear the field first."`
 	Submit bool        `help:"Press Enter after typing."`
+	Point  pointFlag   `embed:""`
 	Target targetFlags `embed:""`
 	Page   pageFlags   `embed:""`
 }
@@ -123,7 +127,7 @@ func (c *typeCmd) input() (tool.Input, error) {
 	in := c.Page.input("type")
 	c.Target.apply(&in, ref)
 	in.Text, in.Secret, in.Clear, in.Submit = text, c.Secret, c.Clear, c.Submit
-	return in, nil
+	return in, c.Point.apply(&in)
 }
 
 type selectCmd struct {
@@ -169,6 +173,7 @@ type scrollCmd struct {
 	Direction string      `arg:"" optional:"" help:"down (default), up, left, right, top or bottom."`
 	Amount    int         `help:"Pixels to scroll (default: one screen)." placeholder:"N"`
 	Ref       string      `name:"ref" help:"Scroll inside this element (ref from the last snapshot) instead of the page." placeholder:"REF"`
+	Point     pointFlag   `embed:""`
 	Target    targetFlags `embed:""`
 	Page      pageFlags   `embed:""`
 }
@@ -177,7 +182,7 @@ func (c *scrollCmd) input() (tool.Input, error) {
 	in := c.Page.input("scroll")
 	in.Direction, in.Amount = c.Direction, c.Amount
 	c.Target.apply(&in, c.Ref)
-	return in, nil
+	return in, c.Point.apply(&in)
 }
 
 type uploadCmd struct {
@@ -226,4 +231,21 @@ func (c *dialogDismissCmd) input() (tool.Input, error) {
 	no := false
 	in.Accept = &no
 	return in, nil
+}
+
+// mouseCmd is mouse_move, mouse_down and mouse_up: the mouse as separate
+// steps at a point (drawing, a long press).
+type mouseCmd struct {
+	Step   string    `arg:"" enum:"move,down,up" help:"move, down or up."`
+	At     string    `arg:"" name:"x,y" help:"The point of the viewport in CSS pixels, e.g. 480,240."`
+	Button string    `help:"Mouse button for down and up: left (default), right or middle." enum:"left,right,middle" default:"left"`
+	Page   pageFlags `embed:""`
+}
+
+func (c *mouseCmd) input() (tool.Input, error) {
+	in := c.Page.input("mouse_" + c.Step)
+	if c.Button != "left" {
+		in.Button = c.Button
+	}
+	return in, pointFlag{At: c.At}.apply(&in)
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/browserd/browserd/internal/client"
+	"github.com/browserd/browserd/internal/computer"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/daemon"
 	"github.com/browserd/browserd/internal/mcpserver"
@@ -34,7 +36,15 @@ func (mcpCmd) run(ctx context.Context, e *env) error {
 	defer f.close()
 	// The daemon's default policy applies to stdio: its denied actions
 	// are left out of the schema, as --deny-actions are.
-	return mcpserver.ServeStdio(ctx, f, daemon.Version(), mcpserver.Denied(e.g.DefaultPolicy(), e.g.DenyActions)...)
+	o := mcpserver.Options{Deny: mcpserver.Denied(e.g.DefaultPolicy(), e.g.DenyActions)}
+	if e.g.Computer {
+		d, err := computer.ParseDisplay(e.g.Display)
+		if err != nil {
+			return usagef("--display: %v", err)
+		}
+		o.Computer = &d
+	}
+	return mcpserver.ServeStdio(ctx, f, daemon.Version(), o)
 }
 
 // forwarder is a tool.Handler that sends calls to the daemon, filling the
@@ -85,6 +95,11 @@ func (f *forwarder) Do(ctx context.Context, in tool.Input) (tool.Result, error) 
 	res, err := f.resilient().Do(ctx, in)
 	if err != nil {
 		return res, err
+	}
+	if res.ScreenshotPath != "" && len(res.Image) == 0 {
+		// The daemon of this socket runs here: its screenshot goes to
+		// the model as image content, as over /mcp.
+		res.Image, _ = os.ReadFile(res.ScreenshotPath)
 	}
 	if w := f.checkSettings(ctx, f.resilient().Client()); w != "" {
 		if res.Success {

@@ -40,6 +40,7 @@ type screenshotCmd struct {
 	FullPage bool        `name:"full-page" help:"Capture the whole page (the default)."`
 	Viewport bool        `help:"Capture only the viewport, not the whole page." xor:"extent"`
 	Path     string      `help:"File name inside the data directory (default: a new name)." placeholder:"NAME"`
+	Annotate bool        `help:"The viewport with each actionable element's ref drawn on it, and the list of labels."`
 	Target   targetFlags `embed:""`
 	Timeout  timeoutFlag `embed:""`
 }
@@ -55,6 +56,7 @@ func (c *screenshotCmd) input() (tool.Input, error) {
 		in.FullPage = new(true)
 	}
 	c.Target.apply(&in, c.Ref)
+	in.Annotate = c.Annotate
 	return in, nil
 }
 

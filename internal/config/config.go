@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browserd/browserd/internal/computer"
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/sessionservice"
@@ -51,7 +52,12 @@ type Config struct {
 	NavTime     time.Duration `name:"nav-timeout" env:"BROWSERD_NAV_TIMEOUT" default:"30s" help:"Default timeout of a navigation."`
 	Width       int           `name:"viewport-width" env:"BROWSERD_VIEWPORT_WIDTH" default:"1280" help:"Viewport width."`
 	Height      int           `name:"viewport-height" env:"BROWSERD_VIEWPORT_HEIGHT" default:"720" help:"Viewport height."`
-	UploadDir   string        `name:"upload-dir" env:"BROWSERD_UPLOAD_DIR" help:"Folder uploads are taken from (default <data>/uploads)." placeholder:"DIR"`
+	// Display is the screen computer-use models are told (POST
+	// /api/computer, the MCP computer tool); Computer offers that tool
+	// over MCP (it is left out otherwise: the tools/list budget).
+	Display   string `name:"display" env:"BROWSERD_DISPLAY" default:"1280x800" help:"The screen size computer-use models are told, WIDTHxHEIGHT: the computer tool (POST /api/computer, MCP with --computer) sets a session's viewport to it." placeholder:"WxH"`
+	Computer  bool   `name:"computer" env:"BROWSERD_COMPUTER" help:"Offer the MCP computer tool (Anthropic's computer-use action shape) beside browser."`
+	UploadDir string `name:"upload-dir" env:"BROWSERD_UPLOAD_DIR" help:"Folder uploads are taken from (default <data>/uploads)." placeholder:"DIR"`
 	// UserDataRoots are the folders in which admin may name a Chromium
 	// user-data-dir to run a session on (userDataDir, --user-data-dir,
 	// AGENT_BROWSER_PROFILE); another owner's is <data>/owners/NAME/folders.
@@ -119,6 +125,7 @@ func Default() Config {
 		NavTime:     30 * time.Second,
 		Width:       1280,
 		Height:      720,
+		Display:     "1280x800",
 		LogLevel:    "info",
 
 		SnapshotInterval:    time.Second,
@@ -234,6 +241,9 @@ func (c *Config) checkLimits() error {
 	}
 	if c.Width <= 0 || c.Height <= 0 {
 		return fmt.Errorf("--viewport-width and --viewport-height must be positive, got %dx%d", c.Width, c.Height)
+	}
+	if _, err := computer.ParseDisplay(c.Display); err != nil {
+		return fmt.Errorf("--display: %w", err)
 	}
 	if c.ActionTime <= 0 || c.NavTime <= 0 {
 		return fmt.Errorf("--action-timeout and --nav-timeout must be positive")
@@ -387,6 +397,8 @@ func (c *Config) settings(redact bool) []Setting {
 	add(c.NavTime != d.NavTime, "nav-timeout", c.NavTime.String())
 	add(c.Width != d.Width, "viewport-width", fmt.Sprint(c.Width))
 	add(c.Height != d.Height, "viewport-height", fmt.Sprint(c.Height))
+	add(c.Display != "" && c.Display != d.Display, "display", c.Display)
+	add(c.Computer, "computer")
 	add(c.UploadDir != "" && c.UploadDir != c.Path("uploads"), "upload-dir", c.UploadDir)
 	add(len(c.UserDataRoots) > 0 && !slices.Equal(c.UserDataRoots, []string{c.Path("folders")}), "user-data-root", c.UserDataRoots...)
 	add(c.LogLevel != "" && c.LogLevel != d.LogLevel, "log-level", c.LogLevel)

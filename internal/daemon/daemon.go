@@ -34,6 +34,7 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/cluster"
+	"github.com/browserd/browserd/internal/computer"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/files"
 	"github.com/browserd/browserd/internal/httpapi"
@@ -322,11 +323,15 @@ func (s *servers) shutdown(ctx context.Context, log *slog.Logger) {
 // (test engines) TCP callers are refused.
 func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg config.Config, dash *live.Server, set *metrics.Set, served *files.Registry) http.Handler {
 	deny := cfg.DenyActions
+	display, err := computer.ParseDisplay(cfg.Display)
+	if err != nil {
+		display = computer.DefaultDisplay // Check refused it at start-up
+	}
 	liveBase := ""
 	if dash != nil {
 		liveBase = dash.Base()
 	}
-	api := httpapi.New(eng, httpapi.Options{Version: version, Log: log, TempDir: cfg.Path("run"), Settings: cfg.Settings(), LiveBase: liveBase, Files: served, SessionService: cfg.SessionService()})
+	api := httpapi.New(eng, httpapi.Options{Version: version, Log: log, TempDir: cfg.Path("run"), Settings: cfg.Settings(), LiveBase: liveBase, Files: served, SessionService: cfg.SessionService(), Display: display})
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/health", api)
 	if cl, ok := eng.(clustered); ok {
@@ -345,7 +350,11 @@ func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg
 	} else {
 		mux.Handle("/api/", auth.Require(tokens, api))
 	}
-	mux.Handle("/mcp", httpapi.Guard(auth.Require(tokens, mcpserver.HTTPHandler(eng, version, deny...))))
+	mo := mcpserver.Options{Deny: deny}
+	if cfg.Computer {
+		mo.Computer = &display
+	}
+	mux.Handle("/mcp", httpapi.Guard(auth.Require(tokens, mcpserver.HTTPHandlerWith(eng, version, mo))))
 	mux.Handle("GET /metrics", httpapi.Guard(auth.Require(tokens, adminOnly("the metrics", set.Handler()))))
 	if dash != nil {
 		// The dashboard signs people in with a cookie of its own; the URL

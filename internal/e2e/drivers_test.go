@@ -312,6 +312,7 @@ func cliArgs(in tool.Input) ([]string, error) {
 	add(in.Task != "", "--session", in.Task)
 	add(in.Profile != "", "--profile", in.Profile)
 	target := func() {
+		add(in.Pointed(), "--at", fmt.Sprintf("%d,%d", derefInt(in.X), derefInt(in.Y)))
 		add(in.Selector != "", "--selector", in.Selector)
 		add(in.Role != "", "--role", in.Role)
 		add(in.Name != "", "--name", in.Name)
@@ -406,6 +407,7 @@ func cliArgs(in tool.Input) ([]string, error) {
 		add(in.FullPage != nil && *in.FullPage, "--full-page")
 		add(in.FullPage != nil && !*in.FullPage, "--viewport")
 		add(in.Path != "", "--path", in.Path)
+		add(in.Annotate, "--annotate")
 	case "pdf":
 		a = append(a, "pdf")
 		add(in.Path != "", "--path", in.Path)
@@ -434,6 +436,10 @@ func cliArgs(in tool.Input) ([]string, error) {
 			a = append(a, "dialog", "accept")
 			add(in.Text != "", in.Text)
 		}
+	case "mouse_move", "mouse_down", "mouse_up":
+		a = append(a, "mouse", strings.TrimPrefix(in.Action, "mouse_"), fmt.Sprintf("%d,%d", derefInt(in.X), derefInt(in.Y)))
+		add(in.Button != "", "--button", in.Button)
+		page()
 	case "upload":
 		a = append(a, "upload")
 		add(in.Ref != "", in.Ref)
@@ -459,4 +465,11 @@ func TestCLI(t *testing.T) {
 	for _, s := range scenarios {
 		t.Run(s.name, func(t *testing.T) { s.run(t, d, "cli-"+s.name) })
 	}
+}
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

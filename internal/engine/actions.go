@@ -413,9 +413,7 @@ func (c *call) launched(ctx context.Context, sess *sessions.Session) error {
 		}
 	}
 	if in.Width > 0 {
-		e.Mu.Lock()
-		sess.Width, sess.Height = in.Width, in.Height
-		e.Mu.Unlock()
+		e.Resize(ctx, sess, in.Width, in.Height)
 	}
 	if len(in.HTTPCredentials) > 0 {
 		if err := c.setCredentials(ctx, sess); err != nil {
@@ -762,6 +760,9 @@ var tabActions = map[string]tabAction{
 	"tab_close":  {do: (*call).tabClose, marks: true},
 	"dialog":     {do: (*call).dialog, changes: true},
 	"upload":     {do: (*call).uploadAction, changes: true},
+	"mouse_move": {do: onPage((*act.Tab).Mouse), changes: true},
+	"mouse_down": {do: onPage((*act.Tab).Mouse), changes: true},
+	"mouse_up":   {do: onPage((*act.Tab).Mouse), changes: true},
 }
 
 // bare adapts an action function that needs no browser.
@@ -1293,7 +1294,12 @@ func (c *call) screenshot(ctx context.Context) error {
 		return &userError{Msg: err.Error()}
 	}
 	// The whole page unless the agent asks for the viewport (001's default).
-	png, err := pg.Screenshot(ctx, c.in.FullPage == nil || *c.in.FullPage, el)
+	png, list, err := []byte(nil), "", error(nil)
+	if c.in.Annotate {
+		png, list, err = c.onTab().Annotated(ctx)
+	} else {
+		png, err = pg.Screenshot(ctx, c.in.FullPage == nil || *c.in.FullPage, el)
+	}
 	if err != nil {
 		return err
 	}
@@ -1302,7 +1308,7 @@ func (c *call) screenshot(ctx context.Context) error {
 	}
 	c.res.ScreenshotPath = path
 	c.res.Image = png
-	c.res.Content = fmt.Sprintf("screenshot saved to %s (%d bytes)", path, len(png))
+	c.res.Content = joinContent(fmt.Sprintf("screenshot saved to %s (%d bytes)", path, len(png)), list)
 	return nil
 }
 

@@ -30,6 +30,7 @@ func (c *call) onTab() *act.Tab {
 	t := &act.Tab{In: c.in, Res: &c.res, Width: c.e.Cfg.Width, Height: c.e.Cfg.Height, Wrap: !c.e.Cfg.NoWrap, Secrets: c.secrets}
 	if c.tab != nil {
 		t.Page, t.Refs = c.tab.Page, tabRefs{c}
+		t.Snap = func(ctx context.Context) (string, error) { return c.snapshot(ctx, snapshot.Options{Interactive: true}) }
 	}
 	return t
 }
@@ -51,6 +52,8 @@ func (r tabRefs) Assign(k snapshot.Key, role, name string, unique bool) string {
 	}
 	return ref
 }
+
+func (r tabRefs) Find(k snapshot.Key) (string, bool) { return r.c.task.Sess.Refs.Find(k) }
 
 // refElem is the element of a ref the task's latest snapshot of its tab
 // gave, or why it cannot be used.

@@ -6,6 +6,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/computer"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/files"
 	"github.com/browserd/browserd/internal/sessions"
@@ -59,6 +61,9 @@ type Options struct {
 	// POST /api/sessions with sessionServiceUrl, through the daemon's
 	// egress guard; nil refuses sessionServiceUrl.
 	SessionService *sessionservice.Fetcher
+	// Display is the screen POST /api/computer shows computer-use
+	// models (zero: computer.DefaultDisplay).
+	Display computer.Display
 }
 
 // Health is the body of GET /api/health.
@@ -74,6 +79,7 @@ type Health struct {
 func New(h tool.Handler, opts Options) http.Handler {
 	a := &api{h: h, version: opts.Version, log: opts.Log, tmp: opts.TempDir, settings: opts.Settings, liveBase: opts.LiveBase, remote: opts.SessionService}
 	a.s, _ = h.(Sessions)
+	a.computer = computer.New(h, cmp.Or(opts.Display, computer.DefaultDisplay))
 	if a.files = opts.Files; a.files == nil {
 		a.files = files.New(files.Options{})
 	}
@@ -82,6 +88,7 @@ func New(h tool.Handler, opts Options) http.Handler {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/actions", a.actions)
+	mux.HandleFunc("POST /api/computer", a.computerAction)
 	mux.HandleFunc("GET /api/health", a.health)
 	mux.HandleFunc("GET /api/openapi.json", a.openapi)
 	mux.HandleFunc("GET /api/sessions", a.listSessions)
@@ -161,6 +168,7 @@ type api struct {
 	liveBase string
 	files    *files.Registry
 	remote   *sessionservice.Fetcher // nil: no remote stored sessions
+	computer *computer.Computer      // POST /api/computer (computer.go)
 }
 
 // liveURL is the live view of a session's front tab on the dashboard, ""

@@ -162,7 +162,9 @@ func TestRecoveryTools(t *testing.T) {
 // peer has, and to 8 KB with issue 28's network log (network, its
 // request and redact), secrets typed by name (secret), launch's proxy
 // (its four fields, no description), which every peer has too, and
-// launch's loginCheck (four fields, no description: 187 bytes).
+// launch's loginCheck (four fields, no description: 187 bytes). Issue
+// 37's points (x, y), annotate and mouse_move/down/up were paid for with
+// shorter descriptions; its computer tool is offered only with --display.
 func TestToolsListSize(t *testing.T) {
 	cs := connect(t, &fakeHandler{})
 	list, err := cs.ListTools(context.Background(), nil)

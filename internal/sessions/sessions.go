@@ -373,3 +373,21 @@ func ParseClientCerts(certs []store.ClientCert) ([]egress.ClientCert, error) {
 	}
 	return out, errors.Join(errs...)
 }
+
+// Resize sets the viewport of the session's tabs to w×h (launch's width
+// and height for a session that runs: the computer tool's display); the
+// session's new tabs get it from Session.Width and Height.
+func (r *Registry) Resize(ctx context.Context, s *Session, w, h int) {
+	var pages []*browser.Page
+	r.Mu.Lock()
+	s.Width, s.Height = w, h
+	for k, tb := range r.Tabs {
+		if k.Sess == s.ID && tb.Page != nil {
+			pages = append(pages, tb.Page)
+		}
+	}
+	r.Mu.Unlock()
+	for _, pg := range pages {
+		_ = pg.SetViewport(ctx, w, h)
+	}
+}

@@ -70,6 +70,16 @@ func (r *Refs) Assign(k Key, owner string) string {
 	return e.ref
 }
 
+// Find is k's ref, if it has one; unlike Assign it hands out none.
+func (r *Refs) Find(k Key) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := r.byKey[k]; ok {
+		return e.ref, true
+	}
+	return "", false
+}
+
 // Lookup returns the node and owner tab a ref names; ok is false for refs
 // never handed out or forgotten.
 func (r *Refs) Lookup(ref string) (k Key, owner string, ok bool) {

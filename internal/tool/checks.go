@@ -36,6 +36,9 @@ var actionChecks = map[string]func(*Input) error{
 	"list_sessions":  (*Input).checkListSessions,
 	"scroll":         (*Input).checkScroll,
 	"network":        (*Input).checkNetwork,
+	"mouse_move":     (*Input).checkMouse,
+	"mouse_down":     (*Input).checkMouse,
+	"mouse_up":       (*Input).checkMouse,
 }
 
 // needTarget checks that an action that acts on an element names one.
@@ -126,7 +129,7 @@ func (in *Input) checkFill() error {
 }
 
 func (in *Input) checkDrag() error {
-	if err := in.needTarget(); err != nil {
+	if err := in.needTargetOrPoint(); err != nil {
 		return err
 	}
 	if strings.TrimSpace(in.To) == "" || len(in.To) > 500 {
@@ -136,9 +139,15 @@ func (in *Input) checkDrag() error {
 }
 
 func (in *Input) checkPointer() error {
-	if err := in.needTarget(); err != nil {
+	if err := in.needTargetOrPoint(); err != nil {
 		return err
 	}
+	return in.checkButtons()
+}
+
+// checkButtons checks click's and the mouse actions' button and
+// modifiers.
+func (in *Input) checkButtons() error {
 	switch in.Button {
 	case "", "left", "right", "middle":
 	default:
@@ -155,9 +164,7 @@ func (in *Input) checkPointer() error {
 }
 
 func (in *Input) checkType() error {
-	if err := in.needTarget(); err != nil {
-		return err
-	}
+	// No target and no point: the keys go where the focus is.
 	if in.Secret != "" && in.Text != "" {
 		return fmt.Errorf("type takes text or secret (a stored secret's name), not both")
 	}

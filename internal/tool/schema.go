@@ -51,6 +51,11 @@ func InputSchema(deny ...string) *jsonschema.Schema {
 			action.Enum = append(action.Enum, a)
 		}
 	}
+	for _, k := range []string{"x", "y"} { // a point: never null
+		if p := s.Properties[k]; p != nil {
+			p.Types, p.Type = nil, "integer"
+		}
+	}
 	if dir := s.Properties["direction"]; dir != nil {
 		dir.Enum = nil
 		for _, d := range ScrollDirections {

@@ -29,7 +29,7 @@ var Actions = []string{
 	"tab_close", "tab_switch", "pdf", "console", "status",
 	"dialog", "upload", "back", "forward", "reload", "hover", "press",
 	"state_save", "state_load", "task_end", "list_sessions", "session_resume",
-	"handoff", "drag", "fill", "network",
+	"handoff", "drag", "fill", "network", "mouse_move", "mouse_down", "mouse_up",
 }
 
 // SessionStates are the filters of list_sessions: a session state, or all.
@@ -56,20 +56,20 @@ type Input struct {
 	UserDataDir string `json:"userDataDir,omitempty"`
 
 	URL      string `json:"url,omitempty" jsonschema:"URL to open; wait: a URL part"`
-	Ref      string `json:"ref,omitempty" jsonschema:"ref from the last snapshot, e.g. e12"`
+	Ref      string `json:"ref,omitempty" jsonschema:"ref from a snapshot, e.g. e12"`
 	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
 	Role     string `json:"role,omitempty" jsonschema:"ARIA role (with name)"`
 	Name     string `json:"name,omitempty" jsonschema:"accessible name (with role)"`
 	Text     string `json:"text,omitempty" jsonschema:"text to type, wait for or answer"`
 	// Secret is a stored secret's name that type types in place of text:
 	// its value reaches the page, never an answer.
-	Secret     string          `json:"secret,omitempty" jsonschema:"type: stored secret's name, typed as text" sensitive:"false"`
+	Secret     string          `json:"secret,omitempty" jsonschema:"type: stored secret's name" sensitive:"false"`
 	Value      string          `json:"value,omitempty" jsonschema:"select: option value or label"`
-	Values     []string        `json:"values,omitempty" jsonschema:"select: options of a multi-select"`
-	Key        string          `json:"key,omitempty" jsonschema:"press: key or chord, e.g. Enter, Control+a" sensitive:"false"`
+	Values     []string        `json:"values,omitempty" jsonschema:"select: several options"`
+	Key        string          `json:"key,omitempty" jsonschema:"press: e.g. Enter, Control+a" sensitive:"false"`
 	Expression string          `json:"expression,omitempty" jsonschema:"evaluate: JavaScript expression"`
 	Tab        string          `json:"tab,omitempty" jsonschema:"tab id, e.g. t2"`
-	Path       string          `json:"path,omitempty" jsonschema:"file name (screenshot, pdf, state, har)"`
+	Path       string          `json:"path,omitempty" jsonschema:"file name"`
 	Files      []string        `json:"files,omitempty" jsonschema:"upload: file names"`
 	State      json.RawMessage `json:"state,omitempty" jsonschema:"storageState JSON" sensitive:"true"`
 	Filter     string          `json:"filter,omitempty" jsonschema:"list_sessions: state; network: URL or type"`
@@ -86,20 +86,25 @@ type Input struct {
 	Time     int    `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
 	TextGone string `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
 	Load     bool   `json:"load,omitempty" jsonschema:"wait: next page load"`
-	Human    bool   `json:"human,omitempty" jsonschema:"wait: for a person's hand-back"`
+	Human    bool   `json:"human,omitempty" jsonschema:"wait: a person's hand-back"`
 	Reason   string `json:"reason,omitempty" jsonschema:"handoff: what a person should do"`
 	FullPage *bool  `json:"fullPage,omitempty" jsonschema:"screenshot: false: viewport only"`
 	Clear    bool   `json:"clear,omitempty" jsonschema:"type: clear the field first"`
 	Submit   bool   `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
 	Accept   *bool  `json:"accept,omitempty" jsonschema:"dialog: false to dismiss"`
-	To       string `json:"to,omitempty" jsonschema:"drag: ref, text or +dx,dy px to drop on"`
+	To       string `json:"to,omitempty" jsonschema:"drag: ref, text, x,y or +dx,dy"`
 	// Fields are fill's fields: each a ref and its value.
 	Fields    []Field  `json:"fields,omitempty" jsonschema:"fill: fields to set at once"`
 	Double    bool     `json:"double,omitempty" jsonschema:"click: double-click"`
 	Button    string   `json:"button,omitempty" jsonschema:"click: left, right, middle"`
 	Modifiers []string `json:"modifiers,omitempty" jsonschema:"click: held keys, e.g. Shift"`
 	Direction string   `json:"direction,omitempty" jsonschema:"scroll direction"`
-	Amount    int      `json:"amount,omitempty" jsonschema:"scroll: pixels"`
+	// X and Y are a point of the viewport in CSS pixels (a fullPage false
+	// screenshot's), in place of a target (point.go).
+	X        *int `json:"x,omitempty" jsonschema:"viewport px (with y)"`
+	Y        *int `json:"y,omitempty"`
+	Annotate bool `json:"annotate,omitempty" jsonschema:"screenshot: label refs"`
+	Amount   int  `json:"amount,omitempty" jsonschema:"scroll: pixels"`
 
 	StoredSession string `json:"storedSession,omitempty" jsonschema:"launch: stored session id"`
 	Width         int    `json:"width,omitempty" jsonschema:"launch: viewport width"`
@@ -140,11 +145,11 @@ type Input struct {
 	OnlyHosts  []string `json:"onlyHosts,omitempty" jsonschema:"launch: the only hosts to reach"`
 
 	Snapshot    *bool `json:"snapshot,omitempty" jsonschema:"false: no snapshot in the result"`
-	Full        bool  `json:"full,omitempty" jsonschema:"whole page, not changes; snapshot: read afresh"`
+	Full        bool  `json:"full,omitempty" jsonschema:"whole page, not changes"`
 	Interactive bool  `json:"interactive,omitempty" jsonschema:"snapshot: actionable elements only"`
 	Depth       int   `json:"depth,omitempty" jsonschema:"snapshot: maximum tree depth"`
 	MaxChars    int   `json:"maxChars,omitempty" jsonschema:"snapshot: character budget"`
-	Diff        bool  `json:"diff,omitempty" jsonschema:"snapshot: changes since the last"`
+	Diff        bool  `json:"diff,omitempty" jsonschema:"snapshot: changes only"`
 }
 
 // HTTPCredential is a login for HTTP basic or digest authentication, given
@@ -458,6 +463,9 @@ func (in *Input) Validate() error {
 	}
 	if in.Capture != "" && in.Action != "session_resume" {
 		return fmt.Errorf("capture is for session_resume: the capture of a session to resume from")
+	}
+	if err := in.checkPoint(); err != nil {
+		return err
 	}
 	if check := actionChecks[in.Action]; check != nil {
 		if err := check(in); err != nil {

@@ -54,6 +54,8 @@ func Examples() []tool.Input {
 		{Action: "snapshot", Interactive: true, Depth: 4, MaxChars: 2000, Diff: true},
 		{Action: "network", Request: "r3", Redact: &no},
 		{Action: "network", Filter: "fetch"},
+		{Action: "mouse_down", X: new(10), Y: new(20), Button: "right"},
+		{Action: "screenshot", Annotate: true, FullPage: &no},
 	}
 }
 

@@ -1,0 +1,358 @@
+package computer
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/browserd/browserd/internal/tool"
+	"github.com/browserd/browserd/internal/untrusted"
+)
+
+// Result is what a computer action answers: one line of what happened
+// (page text in it inside an untrusted-content envelope) and the
+// screenshot of the viewport after it, at the display's size.
+type Result struct {
+	Action  string `json:"action"`
+	Success bool   `json:"success"`
+	Text    string `json:"text"`
+	Error   string `json:"error,omitempty"`
+	// ScreenshotPath is the PNG's file in the daemon's data folder.
+	ScreenshotPath string `json:"screenshotPath,omitempty"`
+	// Image is the PNG (base64 in JSON); Width and Height its size.
+	Image  []byte `json:"image,omitempty"`
+	Width  int    `json:"width,omitempty"`
+	Height int    `json:"height,omitempty"`
+}
+
+// Computer carries out computer actions with the browser tool (h): a
+// session's first action sets its viewport to the display (launch with
+// its width and height), and the cursor each session's task left is
+// remembered for the actions that use it (left_mouse_down, a click
+// without a coordinate, cursor_position). It is safe for concurrent use.
+type Computer struct {
+	h tool.Handler
+	d Display
+
+	mu     sync.Mutex
+	cursor map[string]point // by session and task
+	sized  map[string]bool  // sessions whose viewport was set
+}
+
+// maxCursors bounds the cursors kept (one per session and task).
+const maxCursors = 10_000
+
+// New returns a Computer for h, whose screen is d.
+func New(h tool.Handler, d Display) *Computer {
+	return &Computer{h: h, d: d, cursor: map[string]point{}, sized: map[string]bool{}}
+}
+
+// Display is the screen size the computer shows.
+func (c *Computer) Display() Display { return c.d }
+
+// Do carries out the actions (one, or the steps of an OpenAI drag) and
+// answers with the last one's line and a screenshot. It stops at the
+// first that fails; the answer then says why, and shows the screen.
+func (c *Computer) Do(ctx context.Context, ins ...Input) Result {
+	if len(ins) == 0 {
+		return Result{Error: "no computer action"}
+	}
+	last := ins[len(ins)-1]
+	res := Result{Action: last.Action}
+	for _, in := range ins {
+		if err := in.Validate(); err != nil {
+			res.Error = err.Error()
+			return res
+		}
+	}
+	c.size(ctx, last)
+	for _, in := range ins {
+		res.Action = in.Action
+		line, err := c.step(ctx, in)
+		res.Text = line
+		if err != nil {
+			res.Error = err.Error()
+			break
+		}
+	}
+	res.Success = res.Error == ""
+	c.screenshot(ctx, last, &res)
+	return res
+}
+
+// key names the cursor of a session's task.
+func key(in Input) string { return in.Session + "\x00" + in.Task }
+
+// size sets the viewport of the session to the display, once: launch
+// with its width and height creates the session at that size, or sets it
+// for the session's new tabs.
+func (c *Computer) size(ctx context.Context, in Input) {
+	c.mu.Lock()
+	done := c.sized[in.Session]
+	if len(c.sized) > maxCursors {
+		clear(c.sized)
+	}
+	c.sized[in.Session] = true
+	c.mu.Unlock()
+	if done {
+		return
+	}
+	no := false
+	_, _ = c.h.Do(ctx, tool.Input{Action: "launch", Session: in.Session, Task: in.Task, Width: c.d.Width, Height: c.d.Height, Snapshot: &no})
+}
+
+func (c *Computer) cursorOf(in Input) (point, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.cursor[key(in)]
+	return p, ok
+}
+
+func (c *Computer) moveCursor(in Input, p point) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.cursor) > maxCursors {
+		clear(c.cursor)
+	}
+	c.cursor[key(in)] = p
+}
+
+// at is the action's coordinate, else the cursor, else the middle of
+// the screen.
+func (c *Computer) at(in Input) point {
+	if in.Coordinate != nil {
+		return pointOf(in.Coordinate)
+	}
+	if p, ok := c.cursorOf(in); ok {
+		return p
+	}
+	return point{c.d.Width / 2, c.d.Height / 2}
+}
+
+// call runs one browser tool call at the session and task of in, without
+// a snapshot in its answer; its answer's first line is what happened.
+func (c *Computer) call(ctx context.Context, in Input, b tool.Input) (string, error) {
+	b.Session, b.Task = in.Session, in.Task
+	no := false
+	b.Snapshot = &no
+	if err := b.Validate(); err != nil {
+		return "", err
+	}
+	res, err := c.h.Do(ctx, b)
+	if err != nil {
+		return "", err
+	}
+	if !res.Success {
+		return "", fmt.Errorf("%s", res.Error)
+	}
+	return firstLine(res), nil
+}
+
+// firstLine is the first line of what the browser tool said, inside an
+// envelope of its own when the answer's was (page text: a button's name).
+func firstLine(res tool.Result) string {
+	for _, l := range strings.Split(res.Content, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "<<<") || strings.HasPrefix(l, "title: ") || strings.HasPrefix(l, "url: ") {
+			continue
+		}
+		if res.Wrapped {
+			return untrusted.New().Wrap(l)
+		}
+		return l
+	}
+	return ""
+}
+
+func xy(p point) (*int, *int) { x, y := p.X, p.Y; return &x, &y }
+
+// step carries out one computer action with browser tool calls.
+func (c *Computer) step(ctx context.Context, in Input) (string, error) {
+	p := c.at(in)
+	x, y := xy(p)
+	click := func(b tool.Input) (string, error) {
+		b.Action, b.X, b.Y = "click", x, y
+		if in.Text != "" { // keys held during the click: "shift", "ctrl+shift"
+			for _, m := range strings.Split(in.Text, "+") {
+				name, ok := modifierNames[strings.ToLower(strings.TrimSpace(m))]
+				if !ok {
+					return "", fmt.Errorf("%s text %q: give the keys to hold, e.g. shift or ctrl+shift", in.Action, in.Text)
+				}
+				b.Modifiers = append(b.Modifiers, name)
+			}
+		}
+		c.moveCursor(in, p)
+		return c.call(ctx, in, b)
+	}
+	switch in.Action {
+	case "left_click":
+		return click(tool.Input{})
+	case "right_click":
+		return click(tool.Input{Button: "right"})
+	case "middle_click":
+		return click(tool.Input{Button: "middle"})
+	case "double_click":
+		return click(tool.Input{Double: true})
+	case "triple_click":
+		// Three presses at one point, in quick succession: the third
+		// counts as a triple click (browser.Page.MouseDown).
+		c.moveCursor(in, p)
+		var line string
+		for range 3 {
+			for _, a := range []string{"mouse_down", "mouse_up"} {
+				var err error
+				if line, err = c.call(ctx, in, tool.Input{Action: a, X: x, Y: y}); err != nil {
+					return "", err
+				}
+			}
+		}
+		return fmt.Sprintf("triple-clicked at %d,%d", p.X, p.Y) + tail(line), nil
+	case "mouse_move":
+		c.moveCursor(in, p)
+		return c.call(ctx, in, tool.Input{Action: "mouse_move", X: x, Y: y})
+	case "left_mouse_down", "left_mouse_up":
+		c.moveCursor(in, p)
+		return c.call(ctx, in, tool.Input{Action: "mouse_" + strings.TrimPrefix(in.Action, "left_mouse_"), X: x, Y: y})
+	case "left_click_drag":
+		from := c.at(Input{Session: in.Session, Task: in.Task, Coordinate: in.StartCoordinate})
+		fx, fy := xy(from)
+		c.moveCursor(in, p)
+		return c.call(ctx, in, tool.Input{Action: "drag", X: fx, Y: fy, To: fmt.Sprintf("%d,%d", p.X, p.Y)})
+	case "scroll":
+		amount := in.scrollPixels
+		if amount == 0 {
+			amount = 100 * max(in.ScrollAmount, 1) // a wheel click is 100 px
+		}
+		c.moveCursor(in, p)
+		return c.call(ctx, in, tool.Input{Action: "scroll", X: x, Y: y, Direction: in.ScrollDirection, Amount: amount})
+	case "key":
+		chords, err := Chords(in.Text)
+		if err != nil {
+			return "", err
+		}
+		for _, k := range chords {
+			if _, err := c.call(ctx, in, tool.Input{Action: "press", Key: k}); err != nil {
+				return "", err
+			}
+		}
+		return "pressed " + strings.Join(chords, " "), nil
+	case "hold_key":
+		chords, err := Chords(in.Text)
+		if err != nil {
+			return "", err
+		}
+		for _, k := range chords {
+			if _, err := c.call(ctx, in, tool.Input{Action: "press", Key: k}); err != nil {
+				return "", err
+			}
+		}
+		if in.Duration > 0 {
+			if _, err := c.call(ctx, in, tool.Input{Action: "wait", Time: int(in.Duration * 1000)}); err != nil {
+				return "", err
+			}
+		}
+		return fmt.Sprintf("pressed %s, then waited %gs (a key goes down and up at once here: hold a modifier with a click's text instead)", strings.Join(chords, " "), in.Duration), nil
+	case "type":
+		return c.typeText(ctx, in)
+	case "cursor_position":
+		return fmt.Sprintf("the cursor is at %d,%d", p.X, p.Y), nil
+	case "wait":
+		ms := int(in.Duration * 1000)
+		if ms == 0 {
+			ms = 1000
+		}
+		if _, err := c.call(ctx, in, tool.Input{Action: "wait", Time: ms}); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("waited %gs", float64(ms)/1000), nil
+	case "screenshot":
+		return "screenshot", nil
+	case "zoom":
+		r := in.Region
+		return fmt.Sprintf("zoomed on %.0f,%.0f to %.0f,%.0f", r[0], r[1], r[2], r[3]), nil
+	}
+	return "", fmt.Errorf("computer action %q is not implemented", in.Action)
+}
+
+func tail(line string) string {
+	if line == "" {
+		return ""
+	}
+	return ": " + line
+}
+
+// typeText types where the focus is; a newline is Enter, as on a
+// keyboard.
+func (c *Computer) typeText(ctx context.Context, in Input) (string, error) {
+	for i, part := range strings.Split(in.Text, "\n") {
+		if i > 0 {
+			if _, err := c.call(ctx, in, tool.Input{Action: "press", Key: "Enter"}); err != nil {
+				return "", err
+			}
+		}
+		if part == "" {
+			continue
+		}
+		if _, err := c.call(ctx, in, tool.Input{Action: "type", Text: part}); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("typed %d characters", len([]rune(in.Text))), nil
+}
+
+// screenshot puts the viewport after the action in res (zoom: the part
+// of it the region names, at full resolution).
+func (c *Computer) screenshot(ctx context.Context, in Input, res *Result) {
+	no := false
+	shot, err := c.h.Do(ctx, tool.Input{Action: "screenshot", Session: in.Session, Task: in.Task, FullPage: &no})
+	if err == nil && !shot.Success {
+		err = fmt.Errorf("%s", shot.Error)
+	}
+	if err != nil {
+		res.Text = strings.TrimSpace(res.Text + " (no screenshot: " + err.Error() + ")")
+		return
+	}
+	img := shot.Image
+	if len(img) == 0 && shot.ScreenshotPath != "" {
+		img, _ = os.ReadFile(shot.ScreenshotPath) // a daemon on this machine
+	}
+	res.ScreenshotPath, res.Image = shot.ScreenshotPath, img
+	if cfg, err := png.DecodeConfig(bytes.NewReader(img)); err == nil {
+		res.Width, res.Height = cfg.Width, cfg.Height
+		if (cfg.Width != c.d.Width || cfg.Height != c.d.Height) && in.Action != "zoom" {
+			res.Text += fmt.Sprintf(" (the screen is %d×%d, not the display's %s: the session was made at another size; use a new session for the computer tool)", cfg.Width, cfg.Height, c.d)
+		}
+	}
+	if in.Action == "zoom" && len(img) > 0 {
+		if z, w, h, err := crop(img, in.Region); err == nil {
+			res.Image, res.Width, res.Height = z, w, h
+		} else {
+			res.Error, res.Success = err.Error(), false
+		}
+	}
+}
+
+// crop is the region [x1, y1, x2, y2] of a PNG, at its resolution.
+func crop(b []byte, region []float64) ([]byte, int, int, error) {
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("reading the screenshot: %w", err)
+	}
+	r := image.Rect(int(region[0]), int(region[1]), int(region[2]), int(region[3])).Intersect(img.Bounds())
+	if r.Empty() {
+		return nil, 0, 0, fmt.Errorf("zoom region %v is outside the screen (%d×%d)", region, img.Bounds().Dx(), img.Bounds().Dy())
+	}
+	out := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	draw.Draw(out, out.Bounds(), img, r.Min, draw.Src)
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, out); err != nil {
+		return nil, 0, 0, err
+	}
+	return buf.Bytes(), r.Dx(), r.Dy(), nil
+}
