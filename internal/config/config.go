@@ -33,6 +33,7 @@ type Config struct {
 	DenyActions          []string `name:"deny-actions" env:"BROWSERD_DENY_ACTIONS" sep:"," help:"Remove these actions from the browser tool, e.g. evaluate,pdf." placeholder:"ACTION"`
 	ExcludeCookieDomains []string `name:"exclude-cookie-domains" env:"BROWSERD_EXCLUDE_COOKIE_DOMAINS" sep:"," help:"Never restore saved cookies of these domains (and their subdomains) into a profile." placeholder:"DOMAIN"`
 	NoWrap               bool     `name:"no-wrap" env:"BROWSERD_NO_WRAP" help:"Do not wrap page content in the untrusted-content envelope (for trusted use only)."`
+	Codegen              bool     `name:"codegen" env:"BROWSERD_CODEGEN" help:"Answer every action with the Playwright line that does the same (codegen: true asks for it per call)."`
 	Record               string   `name:"record" env:"BROWSERD_RECORD" default:"on" enum:"on,off" help:"Record each task's actions with a small frame of the page after each (on), for the dashboard's timeline and GET /api/sessions/{id}/trace; off records nothing."`
 
 	// Listen has no kong default: `browserd serve` listens on DefaultListen
@@ -368,6 +369,7 @@ func (c *Config) settings(redact bool) []Setting {
 	add(c.AllowPrivate, "allow-private")
 	add(c.NoWrap, "no-wrap")
 	add(c.Record == "off", "record", c.Record)
+	add(c.Codegen, "codegen")
 	add(true, "listen", c.Listen)
 	add(c.MetricsListen != "", "metrics-listen", c.MetricsListen)
 	add(c.Headed, "headed")

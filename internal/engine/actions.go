@@ -16,6 +16,7 @@ import (
 
 	"github.com/browserd/browserd/internal/act"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/codegen"
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/envelope"
 	"github.com/browserd/browserd/internal/profiles"
@@ -74,6 +75,8 @@ type call struct {
 	// ahead is the page as read while the action's reaction settled
 	// (readAhead), nil if it was not.
 	ahead *readAhead
+	// targets are the call's targets as Playwright locators (codegen.go).
+	targets codegen.Targets
 }
 
 // userError is an action failure whose message is for the agent as is.
@@ -123,6 +126,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 	if err != nil {
 		c.res.Error = c.explain(err)
 	}
+	c.addCode()
 	unqualifyResult(owner, &c.res)
 	red := e.redactor(ctx, owner)
 	red.Result(&c.res)
@@ -456,6 +460,7 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 	started := time.Now()
 	opens := pg.WindowOpens()
 	c.markRecord()
+	c.resolveTargets(tctx)
 	if in.Action == "type" || in.Action == "fill" {
 		var err error
 		if c.secrets, err = c.resolveSecrets(tctx); err != nil {

@@ -62,7 +62,7 @@ type Input struct {
 	Text     string `json:"text,omitempty" jsonschema:"text to type, wait for or answer"`
 	// Secret is a stored secret's name that type types in place of text:
 	// its value reaches the page, never an answer.
-	Secret     string          `json:"secret,omitempty" jsonschema:"type: stored secret's name, typed as text"`
+	Secret     string          `json:"secret,omitempty" jsonschema:"type: stored secret's name"`
 	Value      string          `json:"value,omitempty" jsonschema:"select: option value or label"`
 	Values     []string        `json:"values,omitempty" jsonschema:"select: options of a multi-select"`
 	Key        string          `json:"key,omitempty" jsonschema:"press: key or chord, e.g. Enter, Control+a"`
@@ -81,7 +81,7 @@ type Input struct {
 	// no schema description, for the tools/list budget.
 	Capture CaptureRef `json:"capture,omitempty"`
 
-	Timeout  int    `json:"timeout,omitempty" jsonschema:"ms before giving up"`
+	Timeout  int    `json:"timeout,omitempty" jsonschema:"ms to give up"`
 	Time     int    `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
 	TextGone string `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
 	Load     bool   `json:"load,omitempty" jsonschema:"wait: next page load"`
@@ -93,7 +93,7 @@ type Input struct {
 	Accept   *bool  `json:"accept,omitempty" jsonschema:"dialog: false to dismiss"`
 	To       string `json:"to,omitempty" jsonschema:"drag: ref, text or +dx,dy px to drop on"`
 	// Fields are fill's fields: each a ref and its value.
-	Fields    []Field  `json:"fields,omitempty" jsonschema:"fill: fields to set at once"`
+	Fields    []Field  `json:"fields,omitempty" jsonschema:"fill: fields to set"`
 	Double    bool     `json:"double,omitempty" jsonschema:"click: double-click"`
 	Button    string   `json:"button,omitempty" jsonschema:"click: left, right, middle"`
 	Modifiers []string `json:"modifiers,omitempty" jsonschema:"click: held keys, e.g. Shift"`
@@ -144,6 +144,10 @@ type Input struct {
 	Depth       int   `json:"depth,omitempty" jsonschema:"snapshot: maximum tree depth"`
 	MaxChars    int   `json:"maxChars,omitempty" jsonschema:"snapshot: character budget"`
 	Diff        bool  `json:"diff,omitempty" jsonschema:"snapshot: changes since the last"`
+	// Codegen puts the Playwright line of the action in its answer (as
+	// the daemon's --codegen does for every call). No schema
+	// description, for the tools/list budget.
+	Codegen bool `json:"codegen,omitempty"`
 }
 
 // HTTPCredential is a login for HTTP basic or digest authentication, given
