@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -148,6 +149,7 @@ func Run(ctx context.Context, do Doer, x recording.Export, opt Options) (Report,
 		return rep, fmt.Errorf("the replay's task %q is the recorded task: name another (its recording would grow while being read)", opt.Task)
 	}
 	lastURL := ""
+	var subst []string // old, new: typed values given anew, for later texts and URLs
 	for _, e := range x.Entries {
 		if e.Type != "action" || e.OK == nil || !*e.OK || skipped[e.Name] {
 			if e.Type == "action" && e.URL != "" && e.OK != nil && *e.OK {
@@ -160,7 +162,15 @@ func Run(ctx context.Context, do Doer, x recording.Export, opt Options) (Report,
 		if in.Action == "wait" && in.Human {
 			continue
 		}
-		applyParams(&in, e.Seq, opt.Params)
+		subst = append(subst, applyParams(&in, e.Seq, opt.Params)...)
+		if len(subst) > 0 && in.Action == "wait" {
+			// A text the agent waited for shows what it typed.
+			r := strings.NewReplacer(subst...)
+			in.Text, in.TextGone, in.URL = r.Replace(in.Text), r.Replace(in.TextGone), r.Replace(in.URL)
+		}
+		if len(subst) > 0 && e.URL != "" {
+			e.URL = urlReplacer(subst).Replace(e.URL)
+		}
 		code := codegen.Line(in, codegen.Targets{Locator: e.Locator, Fields: e.Fields, To: e.To})
 		start := time.Now()
 		res, why, err := step(ctx, do, &in, e)
@@ -194,18 +204,32 @@ func sameURL(a, b string) bool {
 	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
 }
 
+// urlReplacer replaces typed values as a URL's query carries them too.
+func urlReplacer(subst []string) *strings.Replacer {
+	var all []string
+	for i := 0; i+1 < len(subst); i += 2 {
+		all = append(all, subst[i], subst[i+1], url.QueryEscape(subst[i]), url.QueryEscape(subst[i+1]), url.PathEscape(subst[i]), url.PathEscape(subst[i+1]))
+	}
+	return strings.NewReplacer(all...)
+}
+
 // applyParams gives the step the values asked for: by its number, by the
 // text it typed, or a secret by its name (the value is another secret's
-// name).
-func applyParams(in *tool.Input, seq int, params map[string]string) {
+// name). It returns the typed texts it replaced, old then new.
+func applyParams(in *tool.Input, seq int, params map[string]string) (subst []string) {
 	if len(params) == 0 {
-		return
+		return nil
 	}
 	if v, ok := params[strconv.Itoa(seq)]; ok {
 		switch {
 		case in.Action == "type" && in.Secret != "":
 			in.Secret = v
-		case in.Action == "type", in.Action == "wait":
+		case in.Action == "type":
+			if in.Text != "" {
+				subst = append(subst, in.Text, v)
+			}
+			in.Text = v
+		case in.Action == "wait":
 			in.Text = v
 		case in.Action == "navigate":
 			in.URL = v
@@ -219,6 +243,7 @@ func applyParams(in *tool.Input, seq int, params map[string]string) {
 		if v, ok := params[in.Secret]; ok && in.Secret != "" {
 			in.Secret = v
 		} else if v, ok := params[in.Text]; ok && in.Text != "" {
+			subst = append(subst, in.Text, v)
 			in.Text = v
 		}
 	}
@@ -226,9 +251,11 @@ func applyParams(in *tool.Input, seq int, params map[string]string) {
 		if v, ok := params[f.Secret]; ok && f.Secret != "" {
 			in.Fields[i].Secret = v
 		} else if v, ok := params[f.Value]; ok && f.Value != "" {
+			subst = append(subst, f.Value, v)
 			in.Fields[i].Value = v
 		}
 	}
+	return subst
 }
 
 // step runs one recorded step, its targets placed again; why says what
