@@ -80,6 +80,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzSplitReply -fuzztime 30s ./internal/cdp/
 	$(GO) test -run '^$$' -fuzz FuzzCanonicalOrigin -fuzztime 30s ./internal/browser/
 	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime 30s ./internal/userdata/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./internal/replay/
 	$(GO) test -run '^$$' -fuzz FuzzHAR -fuzztime 30s ./internal/network/
 	$(GO) test -run '^$$' -fuzz FuzzOrigin -fuzztime 30s ./internal/secrets/
 	$(GO) test -run '^$$' -fuzz FuzzCheckName -fuzztime 30s ./internal/secrets/

@@ -29,7 +29,6 @@ func Test(x recording.Export) []byte {
 	var body []string
 	secrets := map[string]bool{}
 	lastURL := ""
-	type step struct{ start int }
 	var prev = -1 // index in body where the last exported step's code starts
 	for _, e := range x.Entries {
 		if e.Type != "action" {

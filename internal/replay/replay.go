@@ -362,7 +362,7 @@ func placeRefs(ctx context.Context, do Doer, in tool.Input) (refs, error) {
 	out := refs{}
 	for _, m := range refLine.FindAllStringSubmatch(res.Content, -1) {
 		name := m[2]
-		if u, err := strconv.Unquote(`"` + name + `"`); err == nil {
+		if u, err := unquote(name); err == nil {
 			name = u
 		}
 		k := [2]string{codegen.Role(m[1]), name}
@@ -370,6 +370,9 @@ func placeRefs(ctx context.Context, do Doer, in tool.Input) (refs, error) {
 	}
 	return out, nil
 }
+
+// unquote reads a name as the snapshot quotes it.
+func unquote(s string) (string, error) { return strconv.Unquote(`"` + s + `"`) }
 
 var refLine = regexp.MustCompile(`(?m)^\s*(?:- )?([A-Za-z]+) "((?:[^"\\]|\\.)*)"[^\n]*?\[ref=(e\d+)`)
 
