@@ -106,3 +106,15 @@ test('log in\nnow', async ({ page }) => {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// BenchmarkLine: what codegen adds to an action's answer, besides placing
+// its target (done for the recording anyway): formatting one line.
+func BenchmarkLine(b *testing.B) {
+	in := tool.Input{Action: "click", Ref: "e12"}
+	tg := Targets{Locator: &recording.Locator{Role: "button", Name: "Add to cart"}}
+	var n int
+	for b.Loop() {
+		n = len(Line(in, tg))
+	}
+	b.ReportMetric(float64(n+len("playwright: ")), "bytes/line")
+}
