@@ -98,7 +98,8 @@ func ofRef(ctx context.Context, pg *browser.Page, refs Refs, ref string) *record
 
 // cssOf makes a CSS selector that matches this element alone in its
 // document: its id, a test id or name attribute, or a path of
-// :nth-of-type steps from the nearest ancestor with a unique id.
+// :nth-of-type steps (the shortest that is unique) up to the nearest
+// ancestor with a unique id.
 const cssOf = `function() {
   const doc = this.ownerDocument, esc = CSS.escape;
   const one = s => { try { return doc.querySelectorAll(s).length === 1 && doc.querySelector(s) === this; } catch (e) { return false; } };
@@ -122,8 +123,11 @@ const cssOf = `function() {
     steps.unshift(step);
     if (el.localName === 'html') break;
   }
-  const s = steps.join(' > ');
-  return one(s) ? s : '';
+  for (let k = 1; k <= steps.length; k++) {
+    const s = steps.slice(-k).join(' > ');
+    if (one(s)) return s;
+  }
+  return '';
 }`
 
 // Role is Playwright's name for an accessibility role Chromium reports, ""
