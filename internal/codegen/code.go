@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -143,7 +144,7 @@ func Lines(in tool.Input, t Targets) []string {
 		to := opt("timeout", timeout)
 		switch {
 		case in.Text != "":
-			return []string{"await expect(page.getByText(" + Str(in.Text) + ").first()).toBeVisible(" + to + ");"}
+			return []string{"await expect(page.getByText(" + StrEnv(in.Text, false) + ").first()).toBeVisible(" + to + ");"}
 		case in.TextGone != "":
 			return []string{"await expect(page.getByText(" + Str(in.TextGone) + ")).toHaveCount(0" + prefixComma(to) + ");"}
 		case in.Selector != "":
@@ -230,7 +231,7 @@ func value(text, secret string) string {
 	if secret != "" {
 		return "process.env." + EnvName(secret) + " ?? ''"
 	}
-	return Str(text)
+	return StrEnv(text, false)
 }
 
 // EnvName is a secret's name as a JavaScript identifier (letters, digits,
@@ -248,6 +249,45 @@ func EnvName(name string) string {
 		return "_"
 	}
 	return b.String()
+}
+
+// secretMark is how a recording writes a secret's value it redacted.
+var secretMark = regexp.MustCompile(`<secret ([A-Za-z0-9_.-]+)>`)
+
+// StrEnv is s as a JavaScript string expression in which a secret the
+// recording redacted (<secret NAME>) is read from the environment, URL-
+// encoded when inURL (a form sent by GET carries it so).
+func StrEnv(s string, inURL bool) string {
+	ms := secretMark.FindAllStringSubmatchIndex(s, -1)
+	if len(ms) == 0 {
+		return Str(s)
+	}
+	var parts []string
+	at := 0
+	for _, m := range ms {
+		if m[0] > at {
+			parts = append(parts, Str(s[at:m[0]]))
+		}
+		v := "(process.env." + EnvName(s[m[2]:m[3]]) + " ?? '')"
+		if inURL {
+			v = "encodeURIComponent" + v
+		}
+		parts = append(parts, v)
+		at = m[1]
+	}
+	if at < len(s) {
+		parts = append(parts, Str(s[at:]))
+	}
+	return strings.Join(parts, " + ")
+}
+
+// Secrets are the names of the secrets s refers to (<secret NAME>).
+func Secrets(s string) []string {
+	var out []string
+	for _, m := range secretMark.FindAllStringSubmatch(s, -1) {
+		out = append(out, EnvName(m[1]))
+	}
+	return out
 }
 
 // Locator is a locator as Playwright code.

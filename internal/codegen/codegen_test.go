@@ -118,3 +118,19 @@ func BenchmarkLine(b *testing.B) {
 	}
 	b.ReportMetric(float64(n+len("playwright: ")), "bytes/line")
 }
+
+func TestStrEnv(t *testing.T) {
+	for _, tt := range []struct {
+		in    string
+		inURL bool
+		want  string
+	}{
+		{"plain", true, "'plain'"},
+		{"http://x.test/?code=<secret SHOP_PW>&b=1", true, "'http://x.test/?code=' + encodeURIComponent(process.env.SHOP_PW ?? '') + '&b=1'"},
+		{"Hello <secret A>", false, "'Hello ' + (process.env.A ?? '')"},
+	} {
+		if got := StrEnv(tt.in, tt.inURL); got != tt.want {
+			t.Errorf("StrEnv(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}

@@ -41,6 +41,9 @@ func Test(x recording.Export) []byte {
 		if in.Secret != "" {
 			secrets[EnvName(in.Secret)] = true
 		}
+		for _, n := range Secrets(in.Text) {
+			secrets[n] = true
+		}
 		for _, f := range in.Fields {
 			if f.Secret != "" {
 				secrets[EnvName(f.Secret)] = true
@@ -79,7 +82,10 @@ func Test(x recording.Export) []byte {
 		body = append(body, fmt.Sprintf("// step %d: %s", e.Seq, in.Action))
 		body = append(body, lines...)
 		if e.URL != "" && e.URL != lastURL && !(in.Action == "navigate" && e.URL == in.URL) {
-			body = append(body, "await expect(page).toHaveURL("+Str(e.URL)+");")
+			body = append(body, "await expect(page).toHaveURL("+StrEnv(e.URL, true)+");")
+			for _, n := range Secrets(e.URL) {
+				secrets[n] = true
+			}
 		}
 		if e.URL != "" {
 			lastURL = e.URL

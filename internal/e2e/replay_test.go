@@ -16,6 +16,9 @@ import (
 	"github.com/browserd/browserd/internal/replay"
 )
 
+// orderCode is the secret typed into the order page's coupon field.
+const orderCode = "sp4rrow-42"
+
 // recordOrder has an agent's task go through the order page over the HTTP
 // API — a target with no unique role and name (two "Add" buttons), typing,
 // a click whose answer comes 200 ms later and a wait for it, a fill of a
@@ -23,6 +26,7 @@ import (
 // recording (the trace's JSON).
 func recordOrder(t *testing.T, api *apiClient, session, task string) ([]byte, recording.Export) {
 	t.Helper()
+	api.expect(200, "PUT", "/api/secrets/ORDER_CODE", map[string]any{"value": orderCode, "origins": []string{site.URL("")}}, nil)
 	var res struct {
 		Success bool     `json:"success"`
 		Error   string   `json:"error"`
@@ -45,13 +49,14 @@ func recordOrder(t *testing.T, api *apiClient, session, task string) ([]byte, re
 			refs[m[1]+" "+m[2]] = m[3]
 		}
 	}
-	for _, want := range []string{"button Add", "textbox Note", "button Check stock", "combobox Quantity", "checkbox Gift wrap", "button Place order"} {
+	for _, want := range []string{"button Add", "textbox Note", "textbox Coupon", "button Check stock", "combobox Quantity", "checkbox Gift wrap", "button Place order"} {
 		if refs[want] == "" {
 			t.Fatalf("no ref for %s in the snapshot:\n%s", want, res.Content)
 		}
 	}
 	act(map[string]any{"action": "click", "ref": refs["button Add"]})
 	act(map[string]any{"action": "type", "ref": refs["textbox Note"], "text": "blue glaze"})
+	act(map[string]any{"action": "type", "ref": refs["textbox Coupon"], "secret": "ORDER_CODE"})
 	act(map[string]any{"action": "click", "ref": refs["button Check stock"], "codegen": true})
 	if want := "playwright: await page.getByRole('button', { name: 'Check stock', exact: true }).click();"; !strings.Contains(res.Content, want) {
 		t.Errorf("the answer with codegen: true has no %q:\n%s", want, res.Content)
@@ -59,11 +64,14 @@ func recordOrder(t *testing.T, api *apiClient, session, task string) ([]byte, re
 	act(map[string]any{"action": "wait", "text": "In stock: Mug for blue glaze"})
 	act(map[string]any{"action": "fill", "fields": []map[string]string{{"ref": refs["combobox Quantity"], "value": "2"}, {"ref": refs["checkbox Gift wrap"], "value": "true"}}})
 	act(map[string]any{"action": "click", "ref": refs["button Place order"]})
-	act(map[string]any{"action": "wait", "text": "Order placed: Mug x 2, note blue glaze, gift wrapped"})
+	act(map[string]any{"action": "wait", "text": "Order placed: Mug x 2, note blue glaze, gift wrapped, coupon applied"})
 	act(map[string]any{"action": "snapshot"})
 
 	var x recording.Export
 	b := api.expect(200, "GET", "/api/sessions/"+session+"/trace?task="+task, nil, &x)
+	if strings.Contains(string(b), orderCode) {
+		t.Errorf("the recording holds the secret's value")
+	}
 	return b, x
 }
 
@@ -103,6 +111,8 @@ func TestPlaywrightExport(t *testing.T) {
 		"await expect(page.getByText('In stock: Mug for blue glaze').first()).toBeVisible();",
 		"await page.getByRole('combobox', { name: 'Quantity', exact: true }).selectOption('2');",
 		"await page.getByRole('checkbox', { name: 'Gift wrap', exact: true }).setChecked(true);",
+		"await page.getByRole('textbox', { name: 'Coupon', exact: true }).fill(process.env.ORDER_CODE ?? '');",
+		"// Secrets come from the environment: ORDER_CODE.",
 		"await expect(page).toHaveURL('" + site.URL("/order/confirm?"),
 	} {
 		if !strings.Contains(string(code), want) {
@@ -113,13 +123,16 @@ func TestPlaywrightExport(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "Check stock") {
 		t.Errorf("browserd trace --format playwright: %v\n%s", err, out)
 	}
-	runPlaywrightTest(t, code)
+	if strings.Contains(string(code), orderCode) {
+		t.Errorf("the exported test holds the secret's value")
+	}
+	runPlaywrightTest(t, code, "ORDER_CODE="+orderCode)
 }
 
 // runPlaywrightTest runs a test file under @playwright/test (installed
 // from npm into a temporary folder) with Debian's Chromium; it skips when
 // npm is not there.
-func runPlaywrightTest(t *testing.T, spec []byte) {
+func runPlaywrightTest(t *testing.T, spec []byte, env ...string) {
 	t.Helper()
 	npm, err := exec.LookPath("npm")
 	if err != nil {
@@ -150,7 +163,7 @@ func runPlaywrightTest(t *testing.T, spec []byte) {
 	}
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "node_modules", "@playwright", "test", "cli.js"), "test", "--config", filepath.Join(dir, "playwright.config.js"))
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CI=1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
+	cmd.Env = append(append(os.Environ(), "CI=1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1"), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the exported test fails under @playwright/test: %v\n%s", err, out)
@@ -185,7 +198,7 @@ func TestReplay(t *testing.T) {
 		Content string `json:"content"`
 	}
 	admin.expect(200, "POST", "/api/actions", map[string]any{"action": "extract", "session": "rp", "task": "red"}, &summary)
-	if !strings.Contains(summary.Content, "note red glaze") {
+	if !strings.Contains(summary.Content, "note red glaze") || !strings.Contains(summary.Content, "coupon applied") {
 		t.Errorf("the replay with a param typed the recorded value: %s", summary.Content)
 	}
 

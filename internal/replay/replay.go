@@ -179,7 +179,11 @@ func Run(ctx context.Context, do Doer, x recording.Export, opt Options) (Report,
 		}
 		ok := why == "" && res.Success
 		if why == "" && !res.Success {
-			why = "the step failed: " + res.Error
+			on := ""
+			if t := target(e.Locator); t != "" {
+				on = " on " + t
+			}
+			why = fmt.Sprintf("step %d (%s%s) failed: %s", e.Seq, e.Name, on, res.Error)
 		}
 		if ok && e.URL != "" && (e.URL != lastURL || navigates[in.Action]) && !sameURL(res.URL, e.URL) {
 			ok, why = false, fmt.Sprintf("the page is at %s, the recording was at %s", res.URL, e.URL)
