@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/browserd/browserd/internal/codegen"
 )
@@ -16,6 +17,10 @@ func (c *call) resolveTargets(ctx context.Context) {
 	if c.tab == nil || c.tab.Page == nil || c.e.Recorder == nil && !c.wantsCode() {
 		return
 	}
+	// A page too busy to answer leaves the target unplaced, not the
+	// action without time.
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
 	c.targets = codegen.Resolve(ctx, c.tab.Page, tabRefs{c}, c.in)
 }
 
