@@ -180,7 +180,12 @@ func TestReplay(t *testing.T) {
 	data := t.TempDir()
 	addr := freePort(t)
 	startDaemon(t, data, "--listen", addr)
-	admin := tcpAPI(t, addr, adminToken(t, data))
+	root := tcpAPI(t, addr, adminToken(t, data))
+	var tok struct {
+		Token string `json:"token"`
+	}
+	root.expect(201, "POST", "/api/tokens", map[string]string{"owner": "alice"}, &tok)
+	admin := tcpAPI(t, addr, tok.Token) // an owner's: its sessions' ids are qualified inside
 	raw, x := recordOrder(t, admin, "rp", "order")
 
 	var rep replay.Report
@@ -232,7 +237,9 @@ func TestReplay(t *testing.T) {
 	}
 	t.Logf("failure: %s; expected %+v; actual url %s frame %s", f.Why, f.Expected, f.Actual.URL, f.Actual.Frame)
 
-	// From the CLI: the changed page stops the replay, exit status 1.
+	// From the CLI (admin's, with a secret of that name of its own): the
+	// changed page stops the replay, exit status 1.
+	root.expect(200, "PUT", "/api/secrets/ORDER_CODE", map[string]any{"value": orderCode, "origins": []string{site.URL("")}}, nil)
 	file := filepath.Join(t.TempDir(), "order.json")
 	if err := os.WriteFile(file, raw, 0o600); err != nil {
 		t.Fatal(err)

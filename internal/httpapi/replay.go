@@ -9,10 +9,13 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
+	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/codegen"
 	"github.com/browserd/browserd/internal/recording"
 	"github.com/browserd/browserd/internal/replay"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -89,6 +92,9 @@ func (a *api) replayTask(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	x := req.Recording
+	// A recording names its session as the daemon keeps it (owner~id for
+	// an owner other than admin); the caller's URL names it by its id.
+	x.Session = strings.TrimPrefix(x.Session, auth.Owner(r.Context())+sessions.OwnerSep)
 	opt := replay.Options{Session: q.Get("session"), Task: q.Get("task"), Params: req.Params,
 		FrameURL: func(seq int) string {
 			return "/api/sessions/" + url.PathEscape(x.Session) + "/trace/frames/" + strconv.Itoa(seq) + "?task=" + url.QueryEscape(x.Task)
