@@ -36,6 +36,7 @@ func playwrightTrace(w http.ResponseWriter, js []byte, id, task string) {
 		fail(w, fmt.Errorf("reading the recording: %w", err), "")
 		return
 	}
+	x.Session = id // as the caller names it
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("Content-Disposition", `attachment; filename="`+url.PathEscape(id+"-"+task)+`.spec.ts"`)
