@@ -81,6 +81,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzSplitReply -fuzztime 30s ./internal/cdp/
 	$(GO) test -run '^$$' -fuzz FuzzCanonicalOrigin -fuzztime 30s ./internal/browser/
 	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime 30s ./internal/userdata/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./internal/replay/
 	$(GO) test -run '^$$' -fuzz FuzzHAR -fuzztime 30s ./internal/network/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./internal/policy/
 	$(GO) test -run '^$$' -fuzz FuzzComputerDecode -fuzztime 30s ./internal/computer/

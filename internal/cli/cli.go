@@ -71,7 +71,8 @@ type CLI struct {
 	Eval       evalCmd       `cmd:"" group:"Reading" help:"Evaluate a JavaScript expression in the page."`
 	Wait       waitCmd       `cmd:"" group:"Reading" help:"Wait for a selector, text, URL or time."`
 	Console    consoleCmd    `cmd:"" group:"Reading" help:"Print the page's console messages."`
-	Trace      traceCmd      `cmd:"" group:"Reading" help:"Print a task's recording (--session names the task): its steps as JSON, or --html one file with the frames, to open offline."`
+	Trace      traceCmd      `cmd:"" group:"Reading" help:"Print a task's recording (--session names the task): its steps as JSON, --html one file with the frames, to open offline, or --format playwright a runnable Playwright test."`
+	Replay     replayCmd     `cmd:"" group:"Reading" help:"Walk a recording (browserd trace's JSON) again without the model, in a task of its own: stops at the first step that no longer holds and shows what was expected beside what the page shows."`
 	Network    networkCmd    `cmd:"" group:"Reading" help:"List the tab's requests since its last navigation (network [FILTER]: URL text, a type such as fetch, or failed); --request r3 shows one with its body; --har NAME writes the log as HAR."`
 
 	Click   clickCmd   `cmd:"" group:"Interaction" help:"Click an element."`

@@ -3,16 +3,22 @@ package cli
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
+	"strings"
+
+	"github.com/browserd/browserd/internal/replay"
 )
 
 // traceCmd is `browserd trace`: a task's recording (what its agent did and
-// saw) as JSON, or one self-contained HTML file.
+// saw) as JSON, one self-contained HTML file, or a Playwright test.
 type traceCmd struct {
 	ID     string `arg:"" optional:"" name:"session" help:"The session (default: the profile's, default)."`
-	HTML   bool   `name:"html" help:"One self-contained HTML file to open offline, frames included (default: JSON)."`
+	HTML   bool   `name:"html" help:"One self-contained HTML file to open offline, frames included (default: JSON); same as --format html."`
+	Format string `name:"format" enum:",json,html,playwright" default:"" help:"json (default), html, or playwright: a runnable @playwright/test file (name it *.spec.ts)."`
 	Output string `name:"output" short:"o" placeholder:"FILE" help:"Write it to FILE instead of standard output."`
 }
 
@@ -20,20 +26,103 @@ func (c *traceCmd) run(ctx context.Context, e *env) error {
 	session := cmp.Or(c.ID, e.g.Profile, "default")
 	task := cmp.Or(e.g.Session, "default")
 	path := "/api/sessions/" + url.PathEscape(session) + "/trace?task=" + url.QueryEscape(task)
+	format := c.Format
 	if c.HTML {
-		path += "&format=html"
+		format = "html"
+	}
+	if format != "" && format != "json" {
+		path += "&format=" + format
 	}
 	var b []byte
 	if err := e.api(ctx, "GET", path, nil, &b); err != nil {
 		return err
 	}
-	if c.Output != "" {
-		if err := os.WriteFile(c.Output, b, 0o600); err != nil {
-			return fmt.Errorf("writing the trace: %w", err)
+	return writeOut(e, c.Output, b, "the trace")
+}
+
+func writeOut(e *env, path string, b []byte, what string) error {
+	if path != "" {
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			return fmt.Errorf("writing %s: %w", what, err)
 		}
-		_, err := fmt.Fprintln(e.stdout, c.Output)
+		_, err := fmt.Fprintln(e.stdout, path)
 		return err
 	}
 	_, err := e.stdout.Write(b)
 	return err
+}
+
+// replayCmd is `browserd replay FILE`: a recording (browserd trace's JSON)
+// walked again without the model, in a task of its own.
+type replayCmd struct {
+	File   string   `arg:"" name:"file" help:"The recording: the JSON of browserd trace (- reads standard input)."`
+	Task   string   `name:"task" help:"The task the replay runs in (default: replay-<the recorded task>); a fresh one." placeholder:"NAME"`
+	Params []string `name:"param" short:"p" help:"A value to type instead of the recorded one: STEP=VALUE (the step's number), TEXT=VALUE (the text it typed) or SECRET=OTHER (a secret's name); repeatable." placeholder:"K=V"`
+}
+
+func (c *replayCmd) run(ctx context.Context, e *env) error {
+	var raw []byte
+	var err error
+	if c.File == "-" {
+		raw, err = io.ReadAll(io.LimitReader(os.Stdin, maxCall))
+	} else {
+		raw, err = os.ReadFile(c.File)
+	}
+	if err != nil {
+		return fmt.Errorf("reading the recording: %w", err)
+	}
+	req, err := replay.Parse(raw)
+	if err != nil {
+		return err
+	}
+	for _, p := range c.Params {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("--param %q: give KEY=VALUE (a step's number, the text it typed, or a secret's name)", p)
+		}
+		if req.Params == nil {
+			req.Params = map[string]string{}
+		}
+		req.Params[k] = v
+	}
+	task := cmp.Or(c.Task, e.g.Session, "replay-"+cmp.Or(req.Recording.Task, "default"))
+	path := "/api/replay?task=" + url.QueryEscape(task)
+	if e.g.Profile != "" {
+		path += "&session=" + url.QueryEscape(e.g.Profile)
+	}
+	var rep replay.Report
+	if err := e.api(ctx, "POST", path, req, &rep); err != nil {
+		return err
+	}
+	if e.g.JSON {
+		if err := writeJSON(e.stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		printReport(e, rep)
+	}
+	if !rep.Passed {
+		return errReported
+	}
+	return nil
+}
+
+// printReport writes a replay's report for a person.
+func printReport(e *env, rep replay.Report) {
+	w := &errWriter{w: e.stdout}
+	for _, s := range rep.Steps {
+		mark := "ok  "
+		if !s.OK {
+			mark = "FAIL"
+		}
+		w.println(fmt.Sprintf("%s step %d %s (%d ms)  %s", mark, s.Seq, s.Action, s.MS, s.Code))
+	}
+	if rep.Passed {
+		w.println(fmt.Sprintf("replay passed: %d steps in task %s", len(rep.Steps), rep.Task))
+		return
+	}
+	f := rep.Failed
+	w.println(fmt.Sprintf("replay stopped at step %d (%s): %s", f.Seq, f.Action, f.Why))
+	b, _ := json.MarshalIndent(map[string]any{"expected": f.Expected, "actual": f.Actual}, "", "  ")
+	w.println(string(b))
 }

@@ -36,6 +36,7 @@ type Config struct {
 	Policy               string   `name:"default-policy" env:"BROWSERD_DEFAULT_POLICY" help:"Default policy of what agents may do, for tokens without one and the Unix socket: a JSON object or a file, e.g. {\"deny\":[\"evaluate\"],\"confirm\":[\"upload\"],\"hosts\":[\"example.com\"]} (docs/security.md)." placeholder:"FILE|JSON"`
 	ExcludeCookieDomains []string `name:"exclude-cookie-domains" env:"BROWSERD_EXCLUDE_COOKIE_DOMAINS" sep:"," help:"Never restore saved cookies of these domains (and their subdomains) into a profile." placeholder:"DOMAIN"`
 	NoWrap               bool     `name:"no-wrap" env:"BROWSERD_NO_WRAP" help:"Do not wrap page content in the untrusted-content envelope (for trusted use only)."`
+	Codegen              bool     `name:"codegen" env:"BROWSERD_CODEGEN" help:"Answer every action with the Playwright line that does the same (codegen: true asks for it per call)."`
 	Record               string   `name:"record" env:"BROWSERD_RECORD" default:"on" enum:"on,off" help:"Record each task's actions with a small frame of the page after each (on), for the dashboard's timeline and GET /api/sessions/{id}/trace; off records nothing."`
 
 	// Listen has no kong default: `browserd serve` listens on DefaultListen
@@ -387,6 +388,7 @@ func (c *Config) settings(redact bool) []Setting {
 	add(c.AllowPrivate, "allow-private")
 	add(c.NoWrap, "no-wrap")
 	add(c.Record == "off", "record", c.Record)
+	add(c.Codegen, "codegen")
 	add(true, "listen", c.Listen)
 	add(c.MetricsListen != "", "metrics-listen", c.MetricsListen)
 	add(c.Headed, "headed")

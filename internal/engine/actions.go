@@ -16,6 +16,7 @@ import (
 
 	"github.com/browserd/browserd/internal/act"
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/codegen"
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/envelope"
 	"github.com/browserd/browserd/internal/policy"
@@ -77,6 +78,8 @@ type call struct {
 	ahead *readAhead
 	// pol is the policy the call runs under (policy.go); nil allows all.
 	pol *policy.Policy
+	// targets are the call's targets as Playwright locators (codegen.go).
+	targets codegen.Targets
 }
 
 // userError is an action failure whose message is for the agent as is.
@@ -133,6 +136,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 	if err != nil {
 		c.res.Error = c.explain(err)
 	}
+	c.addCode()
 	unqualifyResult(owner, &c.res)
 	// browserd's own words never quote a credential the call gave.
 	c.res.Error = orig.HideSensitive(c.res.Error)
@@ -472,6 +476,7 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 	started := time.Now()
 	opens := pg.WindowOpens()
 	c.markRecord()
+	c.resolveTargets(tctx)
 	if in.Action == "type" || in.Action == "fill" {
 		var err error
 		if c.secrets, err = c.resolveSecrets(tctx); err != nil {

@@ -50,6 +50,7 @@ func (c *call) record(red *redact.Redactor, orig tool.Input) {
 		Time: c.started.UTC(), Name: orig.Action, Tab: c.res.Tab, Args: recordArgs(orig, red),
 		OK: &ok, Error: c.res.Error, MS: time.Since(c.started).Milliseconds(),
 		AnswerBytes: len(c.res.Content), URL: red.String(c.res.URL), Title: red.String(c.res.Title),
+		Locator: c.targets.Locator, Fields: c.targets.Fields, To: c.targets.To,
 	}
 	var console, requests []recording.Entry
 	pg := c.pageForRecord()

@@ -102,6 +102,8 @@ func New(h tool.Handler, opts Options) http.Handler {
 	mux.HandleFunc("GET /api/sessions/{id}/state", a.sessionState)
 	mux.HandleFunc("GET /api/sessions/{id}/har", a.sessionHAR)
 	mux.HandleFunc("GET /api/sessions/{id}/trace", a.sessionTrace)
+	mux.HandleFunc("GET /api/sessions/{id}/trace/frames/{seq}", a.traceFrame)
+	mux.HandleFunc("POST /api/replay", a.replayTask)
 	mux.HandleFunc("GET /api/sessions/{id}/hint", a.hint(false))
 	mux.HandleFunc("GET /api/stored-sessions/{id}/hint", a.hint(true))
 	mux.HandleFunc("POST /api/sessions/{id}/capture", a.captureSession)

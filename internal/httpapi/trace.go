@@ -18,8 +18,9 @@ type Traces interface {
 }
 
 // sessionTrace is GET /api/sessions/{id}/trace[?task=T][&format=html]:
-// what the task's agent did and saw — JSON (entries with a type), or one
-// self-contained HTML file a person opens offline.
+// what the task's agent did and saw — JSON (entries with a type), one
+// self-contained HTML file a person opens offline, or (playwright) a
+// runnable @playwright/test file (internal/codegen).
 func (a *api) sessionTrace(w http.ResponseWriter, r *http.Request) {
 	t, ok := a.h.(Traces)
 	if !ok {
@@ -29,14 +30,18 @@ func (a *api) sessionTrace(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	format := q.Get("format")
 	switch format {
-	case "", "json", "html":
+	case "", "json", "html", "playwright":
 	default:
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("format=%q: give json (the default) or html", format))
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("format=%q: give json (the default), html or playwright", format))
 		return
 	}
 	id, task := r.PathValue("id"), q.Get("task")
 	if task == "" {
 		task = "default"
+	}
+	asked := format
+	if format == "playwright" {
+		format = "json" // made into code here
 	}
 	b, err := t.Trace(r.Context(), id, task, format)
 	if err != nil {
@@ -50,6 +55,10 @@ func (a *api) sessionTrace(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Cache-Control", "private, no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
+	if asked == "playwright" {
+		playwrightTrace(w, b, id, task)
+		return
+	}
 	if format == "html" {
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": "trace-" + id + "-" + task + ".html"}))

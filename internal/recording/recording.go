@@ -57,6 +57,14 @@ type Entry struct {
 	URL         string         `json:"url,omitempty"`
 	Title       string         `json:"title,omitempty"`
 	Frame       string         `json:"frame,omitempty"`
+	// Locator is the element the action targeted, as found again without
+	// its ref (long gone by the time a recording is exported or replayed):
+	// its role and name when they were unique on the page, else a CSS
+	// selector; resolved when the action ran. Fields are fill's fields'
+	// (in order), To drag's drop target's.
+	Locator *Locator  `json:"locator,omitempty"`
+	Fields  []Locator `json:"fieldLocators,omitempty"`
+	To      *Locator  `json:"toLocator,omitempty"`
 
 	// console and request
 	Of     int    `json:"of,omitempty"` // the action's Seq
@@ -65,6 +73,14 @@ type Entry struct {
 	Method string `json:"method,omitempty"`
 	Status string `json:"status,omitempty"` // 200, failed, refused, pending
 	Kind   string `json:"resourceType,omitempty"`
+}
+
+// Locator finds an element again: by accessibility role and name, or
+// by a CSS selector (Role empty).
+type Locator struct {
+	Role     string `json:"role,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Selector string `json:"selector,omitempty"`
 }
 
 // Options configure a Recorder.

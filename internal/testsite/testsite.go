@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -71,6 +72,8 @@ type Site struct {
 	uploadName string
 	uploadBody []byte
 	uploaded   bool
+
+	orderRenamed atomic.Bool // see order.go
 }
 
 // Start starts both servers and returns the running site. Call Close when
@@ -154,6 +157,7 @@ var indexLinks = []pageLink{
 	{"/changes", "Changes"},
 	{"/timer-state", "Timer state"},
 	{"/network", "Network"},
+	{"/order", "Order"},
 	{"/c/", "Conformance corpus"},
 }
 
@@ -189,6 +193,7 @@ func (s *Site) handler() http.Handler {
 	})
 	mux.HandleFunc("GET /auth/basic", basicAuth)
 	networkPages(mux)
+	s.orderPages(mux)
 	mux.HandleFunc("GET /c/{$}", conformanceIndex)
 	mux.HandleFunc("GET /c/{name}", s.conformancePage)
 	mux.HandleFunc("GET /tp/{name}", thirdPartyPage)

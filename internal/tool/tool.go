@@ -82,19 +82,19 @@ type Input struct {
 	// no schema description, for the tools/list budget.
 	Capture CaptureRef `json:"capture,omitempty"`
 
-	Timeout  int    `json:"timeout,omitempty" jsonschema:"ms before giving up"`
+	Timeout  int    `json:"timeout,omitempty" jsonschema:"ms to give up"`
 	Time     int    `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
 	TextGone string `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
 	Load     bool   `json:"load,omitempty" jsonschema:"wait: next page load"`
 	Human    bool   `json:"human,omitempty" jsonschema:"wait: a person's hand-back"`
 	Reason   string `json:"reason,omitempty" jsonschema:"handoff: what a person should do"`
-	FullPage *bool  `json:"fullPage,omitempty" jsonschema:"screenshot: false: viewport only"`
+	FullPage *bool  `json:"fullPage,omitempty" jsonschema:"screenshot: false: viewport"`
 	Clear    bool   `json:"clear,omitempty" jsonschema:"type: clear the field first"`
 	Submit   bool   `json:"submit,omitempty" jsonschema:"type: press Enter after typing"`
 	Accept   *bool  `json:"accept,omitempty" jsonschema:"dialog: false to dismiss"`
 	To       string `json:"to,omitempty" jsonschema:"drag: ref, text, x,y or +dx,dy"`
 	// Fields are fill's fields: each a ref and its value.
-	Fields    []Field  `json:"fields,omitempty" jsonschema:"fill: fields to set at once"`
+	Fields    []Field  `json:"fields,omitempty" jsonschema:"fill: fields to set"`
 	Double    bool     `json:"double,omitempty" jsonschema:"click: double-click"`
 	Button    string   `json:"button,omitempty" jsonschema:"click: left, right, middle"`
 	Modifiers []string `json:"modifiers,omitempty" jsonschema:"click: held keys, e.g. Shift"`
@@ -114,7 +114,7 @@ type Input struct {
 	// ExcludeCookieDomains: saved cookies of these domains (and their
 	// subdomains) are never put back — the profile's list when launch
 	// names a profile (kept in the store), else the session's.
-	ExcludeCookieDomains []string `json:"excludeCookieDomains,omitempty" jsonschema:"launch: never restore their cookies" sensitive:"false"`
+	ExcludeCookieDomains []string `json:"excludeCookieDomains,omitempty" jsonschema:"launch: cookies never restored" sensitive:"false"`
 
 	// What a new session's pages see, and whether its browser shows a
 	// window (nil: the daemon's --headed); set when launch creates the
@@ -144,12 +144,16 @@ type Input struct {
 	BlockHosts []string `json:"blockHosts,omitempty" jsonschema:"launch: hosts it may not reach"`
 	OnlyHosts  []string `json:"onlyHosts,omitempty" jsonschema:"launch: the only hosts to reach"`
 
-	Snapshot    *bool `json:"snapshot,omitempty" jsonschema:"false: no snapshot in the result"`
+	Snapshot    *bool `json:"snapshot,omitempty" jsonschema:"false: no snapshot in result"`
 	Full        bool  `json:"full,omitempty" jsonschema:"whole page, not changes"`
 	Interactive bool  `json:"interactive,omitempty" jsonschema:"snapshot: actionable elements only"`
 	Depth       int   `json:"depth,omitempty" jsonschema:"snapshot: maximum tree depth"`
 	MaxChars    int   `json:"maxChars,omitempty" jsonschema:"snapshot: character budget"`
 	Diff        bool  `json:"diff,omitempty" jsonschema:"snapshot: changes only"`
+	// Codegen puts the Playwright line of the action in its answer (as
+	// the daemon's --codegen does for every call). No schema
+	// description, for the tools/list budget.
+	Codegen bool `json:"codegen,omitempty"`
 }
 
 // HTTPCredential is a login for HTTP basic or digest authentication, given

@@ -37,7 +37,7 @@ func Examples() []tool.Input {
 		{Action: "click", Ref: "e3", Button: "right", Modifiers: []string{"Shift"}, Double: true, Tab: "t2"},
 		{Action: "type", Role: "textbox", Name: "Email", Text: "ada@example.com", Clear: true, Submit: true},
 		{Action: "select", Selector: "#country", Value: "fr", Values: []string{"fr", "de"}},
-		{Action: "press", Key: "Control+a"},
+		{Action: "press", Key: "Control+a", Codegen: true},
 		{Action: "evaluate", Expression: "document.title"},
 		{Action: "screenshot", Path: "page.png", FullPage: &yes},
 		{Action: "upload", Ref: "e7", Files: []string{"cv.pdf"}},
