@@ -6,7 +6,7 @@ BIN     := bin/browserd
 ARGS    ?=
 PKGS    := ./...
 
-.PHONY: run build test unit e2e bench fuzz chromium thirdparty vet clean conformance-peers image image-test
+.PHONY: run build install test unit e2e bench fuzz chromium thirdparty vet cross clean conformance-peers image image-test
 
 run: chromium build
 	$(BIN) serve $(ARGS)
@@ -27,12 +27,24 @@ vet:
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
+# Builds and vets for macOS and Windows, which no machine here runs: the
+# end-to-end suite is Linux's; the other systems are built and their
+# platform-neutral parts unit-tested (on Linux).
+CROSS := darwin/arm64 darwin/amd64 windows/amd64
+
+cross:
+	@for p in $(CROSS); do \
+		echo "build and vet for $$p"; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./... && \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./... || exit 1; \
+	done
+
 # Every test: unit tests with the race detector — the PostgreSQL store's
 # against a throwaway cluster (scripts/ensure-postgres.sh, which installs
 # PostgreSQL when missing), stopped afterwards whatever the outcome — then
 # the end-to-end suites (the cluster's on the same PostgreSQL) against real headless Chromium, the conformance
 # corpora (ours and the third-party one) included.
-test: chromium thirdparty vet
+test: chromium thirdparty vet cross
 	pgdir=$$(mktemp -d /tmp/browserd-pg.XXXXXX) && \
 	trap 'scripts/ensure-postgres.sh stop "$$pgdir"' EXIT && trap 'exit 130' INT TERM && \
 	url=$$(scripts/ensure-postgres.sh start "$$pgdir") && \
