@@ -5,6 +5,15 @@ GO      ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 BIN     := bin/browserd
 ARGS    ?=
 PKGS    := ./...
+PREFIX  ?= $(HOME)/.local
+
+# The commit `browserd --version` names, for a build where the go command
+# stamps none (in a git worktree, or with -buildvcs=false).
+VCS_PKG := github.com/browserd/browserd/internal/config
+LDFLAGS := $(shell git rev-parse HEAD >/dev/null 2>&1 && \
+	echo "-X $(VCS_PKG).buildCommit=$$(git rev-parse HEAD)" \
+	"-X $(VCS_PKG).buildTime=$$(TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd)" \
+	"-X $(VCS_PKG).buildModified=$$(test -z "$$(git status --porcelain 2>/dev/null)" && echo false || echo true)")
 
 .PHONY: run build install test unit e2e bench fuzz chromium thirdparty vet cross clean conformance-peers image image-test
 
@@ -12,7 +21,13 @@ run: chromium build
 	$(BIN) serve $(ARGS)
 
 build:
-	$(GO) build -trimpath -o $(BIN) ./cmd/browserd
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/browserd
+
+# Puts browserd on the PATH: $(PREFIX)/bin/browserd (PREFIX defaults to
+# ~/.local; make install PREFIX=/usr/local for every user).
+install: build
+	install -d $(PREFIX)/bin
+	install -m 0755 $(BIN) $(PREFIX)/bin/browserd
 
 chromium:
 	@scripts/ensure-chromium.sh

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -539,10 +538,3 @@ func (c *Config) AdvertisedURL(listen string) string {
 	return "http://" + net.JoinHostPort(host, port)
 }
 
-// Version is browserd's version as built: the module version, or "devel".
-func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
