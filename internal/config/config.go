@@ -537,4 +537,3 @@ func (c *Config) AdvertisedURL(listen string) string {
 	}
 	return "http://" + net.JoinHostPort(host, port)
 }
-
