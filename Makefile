@@ -5,14 +5,29 @@ GO      ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 BIN     := bin/browserd
 ARGS    ?=
 PKGS    := ./...
+PREFIX  ?= $(HOME)/.local
 
-.PHONY: run build test unit e2e bench fuzz chromium thirdparty vet clean conformance-peers image image-test
+# The commit `browserd --version` names, for a build where the go command
+# stamps none (in a git worktree, or with -buildvcs=false).
+VCS_PKG := github.com/browserd/browserd/internal/config
+LDFLAGS := $(shell git rev-parse HEAD >/dev/null 2>&1 && \
+	echo "-X $(VCS_PKG).buildCommit=$$(git rev-parse HEAD)" \
+	"-X $(VCS_PKG).buildTime=$$(TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd)" \
+	"-X $(VCS_PKG).buildModified=$$(test -z "$$(git status --porcelain 2>/dev/null)" && echo false || echo true)")
+
+.PHONY: run build install test unit e2e bench fuzz chromium thirdparty vet cross clean conformance-peers image image-test
 
 run: chromium build
 	$(BIN) serve $(ARGS)
 
 build:
-	$(GO) build -trimpath -o $(BIN) ./cmd/browserd
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/browserd
+
+# Puts browserd on the PATH: $(PREFIX)/bin/browserd (PREFIX defaults to
+# ~/.local; make install PREFIX=/usr/local for every user).
+install: build
+	install -d $(PREFIX)/bin
+	install -m 0755 $(BIN) $(PREFIX)/bin/browserd
 
 chromium:
 	@scripts/ensure-chromium.sh
@@ -27,12 +42,24 @@ vet:
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
+# Builds and vets for macOS and Windows, which no machine here runs: the
+# end-to-end suite is Linux's; the other systems are built and their
+# platform-neutral parts unit-tested (on Linux).
+CROSS := darwin/arm64 darwin/amd64 windows/amd64
+
+cross:
+	@for p in $(CROSS); do \
+		echo "build and vet for $$p"; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./... && \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./... || exit 1; \
+	done
+
 # Every test: unit tests with the race detector — the PostgreSQL store's
 # against a throwaway cluster (scripts/ensure-postgres.sh, which installs
 # PostgreSQL when missing), stopped afterwards whatever the outcome — then
 # the end-to-end suites (the cluster's on the same PostgreSQL) against real headless Chromium, the conformance
 # corpora (ours and the third-party one) included.
-test: chromium thirdparty vet
+test: chromium thirdparty vet cross
 	pgdir=$$(mktemp -d /tmp/browserd-pg.XXXXXX) && \
 	trap 'scripts/ensure-postgres.sh stop "$$pgdir"' EXIT && trap 'exit 130' INT TERM && \
 	url=$$(scripts/ensure-postgres.sh start "$$pgdir") && \

@@ -20,7 +20,8 @@
 #
 # How, and why so:
 #  - The base: no registry, so no debian:bookworm-slim; `debootstrap
-#    --variant=minbase bookworm` from the mirror apt uses here (about 35 s),
+#    --variant=minbase bookworm` from the mirror apt uses here (minutes:
+#    on a small shared machine the first `make image-test` took about 13),
 #    slimmed as debian:bookworm-slim is (no docs, man pages or locales,
 #    apt's caches cleaned), kept as a tarball in CACHE_DIR and `podman
 #    import`ed under BASE_IMAGE. A second run finds the image, or at least
@@ -175,7 +176,7 @@ make_base() {
   main=${DEBIAN_MIRROR:-$(mirror bookworm http://deb.debian.org/debian)}
   security=${DEBIAN_SECURITY_MIRROR:-$(mirror bookworm-security http://deb.debian.org/debian-security)}
   base_root=$(mktemp -d "${TMPDIR:-/tmp}/browserd-base.XXXXXX")
-  say "debootstrap --variant=minbase bookworm from $main (about 35 s)"
+  say "debootstrap --variant=minbase bookworm from $main (takes minutes; only the first run)"
   if ! debootstrap --variant=minbase bookworm "$base_root" "$main" >"$base_root.log" 2>&1; then
     tail -n 15 "$base_root.log" >&2
     die "debootstrap failed (its log above): check that this machine reaches $main, or give another with DEBIAN_MIRROR"

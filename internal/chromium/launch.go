@@ -1,7 +1,6 @@
 package chromium
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,11 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/browserd/browserd/internal/cdp"
@@ -42,28 +39,6 @@ type Options struct {
 	// session-restore files, no autofill entries, no HTTP cache (see
 	// forget.go). Not for a caller's folder, which keeps what Chrome keeps.
 	Forget bool
-}
-
-// FindChromium returns the Chromium binary to run: path when given, else
-// /usr/bin/chromium, else chromium, chromium-browser, google-chrome or
-// google-chrome-stable on PATH.
-func Find(path string) (string, error) {
-	if path != "" {
-		p, err := exec.LookPath(path)
-		if err != nil {
-			return "", fmt.Errorf("--chromium %q is not an executable: %w", path, err)
-		}
-		return p, nil
-	}
-	if st, err := os.Stat("/usr/bin/chromium"); err == nil && !st.IsDir() {
-		return "/usr/bin/chromium", nil
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-	}
-	return "", errors.New("no Chromium found: install it (apt-get install chromium) or pass --chromium PATH")
 }
 
 // DiskCacheBytes bounds the HTTP cache Chromium keeps in a user-data-dir,
@@ -134,8 +109,8 @@ func (o Options) Args() []string {
 
 // Process is a Chromium browser process that browserd started. Its owner must
 // call Kill (directly or through Browser.Close); Chromium also dies with the
-// daemon because the child gets SIGKILL when the thread that started it
-// exits, and that thread lives exactly as long as the daemon waits for it.
+// daemon, however the daemon ends (see proc_linux.go, proc_darwin.go and
+// proc_windows.go for how, on each system).
 type Process struct {
 	cmd     *exec.Cmd
 	pid     int
@@ -147,6 +122,9 @@ type Process struct {
 	// forget is the user-data-dir whose records Kill discards once the
 	// browser is gone (LaunchOptions.Forget); "" for none.
 	forget string
+	// tree is what holds the browser and its helpers together, for
+	// killTree: a process group, a job object (per system).
+	tree tree
 }
 
 // Launch starts Chromium and connects to it over its debugging pipe.
@@ -248,12 +226,16 @@ func (pp launchPipes) closeDebug() {
 // caller's to close.
 func startChromium(exe string, o Options, pp launchPipes) (*Process, error) {
 	cmd := exec.Command(exe, o.Args()...)
-	cmd.ExtraFiles = []*os.File{pp.cmdR, pp.respW}
+	cmd.SysProcAttr = sysProcAttr()
+	if err := passPipes(cmd, pp); err != nil {
+		pp.outR.Close()
+		pp.outW.Close()
+		return nil, err
+	}
 	stderr := &tailBuffer{max: 32 << 10}
 	// An *os.File, so that Wait does not wait for helpers that inherited it.
 	cmd.Stdout = pp.outW
 	cmd.Stderr = pp.outW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Env = append(os.Environ(), "GOOGLE_API_KEY=no", "GOOGLE_DEFAULT_CLIENT_ID=no", "GOOGLE_DEFAULT_CLIENT_SECRET=no")
 
 	p := &Process{cmd: cmd, done: make(chan struct{}), stderr: stderr, pidFile: o.PIDFile}
@@ -274,24 +256,34 @@ func startChromium(exe string, o Options, pp launchPipes) (*Process, error) {
 }
 
 // run starts the browser process, says on started whether it could, and
-// waits for it to exit; then it kills what is left of its process group
-// and closes done.
+// waits for it to exit; then it kills what is left of its helpers (its
+// process group, its job object) and closes done.
 //
-// The goroutine that starts Chromium keeps its OS thread for as long as
-// Chromium runs: Pdeathsig is tied to the thread, not the process, and
-// Go would otherwise be free to retire the thread and kill the browser.
+// On Linux the goroutine that starts Chromium keeps its OS thread for as
+// long as Chromium runs (lockThread): the parent-death signal is tied to
+// the thread, not the process, and Go would otherwise be free to retire
+// the thread and kill the browser.
 func (p *Process) run(started chan<- error) {
-	runtime.LockOSThread()
+	lockThread()
 	if err := p.cmd.Start(); err != nil {
 		started <- err
 		close(p.done)
 		return
 	}
 	p.pid = p.cmd.Process.Pid
+	t, err := holdTree(p.cmd.Process)
+	if err != nil {
+		_ = p.cmd.Process.Kill()
+		_ = p.cmd.Wait()
+		started <- fmt.Errorf("keeping the browser's processes together: %w", err)
+		close(p.done)
+		return
+	}
+	p.tree = t
 	started <- nil
 	p.waitErr = p.cmd.Wait()
 	// Renderers and helpers share the process group; take them too.
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	p.tree.kill()
 	close(p.done)
 }
 
@@ -333,8 +325,8 @@ func (p *Process) ExitMessage() string {
 // process to be reaped. Safe to call more than once.
 func (p *Process) Kill() {
 	p.killed.Do(func() {
-		if p.pid > 0 {
-			_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+		if p.tree != nil {
+			p.tree.kill()
 		}
 		<-p.done
 		if p.pidFile != "" {
@@ -358,54 +350,6 @@ func (p *Process) Wait(d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
-}
-
-// KillLeftovers kills the process group recorded in pidFile by an earlier
-// daemon that could not clean up (SIGKILL, power loss), if that group still
-// runs Chromium on the recorded profile folder. It returns what it killed.
-func KillLeftovers(pidFile string) (int, error) {
-	b, err := os.ReadFile(pidFile)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	defer os.Remove(pidFile)
-	lines := strings.SplitN(strings.TrimSpace(string(b)), "\n", 2)
-	pid, err := strconv.Atoi(lines[0])
-	if err != nil || pid <= 1 || len(lines) < 2 {
-		return 0, nil
-	}
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil || !bytes.Contains(cmdline, []byte("--user-data-dir="+lines[1])) {
-		// Gone, or the pid was reused by something else: leave it alone, but
-		// still sweep the group's other members that run on the folder.
-		return killGroupMembers(pid, lines[1]), nil
-	}
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
-	return 1 + killGroupMembers(pid, lines[1]), nil
-}
-
-// killGroupMembers kills processes of group pgid whose command line names dir.
-func killGroupMembers(pgid int, dir string) int {
-	ents, _ := os.ReadDir("/proc")
-	n := 0
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if g, err := syscall.Getpgid(pid); err != nil || g != pgid {
-			continue
-		}
-		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if bytes.Contains(cmdline, []byte(dir)) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			n++
-		}
-	}
-	return n
 }
 
 // tailBuffer keeps the last max bytes written to it.

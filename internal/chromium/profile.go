@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -30,9 +29,8 @@ func ClearStaleLock(dir string) (cleared bool, err error) {
 	host, _ := os.Hostname()
 	if i > 0 && target[:i] == host {
 		if pid, err := strconv.Atoi(target[i+1:]); err == nil && pid > 0 {
-			if syscall.Kill(pid, 0) == nil {
-				cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-				if strings.Contains(string(cmd), dir) {
+			if processAlive(pid) {
+				if strings.Contains(commandLine(pid), dir) {
 					return false, fmt.Errorf("profile folder %s is in use by Chromium (pid %d) that browserd did not start; close that browser", dir, pid)
 				}
 			}

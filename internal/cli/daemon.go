@@ -2,11 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"syscall"
 	"time"
 
 	"github.com/browserd/browserd/internal/client"
@@ -100,7 +98,7 @@ func (stopCmd) run(ctx context.Context, e *env) error {
 
 // terminate sends SIGTERM to pid and waits until gone says it is.
 func terminate(ctx context.Context, pid int, data string, gone func() bool) error {
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := askToStop(pid); err != nil {
 		return fmt.Errorf("signal browserd (pid %d): %w", pid, err)
 	}
 	deadline := time.Now().Add(stopTimeout)
@@ -109,7 +107,7 @@ func terminate(ctx context.Context, pid int, data string, gone func() bool) erro
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("browserd (pid %d) is still running %s after SIGTERM; see %s/browserd.log, or end it with: kill -9 %d", pid, stopTimeout, data, pid)
+			return fmt.Errorf("browserd (pid %d) is still running %s after being asked to stop; see %s/browserd.log, or end it with: kill -9 %d", pid, stopTimeout, data, pid)
 		}
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
 			return fmt.Errorf("waiting for browserd (pid %d) to stop: %w", pid, err)

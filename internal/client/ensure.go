@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/filelock"
 )
 
 // StartTimeout is how long Ensure waits for a daemon it started to answer.
@@ -76,12 +76,12 @@ func start(ctx context.Context, c *Client, cfg config.Config) error {
 	// Not CommandContext: the daemon outlives this client.
 	cmd := exec.Command(exe, append([]string{"serve"}, cfg.DaemonArgs()...)...)
 	cmd.Stdout, cmd.Stderr = logf, logf // stdin stays nil: /dev/null
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start the browserd daemon (%s serve): %w", exe, err)
 	}
 	pid := cmd.Process.Pid
-	// Reap with wait4 below instead of Process.Wait, which would need a
+	// Reap with reapNow below instead of Process.Wait, which would need a
 	// goroutine blocked for the daemon's whole life.
 	_ = cmd.Process.Release()
 
@@ -98,20 +98,16 @@ func start(ctx context.Context, c *Client, cfg config.Config) error {
 				// The daemon runs on: reap it whenever it exits, so a
 				// long-lived client (browserd mcp) leaves no zombie. The
 				// goroutine ends when the daemon does.
-				go func() {
-					var ws syscall.WaitStatus
-					_, _ = syscall.Wait4(pid, &ws, 0, nil)
-				}()
+				go reapLater(pid)
 			}
 			return nil
 		}
 		if !exited {
-			var ws syscall.WaitStatus
-			if wpid, _ := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); wpid == pid {
+			if status, done := reapNow(pid); done {
 				exited = true
 				if _, running, _ := DaemonPID(cfg.Data); !running {
 					return fmt.Errorf("the browserd daemon exited while starting (%s)%s",
-						exitStatus(ws), logTail(logPath, logStart, 10))
+						status, logTail(logPath, logStart, 10))
 				}
 				// Another daemon holds the lock: it won a start race. Wait for it.
 			}
@@ -126,13 +122,6 @@ func start(ctx context.Context, c *Client, cfg config.Config) error {
 		case <-tick.C:
 		}
 	}
-}
-
-func exitStatus(ws syscall.WaitStatus) string {
-	if ws.Signaled() {
-		return "killed by " + ws.Signal().String()
-	}
-	return "exit status " + strconv.Itoa(ws.ExitStatus())
 }
 
 // logTail quotes the last n lines written to path since offset, for an
@@ -179,13 +168,12 @@ func DaemonPID(data string) (pid int, running bool, err error) {
 		return 0, false, fmt.Errorf("check for a running daemon: %w", err)
 	}
 	defer f.Close()
-	switch err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); {
-	case err == nil:
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		return 0, false, nil
-	case errors.Is(err, syscall.EWOULDBLOCK):
-	default:
+	switch held, err := filelock.TryLock(f); {
+	case err != nil:
 		return 0, false, fmt.Errorf("check for a running daemon: lock %s: %w", f.Name(), err)
+	case held:
+		_ = filelock.Unlock(f)
+		return 0, false, nil
 	}
 	b, err := os.ReadFile(filepath.Join(data, pidFile))
 	if err != nil {

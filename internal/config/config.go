@@ -4,12 +4,13 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime/debug"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -25,7 +26,7 @@ import (
 // Config is every daemon setting. The zero value is not usable; build one with
 // Default or let kong fill it from flags and the environment.
 type Config struct {
-	Data       string   `name:"data" env:"BROWSERD_DATA" help:"Data directory (default XDG_DATA_HOME/browserd)." placeholder:"DIR"`
+	Data       string   `name:"data" env:"BROWSERD_DATA" help:"Data directory (default: ~/.local/share/browserd or XDG_DATA_HOME/browserd; macOS ~/Library/Application Support/browserd; Windows %LocalAppData%\\browserd)." placeholder:"DIR"`
 	Chromium   string   `name:"chromium" env:"BROWSERD_CHROMIUM" help:"Chromium binary (default /usr/bin/chromium, then chromium or google-chrome on PATH)." placeholder:"PATH"`
 	AllowHosts []string `name:"allow-host" env:"BROWSERD_ALLOW_HOSTS" sep:"," help:"Let pages reach this loopback/private HOST[:PORT] (repeatable)." placeholder:"HOST[:PORT]"`
 
@@ -172,18 +173,15 @@ func (c *Config) Resolve() error {
 }
 
 // resolveData makes the data directory absolute, defaulting it to
-// XDG_DATA_HOME/browserd, else ~/.local/share/browserd.
+// DefaultData's.
 func (c *Config) resolveData() error {
 	if c.Data == "" {
-		base := os.Getenv("XDG_DATA_HOME")
-		if base == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return fmt.Errorf("no --data given and no home directory to default to: %w", err)
-			}
-			base = filepath.Join(home, ".local", "share")
+		home, _ := os.UserHomeDir()
+		d, err := DefaultData(runtime.GOOS, os.Getenv, home)
+		if err != nil {
+			return err
 		}
-		c.Data = filepath.Join(base, "browserd")
+		c.Data = d
 	}
 	abs, err := filepath.Abs(c.Data)
 	if err != nil {
@@ -191,6 +189,38 @@ func (c *Config) resolveData() error {
 	}
 	c.Data = abs
 	return nil
+}
+
+// DefaultData is the data directory where goos keeps an application's
+// data: on Linux XDG_DATA_HOME/browserd, else ~/.local/share/browserd; on
+// macOS ~/Library/Application Support/browserd; on Windows
+// %LocalAppData%\browserd. getenv reads the environment; home is the
+// user's home folder, "" when unknown.
+func DefaultData(goos string, getenv func(string) string, home string) (string, error) {
+	noHome := errors.New("no --data given and no home directory to default to: give --data DIR")
+	switch goos {
+	case "windows":
+		if d := getenv("LocalAppData"); d != "" {
+			return d + `\browserd`, nil
+		}
+		if home == "" {
+			return "", noHome
+		}
+		return home + `\AppData\Local\browserd`, nil
+	case "darwin":
+		if home == "" {
+			return "", noHome
+		}
+		return home + "/Library/Application Support/browserd", nil
+	default:
+		if d := getenv("XDG_DATA_HOME"); d != "" {
+			return d + "/browserd", nil
+		}
+		if home == "" {
+			return "", noHome
+		}
+		return home + "/.local/share/browserd", nil
+	}
 }
 
 // resolvePaths fills the paths that default to a place in the data
@@ -529,12 +559,4 @@ func (c *Config) AdvertisedURL(listen string) string {
 		host = h
 	}
 	return "http://" + net.JoinHostPort(host, port)
-}
-
-// Version is browserd's version as built: the module version, or "devel".
-func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
 }

@@ -29,13 +29,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/cluster"
 	"github.com/browserd/browserd/internal/computer"
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/filelock"
 	"github.com/browserd/browserd/internal/files"
 	"github.com/browserd/browserd/internal/httpapi"
 	"github.com/browserd/browserd/internal/live"
@@ -433,9 +433,8 @@ func tokensOf(eng Engine) auth.Store {
 // listenUnix listens on sock, replacing a stale socket file; the caller holds
 // the data directory's lock, so no live daemon can own it.
 func listenUnix(sock string) (net.Listener, error) {
-	// sun_path holds 108 bytes including the terminating NUL.
-	if len(sock) > 107 {
-		return nil, fmt.Errorf("socket path %s is %d bytes, over the 107 Unix sockets allow: use a shorter --data", sock, len(sock))
+	if len(sock) > maxSocketPath {
+		return nil, fmt.Errorf("socket path %s is %d bytes, over the %d Unix sockets allow here: use a shorter --data", sock, len(sock), maxSocketPath)
 	}
 	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("remove the stale socket: %w", err)
@@ -444,7 +443,7 @@ func listenUnix(sock string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", sock, err)
 	}
-	if err := os.Chmod(sock, 0o600); err != nil {
+	if err := ownerOnly(sock); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("restrict the socket to its owner: %w", err)
 	}
@@ -473,13 +472,13 @@ func lockDataDir(data string) (*dirLock, error) {
 		return nil, fmt.Errorf("open the lock file: %w", err)
 	}
 	for attempt := 1; ; attempt++ {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return &dirLock{f: f}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+		held, err := filelock.TryLock(f)
+		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if held {
+			return &dirLock{f: f}, nil
 		}
 		if attempt == lockAttempts {
 			f.Close()
@@ -490,7 +489,7 @@ func lockDataDir(data string) (*dirLock, error) {
 }
 
 func (l *dirLock) release() {
-	_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	_ = filelock.Unlock(l.f)
 	l.f.Close()
 }
 

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package e2e runs browserd end to end: real headless Chromium against the
 // test site on 127.0.0.1, driven through the engine in process, through an
 // MCP client (go-sdk) over stdio and streamable HTTP, and through the CLI.

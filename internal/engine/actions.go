@@ -666,6 +666,14 @@ func (c *call) pickTab(ctx context.Context, sl *sessions.Slot) error {
 		e.Mu.Unlock()
 	}
 	if want == nil {
+		// A navigation the guard refuses opens no tab: the task's first
+		// call (or a tab_new with a URL) must not leave an empty one
+		// behind, in the task and on the dashboard.
+		if in.Action == "navigate" || in.Action == "tab_new" && in.URL != "" {
+			if _, err := c.checkNav(ctx, in.URL); err != nil {
+				return err
+			}
+		}
 		tb, err := e.newTab(ctx, sl, t)
 		if err != nil {
 			return err

@@ -182,7 +182,7 @@ func (e *Engine) SessionHint(ctx context.Context, session, stored string) (strin
 		if err != nil {
 			return "", err
 		}
-		return inject.StoredHint(stored, inject.Domains(ss.State)), nil
+		return inject.StoredHint(stored, ss.State, inject.Domains(ss.State)), nil
 	}
 	if session == "" {
 		session = "default"
@@ -191,7 +191,7 @@ func (e *Engine) SessionHint(ctx context.Context, session, stored string) (strin
 	if err != nil {
 		return "", err
 	}
-	return inject.Hint(session, injected, inject.Domains(st)), nil
+	return inject.Hint(session, st, injected, inject.Domains(st)), nil
 }
 
 // TabPage is tab of the caller's live session (its front tab when tab is

@@ -200,7 +200,7 @@ func (c *call) injectState(ctx context.Context, s *sessions.Session) error {
 	if inj == nil || inj.state == nil {
 		return nil
 	}
-	c.res.Content = inject.Hint(c.res.Session, inj.domains, nil)
+	c.res.Content = inject.Hint(c.res.Session, inj.state, inj.domains, nil)
 	if inj.converted {
 		return nil // the browser started on the converted folder
 	}
@@ -280,7 +280,7 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 	if out.AuthenticatedDomains == nil {
 		out.AuthenticatedDomains = []string{}
 	}
-	out.PromptHint = inject.Hint(req.Session, out.AuthenticatedDomains, nil)
+	out.PromptHint = inject.Hint(req.Session, inj.state, out.AuthenticatedDomains, nil)
 	for _, d := range inj.dropped {
 		out.Dropped = append(out.Dropped, d.Path+": "+d.Msg)
 	}

@@ -90,7 +90,7 @@ var errLink = errors.New("a symbolic link")
 // readNoFollow reads a regular file, refusing a symbolic link (O_NOFOLLOW:
 // no window between a check and the open) and a file over max bytes.
 func readNoFollow(path string, max int) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := openNoFollow(path)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, errLink
 	}

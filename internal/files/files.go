@@ -24,7 +24,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
@@ -148,9 +147,9 @@ func (r *Registry) Open(owner, id string) (*File, error) {
 	if !ok || (e.owner != owner && owner != auth.Admin) {
 		return nil, ErrNotFound
 	}
-	// O_NOFOLLOW: not through a symbolic link put in the file's place;
-	// O_NONBLOCK: a FIFO there does not hang the request.
-	f, err := os.OpenFile(e.path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	// openFlags: not through a symbolic link put in the file's place, and
+	// a FIFO there does not hang the request (where the system has them).
+	f, err := os.OpenFile(e.path, openFlags, 0)
 	if err != nil {
 		return nil, ErrGone
 	}

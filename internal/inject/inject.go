@@ -12,6 +12,8 @@ package inject
 
 import (
 	"fmt"
+	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -115,7 +117,10 @@ func Domains(st *storagestate.State) []string {
 // used in the example; the session's other cookie domains (among held,
 // the domains of all its cookies) were set by the pages it visited, which
 // chose them: they are listed apart, as data, never in an instruction.
-func Hint(session string, injected, held []string) string {
+//
+// st, when known, is the session's state: the example URL is the site's
+// own (SiteURL), with its scheme and port.
+func Hint(session string, st *storagestate.State, injected, held []string) string {
 	var b strings.Builder
 	b.WriteString("## Browser Session\n\n")
 	var others []string
@@ -132,13 +137,51 @@ func Hint(session string, injected, held []string) string {
 			fmt.Fprintf(&b, "- %s\n", d)
 		}
 		fmt.Fprintf(&b, "\nTo use this session, call the browser tool with session %q and navigate without logging in:\n\n", session)
-		fmt.Fprintf(&b, "    {\"action\": \"navigate\", \"session\": %q, \"url\": \"https://%s\"}\n\n", session, injected[0])
+		fmt.Fprintf(&b, "    {\"action\": \"navigate\", \"session\": %q, \"url\": %q}\n\n", session, SiteURL(st, injected[0]))
 		b.WriteString("You should already be logged in.\n")
 	}
 	if len(others) > 0 {
 		fmt.Fprintf(&b, "\nThe session also holds cookies that visited pages set (not stored logins; the pages chose these domains): %s\n", strings.Join(others, ", "))
 	}
 	return b.String()
+}
+
+// SiteURL is the address an agent opens to use st's login for domain:
+// the origin of st's storage on that host or under it, with its scheme and
+// port; else https:// for a Secure cookie of the domain or a host that is
+// not local; else http://, as a cookie set on a local address over plain
+// HTTP is (a cookie does not record its port).
+func SiteURL(st *storagestate.State, domain string) string {
+	secure := false
+	if st != nil {
+		for _, under := range []bool{false, true} {
+			for _, o := range st.Origins {
+				h := storagestate.OriginHost(o.Origin)
+				if h == domain || under && strings.HasSuffix(h, "."+domain) {
+					if u, err := url.Parse(o.Origin); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+						return u.Scheme + "://" + u.Host
+					}
+				}
+			}
+		}
+		for _, c := range st.Cookies {
+			if strings.ToLower(strings.TrimPrefix(c.Domain, ".")) == domain && c.Secure {
+				secure = true
+			}
+		}
+	}
+	if secure || !isLocal(domain) {
+		return "https://" + domain
+	}
+	return "http://" + domain
+}
+
+// isLocal: a loopback or private address, or a name of this machine's.
+func isLocal(host string) bool {
+	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast()
+	}
+	return host == "localhost" || strings.HasSuffix(host, ".localhost")
 }
 
 // Request is a new session with an injected state: POST /api/sessions, or
@@ -187,7 +230,7 @@ type Session struct {
 
 // StoredHint is Hint for a stored session not yet in a browser: the agent
 // launches a session with it first.
-func StoredHint(id string, domains []string) string {
+func StoredHint(id string, st *storagestate.State, domains []string) string {
 	var b strings.Builder
 	b.WriteString("## Browser Session\n\n")
 	b.WriteString("A stored browser login is available for the following domains:\n")
@@ -197,7 +240,7 @@ func StoredHint(id string, domains []string) string {
 	fmt.Fprintf(&b, "\nTo use it, start a session with it, then navigate without logging in:\n\n")
 	fmt.Fprintf(&b, "    {\"action\": \"launch\", \"session\": \"work\", \"storedSession\": %q}\n", id)
 	if len(domains) > 0 {
-		fmt.Fprintf(&b, "    {\"action\": \"navigate\", \"session\": \"work\", \"url\": \"https://%s\"}\n", domains[0])
+		fmt.Fprintf(&b, "    {\"action\": \"navigate\", \"session\": \"work\", \"url\": %q}\n", SiteURL(st, domains[0]))
 	}
 	b.WriteString("\nYou should already be logged in.\n")
 	return b.String()

@@ -75,7 +75,7 @@ func TestDomainsAndHint(t *testing.T) {
 	if d := Domains(&storagestate.State{Origins: []storagestate.Origin{{Origin: "https://a.test"}}}); strings.Join(d, ",") != "a.test" {
 		t.Fatalf("Domains of origins only = %v", d)
 	}
-	h := Hint("work", d, d)
+	h := Hint("work", nil, d, d)
 	for _, want := range []string{"## Browser Session", "- app.example.com\n", "- tracker.test\n", `"session": "work"`, "https://app.example.com"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("hint lacks %q:\n%s", want, h)
@@ -86,16 +86,48 @@ func TestDomainsAndHint(t *testing.T) {
 	}
 	// A domain a page set a cookie for — sorted first, to be the example —
 	// is listed apart, as data: not a login, not in the instruction.
-	h = Hint("work", []string{"app.example.com"}, []string{"aaa-evil.test", "app.example.com"})
+	h = Hint("work", nil, []string{"app.example.com"}, []string{"aaa-evil.test", "app.example.com"})
 	if strings.Contains(h, "- aaa-evil.test") || strings.Contains(h, "https://aaa-evil.test") || !strings.Contains(h, "https://app.example.com") ||
 		!strings.Contains(h, "visited pages set (not stored logins; the pages chose these domains): aaa-evil.test\n") {
 		t.Errorf("a page-set cookie domain in the hint:\n%s", h)
 	}
-	h = Hint("work", nil, []string{"aaa-evil.test"})
+	h = Hint("work", nil, nil, []string{"aaa-evil.test"})
 	if strings.Contains(h, "navigate") || !strings.Contains(h, "no stored logins") {
 		t.Errorf("a hint with no injected login invites a navigation:\n%s", h)
 	}
-	if h := StoredHint("ss_1", d); !strings.Contains(h, `"storedSession": "ss_1"`) {
+	if h := StoredHint("ss_1", nil, d); !strings.Contains(h, `"storedSession": "ss_1"`) {
 		t.Errorf("stored hint: %s", h)
+	}
+}
+
+// TestHintSiteURL: the prompt's example opens the site the login is for,
+// with its scheme and port — not https:// on the bare host.
+func TestHintSiteURL(t *testing.T) {
+	local := &storagestate.State{
+		Cookies: []storagestate.Cookie{{Name: "sid", Value: "1", Domain: "127.0.0.1", Path: "/"}},
+		Origins: []storagestate.Origin{{Origin: "http://127.0.0.1:8081", LocalStorage: []storagestate.NameValue{{Name: "k", Value: "v"}}}},
+	}
+	h := Hint("work", local, Domains(local), nil)
+	if !strings.Contains(h, `"url": "http://127.0.0.1:8081"`) {
+		t.Errorf("the example loses the site's scheme and port:\n%s", h)
+	}
+	if h := StoredHint("ss_1", local, Domains(local)); !strings.Contains(h, `"url": "http://127.0.0.1:8081"`) {
+		t.Errorf("the stored hint's example loses the site's scheme and port:\n%s", h)
+	}
+	for _, tc := range []struct {
+		st     *storagestate.State
+		domain string
+		want   string
+	}{
+		{local, "127.0.0.1", "http://127.0.0.1:8081"},
+		{&storagestate.State{Origins: []storagestate.Origin{{Origin: "https://app.example.com:8443"}}}, "example.com", "https://app.example.com:8443"},
+		{&storagestate.State{Cookies: []storagestate.Cookie{{Domain: "localhost"}}}, "localhost", "http://localhost"},
+		{&storagestate.State{Cookies: []storagestate.Cookie{{Domain: ".localhost", Secure: true}}}, "localhost", "https://localhost"},
+		{&storagestate.State{Cookies: []storagestate.Cookie{{Domain: ".example.com"}}}, "example.com", "https://example.com"},
+		{nil, "10.0.0.5", "http://10.0.0.5"},
+	} {
+		if got := SiteURL(tc.st, tc.domain); got != tc.want {
+			t.Errorf("SiteURL(%s) = %s, want %s", tc.domain, got, tc.want)
+		}
 	}
 }

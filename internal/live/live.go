@@ -103,13 +103,15 @@ func (s *Server) SigninURL() http.Handler {
 	})
 }
 
-// Handler serves the dashboard: / and /dashboard/….
+// Handler serves the dashboard: / (also at /dashboard) and /dashboard/….
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(assets, "assets")
 	mux.HandleFunc("GET /dashboard/signin", s.signin)
 	mux.Handle("GET /dashboard/static/", http.StripPrefix("/dashboard/static/", http.FileServerFS(static)))
 	mux.HandleFunc("GET /{$}", s.page("dashboard.html"))
+	mux.HandleFunc("GET /dashboard", s.page("dashboard.html"))
+	mux.HandleFunc("GET /dashboard/{$}", s.page("dashboard.html"))
 	mux.HandleFunc("GET /dashboard/live", s.page("live.html"))
 	mux.HandleFunc("GET /dashboard/api/sessions", s.signedIn(s.sessions))
 	mux.HandleFunc("GET /dashboard/ws", s.signedIn(s.watch))

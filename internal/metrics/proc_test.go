@@ -1,8 +1,6 @@
 package metrics
 
 import (
-	"runtime"
-	"syscall"
 	"testing"
 )
 
@@ -21,21 +19,5 @@ func TestPgrpOf(t *testing.T) {
 		if g != tc.want || ok != tc.ok {
 			t.Errorf("pgrpOf(%q) = %d, %v; want %d, %v", tc.stat, g, ok, tc.want, tc.ok)
 		}
-	}
-}
-
-func TestGroupUsage(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("reads /proc")
-	}
-	procs, rss := GroupUsage(syscall.Getpgrp())
-	if procs < 1 || rss <= 0 {
-		t.Errorf("GroupUsage(own group) = %d processes, %d bytes; want this test among them", procs, rss)
-	}
-	if procs, rss := GroupUsage(); procs != 0 || rss != 0 {
-		t.Errorf("GroupUsage() = %d, %d; want zeros", procs, rss)
-	}
-	if procs, _ := GroupUsage(0, -1); procs != 0 {
-		t.Errorf("GroupUsage(0, -1) = %d processes, want none", procs)
 	}
 }

@@ -1,0 +1,60 @@
+package chromium
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCandidates: where each system's installers put the browsers, in
+// order of preference; a path whose variable is unset is left out.
+func TestCandidates(t *testing.T) {
+	env := map[string]string{
+		"ProgramFiles":      `C:\Program Files`,
+		"ProgramFiles(x86)": `C:\Program Files (x86)`,
+		"LocalAppData":      `C:\Users\ada\AppData\Local`,
+	}
+	tests := []struct {
+		goos string
+		env  map[string]string
+		home string
+		want []string
+	}{
+		{"linux", nil, "/home/ada", []string{"/usr/bin/chromium"}},
+		{"darwin", nil, "/Users/ada", []string{
+			"/Applications/Chromium.app/Contents/MacOS/Chromium",
+			"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+			"/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
+			"/Users/ada/Applications/Chromium.app/Contents/MacOS/Chromium",
+			"/Users/ada/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+			"/Users/ada/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
+		}},
+		{"darwin", nil, "", []string{
+			"/Applications/Chromium.app/Contents/MacOS/Chromium",
+			"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+			"/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
+		}},
+		{"windows", env, "", []string{
+			`C:\Program Files\Chromium\Application\chrome.exe`,
+			`C:\Program Files\Google\Chrome\Application\chrome.exe`,
+			`C:\Program Files\Microsoft\Edge\Application\msedge.exe`,
+			`C:\Program Files (x86)\Chromium\Application\chrome.exe`,
+			`C:\Program Files (x86)\Google\Chrome\Application\chrome.exe`,
+			`C:\Program Files (x86)\Microsoft\Edge\Application\msedge.exe`,
+			`C:\Users\ada\AppData\Local\Chromium\Application\chrome.exe`,
+			`C:\Users\ada\AppData\Local\Google\Chrome\Application\chrome.exe`,
+			`C:\Users\ada\AppData\Local\Microsoft\Edge\Application\msedge.exe`,
+		}},
+		{"windows", map[string]string{"LocalAppData": `D:\L`}, "", []string{
+			`D:\L\Chromium\Application\chrome.exe`,
+			`D:\L\Google\Chrome\Application\chrome.exe`,
+			`D:\L\Microsoft\Edge\Application\msedge.exe`,
+		}},
+	}
+	for _, tt := range tests {
+		got := Candidates(tt.goos, func(k string) string { return tt.env[k] }, tt.home)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Candidates(%s, home %q) (-want +got):\n%s", tt.goos, tt.home, diff)
+		}
+	}
+}

@@ -1,0 +1,8 @@
+package cli
+
+import "syscall"
+
+const (
+	termiosGet = syscall.TIOCGETA
+	termiosSet = syscall.TIOCSETA
+)
