@@ -20,6 +20,7 @@ import (
 	"github.com/browserd/browserd/internal/envelope"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
+	"github.com/browserd/browserd/internal/routes"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/store"
@@ -741,6 +742,9 @@ var tabActions = map[string]tabAction{
 	"tab_close":  {do: (*call).tabClose, marks: true},
 	"dialog":     {do: (*call).dialog, changes: true},
 	"upload":     {do: (*call).uploadAction, changes: true},
+	"emulate":    {do: bare((*call).emulateAction), marks: true}, // internal/emulation
+	"route":      {do: bare((*call).routeAction)},                // internal/routes
+	"unroute":    {do: bare((*call).routeAction)},
 }
 
 // bare adapts an action function that needs no browser.
@@ -1226,6 +1230,9 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 		s := e.Sessions[id]
 		b.WriteString(e.proxyStatus(s))
 		b.WriteString(loginStatus(s))
+		for _, l := range routes.Lines(nil, &s.Routes) {
+			fmt.Fprintf(&b, "  session %s %s\n", s.ID, l)
+		}
 		kind := "ephemeral"
 		switch {
 		case s.Profile != "":
@@ -1243,6 +1250,9 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 				ended = fmt.Sprintf(" (ended; left for review %s ago)", time.Since(t.EndedAt).Round(time.Second))
 			}
 			fmt.Fprintf(&b, "  session %s (%s) task %s%s: tabs [%s], idle %s\n", s.ID, kind, t.Name, ended, strings.Join(tabs, " "), time.Since(t.LastUsed).Round(time.Second))
+			for _, l := range routes.Lines(&t.Routes, nil) {
+				fmt.Fprintf(&b, "    %s\n", l)
+			}
 			for _, tb := range t.Tabs {
 				if u := e.LiveURL(s.ID, tb.ID); u != "" {
 					fmt.Fprintf(&b, "    %s live view: %s\n", tb.ID, u)

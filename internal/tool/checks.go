@@ -36,6 +36,9 @@ var actionChecks = map[string]func(*Input) error{
 	"list_sessions":  (*Input).checkListSessions,
 	"scroll":         (*Input).checkScroll,
 	"network":        (*Input).checkNetwork,
+	"emulate":        (*Input).checkEmulate,
+	"route":          (*Input).checkRoute,
+	"unroute":        (*Input).checkScope,
 }
 
 // needTarget checks that an action that acts on an element names one.
@@ -67,6 +70,9 @@ func (in *Input) checkLaunch() error {
 		}
 	}
 	if err := in.checkEnvironment(); err != nil {
+		return err
+	}
+	if err := in.checkMedia(); err != nil {
 		return err
 	}
 	if len(in.ClientCertificates) > 16 {

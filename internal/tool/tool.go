@@ -29,7 +29,7 @@ var Actions = []string{
 	"tab_close", "tab_switch", "pdf", "console", "status",
 	"dialog", "upload", "back", "forward", "reload", "hover", "press",
 	"state_save", "state_load", "task_end", "list_sessions", "session_resume",
-	"handoff", "drag", "fill", "network",
+	"handoff", "drag", "fill", "network", "emulate", "route", "unroute",
 }
 
 // SessionStates are the filters of list_sessions: a session state, or all.
@@ -118,6 +118,30 @@ type Input struct {
 	Timezone    string       `json:"timezone,omitempty" jsonschema:"launch: IANA zone"`
 	Locale      string       `json:"locale,omitempty" jsonschema:"launch: e.g. fr-FR"`
 	Geolocation *Geolocation `json:"geolocation,omitempty"`
+
+	// Emulation (internal/emulation): launch's device (a Playwright device
+	// name); the media features (launch or emulate); what emulate
+	// changes mid-session. No schema descriptions, for the tools/list
+	// budget: README.md and docs/api.md say them.
+	Device        string            `json:"device,omitempty"`
+	ColorScheme   string            `json:"colorScheme,omitempty"`
+	ReducedMotion string            `json:"reducedMotion,omitempty"`
+	ForcedColors  string            `json:"forcedColors,omitempty"`
+	Offline       *bool             `json:"offline,omitempty"`
+	Throttle      string            `json:"throttle,omitempty"`
+	CPU           float64           `json:"cpu,omitempty"`
+	Headers       map[string]string `json:"headers,omitempty"`
+	Permissions   []string          `json:"permissions,omitempty"`
+	InitScript    string            `json:"initScript,omitempty"`
+	// A route's answer (internal/routes): status, contentType and body
+	// (or path, a file in the uploads folder); or abort with a reason;
+	// after delay ms; for the task or, with scope "session", the session.
+	Status      int    `json:"status,omitempty"`
+	ContentType string `json:"contentType,omitempty"`
+	Body        string `json:"body,omitempty"`
+	Abort       string `json:"abort,omitempty"`
+	Delay       int    `json:"delay,omitempty"`
+	Scope       string `json:"scope,omitempty"`
 
 	// Proxy is launch's upstream proxy for the session (Playwright's
 	// shape), set when launch creates the session. No schema
@@ -249,7 +273,7 @@ type Geolocation struct {
 // HasEnvironment reports whether a launch sets what the session's pages
 // see (user agent, time zone, locale, position) or its window.
 func (in *Input) HasEnvironment() bool {
-	return in.Headless != nil || in.UserAgent != "" || in.Timezone != "" || in.Locale != "" || in.Geolocation != nil
+	return in.Headless != nil || in.UserAgent != "" || in.Timezone != "" || in.Locale != "" || in.Geolocation != nil || in.Device != ""
 }
 
 // Result is what every action returns: source 001's BrowserToolResult plus
@@ -441,7 +465,7 @@ func (in *Input) Validate() error {
 		return fmt.Errorf("unknown action %q: use one of %s", in.Action, strings.Join(Actions, ", "))
 	}
 	if in.Action != "launch" && in.HasEnvironment() {
-		return fmt.Errorf("headless, userAgent, timezone, locale and geolocation are set with launch, when it creates the session")
+		return fmt.Errorf("headless, userAgent, timezone, locale, geolocation and device are set with launch, when it creates the session")
 	}
 	if in.UserDataDir != "" && in.Profile != "" {
 		return fmt.Errorf("userDataDir and profile both name the folder the browser runs on: give one (a profile's folder is browserd's own, userDataDir is yours)")
