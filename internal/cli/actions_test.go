@@ -50,6 +50,9 @@ var actionCommands = map[string][]string{
 	"drag":           {"drag", "e1", "e2"},
 	"fill":           {"fill", "e1=Ada"},
 	"network":        {"network", "fetch"},
+	"emulate":        {"emulate", "--color-scheme", "dark", "--offline"},
+	"route":          {"route", "**/api/*", "--status", "404"},
+	"unroute":        {"unroute", "**/api/*"},
 }
 
 // callOnly are the actions no command of their own sends, each with a

@@ -56,7 +56,7 @@ type Input struct {
 
 	URL      string `json:"url,omitempty" jsonschema:"URL to open; wait: a URL part"`
 	Ref      string `json:"ref,omitempty" jsonschema:"ref from the last snapshot, e.g. e12"`
-	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Selector string `json:"selector,omitempty"`
 	Role     string `json:"role,omitempty" jsonschema:"ARIA role (with name)"`
 	Name     string `json:"name,omitempty" jsonschema:"accessible name (with role)"`
 	Text     string `json:"text,omitempty" jsonschema:"text to type, wait for or answer"`
@@ -83,7 +83,7 @@ type Input struct {
 
 	Timeout  int    `json:"timeout,omitempty" jsonschema:"ms before giving up"`
 	Time     int    `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
-	TextGone string `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
+	TextGone string `json:"textGone,omitempty"`
 	Load     bool   `json:"load,omitempty" jsonschema:"wait: next page load"`
 	Human    bool   `json:"human,omitempty" jsonschema:"wait: for a person's hand-back"`
 	Reason   string `json:"reason,omitempty" jsonschema:"handoff: what a person should do"`
@@ -94,29 +94,29 @@ type Input struct {
 	To       string `json:"to,omitempty" jsonschema:"drag: ref, text or +dx,dy px to drop on"`
 	// Fields are fill's fields: each a ref and its value.
 	Fields    []Field  `json:"fields,omitempty" jsonschema:"fill: fields to set at once"`
-	Double    bool     `json:"double,omitempty" jsonschema:"click: double-click"`
+	Double    bool     `json:"double,omitempty"`
 	Button    string   `json:"button,omitempty" jsonschema:"click: left, right, middle"`
 	Modifiers []string `json:"modifiers,omitempty" jsonschema:"click: held keys, e.g. Shift"`
 	Direction string   `json:"direction,omitempty" jsonschema:"scroll direction"`
 	Amount    int      `json:"amount,omitempty" jsonschema:"scroll: pixels"`
 
-	StoredSession string `json:"storedSession,omitempty" jsonschema:"launch: stored session id"`
-	Width         int    `json:"width,omitempty" jsonschema:"launch: viewport width"`
-	Height        int    `json:"height,omitempty" jsonschema:"launch: viewport height"`
+	StoredSession string `json:"storedSession,omitempty"`
+	Width         int    `json:"width,omitempty"`
+	Height        int    `json:"height,omitempty"`
 
 	HTTPCredentials []HTTPCredential `json:"httpCredentials,omitempty" jsonschema:"launch: HTTP auth logins"`
 	// ExcludeCookieDomains: saved cookies of these domains (and their
 	// subdomains) are never put back — the profile's list when launch
 	// names a profile (kept in the store), else the session's.
-	ExcludeCookieDomains []string `json:"excludeCookieDomains,omitempty" jsonschema:"launch: never restore their cookies"`
+	ExcludeCookieDomains []string `json:"excludeCookieDomains,omitempty"`
 
 	// What a new session's pages see, and whether its browser shows a
 	// window (nil: the daemon's --headed); set when launch creates the
 	// session.
-	Headless    *bool        `json:"headless,omitempty" jsonschema:"launch: false to show a window"`
+	Headless    *bool        `json:"headless,omitempty"`
 	UserAgent   string       `json:"userAgent,omitempty"`
-	Timezone    string       `json:"timezone,omitempty" jsonschema:"launch: IANA zone"`
-	Locale      string       `json:"locale,omitempty" jsonschema:"launch: e.g. fr-FR"`
+	Timezone    string       `json:"timezone,omitempty"`
+	Locale      string       `json:"locale,omitempty"`
 	Geolocation *Geolocation `json:"geolocation,omitempty"`
 
 	// Emulation (internal/emulation): launch's device (a Playwright device
@@ -158,14 +158,14 @@ type Input struct {
 	// description, for the tools/list budget: its fields say it.
 	LoginCheck *LoginCheck `json:"loginCheck,omitempty"`
 
-	AllowHosts []string `json:"allowHosts,omitempty" jsonschema:"launch: hosts it may reach"`
-	BlockHosts []string `json:"blockHosts,omitempty" jsonschema:"launch: hosts it may not reach"`
-	OnlyHosts  []string `json:"onlyHosts,omitempty" jsonschema:"launch: the only hosts to reach"`
+	AllowHosts []string `json:"allowHosts,omitempty"`
+	BlockHosts []string `json:"blockHosts,omitempty"`
+	OnlyHosts  []string `json:"onlyHosts,omitempty"`
 
 	Snapshot    *bool `json:"snapshot,omitempty" jsonschema:"false: no snapshot in the result"`
 	Full        bool  `json:"full,omitempty" jsonschema:"whole page, not changes; snapshot: read afresh"`
 	Interactive bool  `json:"interactive,omitempty" jsonschema:"snapshot: actionable elements only"`
-	Depth       int   `json:"depth,omitempty" jsonschema:"snapshot: maximum tree depth"`
+	Depth       int   `json:"depth,omitempty"`
 	MaxChars    int   `json:"maxChars,omitempty" jsonschema:"snapshot: character budget"`
 	Diff        bool  `json:"diff,omitempty" jsonschema:"snapshot: changes since the last"`
 }
