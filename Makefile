@@ -82,6 +82,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzHAR -fuzztime 30s ./internal/network/
 	$(GO) test -run '^$$' -fuzz FuzzOrigin -fuzztime 30s ./internal/secrets/
 	$(GO) test -run '^$$' -fuzz FuzzCheckName -fuzztime 30s ./internal/secrets/
+	$(GO) test -run '^$$' -fuzz FuzzGlob -fuzztime 30s ./internal/routes/
 
 clean:
 	rm -rf bin

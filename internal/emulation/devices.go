@@ -53,12 +53,20 @@ func Devices() []string {
 // fold is a name as Lookup compares it: lower case, spaces collapsed.
 func fold(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
 
+// squeeze is a name without its spaces: "iphone15" is "iPhone 15".
+func squeeze(s string) string { return strings.ReplaceAll(fold(s), " ", "") }
+
 // Lookup finds a device by name, case and spacing aside. An unknown name's
 // error lists the names closest to it.
 func Lookup(name string) (Device, error) {
 	want := fold(name)
 	for _, d := range devices() {
 		if fold(d.Name) == want {
+			return d, nil
+		}
+	}
+	for _, d := range devices() {
+		if squeeze(d.Name) == squeeze(name) {
 			return d, nil
 		}
 	}

@@ -87,7 +87,7 @@ func globToRegexp(glob string) (string, error) {
 		switch {
 		case c == '\\' && i+1 < len(glob):
 			i++
-			b.WriteString(regexp.QuoteMeta(string(glob[i])))
+			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
 		case c == '*':
 			before := byte(0)
 			if i > 0 {
@@ -126,7 +126,7 @@ func globToRegexp(glob string) (string, error) {
 		case c == ',' && inGroup:
 			b.WriteString("|")
 		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
 		}
 	}
 	if inGroup {
