@@ -1,0 +1,66 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// evalIn evaluates expression in the task's tab of profile (a session of
+// its own) and returns the answer's text.
+func evalIn(t *testing.T, d driver, profile, task, expression string) string {
+	t.Helper()
+	return ok(t, d, tool.Input{Action: "evaluate", Profile: profile, Task: task, Expression: expression}).Content
+}
+
+// testEmulateRoute (issue 39 points 1 and 2), through every front end: a
+// phone launched by its device name shows its viewport, touch and user
+// agent to the page, and a dark color scheme through matchMedia; a click
+// on it is a tap (touch events, then the click); a route answers a fetch
+// with a made-up body, which the page shows, and another aborts one; the
+// network log marks what a route served and status lists the routes;
+// offline is seen by the page, and undone.
+func testEmulateRoute(t *testing.T, d driver, task string) {
+	phone := task + "-phone"
+	ok(t, d, tool.Input{Action: "launch", Profile: phone, Task: task, Device: "Pixel 7", ColorScheme: "dark"})
+	ok(t, d, tool.Input{Action: "navigate", Profile: phone, Task: task, URL: site.URL("/form"), Snapshot: new(false)})
+	env := evalIn(t, d, phone, task, `JSON.stringify([screen.width, 'ontouchstart' in window, navigator.maxTouchPoints,
+		navigator.userAgent.includes('Pixel 7'), matchMedia('(prefers-color-scheme: dark)').matches, devicePixelRatio])`)
+	contains(t, env, `[412,true,5,true,true,2.625]`)
+
+	// A tap: touchstart and touchend, then the click a browser makes of it.
+	evalIn(t, d, phone, task, `(() => {
+		document.body.insertAdjacentHTML('afterbegin', '<button id="tap" style="width:200px;height:80px">Tap me</button>');
+		window.seen = [];
+		for (const type of ['touchstart', 'touchend', 'mousedown', 'click'])
+			document.getElementById('tap').addEventListener(type, () => seen.push(type));
+		return 'ready';
+	})()`)
+	ok(t, d, tool.Input{Action: "click", Profile: phone, Task: task, Selector: "#tap", Snapshot: new(false)})
+	contains(t, evalIn(t, d, phone, task, `seen.join(',')`), "touchstart,touchend,mousedown,click")
+
+	// A mocked fetch, shown on the page; an aborted one.
+	ok(t, d, tool.Input{Action: "route", Profile: phone, Task: task, URL: "**/mock/items", Body: `{"name":"mocked item"}`})
+	ok(t, d, tool.Input{Action: "route", Profile: phone, Task: task, URL: "/\\/mock\\/broken$/", Abort: "failed"})
+	evalIn(t, d, phone, task, `fetch('/mock/items').then(r => r.json()).then(j => {
+		document.body.insertAdjacentHTML('beforeend', '<p id="got">' + j.name + ' (' + document.readyState + ')</p>'); return j.name; })`)
+	contains(t, ok(t, d, tool.Input{Action: "extract", Profile: phone, Task: task, Selector: "#got"}).Content, "mocked item")
+	contains(t, evalIn(t, d, phone, task, `fetch('/mock/broken').then(() => 'answered', e => 'refused: ' + e.name)`), "refused: TypeError")
+	net := ok(t, d, tool.Input{Action: "network", Profile: phone, Task: task, Filter: "mock"}).Content
+	contains(t, net, "/mock/items [route **/mock/items]")
+	contains(t, net, "[route /\\/mock\\/broken$/]")
+	contains(t, ok(t, d, tool.Input{Action: "status", Profile: phone, Task: task}).Content, "route (task) **/mock/items: answered 200")
+
+	// Offline, seen by the page; then back.
+	ok(t, d, tool.Input{Action: "emulate", Profile: phone, Task: task, Offline: new(true)})
+	contains(t, evalIn(t, d, phone, task, `fetch('/form').then(() => 'fetched', () => 'failed').then(f => f + ', online: ' + navigator.onLine)`), "failed, online: false")
+	ok(t, d, tool.Input{Action: "emulate", Profile: phone, Task: task, Offline: new(false)})
+	contains(t, evalIn(t, d, phone, task, `fetch('/form').then(() => 'fetched', () => 'failed').then(f => f + ', online: ' + navigator.onLine)`), "fetched, online: true")
+
+	ok(t, d, tool.Input{Action: "unroute", Profile: phone, Task: task})
+	if st := ok(t, d, tool.Input{Action: "status", Profile: phone, Task: task}).Content; strings.Contains(st, "route (task)") {
+		t.Errorf("unroute left routes: %s", st)
+	}
+	ok(t, d, tool.Input{Action: "close", Profile: phone, Task: task})
+}
