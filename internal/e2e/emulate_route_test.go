@@ -64,3 +64,50 @@ func testEmulateRoute(t *testing.T, d driver, task string) {
 	}
 	ok(t, d, tool.Input{Action: "close", Profile: phone, Task: task})
 }
+
+// TestEmulateRouteOverHTTP (issue 39) through POST /api/actions: a dark
+// color scheme set mid-session, a mocked fetch for the session's every
+// task, and a route that never widens the guard — a request it passes on
+// to an internal address is refused as any, while an answer it makes up
+// dials nothing.
+func TestEmulateRouteOverHTTP(t *testing.T) {
+	data := t.TempDir()
+	addr := freePort(t)
+	startDaemon(t, data, "--listen", addr)
+	api := tcpAPI(t, addr, adminToken(t, data))
+	var res struct {
+		Success bool   `json:"success"`
+		Error   string `json:"error"`
+		Content string `json:"content"`
+	}
+	act := func(in map[string]any) string {
+		t.Helper()
+		in["session"] = "mock"
+		api.expect(200, "POST", "/api/actions", in, &res)
+		if !res.Success {
+			t.Fatalf("%v: %s", in, res.Error)
+		}
+		return res.Content
+	}
+	act(map[string]any{"action": "navigate", "task": "a", "url": site.URL("/form"), "snapshot": false})
+	act(map[string]any{"action": "emulate", "task": "a", "colorScheme": "dark"})
+	contains(t, act(map[string]any{"action": "evaluate", "task": "a", "expression": `'dark: ' + matchMedia('(prefers-color-scheme: dark)').matches`}), "dark: true")
+
+	act(map[string]any{"action": "route", "task": "a", "scope": "session", "url": "**/mock/items", "status": 201,
+		"contentType": "application/json", "body": `{"name":"from the route"}`, "headers": map[string]string{"X-Mocked": "yes"}})
+	// Another task's new tab sees the session's route.
+	act(map[string]any{"action": "navigate", "task": "b", "url": site.URL("/form"), "snapshot": false})
+	contains(t, act(map[string]any{"action": "evaluate", "task": "b", "expression": `fetch('/mock/items').then(async r => r.status + ' ' + r.headers.get('x-mocked') + ' ' + (await r.json()).name)`}),
+		"201 yes from the route")
+
+	// Made up for an internal address: answered, nothing dialled.
+	act(map[string]any{"action": "route", "task": "b", "url": "http://10.255.255.1/made-up", "body": "hello", "headers": map[string]string{"Access-Control-Allow-Origin": "*"}})
+	contains(t, act(map[string]any{"action": "evaluate", "task": "b", "expression": `fetch('http://10.255.255.1/made-up').then(r => r.text(), e => 'failed: ' + e)`}), "hello")
+	// Passed on to an internal address: the guard refuses it still.
+	act(map[string]any{"action": "route", "task": "b", "url": "http://10.255.255.1/passed", "headers": map[string]string{"X-Extra": "1"}})
+	act(map[string]any{"action": "evaluate", "task": "b", "expression": `fetch('http://10.255.255.1/passed', {mode: 'no-cors'}).then(() => 'answered', e => 'failed')`})
+	net := act(map[string]any{"action": "network", "task": "b", "filter": "10.255.255.1"})
+	contains(t, net, "/passed — 10.255.255.1 is a private")
+	contains(t, net, "/made-up [route http://10.255.255.1/made-up]")
+	contains(t, act(map[string]any{"action": "status"}), "route (session) **/mock/items: answered 201")
+}
