@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -110,4 +111,39 @@ func TestEmulateRouteOverHTTP(t *testing.T) {
 	contains(t, net, "/passed — 10.255.255.1 is a private")
 	contains(t, net, "/made-up [route http://10.255.255.1/made-up]")
 	contains(t, act(map[string]any{"action": "status"}), "route (session) **/mock/items: answered 201")
+}
+
+// TestDeviceSurvivesRestart (issue 39): a session's device, its media
+// features and an init script emulate added are kept in its captures,
+// and its pages see them again after the daemon restarts and the session
+// is resumed.
+func TestDeviceSurvivesRestart(t *testing.T) {
+	cfg := testConfig(t)
+	seen := func(do func(tool.Input) tool.Result, when string) {
+		t.Helper()
+		r := do(tool.Input{Action: "evaluate", Session: "phone", Expression: `[navigator.maxTouchPoints, navigator.userAgent.includes('iPhone'),
+			matchMedia('(prefers-color-scheme: dark)').matches, window.initRan === true].join(' ')`})
+		if !r.Success || !strings.Contains(r.Content, "5 true true true") {
+			t.Fatalf("%s: the page sees %q (%s), want touch, the iPhone's user agent, dark and the init script", when, r.Content, r.Error)
+		}
+	}
+	e1, do1 := newEngine(t, cfg)
+	for _, in := range []tool.Input{
+		{Action: "launch", Session: "phone", Device: "iPhone 15"},
+		{Action: "emulate", Session: "phone", ColorScheme: "dark", InitScript: "window.initRan = true"},
+		{Action: "navigate", Session: "phone", URL: site.URL("/account"), Snapshot: new(false)},
+	} {
+		if r := do1(in); !r.Success {
+			t.Fatalf("%s: %s", in.Action, r.Error)
+		}
+	}
+	seen(do1, "before the restart")
+	if err := e1.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, do2 := newEngine(t, cfg)
+	if r := do2(tool.Input{Action: "session_resume", Session: "phone"}); !r.Success {
+		t.Fatalf("resume: %s", r.Error)
+	}
+	seen(do2, "after the restart")
 }
