@@ -242,9 +242,22 @@ func (p *Page) Tap(ctx context.Context, x, y float64) error {
 	})
 }
 
-// Swipe scrolls by (dx, dy) pixels as a finger does, from (x, y): the page
-// gets touch events, and what scrolls moves as under a finger.
+// Swipe scrolls by (dx, dy) pixels as a finger does, around (x, y), the
+// middle of what it swipes: the page gets touchstart, touchmove and
+// touchend, and what is under the finger scrolls with it. A distance
+// longer than the screen (twice x or y) is cut to 80 % of it.
 func (p *Page) Swipe(ctx context.Context, x, y, dx, dy float64) error {
-	return p.sess.Call(ctx, "Input.synthesizeScrollGesture", map[string]any{"x": x, "y": y,
-		"xDistance": -dx, "yDistance": -dy, "gestureSourceType": "touch", "speed": 3000, "preventFling": true}, nil)
+	clip := func(d, mid float64) float64 { return max(-1.6*mid, min(1.6*mid, d)) }
+	dx, dy = clip(dx, x), clip(dy, y)
+	const steps = 10
+	point := func(i int) []map[string]any {
+		f := float64(i)/steps - 0.5 // from half a distance ahead to half behind
+		return []map[string]any{{"x": x - dx*f, "y": y - dy*f, "radiusX": 1, "radiusY": 1, "force": 1, "id": 0}}
+	}
+	waits := []func(any) error{p.sess.Send(ctx, "Input.dispatchTouchEvent", map[string]any{"type": "touchStart", "touchPoints": point(0)})}
+	for i := 1; i <= steps; i++ {
+		waits = append(waits, p.sess.Send(ctx, "Input.dispatchTouchEvent", map[string]any{"type": "touchMove", "touchPoints": point(i)}))
+	}
+	waits = append(waits, p.sess.Send(ctx, "Input.dispatchTouchEvent", map[string]any{"type": "touchEnd", "touchPoints": []map[string]any{}}))
+	return waitAll(waits)
 }

@@ -40,6 +40,15 @@ func testEmulateRoute(t *testing.T, d driver, task string) {
 	})()`)
 	ok(t, d, tool.Input{Action: "click", Profile: phone, Task: task, Selector: "#tap", Snapshot: new(false)})
 	contains(t, evalIn(t, d, phone, task, `seen.join(',')`), "touchstart,touchend,mousedown,click")
+	// A scroll is a swipe: the page hears the finger, and moves.
+	evalIn(t, d, phone, task, `(() => {
+		document.body.insertAdjacentHTML('beforeend', '<div style="height:5000px">tall</div>');
+		window.moves = 0;
+		addEventListener('touchmove', () => moves++, {passive: true});
+		return 'ready';
+	})()`)
+	ok(t, d, tool.Input{Action: "scroll", Profile: phone, Task: task, Direction: "down", Snapshot: new(false)})
+	contains(t, evalIn(t, d, phone, task, `'swiped: ' + (moves > 0) + ' ' + (scrollY > 0)`), "swiped: true true")
 
 	// A mocked fetch, shown on the page; an aborted one.
 	ok(t, d, tool.Input{Action: "route", Profile: phone, Task: task, URL: "**/mock/items", Body: `{"name":"mocked item"}`})

@@ -126,4 +126,6 @@ func mustCompile(t *testing.T, s string) Pattern {
 	return p
 }
 
-func answerNamed(name string) browser.RouteAnswer { return browser.RouteAnswer{Name: name, Status: 200} }
+func answerNamed(name string) browser.RouteAnswer {
+	return browser.RouteAnswer{Name: name, Status: 200}
+}
