@@ -102,6 +102,13 @@ func TestEmulateRouteOverHTTP(t *testing.T) {
 	act(map[string]any{"action": "navigate", "task": "a", "url": site.URL("/form"), "snapshot": false})
 	act(map[string]any{"action": "emulate", "task": "a", "colorScheme": "dark"})
 	contains(t, act(map[string]any{"action": "evaluate", "task": "a", "expression": `'dark: ' + matchMedia('(prefers-color-scheme: dark)').matches`}), "dark: true")
+	origin := strings.TrimSuffix(site.URL("/"), "/")
+	act(map[string]any{"action": "emulate", "task": "a", "permissions": []string{"notifications", "geolocation"}, "url": origin,
+		"throttle": "4G", "cpu": 2, "initScript": "window.early = String(document.body)"})
+	contains(t, act(map[string]any{"action": "evaluate", "task": "a", "expression": `navigator.permissions.query({name: 'geolocation'}).then(p => 'geolocation: ' + p.state + ', notifications: ' + Notification.permission)`}),
+		"geolocation: granted, notifications: granted")
+	act(map[string]any{"action": "reload", "task": "a", "snapshot": false})
+	contains(t, act(map[string]any{"action": "evaluate", "task": "a", "expression": `'early: ' + window.early`}), "early: null") // before the page's body
 
 	act(map[string]any{"action": "route", "task": "a", "scope": "session", "url": "**/mock/items", "status": 201,
 		"contentType": "application/json", "body": `{"name":"from the route"}`, "headers": map[string]string{"X-Mocked": "yes"}})
