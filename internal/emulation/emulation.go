@@ -38,16 +38,26 @@ func Launch(in *tool.Input) (browser.Emulation, error) {
 
 // LaunchDiff says what of a launch's device a running session has not:
 // it applies only when launch creates the session.
+//
+// Media features a running session has otherwise are named too: emulate
+// changes them.
 func LaunchDiff(emu browser.Emulation, in *tool.Input) []string {
+	var diff []string
+	for name, v := range media(nil, in) {
+		if emu.Media[name] != v {
+			diff = append(diff, fmt.Sprintf("%s %q (emulate changes it)", name, cmpOr(emu.Media[name], "the browser's own")))
+		}
+	}
+	slices.Sort(diff)
 	if in.Device == "" {
-		return nil
+		return diff
 	}
 	d, err := Lookup(in.Device)
 	if err == nil && emu.Device != nil && *emu.Device == (browser.Device{Scale: d.Scale, Mobile: d.Mobile, Touch: d.Touch}) &&
 		(in.UserAgent != "" || emu.UserAgent == d.UserAgent) {
-		return nil
+		return diff
 	}
-	return []string{"another device"}
+	return append(diff, "another device")
 }
 
 // media is m with the media features in sets.

@@ -90,3 +90,16 @@ func TestChange(t *testing.T) {
 		t.Errorf("%+v %v", t3, err)
 	}
 }
+
+// TestLaunchDiff: a launch on a running session names what it asks
+// otherwise than the session has.
+func TestLaunchDiff(t *testing.T) {
+	in := &tool.Input{Action: "launch", Device: "Pixel 7", ColorScheme: "dark"}
+	emu, _ := Launch(in)
+	if d := LaunchDiff(emu, &tool.Input{Action: "launch", Device: "pixel 7", ColorScheme: "dark"}); len(d) != 0 {
+		t.Errorf("the same launch differs: %q", d)
+	}
+	if d := LaunchDiff(emu, &tool.Input{Action: "launch", Device: "iPhone 15", ColorScheme: "light"}); len(d) != 2 {
+		t.Errorf("another device and scheme: %q", d)
+	}
+}
