@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -127,6 +128,19 @@ func TestEmulateRouteOverHTTP(t *testing.T) {
 	contains(t, net, "/passed — 10.255.255.1 is a private")
 	contains(t, net, "/made-up [route http://10.255.255.1/made-up]")
 	contains(t, act(map[string]any{"action": "status"}), "route (session) **/mock/items: answered 201")
+
+	// Extra headers emulate sets, and those a route passes a request on
+	// with, reach the site.
+	act(map[string]any{"action": "emulate", "task": "b", "headers": map[string]string{"X-Emulated": "yes"}})
+	act(map[string]any{"action": "route", "task": "b", "url": "**/form?routed", "headers": map[string]string{"X-Routed": "1"}})
+	act(map[string]any{"action": "evaluate", "task": "b", "expression": `fetch('/form?routed').then(r => 'status ' + r.status)`})
+	id := regexp.MustCompile(`(r\d+) GET 200 fetch`).FindStringSubmatch(act(map[string]any{"action": "network", "task": "b", "filter": "routed"}))
+	if id == nil {
+		t.Fatal("no fetch of /form?routed in the network log")
+	}
+	one := act(map[string]any{"action": "network", "task": "b", "request": id[1]})
+	contains(t, strings.ToLower(one), "x-emulated: yes")
+	contains(t, strings.ToLower(one), "x-routed: 1")
 }
 
 // TestDeviceSurvivesRestart (issue 39): a session's device, its media
