@@ -115,6 +115,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzOrigin -fuzztime 30s ./internal/secrets/
 	$(GO) test -run '^$$' -fuzz FuzzCheckName -fuzztime 30s ./internal/secrets/
 	$(GO) test -run '^$$' -fuzz FuzzRedact -fuzztime 30s ./internal/redact/
+	$(GO) test -run '^$$' -fuzz FuzzGlob -fuzztime 30s ./internal/routes/
 
 clean:
 	rm -rf bin

@@ -74,6 +74,10 @@ func (c *Tab) scrollPoint(ctx context.Context) (x, y float64, el *browser.Elem, 
 		}
 		return x, y, nil, err
 	}
+	var wh []float64
+	if c.Page.Touch() && c.Page.Run(ctx, "[visualViewport.width * visualViewport.scale, visualViewport.height * visualViewport.scale]", &wh) == nil && len(wh) == 2 {
+		x, y = wh[0]/2, wh[1]/2 // a device's screen, not the daemon's window (a swipe, emulate.go)
+	}
 	if c.In.Ref == "" && c.In.Selector == "" && c.In.Role == "" {
 		return x, y, nil, nil
 	}

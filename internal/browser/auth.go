@@ -38,9 +38,10 @@ func CanonicalOrigin(s string) (string, error) {
 	return u.Scheme + "://" + host, nil
 }
 
-// fetchSetup is the Fetch.enable call the tab needs for its guard and its
-// credentials, or nil when it needs none. Without a guard only the
-// credentials' origins are intercepted.
+// fetchSetup is the Fetch.enable call the tab needs for its guard, its
+// routes (guarded: every request is paused) and its credentials, or nil
+// when it needs none. Without either only the credentials' origins are
+// intercepted: one Fetch.enable serves them all (onRequestPaused).
 func fetchSetup(guarded bool, creds []Credential) map[string]any {
 	if !guarded && len(creds) == 0 {
 		return nil
@@ -61,7 +62,7 @@ func fetchSetup(guarded bool, creds []Credential) map[string]any {
 func (p *Page) SetCredentials(ctx context.Context, creds []Credential) error {
 	p.mu.Lock()
 	p.opts.Credentials = creds
-	guarded := p.opts.Guard != nil
+	guarded := p.opts.Guard != nil || routing(p.opts.Router)
 	p.mu.Unlock()
 	setup := fetchSetup(guarded, creds)
 	if setup == nil {

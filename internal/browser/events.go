@@ -312,10 +312,13 @@ func (p *Page) onDetachedFromTarget(ev cdp.Event) {
 
 func (p *Page) onRequestPaused(ev cdp.Event) {
 	var e struct {
-		RequestID string `json:"requestId"`
-		NetworkID string `json:"networkId"`
-		Request   struct {
-			URL string `json:"url"`
+		RequestID    string `json:"requestId"`
+		NetworkID    string `json:"networkId"`
+		ResourceType string `json:"resourceType"`
+		Request      struct {
+			URL     string            `json:"url"`
+			Method  string            `json:"method"`
+			Headers map[string]string `json:"headers"`
 		} `json:"request"`
 	}
 	if ev.Decode(&e) != nil {
@@ -323,6 +326,12 @@ func (p *Page) onRequestPaused(ev cdp.Event) {
 	}
 	// The verdict may need a DNS lookup: answer off the loop. The
 	// goroutine ends with its answer, bounded by its timeout.
+	if p.opts.Router != nil {
+		if ans, ok := p.opts.Router.Route(e.Request.URL, e.Request.Method, e.ResourceType); ok {
+			go p.answerRoute(e.RequestID, e.NetworkID, e.Request.URL, e.Request.Headers, ans)
+			return
+		}
+	}
 	if p.opts.Guard != nil {
 		go p.vet(e.RequestID, e.NetworkID, e.Request.URL)
 	} else {

@@ -26,6 +26,9 @@ type ClickOptions struct {
 // acknowledgement, often a whole frame, so sending them one after another
 // would cost a frame each instead of about one in all.
 func (p *Page) Click(ctx context.Context, x, y float64, o ClickOptions) error {
+	if (o.Button == "" || o.Button == "left") && o.Count <= 1 && len(o.Modifiers) == 0 && p.Touch() {
+		return p.Tap(ctx, x, y) // a touch screen's click (emulate.go)
+	}
 	button := o.Button
 	if button == "" {
 		button = "left"
@@ -65,6 +68,9 @@ func (p *Page) Hover(ctx context.Context, x, y float64) error {
 
 // Wheel scrolls by (dx, dy) pixels with the mouse at (x, y).
 func (p *Page) Wheel(ctx context.Context, x, y, dx, dy float64) error {
+	if p.Touch() && p.Swipe(ctx, x, y, dx, dy) == nil {
+		return nil // a touch screen's scroll (emulate.go)
+	}
 	return p.sess.Call(ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}, nil)
 }
 

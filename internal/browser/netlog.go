@@ -39,6 +39,8 @@ type Request struct {
 	// guard's rule when the guard refused it (Failed is then set too).
 	Failed, Refused string
 	Canceled        bool
+	// Route is the route that answered it (the route action), "" for none.
+	Route string
 	// RedirectTo is the Location the response sent the request on to (a
 	// redirect is its own entry, as in DevTools).
 	RedirectTo string
@@ -137,12 +139,15 @@ type netlog struct {
 	// refused holds the guard's rule for requests it refused, by
 	// Chromium's request id, until the request's entry takes it.
 	refused map[string]string
+	// routed holds the route that answered a request, by Chromium's
+	// request id, until the request's entry takes it.
+	routed map[string]string
 	// extra holds ExtraInfo headers that came before their request.
 	extra map[string][2][]Header
 }
 
 func newNetlog(limit int) *netlog {
-	return &netlog{limit: limit, byID: map[string]*Request{}, refused: map[string]string{}, extra: map[string][2][]Header{}}
+	return &netlog{limit: limit, byID: map[string]*Request{}, refused: map[string]string{}, routed: map[string]string{}, extra: map[string][2][]Header{}}
 }
 
 func headerList(m map[string]string) []Header {
@@ -175,6 +180,10 @@ func (n *netlog) request(e *netRequestEvent) {
 		r.PostData = e.Request.PostData[:postDataMax]
 	} else {
 		r.PostData = e.Request.PostData
+	}
+	if rt, ok := n.routed[e.RequestID]; ok {
+		r.Route = rt
+		delete(n.routed, e.RequestID)
 	}
 	if x, ok := n.extra[e.RequestID]; ok {
 		r.reqExtra = x[0]
@@ -238,6 +247,7 @@ func (n *netlog) committed(loader string) {
 	n.entries = kept
 	n.dropped = 0
 	clear(n.refused)
+	clear(n.routed)
 	clear(n.extra)
 }
 

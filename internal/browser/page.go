@@ -32,6 +32,9 @@ type PageOptions struct {
 	Emulation Emulation
 	// Credentials answer HTTP authentication challenges of their origins.
 	Credentials []Credential
+	// Router, when set, answers the requests its routes match (the route
+	// action, internal/routes); see route.go.
+	Router Router
 }
 
 // Emulation is what a session may override of the environment its pages
@@ -43,6 +46,11 @@ type Emulation struct {
 	// Locale is a BCP 47 language tag (fr-FR): Intl's default locale,
 	// navigator.language(s) and the Accept-Language header.
 	Locale string `json:"locale,omitempty"`
+	// Device is launch's device beyond its viewport (internal/emulation);
+	// Media, Net, Headers, CPU, InitScripts and Permissions what it and
+	// the emulate action set (see emulate.go).
+	Device *Device `json:"device,omitempty"`
+	More
 }
 
 // Geolocation is a position in degrees; Accuracy in metres.
@@ -81,7 +89,7 @@ func (e Emulation) Check() storagestate.Errors {
 
 // IsZero reports whether e overrides nothing.
 func (e Emulation) IsZero() bool {
-	return e.UserAgent == "" && e.Timezone == "" && e.Geolocation == nil && e.Locale == ""
+	return e.UserAgent == "" && e.Timezone == "" && e.Geolocation == nil && e.Locale == "" && e.Device == nil && e.More.IsZero()
 }
 
 // emulationSteps are the CDP commands that apply e to a tab.
@@ -109,16 +117,22 @@ func emulationSteps(e Emulation) [][2]any {
 		}
 		steps = append(steps, [2]any{"Emulation.setGeolocationOverride", map[string]any{"latitude": g.Latitude, "longitude": g.Longitude, "accuracy": acc}})
 	}
-	return steps
+	return append(steps, moreSteps(e.Device, e.More)...)
 }
 
 // Emulate applies e to the tab (pages loaded later keep it) and to the
 // out-of-process frames it attaches from now on.
 func (p *Page) Emulate(ctx context.Context, e Emulation) error {
 	p.mu.Lock()
+	old := p.opts.Emulation
 	p.opts.Emulation = e
 	p.mu.Unlock()
-	for _, st := range emulationSteps(e) {
+	steps := append(resetSteps(old.More, e.More), emulationSteps(e)...)
+	steps = append(steps, p.newInitScripts(e.InitScripts)...)
+	if err := p.grant(ctx, e.Permissions); err != nil {
+		return err
+	}
+	for _, st := range steps {
 		if err := p.sess.Call(ctx, st[0].(string), st[1], nil); err != nil && !sharedOverride(st[0].(string), err) {
 			return fmt.Errorf("%s: %w", st[0], err)
 		}
@@ -202,6 +216,7 @@ type Page struct {
 	// WaitLoad counts it as the load it waits for.
 	loaded    bool
 	authTried map[string]bool // requests already answered with a credential
+	inits     map[string]bool // init scripts added (emulate.go)
 	handled   int64           // events the loop has handled
 	held      string          // the mouse button MouseDown pressed, not released yet (point.go)
 	press     lastPress       // the last MouseDown, for the next one's click count (point.go)
@@ -242,9 +257,7 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 		// document.hasFocus() as for a person's foreground tab.
 		{"Emulation.setFocusEmulationEnabled", map[string]any{"enabled": true}}}
 	if o.Width > 0 && o.Height > 0 {
-		steps = append(steps, step{"Emulation.setDeviceMetricsOverride", map[string]any{
-			"width": o.Width, "height": o.Height, "deviceScaleFactor": 1, "mobile": false,
-		}})
+		steps = append(steps, step{"Emulation.setDeviceMetricsOverride", deviceMetrics(o.Width, o.Height, o.Emulation.Device)})
 	}
 	for _, st := range emulationSteps(o.Emulation) {
 		steps = append(steps, step{st[0].(string), st[1]})
@@ -254,7 +267,13 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 	if o.InitScript != "" {
 		steps = append(steps, step{"Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": o.InitScript}})
 	}
-	if setup := fetchSetup(o.Guard != nil, o.Credentials); setup != nil {
+	for _, st := range p.newInitScripts(o.Emulation.InitScripts) {
+		steps = append(steps, step{st[0].(string), st[1]})
+	}
+	if err := p.grant(ctx, o.Emulation.Permissions); err != nil {
+		return nil, fmt.Errorf("setting up tab: %w", err)
+	}
+	if setup := fetchSetup(o.Guard != nil || routing(o.Router), o.Credentials); setup != nil {
 		steps = append(steps, step{"Fetch.enable", setup})
 	}
 	steps = append(steps, step{"Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}})

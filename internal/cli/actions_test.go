@@ -53,6 +53,9 @@ var actionCommands = map[string][]string{
 	"mouse_move":     {"mouse", "move", "10,20"},
 	"mouse_down":     {"mouse", "down", "10,20"},
 	"mouse_up":       {"mouse", "up", "10,20", "--button", "right"},
+	"emulate":        {"emulate", "--color-scheme", "dark", "--offline"},
+	"route":          {"route", "**/api/*", "--status", "404"},
+	"unroute":        {"unroute", "**/api/*"},
 }
 
 // callOnly are the actions no command of their own sends, each with a

@@ -24,6 +24,8 @@ type launchCmd struct {
 	Timezone    string      `placeholder:"ZONE" help:"IANA time zone the session's pages see, e.g. Europe/Paris."`
 	Locale      string      `placeholder:"TAG" help:"Language the session's pages see (Intl, navigator.language, Accept-Language), e.g. fr-FR."`
 	Geolocation string      `placeholder:"LAT,LON[,ACC]" help:"Position navigator.geolocation reports: degrees, and the accuracy in metres."`
+	Device      string      `placeholder:"NAME" help:"Emulate a device by Playwright's name (\"iPhone 15\", \"Pixel 7\", \"iPad Pro 11\"): its viewport, scale, touch and user agent."`
+	media       `embed:""`
 	// The session's upstream proxy (launch's proxy): not --proxy, which
 	// is the daemon's for every session.
 	Proxy          string `name:"session-proxy" placeholder:"URL" help:"This session's upstream proxy, which its requests go through once the guard allowed them: http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT (instead of the daemon's --proxy)."`
@@ -44,7 +46,8 @@ type launchCmd struct {
 
 func (c *launchCmd) input() (tool.Input, error) {
 	in := tool.Input{Action: "launch", Timeout: c.Timeout.Timeout, Headless: c.Headless,
-		UserAgent: c.UserAgent, Timezone: c.Timezone, Locale: c.Locale}
+		UserAgent: c.UserAgent, Timezone: c.Timezone, Locale: c.Locale, Device: c.Device,
+		ColorScheme: c.ColorScheme, ReducedMotion: c.ReducedMotion, ForcedColors: c.ForcedColors}
 	if c.Geolocation != "" {
 		g, err := parseGeolocation(c.Geolocation)
 		if err != nil {

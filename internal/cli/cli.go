@@ -105,6 +105,9 @@ type CLI struct {
 	Call     callCmd     `cmd:"" group:"Browser" help:"Send one browser tool call written as JSON, with any field the tool takes: call '{\"action\":\"click\",\"ref\":\"e3\"}' (- reads it from stdin)."`
 	Status   statusCmd   `cmd:"" group:"Browser" help:"Show the browser, sessions and tasks."`
 	Launch   launchCmd   `cmd:"" group:"Browser" help:"Start the browser now instead of at the first action."`
+	Emulate  emulateCmd  `cmd:"" group:"Browser" help:"Change what the session's pages see: media features, offline, network and CPU throttling, extra headers, permissions, init scripts."`
+	Route    routeCmd    `cmd:"" group:"Browser" help:"Answer requests whose URL matches PATTERN (a glob, or /regexp/) yourself: --status/--body/--path, --abort, --delay, or pass them on with --header."`
+	Unroute  unrouteCmd  `cmd:"" group:"Browser" help:"Remove the route of PATTERN (none: every route of the scope)."`
 	Close    closeCmd    `cmd:"" group:"Browser" help:"Close the task's tabs (logins are kept in the profile)."`
 	TaskEnd  taskEndCmd  `cmd:"" name:"task-end" group:"Browser" help:"End the task; its tabs stay open for review until closed or idle."`
 }

@@ -419,7 +419,25 @@ func cliArgs(in tool.Input) ([]string, error) {
 		add(in.Request != "", "--request", in.Request)
 		add(in.Path != "", "--har", in.Path)
 		add(in.Redact != nil && !*in.Redact, "--no-redact")
-	case "console", "tabs", "status", "launch", "close":
+	case "launch":
+		a = append(a, "launch")
+		add(in.Device != "", "--device", in.Device)
+		add(in.ColorScheme != "", "--color-scheme", in.ColorScheme)
+	case "emulate":
+		a = append(a, "emulate")
+		add(in.ColorScheme != "", "--color-scheme", in.ColorScheme)
+		add(in.Offline != nil && *in.Offline, "--offline")
+		add(in.Offline != nil && !*in.Offline, "--no-offline")
+		add(in.Throttle != "", "--throttle", in.Throttle)
+		add(in.InitScript != "", "--init-script", in.InitScript)
+	case "route", "unroute":
+		a = append(a, in.Action)
+		add(in.URL != "", in.URL)
+		add(in.Status != 0, "--status", strconv.Itoa(in.Status))
+		add(in.Body != "", "--body", in.Body)
+		add(in.Abort != "", "--abort", in.Abort)
+		add(in.Scope != "", "--scope", in.Scope)
+	case "console", "tabs", "status", "close":
 		a = append(a, in.Action)
 	case "task_end":
 		a = append(a, "task-end")

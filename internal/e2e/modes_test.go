@@ -148,6 +148,23 @@ func TestAttachCDP(t *testing.T) {
 		if !strings.Contains(got, "blocked") || hits.Load() != 0 {
 			t.Errorf("attached default context reached the internal server: %s, %d hits", got, hits.Load())
 		}
+		// A route (issue 39) never widens the guard: a request it passes on
+		// with changed headers is vetted still, and an answer it makes up
+		// dials nothing.
+		if r := cli(t, data, "route", fmt.Sprintf("http://%s/**", iln.Addr()), "--header", "X-Extra=1"); !r.Success {
+			t.Fatal(r.Error)
+		}
+		got = evalText(t, data, "eval", fmt.Sprintf("fetch('http://%s/x').then(r => 'reached ' + r.status).catch(e => 'blocked')", iln.Addr()))
+		if !strings.Contains(got, "blocked") || hits.Load() != 0 {
+			t.Errorf("a route passed a request on to the internal server: %s, %d hits", got, hits.Load())
+		}
+		if r := cli(t, data, "route", fmt.Sprintf("http://%s/made-up", iln.Addr()), "--body", "made up", "--header", "Access-Control-Allow-Origin=*"); !r.Success {
+			t.Fatal(r.Error)
+		}
+		got = evalText(t, data, "eval", fmt.Sprintf("fetch('http://%s/made-up').then(r => r.text()).catch(e => 'blocked')", iln.Addr()))
+		if !strings.Contains(got, "made up") || hits.Load() != 0 {
+			t.Errorf("a route's made-up answer: %s, %d hits on the server", got, hits.Load())
+		}
 	}
 	stopDaemon(t, data)
 	_, _ = d.Process.Wait()

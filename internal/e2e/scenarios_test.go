@@ -53,6 +53,7 @@ var scenarios = []scenario{
 	{"bad_input", testBadInput},
 	{"tasks_isolated", testTasksIsolated},
 	{"network", testNetwork},
+	{"emulate_route", testEmulateRoute},
 }
 
 // ok runs a call and fails the test unless it succeeded.

@@ -22,6 +22,7 @@ import (
 	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
+	"github.com/browserd/browserd/internal/routes"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/store"
@@ -776,6 +777,9 @@ var tabActions = map[string]tabAction{
 	"mouse_move": {do: onPage((*act.Tab).Mouse), changes: true},
 	"mouse_down": {do: onPage((*act.Tab).Mouse), changes: true},
 	"mouse_up":   {do: onPage((*act.Tab).Mouse), changes: true},
+	"emulate":    {do: bare((*call).emulateAction), marks: true}, // internal/emulation
+	"route":      {do: bare((*call).routeAction)},                // internal/routes
+	"unroute":    {do: bare((*call).routeAction)},
 }
 
 // bare adapts an action function that needs no browser.
@@ -1265,6 +1269,9 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 		s := e.Sessions[id]
 		b.WriteString(e.proxyStatus(s))
 		b.WriteString(loginStatus(s))
+		for _, l := range routes.Lines(nil, &s.Routes) {
+			fmt.Fprintf(&b, "  session %s %s\n", s.ID, l)
+		}
 		kind := "ephemeral"
 		switch {
 		case s.Profile != "":
@@ -1282,6 +1289,9 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 				ended = fmt.Sprintf(" (ended; left for review %s ago)", time.Since(t.EndedAt).Round(time.Second))
 			}
 			fmt.Fprintf(&b, "  session %s (%s) task %s%s: tabs [%s], idle %s\n", s.ID, kind, t.Name, ended, strings.Join(tabs, " "), time.Since(t.LastUsed).Round(time.Second))
+			for _, l := range routes.Lines(&t.Routes, nil) {
+				fmt.Fprintf(&b, "    %s\n", l)
+			}
 			for _, tb := range t.Tabs {
 				if u := e.LiveURL(s.ID, tb.ID); u != "" {
 					fmt.Fprintf(&b, "    %s live view: %s\n", tb.ID, u)

@@ -38,6 +38,7 @@ import (
 	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
+	"github.com/browserd/browserd/internal/routes"
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store/backend"
@@ -381,7 +382,8 @@ func (e *Engine) newTab(ctx context.Context, sl *sessions.Slot, t *sessions.Task
 		return nil, err
 	}
 	e.Mu.Lock()
-	opts := browser.PageOptions{Width: cmp.Or(t.Sess.Width, e.Cfg.Width), Height: cmp.Or(t.Sess.Height, e.Cfg.Height), InitScript: t.Sess.InitScript, Emulation: t.Sess.Emu, Credentials: t.Sess.Creds}
+	opts := browser.PageOptions{Width: cmp.Or(t.Sess.Width, e.Cfg.Width), Height: cmp.Or(t.Sess.Height, e.Cfg.Height), InitScript: t.Sess.InitScript, Emulation: t.Sess.Emu, Credentials: t.Sess.Creds,
+		Router: routes.For(&t.Routes, &t.Sess.Routes)}
 	e.Mu.Unlock()
 	if opts.Emulation.Geolocation != nil {
 		// Granted again for every tab: a relaunched browser or a new
@@ -478,7 +480,8 @@ func (e *Engine) OnPopup(opener string, info browser.TargetInfo) {
 	e.Mu.Lock()
 	// The popup sees what its opener's session overrides (from its next
 	// document on: its first one may have loaded before browserd attached).
-	opts := browser.PageOptions{Emulation: parent.Task.Sess.Emu, Credentials: parent.Task.Sess.Creds}
+	opts := browser.PageOptions{Emulation: parent.Task.Sess.Emu, Credentials: parent.Task.Sess.Creds,
+		Router: routes.For(&parent.Task.Routes, &parent.Task.Sess.Routes)}
 	e.Mu.Unlock()
 	if br.Attached() && parent.Task.Sess.CtxID == "" {
 		opts.Guard = e.FetchGuard(parent.Task.Sess)

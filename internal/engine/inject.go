@@ -15,6 +15,7 @@ import (
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/chromeprofile"
+	"github.com/browserd/browserd/internal/emulation"
 	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
@@ -63,7 +64,10 @@ func (inj *injection) conflict(id string) error {
 func (c *call) prepareInjection(ctx context.Context) error {
 	in := &c.in
 	if c.inj == nil {
-		emu := launchEmulation(in)
+		emu, err := emulation.Launch(in)
+		if err != nil {
+			return &userError{Msg: err.Error()}
+		}
 		if len(in.State) == 0 && in.StoredSession == "" && emu.IsZero() {
 			return nil
 		}
@@ -115,12 +119,6 @@ func (c *call) prepareInjection(ctx context.Context) error {
 	return nil
 }
 
-// launchEmulation is the environment a launch call asks for.
-func launchEmulation(in *tool.Input) browser.Emulation {
-	return browser.Emulation{UserAgent: in.UserAgent, Timezone: in.Timezone, Locale: in.Locale,
-		Geolocation: (*browser.Geolocation)(in.Geolocation)}
-}
-
 // sameEnvironment refuses a launch on a session that already runs (the
 // call did not create it) when it asks for another environment or window
 // than the session has: they apply only when a session is created. What
@@ -155,10 +153,11 @@ func (e *Engine) sameEnvironment(s *sessions.Session, in *tool.Input) error {
 			diff = append(diff, fmt.Sprintf("geolocation %v, %v", emu.Geolocation.Latitude, emu.Geolocation.Longitude))
 		}
 	}
+	diff = append(diff, emulation.LaunchDiff(emu, in)...)
 	if len(diff) == 0 {
 		return nil
 	}
-	return fail("session %q already runs, with %s: headless, userAgent, timezone, locale and geolocation apply only when launch creates the session — close it first (the close action; a session ends with its last task's close), then launch again, or launch another session",
+	return fail("session %q already runs, with %s: headless, userAgent, timezone, locale, geolocation and device apply only when launch creates the session — close it first (the close action; a session ends with its last task's close), then launch again, or launch another session",
 		sessions.BareName(s.ID), strings.Join(diff, ", "))
 }
 

@@ -154,6 +154,11 @@ func Line(r *browser.Request) string {
 		b.WriteString(" — ")
 		b.WriteString(r.Failed)
 	}
+	if r.Route != "" {
+		b.WriteString(" [route ")
+		b.WriteString(ShortURL(r.Route, 120))
+		b.WriteString("]") // answered by a route (internal/routes), not the site
+	}
 	return b.String()
 }
 

@@ -189,7 +189,17 @@ func (e *Recovery) captureSession(ctx context.Context, br *browser.Browser, s *s
 	}
 	e.Mu.Unlock()
 	return store.Capture{ClientCerts: certs, SessionID: s.ID, Node: e.Node, Taken: taken, Cookies: cookies,
-		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, UserDataDir: dir, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, Proxy: proxy, LoginCheck: check, InjectedDomains: injected, ExcludeDomains: exclude}, nil
+		UserAgent: emu.UserAgent, Timezone: emu.Timezone, Locale: emu.Locale, UserDataDir: dir, Geolocation: (*store.Geolocation)(emu.Geolocation), Credentials: creds, Proxy: proxy, LoginCheck: check, InjectedDomains: injected, ExcludeDomains: exclude, Emulation: moreOf(emu)}, nil
+}
+
+// moreOf is what a capture keeps of emu beyond its user agent, time zone,
+// locale and position (nil: nothing).
+func moreOf(emu browser.Emulation) json.RawMessage {
+	if emu.Device == nil && emu.More.IsZero() {
+		return nil
+	}
+	b, _ := json.Marshal(browser.Emulation{Device: emu.Device, More: emu.More})
+	return b
 }
 
 // storeProxy is a session's own upstream proxy as a capture keeps it.

@@ -19,6 +19,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -523,7 +524,11 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 // time zone, locale, position), its HTTP logins and its upstream proxy,
 // as captured: before any of its tabs loads.
 func (e *Recovery) restoreEnvironment(ctx context.Context, s *sessions.Session, sl *sessions.Slot, ctxID string, c store.Capture, rep *Report) {
-	emu := browser.Emulation{UserAgent: c.UserAgent, Timezone: c.Timezone, Locale: c.Locale, Geolocation: (*browser.Geolocation)(c.Geolocation)}
+	var emu browser.Emulation
+	if len(c.Emulation) > 0 && json.Unmarshal(c.Emulation, &emu) != nil {
+		emu = browser.Emulation{} // an unreadable one: the browser's own
+	}
+	emu.UserAgent, emu.Timezone, emu.Locale, emu.Geolocation = c.UserAgent, c.Timezone, c.Locale, (*browser.Geolocation)(c.Geolocation)
 	creds := make([]browser.Credential, len(c.Credentials))
 	for i, cr := range c.Credentials {
 		creds[i] = browser.Credential(cr)

@@ -24,6 +24,7 @@ import (
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/recording"
+	"github.com/browserd/browserd/internal/routes"
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/storagestate"
@@ -49,6 +50,9 @@ type Session struct {
 	InitScript string
 	// width and height are the viewport of new tabs; 0: the daemon's.
 	Width, Height int
+	// Routes are the session's routes (the route action with scope
+	// session); not captured.
+	Routes routes.Table
 	// emu is what the session's pages see of their environment (user
 	// agent, timezone, position, locale), set at creation; captured and
 	// restored.
@@ -131,6 +135,8 @@ type Task struct {
 	Name string
 	Sess *Session
 	Run  sync.Mutex // one action at a time
+	// Routes are the task's routes (the route action).
+	Routes routes.Table
 
 	// guarded by Engine.mu
 	Tabs     []*Tab

@@ -34,6 +34,7 @@ type payload struct {
 	Login     *LoginCheck           `json:"loginCheck,omitempty"`
 	Injected  []string              `json:"injectedDomains,omitempty"`
 	Exclude   []string              `json:"excludeDomains,omitempty"`
+	Emu       json.RawMessage       `json:"emulation,omitempty"`
 }
 
 type payloadTab struct {
@@ -54,7 +55,7 @@ type payloadTab struct {
 // capture DecodeCapture would not read back (a negative viewport, an
 // expiry that is not a finite number).
 func EncodeCapture(c Capture) ([]byte, error) {
-	p := payload{V: payloadVersion, Tabs: make([]payloadTab, len(c.Tabs)), Cookies: c.Cookies, Origins: c.Origins, UserAgent: c.UserAgent, Timezone: c.Timezone, Locale: c.Locale, Dir: c.UserDataDir, Geo: c.Geolocation, Creds: c.Credentials, Proxy: c.Proxy, Certs: c.ClientCerts, Login: c.LoginCheck, Injected: c.InjectedDomains, Exclude: c.ExcludeDomains}
+	p := payload{V: payloadVersion, Tabs: make([]payloadTab, len(c.Tabs)), Cookies: c.Cookies, Origins: c.Origins, UserAgent: c.UserAgent, Timezone: c.Timezone, Locale: c.Locale, Dir: c.UserDataDir, Geo: c.Geolocation, Creds: c.Credentials, Proxy: c.Proxy, Certs: c.ClientCerts, Login: c.LoginCheck, Injected: c.InjectedDomains, Exclude: c.ExcludeDomains, Emu: c.Emulation}
 	for i, t := range c.Tabs {
 		p.Tabs[i] = payloadTab(t)
 	}
@@ -86,7 +87,7 @@ func DecodeCapture(data []byte) (Capture, error) {
 	if err := p.check(); err != nil {
 		return Capture{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	c := Capture{Cookies: p.Cookies, Origins: p.Origins, UserAgent: p.UserAgent, Timezone: p.Timezone, Locale: p.Locale, UserDataDir: p.Dir, Geolocation: p.Geo, Credentials: p.Creds, Proxy: p.Proxy, ClientCerts: p.Certs, LoginCheck: p.Login, InjectedDomains: p.Injected, ExcludeDomains: p.Exclude}
+	c := Capture{Cookies: p.Cookies, Origins: p.Origins, UserAgent: p.UserAgent, Timezone: p.Timezone, Locale: p.Locale, UserDataDir: p.Dir, Geolocation: p.Geo, Credentials: p.Creds, Proxy: p.Proxy, ClientCerts: p.Certs, LoginCheck: p.Login, InjectedDomains: p.Injected, ExcludeDomains: p.Exclude, Emulation: p.Emu}
 	if len(p.Tabs) > 0 {
 		c.Tabs = make([]Tab, len(p.Tabs))
 		for i, t := range p.Tabs {

@@ -72,6 +72,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -154,6 +155,10 @@ type Capture struct {
 	UserAgent string                // when overridden, else ""
 	Timezone  string                // when overridden, else ""
 	Locale    string                // when overridden, else ""
+	// Emulation is the rest of what the session's pages see (a device,
+	// media features, what emulate set: internal/emulation), as JSON;
+	// nil for none.
+	Emulation json.RawMessage
 	// UserDataDir is the caller's folder the session's browser runs on
 	// (userDataDir), else "".
 	UserDataDir string

@@ -39,6 +39,9 @@ var actionChecks = map[string]func(*Input) error{
 	"mouse_move":     (*Input).checkMouse,
 	"mouse_down":     (*Input).checkMouse,
 	"mouse_up":       (*Input).checkMouse,
+	"emulate":        (*Input).checkEmulate,
+	"route":          (*Input).checkRoute,
+	"unroute":        (*Input).checkScope,
 }
 
 // needTarget checks that an action that acts on an element names one.
@@ -70,6 +73,9 @@ func (in *Input) checkLaunch() error {
 		}
 	}
 	if err := in.checkEnvironment(); err != nil {
+		return err
+	}
+	if err := in.checkMedia(); err != nil {
 		return err
 	}
 	if len(in.ClientCertificates) > 16 {

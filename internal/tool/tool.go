@@ -30,6 +30,7 @@ var Actions = []string{
 	"dialog", "upload", "back", "forward", "reload", "hover", "press",
 	"state_save", "state_load", "task_end", "list_sessions", "session_resume",
 	"handoff", "drag", "fill", "network", "mouse_move", "mouse_down", "mouse_up",
+	"emulate", "route", "unroute",
 }
 
 // SessionStates are the filters of list_sessions: a session state, or all.
@@ -57,7 +58,7 @@ type Input struct {
 
 	URL      string `json:"url,omitempty" jsonschema:"URL to open; wait: a URL part"`
 	Ref      string `json:"ref,omitempty" jsonschema:"ref from a snapshot, e.g. e12"`
-	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Selector string `json:"selector,omitempty"`
 	Role     string `json:"role,omitempty" jsonschema:"ARIA role (with name)"`
 	Name     string `json:"name,omitempty" jsonschema:"accessible name (with role)"`
 	Text     string `json:"text,omitempty" jsonschema:"text to type, wait for or answer"`
@@ -84,7 +85,7 @@ type Input struct {
 
 	Timeout  int    `json:"timeout,omitempty" jsonschema:"ms to give up"`
 	Time     int    `json:"time,omitempty" jsonschema:"wait: milliseconds to sleep"`
-	TextGone string `json:"textGone,omitempty" jsonschema:"wait: text to disappear"`
+	TextGone string `json:"textGone,omitempty"`
 	Load     bool   `json:"load,omitempty" jsonschema:"wait: next page load"`
 	Human    bool   `json:"human,omitempty" jsonschema:"wait: a person's hand-back"`
 	Reason   string `json:"reason,omitempty" jsonschema:"handoff: what a person should do"`
@@ -95,7 +96,7 @@ type Input struct {
 	To       string `json:"to,omitempty" jsonschema:"drag: ref, text, x,y or +dx,dy"`
 	// Fields are fill's fields: each a ref and its value.
 	Fields    []Field  `json:"fields,omitempty" jsonschema:"fill: fields to set"`
-	Double    bool     `json:"double,omitempty" jsonschema:"click: double-click"`
+	Double    bool     `json:"double,omitempty"`
 	Button    string   `json:"button,omitempty" jsonschema:"click: left, right, middle"`
 	Modifiers []string `json:"modifiers,omitempty" jsonschema:"click: held keys, e.g. Shift"`
 	Direction string   `json:"direction,omitempty" jsonschema:"scroll direction"`
@@ -106,24 +107,48 @@ type Input struct {
 	Annotate bool `json:"annotate,omitempty" jsonschema:"screenshot: label refs"`
 	Amount   int  `json:"amount,omitempty" jsonschema:"scroll: pixels"`
 
-	StoredSession string `json:"storedSession,omitempty" jsonschema:"launch: stored session id"`
-	Width         int    `json:"width,omitempty" jsonschema:"launch: viewport width"`
-	Height        int    `json:"height,omitempty" jsonschema:"launch: viewport height"`
+	StoredSession string `json:"storedSession,omitempty"`
+	Width         int    `json:"width,omitempty"`
+	Height        int    `json:"height,omitempty"`
 
 	HTTPCredentials []HTTPCredential `json:"httpCredentials,omitempty" jsonschema:"launch: HTTP auth logins"`
 	// ExcludeCookieDomains: saved cookies of these domains (and their
 	// subdomains) are never put back — the profile's list when launch
 	// names a profile (kept in the store), else the session's.
-	ExcludeCookieDomains []string `json:"excludeCookieDomains,omitempty" jsonschema:"launch: cookies never restored" sensitive:"false"`
+	ExcludeCookieDomains []string `json:"excludeCookieDomains,omitempty" sensitive:"false"`
 
 	// What a new session's pages see, and whether its browser shows a
 	// window (nil: the daemon's --headed); set when launch creates the
 	// session.
-	Headless    *bool        `json:"headless,omitempty" jsonschema:"launch: false to show a window"`
+	Headless    *bool        `json:"headless,omitempty"`
 	UserAgent   string       `json:"userAgent,omitempty"`
-	Timezone    string       `json:"timezone,omitempty" jsonschema:"launch: IANA zone"`
-	Locale      string       `json:"locale,omitempty" jsonschema:"launch: e.g. fr-FR"`
+	Timezone    string       `json:"timezone,omitempty"`
+	Locale      string       `json:"locale,omitempty"`
 	Geolocation *Geolocation `json:"geolocation,omitempty"`
+
+	// Emulation (internal/emulation): launch's device (a Playwright device
+	// name); the media features (launch or emulate); what emulate
+	// changes mid-session. No schema descriptions, for the tools/list
+	// budget: README.md and docs/api.md say them.
+	Device        string            `json:"device,omitempty"`
+	ColorScheme   string            `json:"colorScheme,omitempty"`
+	ReducedMotion string            `json:"reducedMotion,omitempty"`
+	ForcedColors  string            `json:"forcedColors,omitempty"`
+	Offline       *bool             `json:"offline,omitempty"`
+	Throttle      string            `json:"throttle,omitempty"`
+	CPU           float64           `json:"cpu,omitempty"`
+	Headers       map[string]string `json:"headers,omitempty"`
+	Permissions   []string          `json:"permissions,omitempty"`
+	InitScript    string            `json:"initScript,omitempty"`
+	// A route's answer (internal/routes): status, contentType and body
+	// (or path, a file in the uploads folder); or abort with a reason;
+	// after delay ms; for the task or, with scope "session", the session.
+	Status      int    `json:"status,omitempty"`
+	ContentType string `json:"contentType,omitempty"`
+	Body        string `json:"body,omitempty"`
+	Abort       string `json:"abort,omitempty"`
+	Delay       int    `json:"delay,omitempty"`
+	Scope       string `json:"scope,omitempty"`
 
 	// Proxy is launch's upstream proxy for the session (Playwright's
 	// shape), set when launch creates the session. No schema
@@ -140,14 +165,14 @@ type Input struct {
 	// description, for the tools/list budget: its fields say it.
 	LoginCheck *LoginCheck `json:"loginCheck,omitempty"`
 
-	AllowHosts []string `json:"allowHosts,omitempty" jsonschema:"launch: hosts it may reach"`
-	BlockHosts []string `json:"blockHosts,omitempty" jsonschema:"launch: hosts it may not reach"`
-	OnlyHosts  []string `json:"onlyHosts,omitempty" jsonschema:"launch: the only hosts to reach"`
+	AllowHosts []string `json:"allowHosts,omitempty"`
+	BlockHosts []string `json:"blockHosts,omitempty"`
+	OnlyHosts  []string `json:"onlyHosts,omitempty"`
 
 	Snapshot    *bool `json:"snapshot,omitempty" jsonschema:"false: no snapshot in result"`
 	Full        bool  `json:"full,omitempty" jsonschema:"whole page, not changes"`
 	Interactive bool  `json:"interactive,omitempty" jsonschema:"snapshot: actionable elements only"`
-	Depth       int   `json:"depth,omitempty" jsonschema:"snapshot: maximum tree depth"`
+	Depth       int   `json:"depth,omitempty"`
 	MaxChars    int   `json:"maxChars,omitempty" jsonschema:"snapshot: character budget"`
 	Diff        bool  `json:"diff,omitempty" jsonschema:"snapshot: changes only"`
 	// Codegen puts the Playwright line of the action in its answer (as
@@ -259,7 +284,7 @@ type Geolocation struct {
 // HasEnvironment reports whether a launch sets what the session's pages
 // see (user agent, time zone, locale, position) or its window.
 func (in *Input) HasEnvironment() bool {
-	return in.Headless != nil || in.UserAgent != "" || in.Timezone != "" || in.Locale != "" || in.Geolocation != nil
+	return in.Headless != nil || in.UserAgent != "" || in.Timezone != "" || in.Locale != "" || in.Geolocation != nil || in.Device != ""
 }
 
 // Result is what every action returns: source 001's BrowserToolResult plus
@@ -451,7 +476,7 @@ func (in *Input) Validate() error {
 		return fmt.Errorf("unknown action %q: use one of %s", in.Action, strings.Join(Actions, ", "))
 	}
 	if in.Action != "launch" && in.HasEnvironment() {
-		return fmt.Errorf("headless, userAgent, timezone, locale and geolocation are set with launch, when it creates the session")
+		return fmt.Errorf("headless, userAgent, timezone, locale, geolocation and device are set with launch, when it creates the session")
 	}
 	if in.UserDataDir != "" && in.Profile != "" {
 		return fmt.Errorf("userDataDir and profile both name the folder the browser runs on: give one (a profile's folder is browserd's own, userDataDir is yours)")

@@ -56,6 +56,12 @@ func Examples() []tool.Input {
 		{Action: "network", Filter: "fetch"},
 		{Action: "mouse_down", X: new(10), Y: new(20), Button: "right"},
 		{Action: "screenshot", Annotate: true, FullPage: &no},
+		{Action: "launch", Session: "s3", Device: "Pixel 7", ColorScheme: "dark", ReducedMotion: "reduce", ForcedColors: "active"},
+		{Action: "emulate", Offline: &yes, Throttle: "Slow 3G", CPU: 4, Headers: map[string]string{"X-Test": "1"},
+			Permissions: []string{"geolocation"}, URL: "https://example.com", InitScript: "window.seen = true"},
+		{Action: "route", URL: "**/api/items", Status: 200, ContentType: "application/json", Body: "[]", Delay: 100, Scope: "session"},
+		{Action: "route", URL: "/\\/ads\\//", Abort: "blockedbyclient"},
+		{Action: "unroute", URL: "**/api/items", Scope: "session"},
 	}
 }
 
