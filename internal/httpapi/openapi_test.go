@@ -152,3 +152,33 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 	}
 	return reflect.DeepEqual(va, vb)
 }
+
+// TestOpenAPIEveryRoute: every route the API serves under /api/ (the
+// HandleFunc patterns of httpapi.go) has its path and method in
+// openapi.json, so a new endpoint fails until it is documented there.
+func TestOpenAPIEveryRoute(t *testing.T) {
+	src, err := os.ReadFile("httpapi.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	routes := regexp.MustCompile(`Handle(?:Func)?\("([A-Z]+) (/api/[^"]*)"`).FindAllStringSubmatch(string(src), -1)
+	if len(routes) < 20 {
+		t.Fatalf("found %d routes in httpapi.go: the pattern no longer reads it", len(routes))
+	}
+	for _, r := range routes {
+		method, path := strings.ToLower(r[1]), strings.TrimSuffix(r[2], "{$}")
+		if _, ok := doc.Paths[path][method]; !ok {
+			t.Errorf("%s %s is served but not in openapi.json: add it (paths.%q.%s)", r[1], r[2], path, method)
+		}
+	}
+}
