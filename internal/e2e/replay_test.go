@@ -74,6 +74,9 @@ func recordOrder(t *testing.T, api *apiClient, session, task string) ([]byte, re
 	if strings.Contains(string(b), orderCode) {
 		t.Errorf("the recording holds the secret's value")
 	}
+	if x.Session != session {
+		t.Errorf("the trace names the session %q, want the caller's own name %q", x.Session, session)
+	}
 	return b, x
 }
 

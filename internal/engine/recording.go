@@ -135,10 +135,12 @@ func (e *Engine) Trace(ctx context.Context, session, task, format string) ([]byt
 	if task == "" {
 		task = "default"
 	}
+	// The caller's own name for the session, never the owner-qualified
+	// one the recording is kept under (bob~s9).
 	if format == "html" {
-		return e.Recorder.HTML(q, task)
+		return e.Recorder.HTMLAs(q, session, task)
 	}
-	return e.Recorder.JSON(q, task)
+	return e.Recorder.JSONAs(q, session, task)
 }
 
 // TraceEntries and TraceFrame are a task's recording for the dashboard.

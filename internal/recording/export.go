@@ -18,7 +18,11 @@ type Export struct {
 }
 
 // JSON is the task's trace as one JSON document.
-func (r *Recorder) JSON(session, task string) ([]byte, error) {
+func (r *Recorder) JSON(session, task string) ([]byte, error) { return r.JSONAs(session, session, task) }
+
+// JSONAs is JSON naming the session shown, as its caller knows it (not
+// the owner-qualified name the recording is kept under).
+func (r *Recorder) JSONAs(session, shown, task string) ([]byte, error) {
 	es, err := r.Entries(session, task)
 	if err != nil {
 		return nil, err
@@ -26,13 +30,16 @@ func (r *Recorder) JSON(session, task string) ([]byte, error) {
 	if es == nil {
 		es = []Entry{}
 	}
-	return json.MarshalIndent(Export{Session: session, Task: task, Exported: time.Now().UTC(), Entries: es}, "", "  ")
+	return json.MarshalIndent(Export{Session: shown, Task: task, Exported: time.Now().UTC(), Entries: es}, "", "  ")
 }
 
 // HTML is the task's trace as one self-contained HTML file a person opens
 // offline: the steps, and beside them the frame of the chosen step (the
 // frames inlined), stepped through with the arrow keys.
-func (r *Recorder) HTML(session, task string) ([]byte, error) {
+func (r *Recorder) HTML(session, task string) ([]byte, error) { return r.HTMLAs(session, session, task) }
+
+// HTMLAs is HTML naming the session shown (see JSONAs).
+func (r *Recorder) HTMLAs(session, shown, task string) ([]byte, error) {
 	es, err := r.Entries(session, task)
 	if err != nil {
 		return nil, err
@@ -51,7 +58,7 @@ func (r *Recorder) HTML(session, task string) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	err = page.Execute(&buf, map[string]any{
-		"Title": fmt.Sprintf("browserd trace: session %s, task %s", session, task),
+		"Title": fmt.Sprintf("browserd trace: session %s, task %s", shown, task),
 		// Page text in entries is data: it reaches the page only as a
 		// JSON string, read with textContent, never as markup.
 		"Data": template.JS(safeJSON(data)),
