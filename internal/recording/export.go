@@ -18,7 +18,9 @@ type Export struct {
 }
 
 // JSON is the task's trace as one JSON document.
-func (r *Recorder) JSON(session, task string) ([]byte, error) { return r.JSONAs(session, session, task) }
+func (r *Recorder) JSON(session, task string) ([]byte, error) {
+	return r.JSONAs(session, session, task)
+}
 
 // JSONAs is JSON naming the session shown, as its caller knows it (not
 // the owner-qualified name the recording is kept under).
@@ -36,7 +38,9 @@ func (r *Recorder) JSONAs(session, shown, task string) ([]byte, error) {
 // HTML is the task's trace as one self-contained HTML file a person opens
 // offline: the steps, and beside them the frame of the chosen step (the
 // frames inlined), stepped through with the arrow keys.
-func (r *Recorder) HTML(session, task string) ([]byte, error) { return r.HTMLAs(session, session, task) }
+func (r *Recorder) HTML(session, task string) ([]byte, error) {
+	return r.HTMLAs(session, session, task)
+}
 
 // HTMLAs is HTML naming the session shown (see JSONAs).
 func (r *Recorder) HTMLAs(session, shown, task string) ([]byte, error) {
