@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/jpeg"
 	"image/png"
 	"io"
 	"log/slog"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/browserd/browserd/internal/computer"
 	"github.com/browserd/browserd/internal/engine"
+	"github.com/browserd/browserd/internal/recording"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -345,5 +347,40 @@ func TestVisionGuard(t *testing.T) {
 	}
 	if !regexp.MustCompile(`"action": "mouse_move"(?s:.*?)"x": 120,\s*"y": 80`).Match(trace) {
 		t.Errorf("the recording does not keep the point of mouse_move: %.2000s", trace)
+	}
+	// The frame of a step at a point shows the point: a red ring around
+	// it (the frame is 640 px wide for the 1280 px display: 60,40).
+	time.Sleep(recording.FrameDelay + time.Second) // the frame is taken once the tab is left alone
+	es, err := e.Recorder.Entries(nav.Session, "guard")
+	if err != nil || len(es) == 0 {
+		t.Fatalf("entries: %v", err)
+	}
+	last := es[len(es)-1]
+	for i := len(es) - 1; i >= 0; i-- {
+		if es[i].Type == "action" {
+			last = es[i]
+			break
+		}
+	}
+	jpg, err := e.Recorder.Frame(nav.Session, "guard", last.Seq)
+	if err != nil {
+		t.Fatalf("the frame of %s: %v", last.Name, err)
+	}
+	img, err := jpeg.Decode(bytes.NewReader(jpg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := float64(img.Bounds().Dx()) / 1280
+	reds := 0
+	for y := int(80*k) - 12; y <= int(80*k)+12; y++ {
+		for x := int(120*k) - 12; x <= int(120*k)+12; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			if r>>8 > 150 && g>>8 < 120 && b>>8 < 150 {
+				reds++
+			}
+		}
+	}
+	if reds < 20 {
+		t.Errorf("the frame of %s at 120,80 does not show the point (%d red pixels around it)", last.Name, reds)
 	}
 }

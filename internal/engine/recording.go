@@ -51,6 +51,7 @@ func (c *call) record(red *redact.Redactor, orig tool.Input) {
 		OK: &ok, Error: c.res.Error, MS: time.Since(c.started).Milliseconds(),
 		AnswerBytes: len(c.res.Content), URL: red.String(c.res.URL), Title: red.String(c.res.Title),
 		Locator: c.targets.Locator, Fields: c.targets.Fields, To: c.targets.To,
+		Reads: readsOnly(orig.Action),
 	}
 	var console, requests []recording.Entry
 	pg := c.pageForRecord()
@@ -81,6 +82,13 @@ func (c *call) record(red *redact.Redactor, orig tool.Input) {
 	if _, err := rec.Record(c.task.Sess.ID, c.task.Name, a, console, requests, pg); err != nil {
 		c.e.Log.Warn("recording an action failed", "session", c.task.Sess.ID, "task", c.task.Name, "err", err)
 	}
+}
+
+// readsOnly reports whether an action only reads the page it acts on:
+// neither changes it nor marks the session (tabActions).
+func readsOnly(action string) bool {
+	a, ok := tabActions[action]
+	return ok && !a.changes && !a.marks
 }
 
 // pageForRecord is the tab whose frame the recording takes: the call's,

@@ -57,6 +57,10 @@ type Entry struct {
 	URL         string         `json:"url,omitempty"`
 	Title       string         `json:"title,omitempty"`
 	Frame       string         `json:"frame,omitempty"`
+	// Reads says the step only read the page (a screenshot, a snapshot):
+	// its frame shows the page the step before left, and marks that
+	// step's point (mark.go). Not kept.
+	Reads bool `json:"-"`
 	// Locator is the element the action targeted, as found again without
 	// its ref (long gone by the time a recording is exported or replayed):
 	// its role and name when they were unique on the page, else a CSS
@@ -104,6 +108,9 @@ type Recorder struct {
 	mu     sync.Mutex
 	traces map[string]*trace        // by folder
 	gen    map[*browser.Page]uint64 // actions begun on each tab (Begin)
+	// points are the viewport points of the last step at a point on each
+	// tab, while only reads followed it (mark.go).
+	points map[*browser.Page][2]float64
 	closed bool
 
 	jobs chan job
@@ -124,6 +131,10 @@ type job struct {
 	seq  int
 	gen  uint64    // the tab's generation when its action ended
 	due  time.Time // when the frame is taken, if no action came meanwhile
+	// x, y are the viewport point the step acted at (mark.go), when
+	// point says it did.
+	x, y  float64
+	point bool
 }
 
 // FrameDelay is how long a tab must be left alone after an action for the
@@ -144,7 +155,7 @@ func New(opts Options, log *slog.Logger) *Recorder {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &Recorder{opts: opts, log: log, traces: map[string]*trace{}, gen: map[*browser.Page]uint64{},
+	r := &Recorder{opts: opts, log: log, traces: map[string]*trace{}, gen: map[*browser.Page]uint64{}, points: map[*browser.Page][2]float64{},
 		jobs: make(chan job, 64), stop: make(chan struct{}), done: make(chan struct{})}
 	go r.run()
 	return r
@@ -223,6 +234,17 @@ func (r *Recorder) Record(session, task string, a Entry, console []Entry, reques
 	}
 	if pg != nil {
 		j := job{pg: pg, path: filepath.Join(dir, frame), t: t, seq: t.seq, gen: r.gen[pg], due: time.Now().Add(FrameDelay)}
+		j.x, j.y, j.point = pointOf(a.Args)
+		switch {
+		case j.point:
+			r.points[pg] = [2]float64{j.x, j.y}
+		case a.Reads:
+			if p, ok := r.points[pg]; ok {
+				j.x, j.y, j.point = p[0], p[1], true
+			}
+		default:
+			delete(r.points, pg)
+		}
 		select {
 		case r.jobs <- j:
 		default:
@@ -246,6 +268,7 @@ func (r *Recorder) Begin(pg *browser.Page) {
 		for p := range r.gen {
 			if p.Closed() {
 				delete(r.gen, p)
+				delete(r.points, p)
 			}
 		}
 	}
@@ -281,6 +304,7 @@ func (r *Recorder) take(j job) {
 		r.mu.Lock()
 		if r.gen[j.pg] == j.gen && j.pg.Closed() {
 			delete(r.gen, j.pg) // the tab is gone: forget it
+			delete(r.points, j.pg)
 		}
 		r.mu.Unlock()
 	}()
@@ -299,6 +323,9 @@ func (r *Recorder) take(j job) {
 	img, err := j.pg.Thumbnail(actx, r.opts.Width, r.opts.Quality)
 	if err != nil {
 		return // a tab closed or busy with a dialog: the entry has no frame
+	}
+	if j.point {
+		img = markFrame(actx, j.pg, img, j.x, j.y, r.opts.Quality)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
