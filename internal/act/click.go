@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/timing"
@@ -71,7 +72,14 @@ func (c *Tab) Press(ctx context.Context) error {
 		}
 	}
 	m := pg.Mark(ctx)
-	if err := pg.Press(ctx, c.In.Key); err != nil {
+	press := pg.Press
+	if c.In.Time > 0 {
+		// Held down that long (a game's arrow key, a long press of a key).
+		press = func(ctx context.Context, chord string) error {
+			return pg.Hold(ctx, chord, time.Duration(c.In.Time)*time.Millisecond)
+		}
+	}
+	if err := press(ctx, c.In.Key); err != nil {
 		return &tool.Error{Msg: err.Error()}
 	}
 	return pg.Settle(ctx, m)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/browserd/browserd/internal/cdp"
 )
 
 // ClickOptions says how to click: which button, how many times, with
@@ -277,6 +279,68 @@ func (p *Page) Press(ctx context.Context, chord string) error {
 	}
 	return up
 }
+
+// Hold presses chord and holds it down for d, as a finger on a key does:
+// one keydown, then, after the keyboard's repeat delay (500 ms), a
+// repeated keydown (autoRepeat) every 50 ms, then the keyup. A page that
+// moves a game's piece while an arrow key is down sees it held.
+func (p *Page) Hold(ctx context.Context, chord string, d time.Duration) error {
+	k, mods, err := ParseKey(chord)
+	if err != nil {
+		return err
+	}
+	text := k.text
+	if mods&(1|2|4) != 0 {
+		text = ""
+	}
+	down := func(repeat bool) error {
+		ev := map[string]any{"type": "keyDown", "key": k.key, "code": k.code, "windowsVirtualKeyCode": k.keyCode, "modifiers": mods, "autoRepeat": repeat}
+		if text != "" {
+			ev["text"], ev["unmodifiedText"] = text, text
+		}
+		return p.sess.Call(ctx, "Input.dispatchKeyEvent", ev, nil)
+	}
+	up := func() error {
+		// The key goes up even when the hold was cut short.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cdp.CleanupTimeout)
+		defer cancel()
+		return p.sess.Call(cctx, "Input.dispatchKeyEvent", map[string]any{"type": "keyUp", "key": k.key, "code": k.code, "windowsVirtualKeyCode": k.keyCode, "modifiers": mods}, nil)
+	}
+	if err := down(false); err != nil {
+		return err
+	}
+	end := time.Now().Add(d)
+	next := time.Now().Add(holdRepeatDelay)
+	for {
+		wait := time.Until(next)
+		if rest := time.Until(end); rest < wait {
+			wait = rest
+		}
+		t := time.NewTimer(max(wait, 0))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			_ = up()
+			return ctx.Err()
+		case <-t.C:
+		}
+		if !time.Now().Before(end) {
+			return up()
+		}
+		if err := down(true); err != nil {
+			_ = up()
+			return err
+		}
+		next = time.Now().Add(holdRepeatEvery)
+	}
+}
+
+// The keyboard's repeat: a held key repeats after holdRepeatDelay, every
+// holdRepeatEvery.
+const (
+	holdRepeatDelay = 500 * time.Millisecond
+	holdRepeatEvery = 50 * time.Millisecond
+)
 
 // HandleDialog accepts or dismisses the open dialog, answering a prompt
 // with text, and waits until it is reported closed.

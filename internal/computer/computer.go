@@ -247,17 +247,13 @@ func (c *Computer) step(ctx context.Context, in Input) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		ms := max(int(in.Duration*1000), 1)
 		for _, k := range chords {
-			if _, err := c.call(ctx, in, tool.Input{Action: "press", Key: k}); err != nil {
+			if _, err := c.call(ctx, in, tool.Input{Action: "press", Key: k, Time: ms}); err != nil {
 				return "", err
 			}
 		}
-		if in.Duration > 0 {
-			if _, err := c.call(ctx, in, tool.Input{Action: "wait", Time: int(in.Duration * 1000)}); err != nil {
-				return "", err
-			}
-		}
-		return fmt.Sprintf("pressed %s, then waited %gs (a key goes down and up at once here: hold a modifier with a click's text instead)", strings.Join(chords, " "), in.Duration), nil
+		return fmt.Sprintf("held %s down for %gs", strings.Join(chords, " "), float64(ms)/1000), nil
 	case "type":
 		return c.typeText(ctx, in)
 	case "cursor_position":

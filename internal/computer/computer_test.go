@@ -66,7 +66,7 @@ func TestTranslation(t *testing.T) {
 		{`{"action":"key","text":"ctrl+a BackSpace"}`, []string{"press key=Control+a", "press key=Backspace"}},
 		{`{"action":"type","text":"hello\nworld"}`, []string{"type text=hello", "press key=Enter", "type text=world"}},
 		{`{"action":"wait","duration":0.5}`, []string{"wait time=500"}},
-		{`{"action":"hold_key","text":"shift","duration":1}`, []string{"press key=Shift", "wait time=1000"}},
+		{`{"action":"hold_key","text":"shift","duration":1}`, []string{"press key=Shift time=1000"}},
 		{`{"action":"screenshot"}`, nil},
 		{`{"action":"zoom","region":[0,0,100,50]}`, nil},
 		// OpenAI's actions.
