@@ -123,6 +123,17 @@ func (c *Tab) expect(ctx context.Context, x, y float64, h hit) error {
 	return tool.Fail("%s is not at %.0f,%.0f (another element is, in the details); %s — the page moved since you looked: take a new screenshot, or act on %s by its ref; nothing was pressed", ref, x, y, where, ref)
 }
 
+// aimAt is the input's point, what is on top there, and whether that is
+// what the agent expects there (expect): the start of every action at a
+// point.
+func (c *Tab) aimAt(ctx context.Context) (x, y float64, h hit, err error) {
+	if x, y, err = c.at(ctx); err != nil {
+		return 0, 0, h, err
+	}
+	h = c.hitAt(ctx, x, y)
+	return x, y, h, c.expect(ctx, x, y, h)
+}
+
 // moved notes when what is at (x, y) changed while the action's events
 // went in: the page moved the target under the mouse.
 func (c *Tab) moved(ctx context.Context, x, y float64, before hit) {
@@ -142,12 +153,8 @@ func joinLine(a, b string) string {
 // pointerAt clicks or hovers at the input's point.
 func (c *Tab) pointerAt(ctx context.Context, action string) error {
 	in, pg := c.In, c.Page
-	x, y, err := c.at(ctx)
+	x, y, before, err := c.aimAt(ctx)
 	if err != nil {
-		return err
-	}
-	before := c.hitAt(ctx, x, y)
-	if err := c.expect(ctx, x, y, before); err != nil {
 		return err
 	}
 	m := pg.Mark(ctx)
@@ -179,12 +186,8 @@ func (c *Tab) pointerAt(ctx context.Context, action string) error {
 // apart, a long press.
 func (c *Tab) Mouse(ctx context.Context) error {
 	pg := c.Page
-	x, y, err := c.at(ctx)
+	x, y, before, err := c.aimAt(ctx)
 	if err != nil {
-		return err
-	}
-	before := c.hitAt(ctx, x, y)
-	if err := c.expect(ctx, x, y, before); err != nil {
 		return err
 	}
 	m := pg.Mark(ctx)
@@ -277,12 +280,8 @@ func (c *Tab) focusedField(ctx context.Context) (el browser.Elem, ok bool, err e
 	pg := c.Page
 	anchor := browser.Elem{}
 	if c.Pointed() {
-		x, y, err := c.at(ctx)
+		x, y, h, err := c.aimAt(ctx)
 		if err != nil {
-			return el, false, err
-		}
-		h := c.hitAt(ctx, x, y)
-		if err := c.expect(ctx, x, y, h); err != nil {
 			return el, false, err
 		}
 		if err := pg.Click(ctx, x, y, browser.ClickOptions{}); err != nil {

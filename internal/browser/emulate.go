@@ -173,13 +173,9 @@ func (p *Page) grant(ctx context.Context, perms []Permission) error {
 	if len(perms) == 0 || p.b == nil {
 		return nil
 	}
-	var info struct {
-		TargetInfo struct {
-			BrowserContextID string `json:"browserContextId"`
-		} `json:"targetInfo"`
-	}
 	bs := p.b.conn.Browser()
-	if err := bs.Call(ctx, "Target.getTargetInfo", map[string]any{"targetId": p.TargetID}, &info); err != nil {
+	contextID, err := p.contextID(ctx)
+	if err != nil {
 		return fmt.Errorf("granting permissions: %w", err)
 	}
 	for _, g := range perms {
@@ -187,8 +183,8 @@ func (p *Page) grant(ctx context.Context, perms []Permission) error {
 		if g.Origin != "" {
 			params["origin"] = g.Origin
 		}
-		if id := info.TargetInfo.BrowserContextID; id != "" {
-			params["browserContextId"] = id
+		if contextID != "" {
+			params["browserContextId"] = contextID
 		}
 		if err := bs.Call(ctx, "Browser.grantPermissions", params, nil); err != nil {
 			return fmt.Errorf("granting %v to %s: %w", g.Names, cmpOr(g.Origin, "every origin"), err)
@@ -197,23 +193,30 @@ func (p *Page) grant(ctx context.Context, perms []Permission) error {
 	return nil
 }
 
-// ResetPermissions takes back every permission granted in the tab's
-// browser context.
-func (p *Page) ResetPermissions(ctx context.Context) error {
+// contextID is the id of the tab's browser context ("" for the default
+// one).
+func (p *Page) contextID(ctx context.Context) (string, error) {
 	var info struct {
 		TargetInfo struct {
 			BrowserContextID string `json:"browserContextId"`
 		} `json:"targetInfo"`
 	}
-	bs := p.b.conn.Browser()
-	if err := bs.Call(ctx, "Target.getTargetInfo", map[string]any{"targetId": p.TargetID}, &info); err != nil {
+	err := p.b.conn.Browser().Call(ctx, "Target.getTargetInfo", map[string]any{"targetId": p.TargetID}, &info)
+	return info.TargetInfo.BrowserContextID, err
+}
+
+// ResetPermissions takes back every permission granted in the tab's
+// browser context.
+func (p *Page) ResetPermissions(ctx context.Context) error {
+	contextID, err := p.contextID(ctx)
+	if err != nil {
 		return err
 	}
 	params := map[string]any{}
-	if id := info.TargetInfo.BrowserContextID; id != "" {
-		params["browserContextId"] = id
+	if contextID != "" {
+		params["browserContextId"] = contextID
 	}
-	return bs.Call(ctx, "Browser.resetPermissions", params, nil)
+	return p.b.conn.Browser().Call(ctx, "Browser.resetPermissions", params, nil)
 }
 
 func cmpOr(a, b string) string {
