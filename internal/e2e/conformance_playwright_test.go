@@ -103,6 +103,20 @@ func (p *playwrightTool) typeText(ref, text string, clear, submit bool) (string,
 	// browser_type fills: it always replaces the value, as clear does.
 	return p.act("browser_type", map[string]any{"target": ref, "element": ref, "text": text, "submit": submit})
 }
+
+// typeKeys is browser_type with slowly: one key at a time at the caret
+// (pressSequentially), which adds to what the field holds where fill
+// would replace it, and which pages that listen to keys hear.
+func (p *playwrightTool) typeKeys(ref, text string) (string, error) {
+	return p.act("browser_type", map[string]any{"target": ref, "element": ref, "text": text, "slowly": true})
+}
+func (p *playwrightTool) waitText(text string, gone bool) (string, error) {
+	key := "text"
+	if gone {
+		key = "textGone"
+	}
+	return p.act("browser_wait_for", map[string]any{key: text})
+}
 func (p *playwrightTool) selectValues(ref string, values []string) (string, error) {
 	return p.act("browser_select_option", map[string]any{"target": ref, "element": ref, "values": values})
 }
