@@ -14,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browserd/browserd/internal/chromium"
-	"github.com/browserd/browserd/internal/tool"
 )
 
 // TestConformancePlaywright runs the conformance corpus against Playwright
@@ -64,6 +63,10 @@ func (p *playwrightTool) call(name string, args map[string]any) (string, error) 
 		if tc, ok := c.(*mcp.TextContent); ok {
 			b.WriteString(tc.Text)
 		}
+	}
+	if os.Getenv("BROWSERD_CONFORMANCE_TRACE") != "" {
+		a, _ := json.Marshal(args)
+		fmt.Fprintf(os.Stderr, ">>> %s %s (error: %v)\n%s\n", name, a, res.IsError, b.String())
 	}
 	if res.IsError {
 		return b.String(), fmt.Errorf("%s: %s", name, b.String())
@@ -146,7 +149,7 @@ func (p *playwrightTool) scroll(ref, dir string, amount int) (string, error) {
 	return p.call("browser_snapshot", map[string]any{})
 }
 func (p *playwrightTool) drag(ref, to string) (string, error) {
-	if !tool.LooksLikeRef(to) {
+	if !quotedRef.MatchString("ref=" + to) {
 		return "", errUnsupported // browser_drag takes two refs
 	}
 	return p.act("browser_drag", map[string]any{"startTarget": ref, "startElement": ref, "endTarget": to, "endElement": to})

@@ -192,7 +192,9 @@ func (a *agent) open(page string) error {
 	return err
 }
 
-var quotedRef = regexp.MustCompile(`ref=(e\d+)`)
+// refs are eN in browserd's answers; Playwright MCP's are fNeN in a page a
+// click navigated to.
+var quotedRef = regexp.MustCompile(`ref=((?:f\d+)?e\d+)`)
 
 // find returns the ref of the first element named name (and of the role,
 // when role is not empty) in the last answer: a line `role "name" … [ref=eN]`
@@ -234,14 +236,11 @@ func findIn(answer, role, name string) (string, bool) {
 	return refs[0], true
 }
 
-// findAllIn is every ref findIn could answer, one a line, in order; lines
-// of elements hidden from assistive technology ("[aria-hidden]", as
-// Playwright MCP marks the native <select> a library replaced) do not
-// count.
+// findAllIn is every ref findIn could answer, one a line, in order.
 func findAllIn(answer, role, name string) []string {
 	var refs []string
 	for _, line := range strings.Split(answer, "\n") {
-		if strings.HasPrefix(line, "- ") || strings.Contains(line, "[aria-hidden]") {
+		if strings.HasPrefix(line, "- ") {
 			continue
 		}
 		if ref, ok := findInLine(line, role, name); ok {
@@ -490,6 +489,9 @@ func (a *agent) refAfterRole(text, role string) (string, error) {
 				continue
 			}
 			for _, next := range lines[j+1:] {
+				// Not a control hidden from assistive technology: Playwright
+				// MCP shows the native <select> Select2 replaced as
+				// `combobox [aria-hidden]`, which takes no clicks.
 				if strings.HasPrefix(next, "- ") || strings.Contains(next, "[aria-hidden]") {
 					continue
 				}
@@ -507,7 +509,7 @@ func (a *agent) refAfterRole(text, role string) (string, error) {
 // word — a control without a name that a model picks by what its line
 // says (an icon button's hint="trash").
 func (a *agent) refNear(text, word string, lines int) (string, error) {
-	re := regexp.MustCompile(`\[ref=(e\d+)[^\]]*` + regexp.QuoteMeta(word))
+	re := regexp.MustCompile(`\[ref=((?:f\d+)?e\d+)[^\]]*` + regexp.QuoteMeta(word))
 	ls := strings.Split(a.last, "\n")
 	for i, l := range ls {
 		if !strings.Contains(l, text) {
