@@ -946,6 +946,17 @@ var confCases = []confCase{
 		return steps(func() error { return a.open("otp") },
 			func() error { return e(a.typeInto("textbox", "Digit 1", "482913", false, false)) },
 			func() error {
+				// A lenient agent that sees the last box empty types the
+				// code again, key by key, as the page moves the focus on.
+				if !a.lenient() || regexp.MustCompile(`"Digit 6"[^\n]*: "3"`).MatchString(a.last) {
+					return nil
+				}
+				if _, err := a.typeInto("textbox", "Digit 1", "", true, false); err != nil {
+					return err
+				}
+				return e(a.typeKeys("textbox", "Digit 1", "482913"))
+			},
+			func() error {
 				txt, err := a.click("button", "Verify", none)
 				return a.want(txt, err, "verified 482913")
 			})
