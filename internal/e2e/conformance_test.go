@@ -179,6 +179,27 @@ func pageOnly(text string) string {
 	}
 }
 
+// shownOnly drops what Playwright MCP marks hidden from assistive
+// technology, with everything under it: the native <select> Select2 hides
+// (`listbox [aria-hidden]`) and its options, which take no clicks.
+func shownOnly(answer string) string {
+	var out []string
+	hidden := -1 // the indentation of the hidden line being skipped
+	for _, l := range strings.Split(answer, "\n") {
+		ind := len(l) - len(strings.TrimLeft(l, " "))
+		if hidden >= 0 && ind > hidden {
+			continue
+		}
+		hidden = -1
+		if strings.Contains(l, "[aria-hidden]") {
+			hidden = ind
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
 // lenient says whether the agent reads names as a model does with this
 // tool: whatever their case (MUI's "Account", which browserd prints as the
 // page shows it, "ACCOUNT") and, when no element of the role has the name,
@@ -220,6 +241,29 @@ func (a *agent) candidates(answers []string, role, name string) []string {
 		for i := len(answers) - 1; i >= 0; i-- {
 			if refs := way(answers[i]); len(refs) > 0 {
 				return refs
+			}
+		}
+	}
+	if a.lenient() && role != "" {
+		// A control without a name after the text that labels it
+		// (Playwright MCP's `- text: City` before Choices.js's box).
+		for i := len(answers) - 1; i >= 0; i-- {
+			ls := strings.Split(answers[i], "\n")
+			for j, l := range ls {
+				if strings.TrimSpace(strings.TrimLeft(l, " -")) != "text: "+name {
+					continue
+				}
+				for _, next := range ls[j+1:] {
+					if strings.Contains(next, "[aria-hidden]") {
+						continue
+					}
+					if m := quotedRef.FindStringSubmatch(next); m != nil {
+						if strings.HasPrefix(strings.TrimLeft(next, " -"), role+" ") {
+							return []string{m[1]}
+						}
+						break
+					}
+				}
 			}
 		}
 	}
@@ -293,14 +337,23 @@ func (a *agent) click(role, name string, o clickOpts) (string, error) {
 		return "", err
 	}
 	txt, err := a.saw(a.tool.click(refs[0], o))
+	if err == nil || !a.lenient() {
+		return txt, err
+	}
 	// A lenient agent whose click failed tries the other elements of that
 	// name in the same answer (the native <select>'s hidden options before
-	// the ones the library drew).
-	for _, ref := range refs[1:min(len(refs), 3)] {
-		if err == nil || !a.lenient() {
+	// the ones the library drew), then whatever else shows the name (the
+	// label of a radio whose input the label covers).
+	tried := map[string]bool{refs[0]: true}
+	more := append(refs[1:], a.candidates(a.seen, "", name)...)
+	for _, ref := range more {
+		if err == nil || len(tried) >= 4 {
 			break
 		}
-		txt, err = a.saw(a.tool.click(ref, o))
+		if !tried[ref] {
+			tried[ref] = true
+			txt, err = a.saw(a.tool.click(ref, o))
+		}
 	}
 	return txt, err
 }
@@ -373,7 +426,7 @@ func (a *agent) pickRef(ref string, values ...string) (string, error) {
 	}
 	for _, v := range values {
 		option := func() []string {
-			if refs := a.candidates([]string{a.last}, "option", v); len(refs) > 0 {
+			if refs := a.candidates([]string{shownOnly(a.last)}, "option", v); len(refs) > 0 {
 				return refs
 			}
 			return nil
@@ -483,7 +536,7 @@ func (a *agent) refAfter(text string) (string, error) { return a.refAfterRole(te
 // (the textbox of a code editor, not the wrapper around it).
 func (a *agent) refAfterRole(text, role string) (string, error) {
 	for i := len(a.seen) - 1; i >= 0; i-- {
-		lines := strings.Split(a.seen[i], "\n")
+		lines := strings.Split(shownOnly(a.seen[i]), "\n")
 		for j := len(lines) - 2; j >= 0; j-- {
 			if strings.HasPrefix(lines[j], "- ") || !strings.Contains(lines[j], text) {
 				continue
