@@ -71,7 +71,7 @@ test: chromium thirdparty vet cross
 # saying so, without npm). A peer's figures, not a test of browserd: kept
 # out of `make test` and its 15-minute budget.
 conformance-peers: chromium thirdparty
-	BROWSERD_CONFORMANCE_PEERS=1 $(GO) test -count=1 -timeout 25m -v -run 'TestConformancePlaywright|TestConformanceThirdPartyPlaywright' ./internal/e2e/
+	BROWSERD_CONFORMANCE_PEERS=1 $(GO) test -count=1 -timeout 60m -v -run 'TestConformancePlaywright|TestConformanceThirdPartyPlaywright' ./internal/e2e/
 	BROWSERD_CONFORMANCE_POINTS=1 $(GO) test -count=1 -timeout 15m -v -run 'TestConformanceThirdPartyPoints' ./internal/e2e/
 
 # The container image (Dockerfile; compose.yaml runs three nodes of it on

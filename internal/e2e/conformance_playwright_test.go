@@ -16,7 +16,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browserd/browserd/internal/chromium"
-	"github.com/browserd/browserd/internal/tool"
 )
 
 // TestConformancePlaywright runs the conformance corpus against Playwright
@@ -67,6 +66,10 @@ func (p *playwrightTool) call(name string, args map[string]any) (string, error) 
 			b.WriteString(tc.Text)
 		}
 	}
+	if os.Getenv("BROWSERD_CONFORMANCE_TRACE") != "" {
+		a, _ := json.Marshal(args)
+		fmt.Fprintf(os.Stderr, ">>> %s %s (error: %v)\n%s\n", name, a, res.IsError, b.String())
+	}
 	if res.IsError {
 		return b.String(), fmt.Errorf("%s: %s", name, b.String())
 	}
@@ -105,6 +108,20 @@ func (p *playwrightTool) typeText(ref, text string, clear, submit bool) (string,
 	// browser_type fills: it always replaces the value, as clear does.
 	return p.act("browser_type", map[string]any{"target": ref, "element": ref, "text": text, "submit": submit})
 }
+
+// typeKeys is browser_type with slowly: one key at a time at the caret
+// (pressSequentially), which adds to what the field holds where fill
+// would replace it, and which pages that listen to keys hear.
+func (p *playwrightTool) typeKeys(ref, text string) (string, error) {
+	return p.act("browser_type", map[string]any{"target": ref, "element": ref, "text": text, "slowly": true})
+}
+func (p *playwrightTool) waitText(text string, gone bool) (string, error) {
+	key := "text"
+	if gone {
+		key = "textGone"
+	}
+	return p.act("browser_wait_for", map[string]any{key: text})
+}
 func (p *playwrightTool) selectValues(ref string, values []string) (string, error) {
 	return p.act("browser_select_option", map[string]any{"target": ref, "element": ref, "values": values})
 }
@@ -134,7 +151,7 @@ func (p *playwrightTool) scroll(ref, dir string, amount int) (string, error) {
 	return p.call("browser_snapshot", map[string]any{})
 }
 func (p *playwrightTool) drag(ref, to string) (string, error) {
-	if !tool.LooksLikeRef(to) {
+	if !quotedRef.MatchString("ref=" + to) {
 		return "", errUnsupported // browser_drag takes two refs
 	}
 	return p.act("browser_drag", map[string]any{"startTarget": ref, "startElement": ref, "endTarget": to, "endElement": to})

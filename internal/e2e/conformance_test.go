@@ -38,6 +38,12 @@ type confTool interface {
 	navigate(url string) (string, error)
 	click(ref string, o clickOpts) (string, error)
 	typeText(ref, text string, clear, submit bool) (string, error)
+	// typeKeys types text key by key at the caret, adding to what the
+	// field holds (an editor after the agent placed the caret).
+	typeKeys(ref, text string) (string, error)
+	// waitText waits for text to show (gone false) or to go (gone true),
+	// as an agent does when an answer came before the page's reaction.
+	waitText(text string, gone bool) (string, error)
 	selectValues(ref string, values []string) (string, error)
 	hover(ref string) (string, error)
 	press(ref, key string) (string, error)
@@ -97,6 +103,15 @@ func (b *browserdTool) click(ref string, o clickOpts) (string, error) {
 func (b *browserdTool) typeText(ref, text string, clear, submit bool) (string, error) {
 	return b.do(tool.Input{Action: "type", Ref: ref, Text: text, Clear: clear, Submit: submit})
 }
+func (b *browserdTool) typeKeys(ref, text string) (string, error) {
+	return b.typeText(ref, text, false, false)
+}
+
+// waitText is never called for browserd: its answers come when the page
+// has settled, and the corpus scores that (see agent.lenient).
+func (b *browserdTool) waitText(text string, gone bool) (string, error) {
+	return "", errors.New("the agent does not wait with browserd")
+}
 func (b *browserdTool) selectValues(ref string, values []string) (string, error) {
 	if len(values) == 1 {
 		return b.do(tool.Input{Action: "select", Ref: ref, Value: values[0]})
@@ -141,6 +156,7 @@ type agent struct {
 
 // saw keeps an answer the agent will pick refs from.
 func (a *agent) saw(text string, err error) (string, error) {
+	text = pageOnly(text)
 	if err == nil && strings.Contains(text, "ref=") {
 		a.last = text
 		a.seen = append(a.seen, text)
@@ -148,55 +164,161 @@ func (a *agent) saw(text string, err error) (string, error) {
 	return text, err
 }
 
+// pageOnly drops the code an answer echoes (Playwright MCP's "Ran
+// Playwright code" section: `await page.getByText('Call Bob').hover();`),
+// which names elements without being them: a model reads the page's part.
+func pageOnly(text string) string {
+	for {
+		i := strings.Index(text, "```js\n")
+		if i < 0 {
+			return text
+		}
+		j := strings.Index(text[i+6:], "```")
+		if j < 0 {
+			return text[:i]
+		}
+		text = text[:i] + text[i+6+j+3:]
+	}
+}
+
+// shownOnly drops what Playwright MCP marks hidden from assistive
+// technology, with everything under it: the native <select> Select2 hides
+// (`listbox [aria-hidden]`) and its options, which take no clicks.
+func shownOnly(answer string) string {
+	var out []string
+	hidden := -1 // the indentation of the hidden line being skipped
+	for _, l := range strings.Split(answer, "\n") {
+		ind := len(l) - len(strings.TrimLeft(l, " "))
+		if hidden >= 0 && ind > hidden {
+			continue
+		}
+		hidden = -1
+		if strings.Contains(l, "[aria-hidden]") {
+			hidden = ind
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// lenient says whether the agent reads names as a model does with this
+// tool: whatever their case (MUI's "Account", which browserd prints as the
+// page shows it, "ACCOUNT") and, when no element of the role has the name,
+// by the name alone (jQuery UI's tab named by the link in it, a Shoelace
+// checkbox by its label). browserd is held to the roles and names it
+// prints, which is what the corpus tests of it.
+func (a *agent) lenient() bool { return a.tool.name() != "browserd" }
+
 func (a *agent) open(page string) error {
 	_, err := a.saw(a.tool.navigate(site.URL("/c/" + page)))
 	return err
 }
 
-var quotedRef = regexp.MustCompile(`ref=(e\d+)`)
+// refs are eN in browserd's answers; Playwright MCP's are fNeN in a page a
+// click navigated to.
+var quotedRef = regexp.MustCompile(`ref=((?:f\d+)?e\d+)`)
 
 // find returns the ref of the first element named name (and of the role,
 // when role is not empty) in the last answer: a line `role "name" … [ref=eN]`
 // or, as for list items whose name is their text, `role [ref=eN]: name`.
 func (a *agent) find(role, name string) (string, error) {
-	for i := len(a.seen) - 1; i >= 0; i-- {
-		if ref, ok := findIn(a.seen[i], role, name); ok {
-			return ref, nil
-		}
+	if refs := a.candidates(a.seen, role, name); len(refs) > 0 {
+		return refs[0], nil
 	}
 	return "", fmt.Errorf("no %s %q with a ref in the answers:\n%s", cmpOr(role, "element"), name, a.last)
+}
+
+// candidates are the refs of the elements of role named name in the newest
+// of answers that shows any, in the order it shows them; a lenient agent
+// then reads names whatever their case, then whatever the role.
+func (a *agent) candidates(answers []string, role, name string) []string {
+	ways := []func(string) []string{func(ans string) []string { return findAllIn(ans, role, name) }}
+	if a.lenient() {
+		ways = append(ways,
+			func(ans string) []string { return findAllIn(strings.ToLower(ans), role, strings.ToLower(name)) },
+			func(ans string) []string { return findAllIn(strings.ToLower(ans), "", strings.ToLower(name)) })
+	}
+	for _, way := range ways {
+		for i := len(answers) - 1; i >= 0; i-- {
+			if refs := way(answers[i]); len(refs) > 0 {
+				return refs
+			}
+		}
+	}
+	if a.lenient() && role != "" {
+		// A control without a name after the text that labels it
+		// (Playwright MCP's `- text: City` before Choices.js's box).
+		for i := len(answers) - 1; i >= 0; i-- {
+			ls := strings.Split(answers[i], "\n")
+			for j, l := range ls {
+				if strings.TrimSpace(strings.TrimLeft(l, " -")) != "text: "+name {
+					continue
+				}
+				for _, next := range ls[j+1:] {
+					if strings.Contains(next, "[aria-hidden]") {
+						continue
+					}
+					if m := quotedRef.FindStringSubmatch(next); m != nil {
+						if strings.HasPrefix(strings.TrimLeft(next, " -"), role+" ") {
+							return []string{m[1]}
+						}
+						break
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // findIn looks for the element in one answer; lines a diff marks removed
 // ("- ") do not count.
 func findIn(answer, role, name string) (string, bool) {
-	q := `"` + name + `"`
+	refs := findAllIn(answer, role, name)
+	if len(refs) == 0 {
+		return "", false
+	}
+	return refs[0], true
+}
+
+// findAllIn is every ref findIn could answer, one a line, in order.
+func findAllIn(answer, role, name string) []string {
+	var refs []string
 	for _, line := range strings.Split(answer, "\n") {
 		if strings.HasPrefix(line, "- ") {
 			continue
 		}
-		for rest := line; ; {
-			i := strings.Index(rest, q)
-			if i < 0 {
-				break
-			}
-			before := strings.TrimRight(rest[:i], " ")
-			gotRole := before[strings.LastIndexAny(before, " |-:+")+1:]
-			after := rest[i+len(q):]
-			if j := strings.Index(after, `"`); j >= 0 {
-				after = after[:j]
-			}
-			if m := quotedRef.FindStringSubmatch(after); m != nil && (role == "" || gotRole == role) {
-				return m[1], true
-			}
-			rest = rest[i+len(q):]
+		if ref, ok := findInLine(line, role, name); ok {
+			refs = append(refs, ref)
 		}
-		if head, text, ok := strings.Cut(line, "]: "); ok && strings.TrimSpace(text) == name {
-			if m := quotedRef.FindStringSubmatch(head); m != nil {
-				f := strings.Fields(strings.TrimLeft(head, " -+"))
-				if role == "" || len(f) > 0 && f[0] == role {
-					return m[1], true
-				}
+	}
+	return refs
+}
+
+func findInLine(line, role, name string) (string, bool) {
+	q := `"` + name + `"`
+	for rest := line; ; {
+		i := strings.Index(rest, q)
+		if i < 0 {
+			break
+		}
+		before := strings.TrimRight(rest[:i], " ")
+		gotRole := before[strings.LastIndexAny(before, " |-:+")+1:]
+		after := rest[i+len(q):]
+		if j := strings.Index(after, `"`); j >= 0 {
+			after = after[:j]
+		}
+		if m := quotedRef.FindStringSubmatch(after); m != nil && (role == "" || gotRole == role) {
+			return m[1], true
+		}
+		rest = rest[i+len(q):]
+	}
+	if head, text, ok := strings.Cut(line, "]: "); ok && strings.TrimSpace(text) == name {
+		if m := quotedRef.FindStringSubmatch(head); m != nil {
+			f := strings.Fields(strings.TrimLeft(head, " -+"))
+			if role == "" || len(f) > 0 && f[0] == role {
+				return m[1], true
 			}
 		}
 	}
@@ -211,11 +333,130 @@ func cmpOr(a, b string) string {
 }
 
 func (a *agent) click(role, name string, o clickOpts) (string, error) {
+	refs := a.candidates(a.seen, role, name)
+	if len(refs) == 0 {
+		_, err := a.find(role, name)
+		return "", err
+	}
+	txt, err := a.saw(a.tool.click(refs[0], o))
+	if err == nil || !a.lenient() {
+		return txt, err
+	}
+	// A lenient agent whose click failed tries the other elements of that
+	// name in the same answer (the native <select>'s hidden options before
+	// the ones the library drew), then whatever else shows the name (the
+	// label of a radio whose input the label covers).
+	tried := map[string]bool{refs[0]: true}
+	more := append(refs[1:], a.candidates(a.seen, "", name)...)
+	for _, ref := range more {
+		if err == nil || len(tried) >= 4 {
+			break
+		}
+		if !tried[ref] {
+			tried[ref] = true
+			txt, err = a.saw(a.tool.click(ref, o))
+		}
+	}
+	return txt, err
+}
+
+// typeExpect types text into the field named name and wants the answer to
+// show expect; a lenient agent that does not see it types again, key by
+// key (browser_type's slowly: pages that listen to keys hear no fill).
+func (a *agent) typeExpect(role, name, text, expect string) error {
+	txt, err := a.typeInto(role, name, text, false, false)
+	werr := a.want(txt, err, expect)
+	if werr == nil || err != nil || !a.lenient() {
+		return werr
+	}
+	if _, err := a.typeInto(role, name, "", true, false); err != nil {
+		return err
+	}
+	txt, err = a.typeKeys(role, name, text)
+	return a.want(txt, err, expect)
+}
+
+// typeKeys types text key by key into the element named name, at its caret.
+func (a *agent) typeKeys(role, name, text string) (string, error) {
 	ref, err := a.find(role, name)
 	if err != nil {
 		return "", err
 	}
-	return a.saw(a.tool.click(ref, o))
+	return a.saw(a.tool.typeKeys(ref, text))
+}
+
+// want fails unless the answer shows text. A lenient agent reads it
+// whatever its case and quoting, and when it is not there yet waits for
+// it (browser_wait_for) and reads that answer.
+func (a *agent) want(text string, err error, what string) error {
+	if err != nil || strings.Contains(text, what) || !a.lenient() {
+		return want(text, err, what)
+	}
+	plain := strings.ReplaceAll(what, `\"`, `"`)
+	shows := func(t string) bool { return strings.Contains(strings.ToLower(t), strings.ToLower(plain)) }
+	if shows(text) {
+		return nil
+	}
+	waited, werr := a.saw(a.tool.waitText(plain, false))
+	if werr == nil && shows(waited) {
+		return nil
+	}
+	return fmt.Errorf("the answer does not show %q, nor after waiting for it (%v):\n%s", what, werr, text)
+}
+
+// waitGone waits, as a lenient agent does, until text has gone from the
+// page (a carousel's slide that is still leaving); browserd's answer came
+// when the page had settled.
+func (a *agent) waitGone(text string) error {
+	if !a.lenient() {
+		return nil
+	}
+	_, err := a.saw(a.tool.waitText(text, true))
+	return err
+}
+
+// pickRef chooses values in the control of ref: one select call with all
+// of them. A lenient agent whose select is refused (Playwright MCP's
+// browser_select_option works on a native <select> only) takes the click
+// path an agent takes on a dropdown the page draws: it opens the control,
+// types the value when opening shows no such option (a combobox that
+// filters), and clicks the option, for each value.
+func (a *agent) pickRef(ref string, values ...string) (string, error) {
+	txt, err := a.saw(a.tool.selectValues(ref, values))
+	if err == nil || !a.lenient() {
+		return txt, err
+	}
+	for _, v := range values {
+		option := func() []string {
+			if refs := a.candidates([]string{shownOnly(a.last)}, "option", v); len(refs) > 0 {
+				return refs
+			}
+			return nil
+		}
+		if option() == nil {
+			if txt, err = a.saw(a.tool.click(ref, none)); err != nil {
+				return txt, err
+			}
+		}
+		if option() == nil {
+			if txt, err = a.saw(a.tool.typeKeys(ref, v)); err != nil {
+				return txt, err
+			}
+		}
+		refs := option()
+		if refs == nil {
+			return txt, fmt.Errorf("select refused and no option %q showed after opening the control:\n%s", v, a.last)
+		}
+		for _, r := range refs[:min(len(refs), 3)] {
+			if txt, err = a.saw(a.tool.click(r, none)); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			return txt, err
+		}
+	}
+	return txt, nil
 }
 
 func (a *agent) typeInto(role, name, text string, clear, submit bool) (string, error) {
@@ -231,7 +472,7 @@ func (a *agent) pick(role, name string, values ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return a.saw(a.tool.selectValues(ref, values))
+	return a.pickRef(ref, values...)
 }
 
 func (a *agent) hover(role, name string) (string, error) {
@@ -291,18 +532,25 @@ func (a *agent) refBefore(role, name, want string) (string, error) {
 // showing text — a control without a name that stands after the text it
 // acts on (a date picker's unnamed "next month" arrow after the month), as
 // a model reads it.
-func (a *agent) refAfter(text string) (string, error) {
+func (a *agent) refAfter(text string) (string, error) { return a.refAfterRole(text, "") }
+
+// refAfterRole is refAfter's ref of the first line of role after text
+// (the textbox of a code editor, not the wrapper around it).
+func (a *agent) refAfterRole(text, role string) (string, error) {
 	for i := len(a.seen) - 1; i >= 0; i-- {
-		lines := strings.Split(a.seen[i], "\n")
+		lines := strings.Split(shownOnly(a.seen[i]), "\n")
 		for j := len(lines) - 2; j >= 0; j-- {
 			if strings.HasPrefix(lines[j], "- ") || !strings.Contains(lines[j], text) {
 				continue
 			}
 			for _, next := range lines[j+1:] {
-				if strings.HasPrefix(next, "- ") {
+				// Not a control hidden from assistive technology: Playwright
+				// MCP shows the native <select> Select2 replaced as
+				// `combobox [aria-hidden]`, which takes no clicks.
+				if strings.HasPrefix(next, "- ") || strings.Contains(next, "[aria-hidden]") {
 					continue
 				}
-				if m := quotedRef.FindStringSubmatch(next); m != nil {
+				if m := quotedRef.FindStringSubmatch(next); m != nil && (role == "" || strings.HasPrefix(strings.TrimLeft(next, " -+~"), role+" ")) {
 					return m[1], nil
 				}
 			}
@@ -316,7 +564,7 @@ func (a *agent) refAfter(text string) (string, error) {
 // word — a control without a name that a model picks by what its line
 // says (an icon button's hint="trash").
 func (a *agent) refNear(text, word string, lines int) (string, error) {
-	re := regexp.MustCompile(`\[ref=(e\d+)[^\]]*` + regexp.QuoteMeta(word))
+	re := regexp.MustCompile(`\[ref=((?:f\d+)?e\d+)[^\]]*` + regexp.QuoteMeta(word))
 	ls := strings.Split(a.last, "\n")
 	for i, l := range ls {
 		if !strings.Contains(l, text) {
@@ -407,7 +655,7 @@ var confCases = []confCase{
 			func() error { return e(a.typeInto("textbox", "Edit Buy milk", "Buy oat milk", true, true)) },
 			func() error { return e(a.click("link", "Active", none)) },
 			func() error { return e(a.click("link", "Completed", none)) },
-			func() error { txt, err := a.saw(a.tool.back()); return want(txt, err, "Showing active") })
+			func() error { txt, err := a.saw(a.tool.back()); return a.want(txt, err, "Showing active") })
 	}, `location.hash === '#/active' && document.getElementById('list').textContent.includes('Buy oat milk')`},
 	{"contextmenu", "right-click opens a custom context menu", func(a *agent) error {
 		return steps(func() error { return a.open("contextmenu") },
@@ -451,14 +699,14 @@ var confCases = []confCase{
 		return steps(func() error { return a.open("bfcache-a") },
 			func() error { return e(a.click("link", "Go to B", none)) },
 			func() error {
-				return func() error { txt, err := a.saw(a.tool.back()); return want(txt, err, "Page A") }()
+				return func() error { txt, err := a.saw(a.tool.back()); return a.want(txt, err, "Page A") }()
 			})
-	}, `location.pathname === '/c/bfcache-a'`},
+	}, `location.pathname === '/c/bfcache-a' && (document.getElementById('shown').textContent === 'restored from cache' || performance.getEntriesByType('navigation')[0].type === 'back_forward')`},
 	{"delayed-nav", "a click that saves (a 200 ms request) then navigates answers with the new page, loaded", func(a *agent) error {
 		return steps(func() error { return a.open("delayed-nav") },
 			func() error {
 				txt, err := a.click("button", "Continue", none)
-				return want(txt, err, "Page B")
+				return a.want(txt, err, "Page B")
 			},
 			func() error { return e(a.click("link", "Go to A", none)) })
 	}, `location.pathname === '/c/bfcache-a'`},
@@ -502,12 +750,12 @@ var confCases = []confCase{
 		if err != nil {
 			return err
 		}
-		return func() error { txt, err := a.tool.extract(ref); return want(txt, err, "SECRET-CODE-4711") }()
-	}, `true`},
+		return func() error { txt, err := a.tool.extract(ref); return a.want(txt, err, "SECRET-CODE-4711") }()
+	}, `document.getElementById('lic').value.endsWith('SECRET-CODE-4711')`}, // read-only: confReadOnly
 	{"hover-avatar", "an image has a ref; hovering it reveals its caption", func(a *agent) error {
 		return steps(func() error { return a.open("hover-avatar") },
 			func() error {
-				return func() error { txt, err := a.hover("img", "Ada Lovelace"); return want(txt, err, "first programmer") }()
+				return func() error { txt, err := a.hover("img", "Ada Lovelace"); return a.want(txt, err, "first programmer") }()
 			})
 	}, `getComputedStyle(document.getElementById('cap')).visibility === 'visible'`},
 	{"basic-auth", "HTTP basic authentication with per-session credentials", func(a *agent) error {
@@ -518,7 +766,7 @@ var confCases = []confCase{
 			func() error {
 				return func() error {
 					txt, err := a.click("link", "Open the members area", none)
-					return want(txt, err, "Welcome, ann")
+					return a.want(txt, err, "Welcome, ann")
 				}()
 			})
 	}, `document.querySelector('h1').textContent === 'Welcome, ann'`},
@@ -668,7 +916,10 @@ var confCases = []confCase{
 	{"apg-tooltip", "a tooltip shown on hover after a delay", func(a *agent) error {
 		return steps(func() error { return a.open("apg-tooltip") },
 			func() error {
-				return func() error { txt, err := a.hover("button", "Why?"); return want(txt, err, "Because the sky is blue") }()
+				return func() error {
+					txt, err := a.hover("button", "Why?")
+					return a.want(txt, err, "Because the sky is blue")
+				}()
 			})
 	}, `getComputedStyle(document.getElementById('tip')).display === 'block'`},
 	{"apg-carousel", "carousel: the link on the third slide", func(a *agent) error {
@@ -688,7 +939,7 @@ var confCases = []confCase{
 			func() error {
 				return func() error {
 					txt, err := a.click("button", "Place order", none)
-					return want(txt, err, "Order confirmed")
+					return a.want(txt, err, "Order confirmed")
 				}()
 			})
 	}, `!!window.orderDone && orderDone.cart === 'Tea' && orderDone.name === 'Ann Lee' && orderDone.ship === 'exp'`},
@@ -709,7 +960,7 @@ var confCases = []confCase{
 			func() error { return e(a.click("button", "×", none)) },
 			func() error {
 				txt, err := a.click("link", "Active", none)
-				return want(txt, err, "Pay rent")
+				return a.want(txt, err, "Pay rent")
 			})
 	}, `location.hash === '#/active' && todos.map(t => t.title + (t.done ? '+' : '')).join(',') === 'Buy milk+,Pay rent'`},
 	{"table-sort", "a table sorted by clicking its column headers (no role of their own, a pointer cursor)", func(a *agent) error {
@@ -717,7 +968,7 @@ var confCases = []confCase{
 			func() error { return e(a.click("", "Age", none)) },
 			func() error {
 				txt, err := a.click("", "Age", none)
-				return want(txt, err, "sorted by age descending")
+				return a.want(txt, err, "sorted by age descending")
 			})
 	}, `document.querySelector('#t tbody tr td').textContent === 'Cy'`},
 	{"upload-button", "a styled button that clicks a hidden file input, and a drop zone with its input hidden inside", func(a *agent) error {
@@ -743,15 +994,26 @@ var confCases = []confCase{
 					return err
 				}
 				txt, err := a.saw(a.tool.upload(ref, []string{"cv.txt"}))
-				return want(txt, err, "cv: cv.txt")
+				return a.want(txt, err, "cv: cv.txt")
 			})
 	}, `document.getElementById('out').textContent === 'photo: me.txt' && document.getElementById('out2').textContent === 'cv: cv.txt'`},
 	{"otp", "a one-time code in six one-digit boxes that move the focus on: the whole code typed into the first", func(a *agent) error {
 		return steps(func() error { return a.open("otp") },
 			func() error { return e(a.typeInto("textbox", "Digit 1", "482913", false, false)) },
 			func() error {
+				// A lenient agent that sees the last box empty types the
+				// code again, key by key, as the page moves the focus on.
+				if !a.lenient() || regexp.MustCompile(`"Digit 6"[^\n]*: "3"`).MatchString(a.last) {
+					return nil
+				}
+				if _, err := a.typeInto("textbox", "Digit 1", "", true, false); err != nil {
+					return err
+				}
+				return e(a.typeKeys("textbox", "Digit 1", "482913"))
+			},
+			func() error {
 				txt, err := a.click("button", "Verify", none)
-				return want(txt, err, "verified 482913")
+				return a.want(txt, err, "verified 482913")
 			})
 	}, `document.getElementById('out').textContent === 'verified 482913'`},
 	{"custom-select", "react-select's markup: a menu that opens on mousedown, options that are plain focusable divs", func(a *agent) error {
@@ -760,7 +1022,7 @@ var confCases = []confCase{
 			func() error { return e(a.click("", "Strawberry", none)) },
 			func() error {
 				txt, err := a.click("button", "Order", none)
-				return want(txt, err, "ordered: Strawberry")
+				return a.want(txt, err, "ordered: Strawberry")
 			})
 	}, `document.getElementById('out').textContent === 'ordered: Strawberry'`},
 	{"custom-checkbox", "checkboxes and radios whose real input is clipped to 1 px or moved off screen, drawn by their label", func(a *agent) error {
@@ -770,21 +1032,21 @@ var confCases = []confCase{
 			func() error { return e(a.click("radio", "Team", none)) },
 			func() error {
 				txt, err := a.click("button", "Save", none)
-				return want(txt, err, "saved: news=true dark=true plan=team")
+				return a.want(txt, err, "saved: news=true dark=true plan=team")
 			})
 	}, `document.getElementById('news').checked && document.getElementById('dark').checked && document.getElementById('team').checked`},
 	{"drag-html5", "a card dragged to another column of a board (HTML5 drag and drop)", func(a *agent) error {
 		return steps(func() error { return a.open("drag-html5") },
 			func() error {
 				txt, err := a.drag("", "Write docs", "text", "Done")
-				return want(txt, err, "Write docs is now in Done")
+				return a.want(txt, err, "Write docs is now in Done")
 			})
 	}, `document.getElementById('done').contains(document.getElementById('c1')) && document.getElementById('todo').contains(document.getElementById('c2'))`},
 	{"drag-sortable", "a list reordered by dragging (pointer events, a 5 px threshold, the button held)", func(a *agent) error {
 		return steps(func() error { return a.open("drag-sortable") },
 			func() error {
 				txt, err := a.drag("listitem", "Ship the release", "listitem", "Answer email")
-				return want(txt, err, "order: 4,1,2,3")
+				return a.want(txt, err, "order: 4,1,2,3")
 			})
 	}, `[...document.querySelectorAll('#list li')].map(x => x.dataset.id).join(',') === '4,1,2,3'`},
 
@@ -796,7 +1058,7 @@ var confCases = []confCase{
 		return steps(func() error { return a.open("datepicker") },
 			func() error {
 				txt, err := a.click("textbox", "Check-in", none)
-				if err = want(txt, err, "March 2025"); err != nil {
+				if err = a.want(txt, err, "March 2025"); err != nil {
 					return err
 				}
 				arrow, err = a.refAfter("March 2025")
@@ -805,7 +1067,7 @@ var confCases = []confCase{
 			next,
 			func() error {
 				txt, err := a.saw(a.tool.click(arrow, none))
-				return want(txt, err, "May 2025")
+				return a.want(txt, err, "May 2025")
 			},
 			func() error { return e(a.click("", "May 14, 2025", none)) },
 			func() error { return e(a.click("button", "Choose Date", none)) },
@@ -813,27 +1075,27 @@ var confCases = []confCase{
 			func() error { return e(a.click("button", "next month", none)) },
 			func() error {
 				txt, err := a.click("button", "next month", none)
-				return want(txt, err, "June 2025")
+				return a.want(txt, err, "June 2025")
 			},
 			func() error { return e(a.click("", "3", none)) },
 			func() error {
 				txt, err := a.click("button", "Book", none)
-				return want(txt, err, "booked: 2025-05-14 to 06/03/2025")
+				return a.want(txt, err, "booked: 2025-05-14 to 06/03/2025")
 			})
 	}, `document.getElementById('checkin').value === '2025-05-14' && document.getElementById('checkout').value === '06/03/2025'`},
 	{"hover-menu", "a navigation menu that opens on hover with CSS alone (nothing in the DOM changes), a submenu inside it", func(a *agent) error {
 		return steps(func() error { return a.open("hover-menu") },
 			func() error {
 				txt, err := a.hover("link", "Products ▾")
-				return want(txt, err, "Phones")
+				return a.want(txt, err, "Phones")
 			},
 			func() error {
 				txt, err := a.hover("link", "Phones ▸")
-				return want(txt, err, "iPhone")
+				return a.want(txt, err, "iPhone")
 			},
 			func() error {
 				txt, err := a.click("link", "iPhone", none)
-				return want(txt, err, "showing iphone")
+				return a.want(txt, err, "showing iphone")
 			})
 	}, `location.hash === '#iphone'`},
 	{"form-validation", "a form the browser's own checks stop (an email without an @): the answer says which field and why, so the agent can correct it", func(a *agent) error {
@@ -844,12 +1106,12 @@ var confCases = []confCase{
 			func() error { return e(a.click("checkbox", "I accept the terms", none)) },
 			func() error {
 				txt, err := a.click("button", "Sign up", none)
-				return want(txt, err, "missing an '@'")
+				return a.want(txt, err, "missing an '@'")
 			},
 			func() error { return e(a.typeInto("textbox", "Email", "ada@example.com", true, false)) },
 			func() error {
 				txt, err := a.click("button", "Sign up", none)
-				return want(txt, err, "welcome Ada")
+				return a.want(txt, err, "welcome Ada")
 			})
 	}, `document.getElementById('out').textContent === 'welcome Ada' && document.getElementById('email').value === 'ada@example.com'`},
 	{"card-iframe", "card fields in a cross-site frame marked role=presentation, formatting what is typed (Stripe Elements)", func(a *agent) error {
@@ -864,7 +1126,7 @@ var confCases = []confCase{
 			func() error { return e(a.typeInto("textbox", "Credit or debit card CVC/CVV", "123", false, false)) },
 			func() error {
 				txt, err := a.click("button", "Pay $20.00", none)
-				return want(txt, err, "card ending 4242, expires 12/34")
+				return a.want(txt, err, "card ending 4242, expires 12/34")
 			})
 	}, `document.getElementById('out').textContent === 'paid by Ada Lovelace: card ending 4242, expires 12/34'`},
 	{"shadow-nested", "fields two shadow roots deep, one root closed, and a button labelled by a slot (web components)", func(a *agent) error {
@@ -873,23 +1135,17 @@ var confCases = []confCase{
 			func() error { return e(a.typeInto("textbox", "Postcode", "69001", false, false)) },
 			func() error {
 				txt, err := a.click("button", "Save address", none)
-				return want(txt, err, "saved Lyon 69001")
+				return a.want(txt, err, "saved Lyon 69001")
 			})
 	}, `document.getElementById('out').textContent === 'saved Lyon 69001'`},
 	{"keyboard-listeners", "pages that hear only the keyboard: a search filtered on keyup, a phone mask that takes each key on keydown and refuses inserted text", func(a *agent) error {
 		return steps(func() error { return a.open("keyboard-listeners") },
-			func() error {
-				txt, err := a.typeInto("textbox", "Search people", "ann", false, false)
-				return want(txt, err, "3 people")
-			},
+			func() error { return a.typeExpect("textbox", "Search people", "ann", "3 people") },
 			func() error { return e(a.click("link", "Joanna Park", none)) },
-			func() error {
-				txt, err := a.typeInto("textbox", "Phone", "5551234567", false, false)
-				return want(txt, err, "(555) 123-4567")
-			},
+			func() error { return a.typeExpect("textbox", "Phone", "5551234567", "(555) 123-4567") },
 			func() error {
 				txt, err := a.click("button", "Save", none)
-				return want(txt, err, "saved Joanna Park (555) 123-4567")
+				return a.want(txt, err, "saved Joanna Park (555) 123-4567")
 			})
 	}, `document.getElementById('out').textContent === 'saved Joanna Park (555) 123-4567'`},
 	{"virtual-list", "a virtualised list (react-window): only the rows in view exist; scrolling the page scrolls the list beside the middle of the window, and its new rows are in the answer", func(a *agent) error {
@@ -899,7 +1155,7 @@ var confCases = []confCase{
 		for range 30 {
 			if _, err := a.find("", "Contact 137"); err == nil {
 				txt, err := a.click("", "Contact 137", none)
-				return want(txt, err, "opened Contact 137")
+				return a.want(txt, err, "opened Contact 137")
 			}
 			if _, err := a.saw(a.tool.scroll("", "down", 0)); err != nil {
 				return err
@@ -911,7 +1167,7 @@ var confCases = []confCase{
 		return steps(func() error { return a.open("popover") },
 			func() error {
 				txt, err := a.click("button", "Actions", none)
-				return want(txt, err, "Archive")
+				return a.want(txt, err, "Archive")
 			},
 			// A click outside closes the menu: the answer says its items went.
 			func() error {
@@ -928,11 +1184,11 @@ var confCases = []confCase{
 			func() error { return e(a.click("button", "Actions", none)) },
 			func() error {
 				txt, err := a.click("button", "Archive", none)
-				return want(txt, err, "Archive report.pdf?")
+				return a.want(txt, err, "Archive report.pdf?")
 			},
 			func() error {
 				txt, err := a.click("button", "Archive it", none)
-				return want(txt, err, "archived report.pdf, link shared")
+				return a.want(txt, err, "archived report.pdf, link shared")
 			})
 	}, `document.getElementById('out').textContent === 'archived report.pdf, link shared' && !document.getElementById('menu').matches(':popover-open')`},
 	{"icon-buttons", "icon buttons drawn by an icon font (a private-use glyph, no text, no label): which is the bin and which the pencil", func(a *agent) error {
@@ -943,7 +1199,7 @@ var confCases = []confCase{
 					return err
 				}
 				txt, err := a.saw(a.tool.click(ref, none))
-				return want(txt, err, "deleted Invoice 2")
+				return a.want(txt, err, "deleted Invoice 2")
 			})
 	}, `document.getElementById('out').textContent === 'deleted Invoice 2' && document.querySelectorAll('tr').length === 2`},
 	{"dropdowns", "select on dropdowns the page draws: a Headless UI listbox, a combobox whose options appear as you type, react-select (the agent falls back to clicks when select refuses)", func(a *agent) error {
@@ -975,7 +1231,7 @@ var confCases = []confCase{
 			pick("textbox", "Gift wrap", "Ribbon and card", false),
 			func() error {
 				txt, err := a.click("button", "Ship", none)
-				return want(txt, err, "shipping Express to Germany, wrap: Ribbon and card")
+				return a.want(txt, err, "shipping Express to Germany, wrap: Ribbon and card")
 			})
 	}, `document.getElementById('out').textContent === 'shipping Express to Germany, wrap: Ribbon and card'`},
 	{"rerender", "a form drawn again every 300 ms: the agent acts with the refs of the snapshot it planned from, whose elements were replaced since", func(a *agent) error {
@@ -998,18 +1254,18 @@ var confCases = []confCase{
 			func() error { return e(a.tool.typeText(city, "Lyon", false, false)) },
 			func() error {
 				txt, err := a.tool.click(save, none)
-				return want(txt, err, "saved Ada from Lyon")
+				return a.want(txt, err, "saved Ada from Lyon")
 			})
 	}, `document.getElementById('out').textContent === 'saved Ada from Lyon'`},
 	{"animated-menu", "a menu that scales into place over 600 ms: the click on its last item waits until it comes to rest", func(a *agent) error {
 		return steps(func() error { return a.open("animated-menu") },
 			func() error {
 				txt, err := a.click("button", "File", none)
-				return want(txt, err, "Move to bin")
+				return a.want(txt, err, "Move to bin")
 			},
 			func() error {
 				txt, err := a.click("menuitem", "Move to bin", none)
-				return want(txt, err, "chose Move to bin")
+				return a.want(txt, err, "chose Move to bin")
 			})
 	}, `document.getElementById('out').textContent === 'chose Move to bin'`},
 	{"resize", "a panel resized by dragging its edge: a handle with only a resize cursor and a class, dragged by an offset the agent works out from the width the page shows", func(a *agent) error {
@@ -1026,14 +1282,14 @@ var confCases = []confCase{
 			return err
 		}
 		txt, err := a.saw(a.tool.drag(handle, fmt.Sprintf("%+d,0", 320-w)))
-		return want(txt, err, "width: 320px")
+		return a.want(txt, err, "width: 320px")
 	}, `document.getElementById('panel').offsetWidth === 320`},
 	{"loading-overlay", "a loading overlay over the page for 900 ms after an action, and a button that comes on only when the data has arrived: the next click waits for them", func(a *agent) error {
 		return steps(func() error { return a.open("loading-overlay") },
 			func() error { return e(a.click("button", "Refresh data", none)) },
 			func() error {
 				txt, err := a.click("button", "Export CSV", none)
-				return want(txt, err, "exported report.csv")
+				return a.want(txt, err, "exported report.csv")
 			})
 	}, `document.getElementById('out').textContent === 'exported report.csv'`},
 	{"close-buttons", "close controls drawn by CSS alone (an empty span, a background image, a pointer cursor) at the end of each notice", func(a *agent) error {
@@ -1044,7 +1300,7 @@ var confCases = []confCase{
 					return err
 				}
 				txt, err := a.saw(a.tool.click(ref, none))
-				return want(txt, err, "dismissed Password changed")
+				return a.want(txt, err, "dismissed Password changed")
 			})
 	}, `document.getElementById('out').textContent === 'dismissed Password changed' && document.querySelectorAll('#list li').length === 2`},
 }

@@ -5,6 +5,7 @@ package e2e
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -55,10 +56,28 @@ func (a *agent) refInGroup(text, role, name string) (string, error) {
 			for start > 0 && indent(ls[start]) >= indent(l) {
 				start--
 			}
-			for j := start + 1; j < len(ls) && (j <= i || indent(ls[j]) > indent(ls[start])); j++ {
-				if ref, ok := findIn(ls[j], role, name); ok {
-					return ref, nil
+			for climbed := false; ; climbed = true {
+				var refs []string
+				for j := start + 1; j < len(ls) && (j <= i || indent(ls[j]) > indent(ls[start])); j++ {
+					if ref, ok := findIn(ls[j], role, name); ok {
+						refs = append(refs, ref)
+					}
 				}
+				if len(refs) > 0 && (!climbed || len(refs) == 1) {
+					return refs[0], nil
+				}
+				// A lenient agent reads the nesting: when the smallest group
+				// holds no such control it looks one group up (Playwright
+				// MCP shows a Swag Labs card's name and its button in sibling
+				// blocks), as long as that group holds exactly one.
+				up := start
+				for up > 0 && indent(ls[up]) >= indent(ls[start]) {
+					up--
+				}
+				if !a.lenient() || len(refs) > 1 || up == start || start == 0 {
+					break
+				}
+				start = up
 			}
 			return "", fmt.Errorf("no %s %q in the group of %q:\n%s", role, name, text, a.seen[k])
 		}
@@ -80,7 +99,12 @@ func (a *agent) clickAfter(text string) (string, error) {
 // inEditor clicks into the editor after the line showing text, presses
 // key there, then types.
 func (a *agent) inEditor(text, key, typed string) (string, error) {
-	ref, err := a.refAfter(text)
+	// The editor's textbox, where the snapshot shows one (Playwright MCP
+	// shows CodeMirror's content as a textbox inside a wrapper generic).
+	ref, err := a.refAfterRole(text, "textbox")
+	if err != nil {
+		ref, err = a.refAfter(text)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -90,7 +114,7 @@ func (a *agent) inEditor(text, key, typed string) (string, error) {
 	if _, err := a.saw(a.tool.press(ref, key)); err != nil {
 		return "", err
 	}
-	return a.saw(a.tool.typeText(ref, typed, false, false))
+	return a.saw(a.tool.typeKeys(ref, typed))
 }
 
 var tpTasks = []tpTask{
@@ -98,7 +122,7 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("jqueryui-autocomplete") },
 			func() error {
 				txt, err := a.typeInto("textbox", "Country:", "Gu", false, false)
-				return want(txt, err, "Guinea")
+				return a.want(txt, err, "Guinea")
 			},
 			func() error { return e(a.click("", "Guinea", none)) })
 	}, `document.getElementById('out').textContent === 'country: Guinea' && document.getElementById('country').value === 'Guinea'`},
@@ -108,8 +132,8 @@ var tpTasks = []tpTask{
 	}, `document.getElementById('out').textContent === 'chose Books'`},
 	{"jQuery UI", "jqueryui-menu", "submenu", "submenus that open after a delay, two levels deep", func(a *agent) error {
 		return steps(func() error { return a.openTP("jqueryui-menu") },
-			func() error { txt, err := a.click("menuitem", "Music", none); return want(txt, err, "Rock") },
-			func() error { txt, err := a.click("menuitem", "Rock", none); return want(txt, err, "Classic") },
+			func() error { txt, err := a.click("menuitem", "Music", none); return a.want(txt, err, "Rock") },
+			func() error { txt, err := a.click("menuitem", "Rock", none); return a.want(txt, err, "Classic") },
 			func() error { return e(a.click("menuitem", "Classic", none)) })
 	}, `document.getElementById('out').textContent === 'chose Classic'`},
 	{"jQuery UI", "jqueryui-spinner", "arrows", "a spinner's up arrow, hidden from assistive technology, told from its down arrow", func(a *agent) error {
@@ -136,9 +160,9 @@ var tpTasks = []tpTask{
 			func() error {
 				// "Date: <input>": the field has no name; it follows its text.
 				txt, err := a.clickAfter("Date:")
-				return want(txt, err, "March")
+				return a.want(txt, err, "March")
 			},
-			func() error { txt, err := a.click("", "Next", none); return want(txt, err, "April") },
+			func() error { txt, err := a.click("", "Next", none); return a.want(txt, err, "April") },
 			func() error { return e(a.click("link", "14", none)) })
 	}, `document.getElementById('datepicker').value === '04/14/2025'`},
 	{"jQuery UI", "jqueryui-slider", "keys", "a slider handle without a role, moved by keys", func(a *agent) error {
@@ -155,7 +179,7 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("jqueryui-dialog") },
 			func() error {
 				txt, err := a.click("button", "Delete account", none)
-				return want(txt, err, "permanently deleted")
+				return a.want(txt, err, "permanently deleted")
 			},
 			func() error { return e(a.click("button", "Delete all items", none)) })
 	}, `document.getElementById('out').textContent === 'deleted' && !$('#dialog-confirm').dialog('isOpen')`},
@@ -163,20 +187,20 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("jqueryui-dialog") },
 			func() error { return e(a.click("button", "Delete account", none)) },
 			func() error { return e(a.click("button", "Close", none)) })
-	}, `!$('#dialog-confirm').dialog('isOpen') && document.getElementById('out').textContent === ''`},
+	}, `document.body.dataset.dialogOpened === '1' && !$('#dialog-confirm').dialog('isOpen') && document.getElementById('out').textContent === ''`},
 	{"jQuery UI", "jqueryui-sortable", "drag", "a sortable list of plain items dragged by the pointer", func(a *agent) error {
 		return steps(func() error { return a.openTP("jqueryui-sortable") },
 			func() error { return e(a.drag("", "Item 1", "text", "Item 3")) })
 	}, `$('#sortable li').first().text() === 'Item 2'`},
 	{"jQuery UI", "jqueryui-accordion-tabs", "accordion", "an accordion's headers", func(a *agent) error {
 		return steps(func() error { return a.openTP("jqueryui-accordion-tabs") },
-			func() error { txt, err := a.click("tab", "Section 2", none); return want(txt, err, "Sed non urna") })
+			func() error { txt, err := a.click("tab", "Section 2", none); return a.want(txt, err, "Sed non urna") })
 	}, `$('#accordion').accordion('option', 'active') === 1`},
 	{"jQuery UI", "jqueryui-accordion-tabs", "tabs", "tabs", func(a *agent) error {
 		return steps(func() error { return a.openTP("jqueryui-accordion-tabs") },
 			func() error {
 				txt, err := a.click("tab", "Proin dolor", none)
-				return want(txt, err, "Morbi tincidunt")
+				return a.want(txt, err, "Morbi tincidunt")
 			})
 	}, `$('#tabs').tabs('option', 'active') === 1`},
 	{"jQuery UI", "jqueryui-selectmenu", "select", "a select replaced by a button and a list", func(a *agent) error {
@@ -188,7 +212,7 @@ var tpTasks = []tpTask{
 				if err != nil {
 					return err
 				}
-				return e(a.saw(a.tool.selectValues(ref, []string{"Fast"})))
+				return e(a.pickRef(ref, "Fast"))
 			})
 	}, `$('#speed').val() === 'Fast'`},
 	{"jQuery UI", "jqueryui-selectmenu", "checkboxradio", "radios and checkboxes drawn by their labels", func(a *agent) error {
@@ -198,7 +222,7 @@ var tpTasks = []tpTask{
 	}, `document.getElementById('radio-2').checked && document.getElementById('checkbox-2').checked`},
 	{"Lit", "lit-todo", "hover-delete", "a Delete button shown by :hover inside a shadow root", func(a *agent) error {
 		return steps(func() error { return a.openTP("lit-todo") },
-			func() error { txt, err := a.hover("", "Call Bob"); return want(txt, err, "Delete") },
+			func() error { txt, err := a.hover("", "Call Bob"); return a.want(txt, err, "Delete") },
 			func() error {
 				ref, err := a.refInGroup("Call Bob", "button", "Delete")
 				if err != nil {
@@ -218,7 +242,7 @@ var tpTasks = []tpTask{
 					return err
 				}
 				txt, err := a.saw(a.tool.click(ref, none))
-				return want(txt, err, "Total: $29.99")
+				return a.want(txt, err, "Total: $29.99")
 			})
 	}, `document.getElementById('cart').textContent === 'Fleece Jacket'`},
 	{"React", "react-shop", "two-items", "a second card's button after the first answer changed the page", func(a *agent) error {
@@ -236,7 +260,7 @@ var tpTasks = []tpTask{
 					return err
 				}
 				txt, err := a.saw(a.tool.click(ref, none))
-				return want(txt, err, "Total: $17.98")
+				return a.want(txt, err, "Total: $17.98")
 			})
 	}, `document.getElementById('cart').textContent === 'OnesieBike Light'`},
 	{"React", "swag-shop", "add-to-cart", "a card whose name and button sit in sibling blocks (Swag Labs) is kept whole", func(a *agent) error {
@@ -247,7 +271,7 @@ var tpTasks = []tpTask{
 					return err
 				}
 				txt, err := a.saw(a.tool.click(ref, none))
-				return want(txt, err, "Remove")
+				return a.want(txt, err, "Remove")
 			})
 	}, `document.getElementById('cart').textContent === 'Sauce Labs Fleece Jacket'`},
 	{"React", "swag-shop", "two-items", "a second card's button, after the first one's answer", func(a *agent) error {
@@ -265,7 +289,7 @@ var tpTasks = []tpTask{
 					return err
 				}
 				txt, err := a.saw(a.tool.click(ref, none))
-				return want(txt, err, "Remove")
+				return a.want(txt, err, "Remove")
 			})
 	}, `document.getElementById('cart').textContent === 'Sauce Labs Bolt T-ShirtSauce Labs Onesie' || document.getElementById('cart').textContent === 'Sauce Labs OnesieSauce Labs Bolt T-Shirt'`},
 	{"Lit", "lit-todo", "count", "a count rendered by a web component updates in the answer", func(a *agent) error {
@@ -277,50 +301,53 @@ var tpTasks = []tpTask{
 					return err
 				}
 				txt, err := a.saw(a.tool.click(ref, none))
-				return want(txt, err, "2 left")
+				return a.want(txt, err, "2 left")
 			})
 	}, `document.getElementById('out').textContent === 'deleted Write report'`},
 
 	// Bootstrap 5.
 	{"Bootstrap", "bootstrap-components", "dropdown", "a dropdown menu of links", func(a *agent) error {
 		return steps(func() error { return a.openTP("bootstrap-components") },
-			func() error { txt, err := a.click("button", "Actions", none); return want(txt, err, "Duplicate") },
+			func() error { txt, err := a.click("button", "Actions", none); return a.want(txt, err, "Duplicate") },
 			func() error { return e(a.click("link", "Duplicate", none)) })
 	}, `document.getElementById('out').textContent === 'action: duplicate'`},
 	{"Bootstrap", "bootstrap-components", "collapse", "a collapse that animates open", func(a *agent) error {
 		return steps(func() error { return a.openTP("bootstrap-components") },
 			func() error {
 				txt, err := a.click("button", "Show details", none)
-				return want(txt, err, "Shipping takes 3 to 5 business days.")
+				return a.want(txt, err, "Shipping takes 3 to 5 business days.")
 			})
 	}, `document.getElementById('details').classList.contains('show')`},
 	{"Bootstrap", "bootstrap-components", "accordion", "an accordion: opening one closes the other", func(a *agent) error {
 		return steps(func() error { return a.openTP("bootstrap-components") },
 			func() error {
 				txt, err := a.click("button", "Do you ship abroad?", none)
-				return want(txt, err, "We ship to 40 countries.")
+				return a.want(txt, err, "We ship to 40 countries.")
 			})
 	}, `document.getElementById('q2').classList.contains('show') && !document.getElementById('q1').classList.contains('show')`},
 	{"Bootstrap", "bootstrap-components", "tabs", "nav tabs", func(a *agent) error {
 		return steps(func() error { return a.openTP("bootstrap-components") },
-			func() error { txt, err := a.click("tab", "Profile", none); return want(txt, err, "Your profile: Ada.") })
+			func() error {
+				txt, err := a.click("tab", "Profile", none)
+				return a.want(txt, err, "Your profile: Ada.")
+			})
 	}, `document.getElementById('profile').classList.contains('active')`},
 	{"Bootstrap", "bootstrap-overlays", "modal", "a modal that fades in; its buttons", func(a *agent) error {
 		return steps(func() error { return a.openTP("bootstrap-overlays") },
 			func() error {
 				txt, err := a.click("button", "Remove project", none)
-				return want(txt, err, "All its files will be deleted.")
+				return a.want(txt, err, "All its files will be deleted.")
 			},
 			func() error { return e(a.click("button", "Remove", none)) })
 	}, `document.getElementById('out').textContent === 'removed'`},
 	{"Bootstrap", "bootstrap-overlays", "modal-close", "a modal's close button, named by aria-label", func(a *agent) error {
 		return steps(func() error { return a.openTP("bootstrap-overlays") },
 			func() error { return e(a.click("button", "Remove project", none)) },
-			func() error { txt, err := a.click("button", "Close", none); return want(txt, err, "Remove project") })
-	}, `!document.getElementById('confirm').classList.contains('show') && document.getElementById('out').textContent === ''`},
+			func() error { txt, err := a.click("button", "Close", none); return a.want(txt, err, "Remove project") })
+	}, `bootstrap.Modal.getInstance(document.getElementById('confirm')) !== null && !document.getElementById('confirm').classList.contains('show') && document.getElementById('out').textContent === ''`},
 	{"Bootstrap", "bootstrap-overlays", "offcanvas", "an off-canvas panel that slides in, a checkbox and a switch in it", func(a *agent) error {
 		return steps(func() error { return a.openTP("bootstrap-overlays") },
-			func() error { txt, err := a.click("button", "Filters", none); return want(txt, err, "In stock only") },
+			func() error { txt, err := a.click("button", "Filters", none); return a.want(txt, err, "In stock only") },
 			func() error { return e(a.click("checkbox", "In stock only", none)) },
 			func() error { return e(a.click("switch", "On sale", none)) },
 			func() error { return e(a.click("button", "Apply", none)) })
@@ -329,15 +356,17 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("bootstrap-overlays") },
 			func() error {
 				txt, err := a.hover("button", "Share")
-				return want(txt, err, "Copies the link to your clipboard")
+				return a.want(txt, err, "Copies the link to your clipboard")
 			})
 	}, `!!document.querySelector('.tooltip.show')`},
 	{"Bootstrap", "bootstrap-overlays", "carousel", "a carousel's next control (text only for screen readers)", func(a *agent) error {
 		return steps(func() error { return a.openTP("bootstrap-overlays") },
 			func() error {
 				txt, err := a.click("button", "Next", none)
-				return want(txt, err, "Slide two: free shipping")
-			})
+				return a.want(txt, err, "Slide two: free shipping")
+			},
+			// The slide moves for 600 ms: a lenient agent waits until it left.
+			func() error { return a.waitGone("Slide one: spring sale") })
 	}, `document.querySelector('.carousel-item.active').textContent.includes('Slide two')`},
 
 	// Tom Select.
@@ -349,13 +378,13 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("tomselect") },
 			func() error {
 				txt, err := a.typeInto("combobox", "Favourite fruit", "che", false, false)
-				return want(txt, err, "Cherry")
+				return a.want(txt, err, "Cherry")
 			},
 			func() error { return e(a.click("option", "Cherry", none)) })
 	}, `document.getElementById('fruit').value === 'cherry'`},
 	{"Tom Select", "tomselect", "multi", "a tag input: two tags chosen", func(a *agent) error {
 		return steps(func() error { return a.openTP("tomselect") },
-			func() error { txt, err := a.click("combobox", "Tags", none); return want(txt, err, "Green") },
+			func() error { txt, err := a.click("combobox", "Tags", none); return a.want(txt, err, "Green") },
 			func() error { return e(a.click("option", "Green", none)) },
 			func() error { return e(a.click("option", "Blue", none)) })
 	}, `[...document.getElementById('tags').selectedOptions].map(o => o.value).join() === 'green,blue'`},
@@ -374,8 +403,15 @@ var tpTasks = []tpTask{
 	{"Quill", "quill", "type", "typing into a contenteditable editor", func(a *agent) error {
 		return steps(func() error { return a.openTP("quill") },
 			func() error {
+				if !a.lenient() {
+					return nil
+				}
+				// Keys go where the caret is: an agent clicks into the editor first.
+				return e(a.click("textbox", "Meeting notes", none))
+			},
+			func() error {
 				txt, err := a.typeInto("textbox", "Meeting notes", " with Bob", false, false)
-				return want(txt, err, "with Bob")
+				return a.want(txt, err, "with Bob")
 			})
 	}, `quill.getText().includes('with Bob')`},
 	{"Quill", "quill", "bold", "a toolbar button applies to what is typed next", func(a *agent) error {
@@ -394,7 +430,7 @@ var tpTasks = []tpTask{
 	// flatpickr.
 	{"flatpickr", "flatpickr", "pick", "a read-only field whose calendar opens on click: next month, a day", func(a *agent) error {
 		return steps(func() error { return a.openTP("flatpickr") },
-			func() error { txt, err := a.click("textbox", "Check-in date", none); return want(txt, err, "March") },
+			func() error { txt, err := a.click("textbox", "Check-in date", none); return a.want(txt, err, "March") },
 			func() error {
 				// The arrows have no name; their class says which is which.
 				ref, err := a.refNear(`combobox "Month"`, "next-month", 20)
@@ -402,7 +438,7 @@ var tpTasks = []tpTask{
 					return err
 				}
 				txt, err := a.saw(a.tool.click(ref, none))
-				return want(txt, err, "April 14, 2025")
+				return a.want(txt, err, "April 14, 2025")
 			},
 			func() error { return e(a.click("", "April 14, 2025", none)) })
 	}, `document.getElementById('checkin').value === '2025-04-14'`},
@@ -410,6 +446,9 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("flatpickr") },
 			func() error {
 				txt, err := a.typeInto("textbox", "Check-in date", "2025-03-02", false, false)
+				if a.lenient() {
+					return nil // browserd's claim (it says to use the picker); the agent goes on to the picker
+				}
 				if err == nil || !strings.Contains(err.Error(), "read-only") {
 					return fmt.Errorf("typing into a read-only field did not say so: %v\n%s", err, txt)
 				}
@@ -440,7 +479,7 @@ var tpTasks = []tpTask{
 			return err
 		}
 		txt, err := a.saw(a.tool.drag(ref, "+40,0"))
-		return want(txt, err, "90")
+		return a.want(txt, err, "90")
 	}, `document.getElementById('hi').textContent === '90'`},
 	{"noUiSlider", "nouislider", "read", "text of spans in a paragraph reads as one line", func(a *agent) error {
 		if err := a.openTP("nouislider"); err != nil {
@@ -450,19 +489,19 @@ var tpTasks = []tpTask{
 			return fmt.Errorf("the price range does not read as one line:\n%s", a.last)
 		}
 		return nil
-	}, `true`},
+	}, `document.querySelector('p').textContent.replace(/\s+/g, ' ').includes('Price: 20 to 80')`}, // read-only: tpReadOnly
 
 	// Headless UI.
 	{"Headless UI", "headlessui", "menu", "a menu button and its items", func(a *agent) error {
 		return steps(func() error { return a.openTP("headlessui") },
-			func() error { txt, err := a.click("button", "Options", none); return want(txt, err, "Duplicate") },
+			func() error { txt, err := a.click("button", "Options", none); return a.want(txt, err, "Duplicate") },
 			func() error { return e(a.click("menuitem", "Duplicate", none)) })
 	}, `document.getElementById('out').textContent === 'duplicate'`},
 	{"Headless UI", "headlessui", "listbox", "a listbox button", func(a *agent) error {
 		return steps(func() error { return a.openTP("headlessui") },
 			func() error {
 				txt, err := a.click("button", "Assigned to Wade Cooper", none)
-				return want(txt, err, "Tom Cook")
+				return a.want(txt, err, "Tom Cook")
 			},
 			func() error { return e(a.click("option", "Tom Cook", none)) })
 	}, `document.getElementById('state').textContent.startsWith('Tom Cook|')`},
@@ -474,7 +513,7 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("headlessui") },
 			func() error {
 				txt, err := a.typeInto("combobox", "Reviewer", "dev", false, false)
-				return want(txt, err, "Devon Webb")
+				return a.want(txt, err, "Devon Webb")
 			},
 			func() error { return e(a.click("option", "Devon Webb", none)) })
 	}, `document.getElementById('state').textContent.endsWith('|Devon Webb')`},
@@ -486,7 +525,7 @@ var tpTasks = []tpTask{
 	// Radix UI.
 	{"Radix UI", "radix", "menu", "a dropdown menu in a portal", func(a *agent) error {
 		return steps(func() error { return a.openTP("radix") },
-			func() error { txt, err := a.click("button", "Customise", none); return want(txt, err, "New Tab") },
+			func() error { txt, err := a.click("button", "Customise", none); return a.want(txt, err, "New Tab") },
 			func() error { return e(a.click("menuitem", "New Tab", none)) })
 	}, `document.getElementById('out').textContent === 'new tab'`},
 	{"Radix UI", "radix", "submenu", "a submenu opened from its trigger", func(a *agent) error {
@@ -494,7 +533,7 @@ var tpTasks = []tpTask{
 			func() error { return e(a.click("button", "Customise", none)) },
 			func() error {
 				txt, err := a.click("menuitem", "More Tools", none)
-				return want(txt, err, "Developer Tools")
+				return a.want(txt, err, "Developer Tools")
 			},
 			func() error { return e(a.click("menuitem", "Developer Tools", none)) })
 	}, `document.getElementById('out').textContent === 'dev tools'`},
@@ -507,7 +546,7 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("radix") },
 			func() error {
 				txt, err := a.click("button", "Edit profile", none)
-				return want(txt, err, "Make changes")
+				return a.want(txt, err, "Make changes")
 			},
 			func() error { return e(a.typeInto("textbox", "Name", "Ada Lovelace", true, false)) },
 			func() error { return e(a.click("button", "Save changes", none)) })
@@ -516,7 +555,7 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("radix") },
 			func() error {
 				txt, err := a.click("button", "Dimensions", none)
-				return want(txt, err, "Set the width.")
+				return a.want(txt, err, "Set the width.")
 			},
 			func() error { return e(a.typeInto("textbox", "Width", "50%", true, false)) })
 	}, `document.getElementById('out').textContent === 'width 50%'`},
@@ -528,7 +567,7 @@ var tpTasks = []tpTask{
 	// react-datepicker.
 	{"react-datepicker", "react-datepicker", "pick", "a calendar in a popper: next month, a day", func(a *agent) error {
 		return steps(func() error { return a.openTP("react-datepicker") },
-			func() error { txt, err := a.click("textbox", "Due date", none); return want(txt, err, "March") },
+			func() error { txt, err := a.click("textbox", "Due date", none); return a.want(txt, err, "March") },
 			func() error { return e(a.click("button", "Next Month", none)) },
 			func() error { return e(a.click("gridcell", "Choose Monday, April 14th, 2025", none)) })
 	}, `document.getElementById('out').textContent === '2025-4-14'`},
@@ -546,14 +585,13 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("react-select") },
 			func() error {
 				txt, err := a.typeInto("combobox", "Flavour", "str", false, false)
-				return want(txt, err, "Strawberry")
+				return a.want(txt, err, "Strawberry")
 			},
 			func() error { return e(a.click("option", "Strawberry", none)) })
 	}, `document.getElementById('out').textContent.startsWith('strawberry|')`},
 	{"react-select", "react-select", "multi", "a multi-select: two values", func(a *agent) error {
 		return steps(func() error { return a.openTP("react-select") },
-			func() error { return e(a.pick("combobox", "Toppings", "Chocolate")) },
-			func() error { return e(a.pick("combobox", "Toppings", "Pistachio")) })
+			func() error { return e(a.pick("combobox", "Toppings", "Chocolate", "Pistachio")) })
 	}, `document.getElementById('out').textContent.endsWith('|chocolate,pistachio')`},
 
 	// MUI.
@@ -563,20 +601,20 @@ var tpTasks = []tpTask{
 	}, `document.getElementById('state').textContent.startsWith('20|')`},
 	{"MUI", "mui", "select-click", "MUI's Select opened, an option clicked", func(a *agent) error {
 		return steps(func() error { return a.openTP("mui") },
-			func() error { txt, err := a.click("combobox", "Age", none); return want(txt, err, "Thirty") },
+			func() error { txt, err := a.click("combobox", "Age", none); return a.want(txt, err, "Thirty") },
 			func() error { return e(a.click("option", "Thirty", none)) })
 	}, `document.getElementById('state').textContent.startsWith('30|')`},
 	{"MUI", "mui", "autocomplete", "MUI's Autocomplete filtered by typing", func(a *agent) error {
 		return steps(func() error { return a.openTP("mui") },
 			func() error {
 				txt, err := a.typeInto("combobox", "Movie", "inc", false, false)
-				return want(txt, err, "Inception")
+				return a.want(txt, err, "Inception")
 			},
 			func() error { return e(a.click("option", "Inception", none)) })
 	}, `document.getElementById('state').textContent.split('|')[1] === 'Inception'`},
 	{"MUI", "mui", "menu", "a menu anchored to a button", func(a *agent) error {
 		return steps(func() error { return a.openTP("mui") },
-			func() error { txt, err := a.click("button", "ACCOUNT", none); return want(txt, err, "Logout") },
+			func() error { txt, err := a.click("button", "ACCOUNT", none); return a.want(txt, err, "Logout") },
 			func() error { return e(a.click("menuitem", "Logout", none)) })
 	}, `document.getElementById('out').textContent === 'logout'`},
 	{"MUI", "mui", "checkbox", "a checkbox drawn over a hidden input", func(a *agent) error {
@@ -585,13 +623,13 @@ var tpTasks = []tpTask{
 	}, `document.getElementById('state').textContent.split('|')[2] === 'true'`},
 	{"MUI", "mui", "tabs", "tabs", func(a *agent) error {
 		return steps(func() error { return a.openTP("mui") },
-			func() error { txt, err := a.click("tab", "BILLING", none); return want(txt, err, "no invoices") })
+			func() error { txt, err := a.click("tab", "BILLING", none); return a.want(txt, err, "no invoices") })
 	}, `document.getElementById('state').textContent.endsWith('|1')`},
 	{"MUI", "mui", "dialog", "a dialog with a field", func(a *agent) error {
 		return steps(func() error { return a.openTP("mui") },
 			func() error {
 				txt, err := a.click("button", "INVITE MEMBER", none)
-				return want(txt, err, "Invite a member")
+				return a.want(txt, err, "Invite a member")
 			},
 			func() error { return e(a.typeInto("textbox", "Email address", "ann@example.com", false, false)) },
 			func() error { return e(a.click("button", "SEND INVITE", none)) })
@@ -601,14 +639,14 @@ var tpTasks = []tpTask{
 	{"TanStack Table", "tanstack-table", "sort", "a header sorts on click", func(a *agent) error {
 		return steps(func() error { return a.openTP("tanstack-table") },
 			// Numbers sort from the largest first.
-			func() error { txt, err := a.click("columnheader", "Age", none); return want(txt, err, "Age ▼") },
-			func() error { txt, err := a.click("columnheader", "Age ▼", none); return want(txt, err, "Age ▲") })
-	}, `document.querySelector('tbody tr td:nth-child(3)').textContent === '20'`},
+			func() error { txt, err := a.click("columnheader", "Age", none); return a.want(txt, err, "Age ▼") },
+			func() error { txt, err := a.click("columnheader", "Age ▼", none); return a.want(txt, err, "Age ▲") })
+	}, `document.querySelector('thead th:nth-child(3)').textContent === 'Age ▲' && document.querySelector('tbody tr td:nth-child(3)').textContent === '20'`},
 	{"TanStack Table", "tanstack-table", "filter", "a search filters the rows", func(a *agent) error {
 		return steps(func() error { return a.openTP("tanstack-table") },
 			func() error {
 				txt, err := a.typeInto("textbox", "Search people", "lima", false, false)
-				return want(txt, err, "Carol")
+				return a.want(txt, err, "Carol")
 			})
 	}, `document.querySelectorAll('tbody tr').length === 4`},
 	{"TanStack Table", "tanstack-table", "select", "row checkboxes", func(a *agent) error {
@@ -618,7 +656,7 @@ var tpTasks = []tpTask{
 	}, `document.getElementById('out').textContent === 'Bob,Erin'`},
 	{"TanStack Table", "tanstack-table", "page", "the next page, then a row on it", func(a *agent) error {
 		return steps(func() error { return a.openTP("tanstack-table") },
-			func() error { txt, err := a.click("button", "Next", none); return want(txt, err, "Page 2 of 3") },
+			func() error { txt, err := a.click("button", "Next", none); return a.want(txt, err, "Page 2 of 3") },
 			func() error { return e(a.click("checkbox", "Select Grace", none)) })
 	}, `document.getElementById('out').textContent === 'Grace'`},
 
@@ -627,7 +665,7 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("codemirror") },
 			func() error {
 				txt, err := a.inEditor("CodeMirror 6", "Control+End", "greet(\"Ann\");")
-				return want(txt, err, `greet(\"Ann\");`)
+				return a.want(txt, err, `greet(\"Ann\");`)
 			})
 	}, `cm.state.doc.toString().includes('greet("Ann");')`},
 	{"CodeMirror", "codemirror", "select-all", "a chord in the editor", func(a *agent) error {
@@ -640,7 +678,7 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("alpine") },
 			func() error {
 				txt, err := a.click("button", "Toggle details", none)
-				return want(txt, err, "Details: delivered on Tuesday.")
+				return a.want(txt, err, "Details: delivered on Tuesday.")
 			})
 	}, `document.querySelector('[x-show]').style.display !== 'none'`},
 	{"Alpine.js", "alpine", "counter", "spans with a click handler and a pointer cursor", func(a *agent) error {
@@ -654,14 +692,14 @@ var tpTasks = []tpTask{
 			func() error { return e(a.typeInto("textbox", "New item", "Bread", false, true)) },
 			func() error {
 				txt, err := a.typeInto("textbox", "New item", "Jam", false, true)
-				return want(txt, err, "Jam")
+				return a.want(txt, err, "Jam")
 			})
 	}, `document.getElementById('items').textContent === 'MilkEggsBreadJam'`},
 	{"Alpine.js", "alpine", "dblclick", "a double-click on a wide list item lands on its short text, which handles it", func(a *agent) error {
 		return steps(func() error { return a.openTP("alpine") },
 			func() error {
 				txt, err := a.click("listitem", "Eggs", clickOpts{double: true})
-				return want(txt, err, "Picked: Eggs")
+				return a.want(txt, err, "Picked: Eggs")
 			})
 	}, `document.getElementById('picked').textContent === 'Eggs'`},
 
@@ -670,14 +708,17 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("jqueryui-autocomplete") },
 			func() error {
 				txt, err := a.typeInto("textbox", "Country:", "Ger", false, false)
-				return want(txt, err, "Germany")
+				return a.want(txt, err, "Germany")
 			},
 			func() error { return e(a.press("textbox", "Country:", "ArrowDown")) },
 			func() error { return e(a.press("textbox", "Country:", "Enter")) })
 	}, `document.getElementById('country').value === 'Germany'`},
 	{"jQuery UI", "jqueryui-menu", "nested", "an item of a submenu one level down", func(a *agent) error {
 		return steps(func() error { return a.openTP("jqueryui-menu") },
-			func() error { txt, err := a.click("menuitem", "Electronics", none); return want(txt, err, "Car Hifi") },
+			func() error {
+				txt, err := a.click("menuitem", "Electronics", none)
+				return a.want(txt, err, "Car Hifi")
+			},
 			func() error { return e(a.click("menuitem", "Utilities", none)) })
 	}, `document.getElementById('out').textContent === 'chose Utilities'`},
 	{"jQuery UI", "jqueryui-spinner", "down", "a spinner's down arrow, told from its up arrow", func(a *agent) error {
@@ -721,17 +762,17 @@ var tpTasks = []tpTask{
 	}, `$('#sortable li').map((i, e) => e.textContent).get().indexOf('Item 2') >= 2`},
 	{"jQuery UI", "jqueryui-accordion-tabs", "third", "the third accordion section and the third tab", func(a *agent) error {
 		return steps(func() error { return a.openTP("jqueryui-accordion-tabs") },
-			func() error { txt, err := a.click("tab", "Section 3", none); return want(txt, err, "Nam enim risus") },
+			func() error { txt, err := a.click("tab", "Section 3", none); return a.want(txt, err, "Nam enim risus") },
 			func() error {
 				txt, err := a.click("tab", "Aenean lacinia", none)
-				return want(txt, err, "Mauris eleifend")
+				return a.want(txt, err, "Mauris eleifend")
 			})
 	}, `$('#accordion').accordion('option', 'active') === 2 && $('#tabs').tabs('option', 'active') === 2`},
 	{"jQuery UI", "jqueryui-selectmenu", "open-click", "a selectmenu opened, an option clicked", func(a *agent) error {
 		return steps(func() error { return a.openTP("jqueryui-selectmenu") },
 			func() error {
 				txt, err := a.clickAfter("Select a speed")
-				return want(txt, err, "Slower")
+				return a.want(txt, err, "Slower")
 			},
 			func() error { return e(a.click("", "Slower", none)) })
 	}, `$('#speed').val() === 'Slower'`},
@@ -749,13 +790,14 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("bootstrap-overlays") },
 			func() error { return e(a.click("button", "Remove project", none)) },
 			func() error { return e(a.click("button", "Keep it", none)) })
-	}, `!document.getElementById('confirm').classList.contains('show') && document.getElementById('out').textContent === ''`},
+	}, `bootstrap.Modal.getInstance(document.getElementById('confirm')) !== null && !document.getElementById('confirm').classList.contains('show') && document.getElementById('out').textContent === ''`},
 	{"Bootstrap", "bootstrap-overlays", "carousel-prev", "a carousel's previous control wraps to the last slide", func(a *agent) error {
 		return steps(func() error { return a.openTP("bootstrap-overlays") },
 			func() error {
 				txt, err := a.click("button", "Previous", none)
-				return want(txt, err, "Slide three: gift cards")
-			})
+				return a.want(txt, err, "Slide three: gift cards")
+			},
+			func() error { return a.waitGone("Slide one: spring sale") })
 	}, `document.querySelector('.carousel-item.active').textContent.includes('Slide three')`},
 
 	{"Tom Select", "tomselect", "remove-tag", "a chosen tag removed with its × button", func(a *agent) error {
@@ -765,7 +807,11 @@ var tpTasks = []tpTask{
 			func() error { return e(a.click("option", "Yellow", none)) },
 			func() error {
 				// Each chosen tag shows its text and a "×" button.
-				ref, err := a.refInGroup(`text "Red"`, "button", "×")
+				anchor := `text "Red"`
+				if a.lenient() {
+					anchor = "text: Red" // Playwright MCP's `- text: Red`
+				}
+				ref, err := a.refInGroup(anchor, "button", "×")
 				if err != nil {
 					return err
 				}
@@ -774,10 +820,15 @@ var tpTasks = []tpTask{
 	}, `[...document.getElementById('tags').selectedOptions].map(o => o.value).join() === 'yellow'`},
 	{"Choices.js", "choices", "type-filter", "typing into the search of a drawn select, then an option", func(a *agent) error {
 		return steps(func() error { return a.openTP("choices") },
-			func() error { return e(a.clickAfter(`text "City"`)) },
+			func() error {
+				if a.lenient() {
+					return e(a.clickAfter("text: City")) // Playwright MCP's `- text: City`
+				}
+				return e(a.clickAfter(`text "City"`))
+			},
 			func() error {
 				txt, err := a.typeInto("searchbox", "Choose a city", "ber", false, false)
-				return want(txt, err, "Berlin")
+				return a.want(txt, err, "Berlin")
 			},
 			func() error { return e(a.click("option", "Berlin", none)) })
 	}, `document.getElementById('city').value === 'berlin'`},
@@ -785,7 +836,7 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("nouislider") },
 			func() error {
 				txt, err := a.press("slider", "Lowest price", "Home")
-				return want(txt, err, "Price: 0 to 80")
+				return a.want(txt, err, "Price: 0 to 80")
 			})
 	}, `document.getElementById('lo').textContent === '0'`},
 	{"Headless UI", "headlessui", "menu-last", "the last item of a menu", func(a *agent) error {
@@ -800,14 +851,14 @@ var tpTasks = []tpTask{
 	{"Radix UI", "radix", "dialog-close", "a dialog's × button named by aria-label", func(a *agent) error {
 		return steps(func() error { return a.openTP("radix") },
 			func() error { return e(a.click("button", "Edit profile", none)) },
-			func() error { txt, err := a.click("button", "Close", none); return want(txt, err, "Edit profile") })
-	}, `!document.querySelector('[role=dialog]') && document.getElementById('state').textContent.startsWith('Pedro Duarte|')`},
+			func() error { txt, err := a.click("button", "Close", none); return a.want(txt, err, "Edit profile") })
+	}, `document.body.dataset.dialogOpened === '1' && !document.querySelector('[role=dialog]') && document.getElementById('state').textContent.startsWith('Pedro Duarte|')`},
 	{"react-datepicker", "react-datepicker", "previous", "the previous month", func(a *agent) error {
 		return steps(func() error { return a.openTP("react-datepicker") },
 			func() error { return e(a.click("textbox", "Due date", none)) },
 			func() error {
 				txt, err := a.click("button", "Previous Month", none)
-				return want(txt, err, "February 2025")
+				return a.want(txt, err, "February 2025")
 			},
 			func() error { return e(a.click("gridcell", "Choose Friday, February 14th, 2025", none)) })
 	}, `document.getElementById('out').textContent === '2025-2-14'`},
@@ -823,16 +874,16 @@ var tpTasks = []tpTask{
 	{"MUI", "mui", "dialog-cancel", "a dialog's cancel button", func(a *agent) error {
 		return steps(func() error { return a.openTP("mui") },
 			func() error { return e(a.click("button", "INVITE MEMBER", none)) },
-			func() error { txt, err := a.click("button", "CANCEL", none); return want(txt, err, "INVITE MEMBER") })
-	}, `!document.querySelector('[role=dialog]') && document.getElementById('out').textContent === ''`},
+			func() error { txt, err := a.click("button", "CANCEL", none); return a.want(txt, err, "INVITE MEMBER") })
+	}, `document.body.dataset.dialogOpened === '1' && !document.querySelector('[role=dialog]') && document.getElementById('out').textContent === ''`},
 	{"TanStack Table", "tanstack-table", "sort-name", "a text column sorts A to Z first", func(a *agent) error {
 		return steps(func() error { return a.openTP("tanstack-table") },
-			func() error { txt, err := a.click("columnheader", "Name", none); return want(txt, err, "Name ▲") })
-	}, `document.querySelector('tbody tr td:nth-child(2)').textContent === 'Alice'`},
+			func() error { txt, err := a.click("columnheader", "Name", none); return a.want(txt, err, "Name ▲") })
+	}, `document.querySelector('thead th:nth-child(2)').textContent === 'Name ▲' && document.querySelector('tbody tr td:nth-child(2)').textContent === 'Alice'`},
 	{"TanStack Table", "tanstack-table", "last-page", "the last page", func(a *agent) error {
 		return steps(func() error { return a.openTP("tanstack-table") },
 			func() error { return e(a.click("button", "Next", none)) },
-			func() error { txt, err := a.click("button", "Next", none); return want(txt, err, "Page 3 of 3") },
+			func() error { txt, err := a.click("button", "Next", none); return a.want(txt, err, "Page 3 of 3") },
 			func() error { return e(a.click("checkbox", "Select Niaj", none)) })
 	}, `document.getElementById('out').textContent === 'Niaj'`},
 	{"CodeMirror", "codemirror", "newline", "Enter in a code editor, then a line typed", func(a *agent) error {
@@ -844,9 +895,17 @@ var tpTasks = []tpTask{
 			func() error { return e(a.click("button", "Toggle details", none)) },
 			func() error {
 				txt, err := a.click("button", "Toggle details", none)
-				return want(txt, err, "collapsed")
+				if err == nil && a.lenient() {
+					// "collapsed" is browserd's word; a snapshot shows the
+					// details gone.
+					if strings.Contains(txt, "Details: delivered on Tuesday.") {
+						return fmt.Errorf("the answer still shows the details:\n%s", txt)
+					}
+					return nil
+				}
+				return a.want(txt, err, "collapsed")
 			})
-	}, `document.querySelector('[x-show]').style.display === 'none'`},
+	}, `document.querySelector('[x-show]').style.display === 'none' && Alpine.$data(document.querySelector('[x-data]')).toggles === 2`},
 	{"Lit", "lit-todo", "last", "the last item's hover-only button", func(a *agent) error {
 		return steps(func() error { return a.openTP("lit-todo") },
 			func() error { return e(a.hover("", "Buy stamps")) },
@@ -866,7 +925,7 @@ var tpTasks = []tpTask{
 					return err
 				}
 				txt, err := a.saw(a.tool.click(ref, none))
-				return want(txt, err, "Total: $49.99")
+				return a.want(txt, err, "Total: $49.99")
 			})
 	}, `document.getElementById('cart').textContent === 'Backpack'`},
 	{"Quill", "quill", "italic", "italic from the toolbar for what is typed next", func(a *agent) error {
@@ -890,14 +949,14 @@ var tpTasks = []tpTask{
 				if err != nil {
 					return err
 				}
-				return e(a.saw(a.tool.selectValues(ref, []string{"Colorado"})))
+				return e(a.pickRef(ref, "Colorado"))
 			})
 	}, `$('#state').val() === 'CO'`},
 	{"Select2", "select2", "search", "a Select2 box opened, searched, an option clicked", func(a *agent) error {
 		return steps(func() error { return a.openTP("select2") },
 			func() error {
 				txt, err := a.clickAfter("State")
-				return want(txt, err, "Wyoming")
+				return a.want(txt, err, "Wyoming")
 			},
 			func() error { return e(a.click("option", "New York", none)) })
 	}, `$('#state').val() === 'NY'`},
@@ -908,10 +967,7 @@ var tpTasks = []tpTask{
 				if err != nil {
 					return err
 				}
-				if _, err := a.saw(a.tool.selectValues(ref, []string{"Rust"})); err != nil {
-					return err
-				}
-				return e(a.saw(a.tool.selectValues(ref, []string{"Go"})))
+				return e(a.pickRef(ref, "Rust", "Go"))
 			})
 	}, `$('#langs').val().sort().join() === 'go,rust'`},
 
@@ -920,7 +976,7 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("sweetalert2") },
 			func() error {
 				txt, err := a.click("button", "Delete file", none)
-				return want(txt, err, "Are you sure?")
+				return a.want(txt, err, "Are you sure?")
 			},
 			func() error { return e(a.click("button", "Yes, delete it!", none)) })
 	}, `document.getElementById('out').textContent === 'deleted'`},
@@ -931,7 +987,7 @@ var tpTasks = []tpTask{
 	}, `document.getElementById('out').textContent === 'kept'`},
 	{"SweetAlert2", "sweetalert2", "prompt", "a prompt's field typed into and confirmed", func(a *agent) error {
 		return steps(func() error { return a.openTP("sweetalert2") },
-			func() error { txt, err := a.click("button", "Rename file", none); return want(txt, err, "File name") },
+			func() error { txt, err := a.click("button", "Rename file", none); return a.want(txt, err, "File name") },
 			func() error { return e(a.typeInto("textbox", "File name", "notes.txt", false, false)) },
 			func() error { return e(a.click("button", "OK", none)) })
 	}, `document.getElementById('out').textContent === 'renamed to notes.txt'`},
@@ -952,14 +1008,14 @@ var tpTasks = []tpTask{
 	}, `document.getElementById('news').checked && document.getElementById('dark').checked`},
 	{"Shoelace", "shoelace", "dropdown", "a dropdown menu of web components", func(a *agent) error {
 		return steps(func() error { return a.openTP("shoelace") },
-			func() error { txt, err := a.click("button", "Edit", none); return want(txt, err, "Paste") },
+			func() error { txt, err := a.click("button", "Edit", none); return a.want(txt, err, "Paste") },
 			func() error { return e(a.click("menuitem", "Paste", none)) })
 	}, `document.getElementById('out').textContent === 'menu: paste'`},
 	{"Shoelace", "shoelace", "dialog", "a dialog with a slotted button", func(a *agent) error {
 		return steps(func() error { return a.openTP("shoelace") },
 			func() error {
 				txt, err := a.click("button", "Open dialog", none)
-				return want(txt, err, "Do you accept the terms?")
+				return a.want(txt, err, "Do you accept the terms?")
 			},
 			func() error { return e(a.click("button", "Accept", none)) })
 	}, `document.getElementById('out').textContent === 'accepted'`},
@@ -967,14 +1023,14 @@ var tpTasks = []tpTask{
 		return steps(func() error { return a.openTP("shoelace") },
 			func() error {
 				txt, err := a.click("tab", "Custom", none)
-				return want(txt, err, "Custom settings: none yet.")
+				return a.want(txt, err, "Custom settings: none yet.")
 			})
 	}, `document.querySelector('sl-tab-panel[name=custom]').active`},
 	{"Bootstrap", "bootstrap-components", "tabs-back", "a tab and back to the first", func(a *agent) error {
 		return steps(func() error { return a.openTP("bootstrap-components") },
 			func() error { return e(a.click("tab", "Profile", none)) },
-			func() error { txt, err := a.click("tab", "Home", none); return want(txt, err, "Welcome home.") })
-	}, `document.getElementById('home').classList.contains('active')`},
+			func() error { txt, err := a.click("tab", "Home", none); return a.want(txt, err, "Welcome home.") })
+	}, `bootstrap.Tab.getInstance(document.getElementById('profile-tab')) !== null && document.getElementById('home').classList.contains('active')`},
 	{"Radix UI", "radix", "submenu-first", "the first item of a submenu", func(a *agent) error {
 		return steps(func() error { return a.openTP("radix") },
 			func() error { return e(a.click("button", "Customise", none)) },
@@ -988,23 +1044,35 @@ var tpTasks = []tpTask{
 	}, `document.getElementById('state').textContent.startsWith('10|')`},
 	{"react-select", "react-select", "open-click", "react-select opened with a click, an option clicked", func(a *agent) error {
 		return steps(func() error { return a.openTP("react-select") },
-			func() error { txt, err := a.click("combobox", "Flavour", none); return want(txt, err, "Chocolate") },
+			func() error { txt, err := a.click("combobox", "Flavour", none); return a.want(txt, err, "Chocolate") },
 			func() error { return e(a.click("option", "Chocolate", none)) })
 	}, `document.getElementById('out').textContent.startsWith('chocolate|')`},
 	{"Shoelace", "shoelace", "select-click", "a shadow-root select opened, an option clicked", func(a *agent) error {
 		return steps(func() error { return a.openTP("shoelace") },
-			func() error { txt, err := a.click("combobox", "Size", none); return want(txt, err, "Medium") },
+			func() error { txt, err := a.click("combobox", "Size", none); return a.want(txt, err, "Medium") },
 			func() error { return e(a.click("option", "Medium", none)) })
 	}, `document.getElementById('size').value === 'm'`},
-	{"React", "react-shop", "login-in-url", "a URL with a login is refused with how to give it instead", func(a *agent) error {
-		u := strings.Replace(site.URL("/tp/react-shop"), "http://", "http://ann:s3cret@", 1)
-		txt, err := a.tool.navigate(u)
-		_, refusal, _ := strings.Cut(fmt.Sprint(err), " refused")
-		if err == nil || !strings.Contains(refusal, `"httpCredentials"`) || strings.Contains(refusal, "s3cret") {
+	{"React", "react-shop", "login-in-url", "a URL with a login opens the page behind it; a tool that refuses it must say how to give the login, without showing it", func(a *agent) error {
+		// The agent is given a URL with the login in it. Each tool is scored
+		// on the page behind the login being open; a tool that refuses such
+		// a URL (browserd) must also say how to give the login instead and
+		// not echo the password, and the agent then does as it says.
+		u, _ := url.Parse(site.URL("/auth/basic"))
+		u.User = url.UserPassword(testsite.BasicUser, testsite.BasicPassword)
+		txt, err := a.saw(a.tool.navigate(u.String()))
+		if err == nil {
+			return a.want(txt, nil, "Welcome, "+testsite.BasicUser)
+		}
+		_, refusal, _ := strings.Cut(err.Error(), " refused")
+		if !strings.Contains(refusal, `"httpCredentials"`) || strings.Contains(refusal, "s3cret") {
 			return fmt.Errorf("the refusal does not say how to give the login (or shows it): %v\n%s", err, txt)
 		}
-		return a.openTP("react-shop")
-	}, `location.pathname === '/tp/react-shop'`},
+		if _, err := a.tool.login(strings.TrimSuffix(site.URL("/"), "/"), testsite.BasicUser, testsite.BasicPassword); err != nil {
+			return err
+		}
+		txt, err = a.saw(a.tool.navigate(site.URL("/auth/basic")))
+		return a.want(txt, err, "Welcome, "+testsite.BasicUser)
+	}, `location.pathname === '/auth/basic' && document.querySelector('h1').textContent === 'Welcome, ann'`},
 }
 
 // ensureThirdParty builds the third-party corpus when it is not built yet
