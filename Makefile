@@ -64,7 +64,7 @@ test: chromium thirdparty vet cross
 	trap 'scripts/ensure-postgres.sh stop "$$pgdir"' EXIT && trap 'exit 130' INT TERM && \
 	url=$$(scripts/ensure-postgres.sh start "$$pgdir") && \
 	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -race -count=1 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e) && \
-	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -count=1 -timeout 14m ./internal/e2e/
+	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -count=1 -timeout 25m ./internal/e2e/
 
 # The conformance corpus driven through Playwright MCP by the same scripted
 # agent, for docs/conformance.md's comparison (installed with npm; skipped,

@@ -2,6 +2,7 @@ package act
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,7 +78,17 @@ func (c *Tab) Type(ctx context.Context) error {
 	if c.secret != "" {
 		return c.typeSecretAndSettle(ctx, el, kind, m)
 	}
-	if err := c.placeCaret(ctx, el); err != nil {
+	if err := c.placeCaret(ctx, el); errors.Is(err, browser.ErrStale) && c.In.Ref != "" {
+		// The page drew the field again between finding it and focusing
+		// it (a form re-rendered every few hundred ms): the ref is
+		// followed to its new element once more.
+		if el, err = c.Target(ctx); err != nil {
+			return err
+		}
+		if err := c.placeCaret(ctx, el); err != nil {
+			return err
+		}
+	} else if err != nil {
 		return err
 	}
 	spilled, err := c.typeInto(ctx, kind.Max)

@@ -174,6 +174,12 @@ func (p *Page) Focus(ctx context.Context, e Elem) error {
 		if isStale(err) {
 			return ErrStale
 		}
+		// A node the page took out of its document meanwhile (a form
+		// drawn again) is "not focusable": it is stale.
+		var live bool
+		if cerr := p.CallOn(ctx, e, `function() { return this.isConnected; }`, &live); cerr == nil && !live || errors.Is(cerr, ErrStale) {
+			return ErrStale
+		}
 		return fmt.Errorf("focusing element: %w", err)
 	}
 	return nil
