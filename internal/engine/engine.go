@@ -38,6 +38,7 @@ import (
 	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
+	"github.com/browserd/browserd/internal/redact"
 	"github.com/browserd/browserd/internal/routes"
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/sessions"
@@ -57,8 +58,8 @@ type Engine struct {
 	*idle.Janitor
 	*takeover.Desk
 
-	vault    vault    // each owner's secrets, for redaction (redact.go)
-	confirms confirms // calls that wait for a person's approval (policy.go)
+	vault    redact.Cache // each owner's redactor (redact.go)
+	confirms confirms     // calls that wait for a person's approval (policy.go)
 }
 
 // Option configures an engine.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"time"
 
 	"github.com/browserd/browserd/internal/act"
 	"github.com/browserd/browserd/internal/redact"
@@ -16,22 +14,6 @@ import (
 // for the call from the owner's stored secrets, and redacted from every
 // answer, HAR file and recording as `<secret NAME>`.
 
-// redactFresh is how long an owner's redactor is used before the store is
-// read again: another node may have changed the owner's secrets (this
-// node's own changes drop it at once, forgetSecrets).
-const redactFresh = 5 * time.Second
-
-// vault caches each owner's redactor.
-type vault struct {
-	mu      sync.Mutex
-	byOwner map[string]cachedRedactor
-}
-
-type cachedRedactor struct {
-	r  *redact.Redactor
-	at time.Time
-}
-
 // secretsOrNil is the store's secrets, nil when it keeps none.
 func (e *Engine) secretsOrNil() store.Secrets {
 	s, _ := e.Store.(store.Secrets)
@@ -40,49 +22,16 @@ func (e *Engine) secretsOrNil() store.Secrets {
 
 // forgetSecrets drops owner's cached redactor (a secret was set or
 // deleted on this node).
-func (e *Engine) forgetSecrets(owner string) {
-	e.vault.mu.Lock()
-	delete(e.vault.byOwner, owner)
-	e.vault.mu.Unlock()
-}
+func (e *Engine) forgetSecrets(owner string) { e.vault.Forget(owner) }
 
-// redactor is owner's redactor: every one of the owner's secrets, read
-// from the store at most every redactFresh. nil when the owner has none
-// (or the store keeps none); a store that cannot be read leaves the last
-// one in use.
+// redactor is owner's redactor (redact.Cache): nil when the owner has no
+// secrets or the store keeps none.
 func (e *Engine) redactor(ctx context.Context, owner string) *redact.Redactor {
 	ss := e.secretsOrNil()
 	if ss == nil {
 		return nil
 	}
-	e.vault.mu.Lock()
-	c, ok := e.vault.byOwner[owner]
-	e.vault.mu.Unlock()
-	if ok && time.Since(c.at) < redactFresh {
-		return c.r
-	}
-	list, err := ss.ListSecrets(ctx, owner)
-	if err != nil {
-		e.Log.Warn("reading the owner's secrets to redact them failed", "owner", owner, "err", err)
-		return c.r
-	}
-	values := map[string]string{}
-	for _, s := range list {
-		full, err := ss.GetSecret(ctx, owner, s.Name)
-		if err != nil {
-			e.Log.Warn("opening a secret to redact it failed", "owner", owner, "secret", s.Name, "err", err)
-			continue
-		}
-		values[s.Name] = full.Value
-	}
-	r := redact.New(values)
-	e.vault.mu.Lock()
-	if e.vault.byOwner == nil {
-		e.vault.byOwner = map[string]cachedRedactor{}
-	}
-	e.vault.byOwner[owner] = cachedRedactor{r: r, at: time.Now()}
-	e.vault.mu.Unlock()
-	return r
+	return e.vault.For(ctx, ss, owner, e.Log)
 }
 
 // resolveSecrets reads the secrets the call types (type's secret, fill's

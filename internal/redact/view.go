@@ -26,10 +26,10 @@ type view struct {
 // secret's window holds it.
 const gap rune = -1
 
-// context is how many runes around an escape a decoded view keeps: a
+// around is how many runes around an escape a decoded view keeps: a
 // window that holds a decoded rune (up to 6 runes), and at the next level
 // an escape that holds one (up to 34: &CounterClockwiseContourIntegral;).
-const context = 40
+const around = 40
 
 var views = sync.Pool{New: func() any { return new(view) }}
 
@@ -106,7 +106,7 @@ const (
 // decode is v with one layer of escapes of the families decoded — URL escapes (%xx, a
 // UTF-8 sequence of them), JSON and JavaScript string
 // escapes (\uXXXX and surrogate pairs, \xHH, \n, \" …), HTML character
-// references — and, of the rest, only the context runes on each side of
+// references — and, of the rest, only the around runes on each side of
 // an escape (a window without a decoded rune was found in v already),
 // the parts apart joined by a gap; nil if v has no escape. Put it back
 // with free.
@@ -154,12 +154,12 @@ func (v *view) decode(families uint8) *view {
 		if d == nil {
 			d = views.Get().(*view)
 			d.reset(0)
-			tail = max(0, i-context)
+			tail = max(0, i-around)
 		}
-		if i-tail > 2*context {
-			literal(tail, tail+context)
+		if i-tail > 2*around {
+			literal(tail, tail+around)
 			d.add(gap, v.start[i], v.start[i])
-			tail = i - context
+			tail = i - around
 		}
 		literal(tail, i)
 		if len(bytes) > 0 {
@@ -177,7 +177,7 @@ func (v *view) decode(families uint8) *view {
 		tail = next
 	}
 	if d != nil {
-		literal(tail, min(n, tail+context))
+		literal(tail, min(n, tail+around))
 	}
 	return d
 }
