@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/timing"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -53,10 +54,12 @@ func (c *Tab) Type(ctx context.Context) error {
 		}
 		defer func() { c.secret = "" }()
 	}
+	timing.Mark(ctx, "found")
 	kind, err := c.probeField(ctx, el)
 	if err != nil {
 		return err
 	}
+	timing.Mark(ctx, "probed")
 	// (A field that offers suggestions shows them after a debounce: a
 	// timer Settle waits for.)
 	if !kind.Editable && (c.Pointed() || !c.Targeted()) && c.In.Secret == "" {
@@ -68,6 +71,7 @@ func (c *Tab) Type(ctx context.Context) error {
 	if _, _, err := pg.Point(ctx, el, "type"); err != nil {
 		return err
 	}
+	timing.Mark(ctx, "aimed")
 	m := pg.Mark(ctx)
 	if format, ok := valueTypes[kind.Type]; ok {
 		if err := c.setByValue(ctx, el, kind.Type, format); err != nil {
@@ -91,11 +95,14 @@ func (c *Tab) Type(ctx context.Context) error {
 	} else if err != nil {
 		return err
 	}
+	timing.Mark(ctx, "caret")
 	spilled, err := c.typeInto(ctx, kind.Max)
 	if err != nil {
 		return err
 	}
+	timing.Mark(ctx, "typed")
 	c.checkValue(ctx, el, kind, spilled)
+	timing.Mark(ctx, "checked")
 	return c.submitAndSettle(ctx, m)
 }
 

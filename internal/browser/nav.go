@@ -61,6 +61,7 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	}
 	// Chromium answers Page.navigate once the server answered (or the
 	// request failed): a timeout here or before the commit is the site's.
+	defer timing.Mark(ctx, "quiet")
 	if err := p.sess.Call(ctx, "Page.navigate", map[string]any{"url": url}, &r); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return p.noAnswer(ctx, err)
@@ -73,6 +74,7 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	if r.LoaderID == "" { // same-document navigation
 		return nil
 	}
+	timing.Mark(ctx, "responded")
 	// The load that counts is the new document's: one that fires after
 	// the new document committed, not a late load of the old one.
 	if err := p.waitUntil(ctx, func() bool { return p.navSeq > nav || p.crashed }); err != nil {
@@ -209,6 +211,7 @@ func (p *Page) settle(ctx context.Context, seq int) error {
 	if err != nil {
 		return err
 	}
+	timing.Mark(ctx, "loaded")
 	if p.Crashed() {
 		return ErrCrashed
 	}

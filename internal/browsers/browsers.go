@@ -19,6 +19,7 @@ import (
 	"github.com/browserd/browserd/internal/chromium"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/timing"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -154,9 +155,56 @@ func (e *Pool) CloseBrowser(ctx context.Context, key string, br *browser.Browser
 	return err
 }
 
-// ensureBrowser returns the live browser of the session, starting one when
+// EnsureBrowser returns the live browser of the session, starting one when
 // there is none or the last one died. note is set when a crash was seen.
 func (e *Pool) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *sessions.Slot, note string, err error) {
+	return e.ensureBrowser(ctx, s, false)
+}
+
+// Warm starts the browser of stand-in's slot before any call needs it
+// (--warm: the default profile's, as the daemon starts for a client):
+// stand-in is a session no caller sees, made as the first real session
+// on the browser will be (recovery.NewSession). The first session that
+// uses the browser takes it over (adopt); unused, it is closed after
+// --idle-timeout like any browser no session uses. A browser running
+// already is left as it is.
+func (e *Pool) Warm(ctx context.Context, standIn *sessions.Session) error {
+	_, _, err := e.ensureBrowser(ctx, standIn, true)
+	return err
+}
+
+// adopt hands s the browser of sl that Warm started: what starting it did
+// for the stand-in — the profile's saved storage, put back by a script in
+// each new tab, and a login check due — is now s's. Call with mu held.
+func (e *Pool) adopt(sl *sessions.Slot, s *sessions.Session) {
+	w := sl.Warmed
+	sl.Warmed = nil
+	if s.InitScript == "" {
+		s.InitScript = w.InitScript
+	}
+	s.LoginDue = true
+}
+
+// DropWarm closes the browser of s's slot if Warm started it and no
+// session took it yet: a launch whose options apply as its browser starts
+// (the profile's excluded cookie domains) gets a browser started for it.
+func (e *Pool) DropWarm(ctx context.Context, s *sessions.Session) {
+	e.LaunchMu.Lock()
+	defer e.LaunchMu.Unlock()
+	e.Mu.Lock()
+	key := e.SlotKey(s)
+	sl := e.Slots[key]
+	if sl == nil || sl.Warmed == nil || sl.Warmed == s || sl.Br == nil {
+		e.Mu.Unlock()
+		return
+	}
+	br := sl.Br
+	e.Mu.Unlock()
+	e.DropBrowser(sl)
+	_ = e.CloseBrowser(context.WithoutCancel(ctx), key, br)
+}
+
+func (e *Pool) ensureBrowser(ctx context.Context, s *sessions.Session, warming bool) (sl *sessions.Slot, note string, err error) {
 	e.LaunchMu.Lock()
 	defer e.LaunchMu.Unlock()
 	e.Mu.Lock()
@@ -175,6 +223,7 @@ func (e *Pool) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *sess
 	br := sl.Br
 	running := sl.Headed
 	mismatch := br != nil && !br.Attached() && running != headed
+	unclaimed := sl.Warmed != nil && sl.Warmed != s && !warming
 	e.Mu.Unlock()
 	if br != nil {
 		select {
@@ -187,12 +236,29 @@ func (e *Pool) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *sess
 			e.DropBrowser(sl)
 			_ = br.Close(context.WithoutCancel(ctx))
 		default:
-			if mismatch {
+			switch {
+			case warming:
+				return sl, "", nil // a call started it first
+			case mismatch && unclaimed:
+				// Started ahead with the daemon's headless; the session
+				// asks for the other: it gets a browser that shows as
+				// asked.
+				e.DropBrowser(sl)
+				_ = e.CloseBrowser(context.WithoutCancel(ctx), key, br)
+			case mismatch:
 				// A profile's browser that still runs from before its
 				// session was made again with another headless.
 				return nil, "", tool.Fail("the browser of profile %s runs with headless %v, and headless applies when it starts: close the session (the close action) so that the browser exits, then launch again", sessions.BareName(s.Profile), !running)
+			default:
+				if unclaimed {
+					e.Mu.Lock()
+					if sl.Warmed != nil && sl.Br == br {
+						e.adopt(sl, s)
+					}
+					e.Mu.Unlock()
+				}
+				return sl, "", nil
 			}
-			return sl, "", nil
 		}
 	}
 	br, started, err := e.launch(ctx, s, key, headed)
@@ -200,12 +266,15 @@ func (e *Pool) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *sess
 	if err != nil {
 		return nil, note, err
 	}
+	timing.Mark(ctx, "launched")
 	spares := e.spareTabs(ctx, br)
+	timing.Mark(ctx, "spares")
 	if s.Profile != "" && !br.Attached() {
 		if err := e.RestoreProfile(ctx, br, s); err != nil {
 			e.Log.Warn("profile state not restored", "profile", s.Profile, "err", err)
 			note = JoinNote(note, "the profile's saved state could not be restored: "+err.Error())
 		}
+		timing.Mark(ctx, "restored")
 	}
 	e.Mu.Lock()
 	if e.Closed {
@@ -214,6 +283,10 @@ func (e *Pool) EnsureBrowser(ctx context.Context, s *sessions.Session) (sl *sess
 		return nil, "", sessions.ErrClosed
 	}
 	sl.Br, sl.Spares, sl.Used, sl.Headed = br, spares, time.Now(), headed
+	sl.Warmed = nil
+	if warming {
+		sl.Warmed = s
+	}
 	// Its browser started: is it still logged in? (the engine's
 	// logincheck.go runs the check it may have)
 	s.LoginDue = true
@@ -352,7 +425,7 @@ func (e *Pool) DropBrowser(sl *sessions.Slot) {
 // resetSlot forgets a browser: its sessions lose their contexts, refs and
 // tabs. Call with mu held.
 func (e *Pool) ResetSlot(sl *sessions.Slot) {
-	sl.Br, sl.Spares = nil, nil
+	sl.Br, sl.Spares, sl.Warmed = nil, nil, nil
 	for _, s := range e.Sessions {
 		if e.SlotKey(s) != sl.Key {
 			continue

@@ -33,6 +33,11 @@ func (mcpCmd) run(ctx context.Context, e *env) error {
 		}
 		f.dir = dir
 	}
+	// The daemon starts as the client connects, not on its first call,
+	// and — for the default profile — with its browser (--warm): the
+	// agent's first call finds them running or well on their way.
+	f.cfg.Warm = f.dir == "" && (f.profile == "" || f.profile == "default")
+	f.prestart(ctx)
 	defer f.close()
 	// The daemon's default policy applies to stdio: its denied actions
 	// are left out of the schema, as --deny-actions are.
@@ -69,6 +74,18 @@ type forwarder struct {
 
 	mu      sync.Mutex     // guards checked
 	checked *client.Client // the client whose daemon's settings were compared with cfg
+
+	stopStart context.CancelFunc // ends prestart's wait for the daemon
+	started   sync.WaitGroup     // prestart's goroutine
+}
+
+// prestart starts the daemon in the background unless one answers; a call
+// meanwhile waits for it (client.Resilient starts one daemon at a time).
+// What goes wrong is the first call's to report, as without it.
+func (f *forwarder) prestart(ctx context.Context) {
+	ctx, f.stopStart = context.WithCancel(ctx)
+	r := f.resilient()
+	f.started.Go(func() { _, _ = r.Prestart(ctx) })
 }
 
 // fill puts the command line's task, profile and folder into a call that
@@ -136,4 +153,10 @@ func (f *forwarder) SessionHint(ctx context.Context, session, stored string) (st
 	return f.resilient().Client().SessionHint(ctx, session, stored)
 }
 
-func (f *forwarder) close() { f.resilient().Close() }
+func (f *forwarder) close() {
+	if f.stopStart != nil {
+		f.stopStart()
+		f.started.Wait()
+	}
+	f.resilient().Close()
+}

@@ -86,7 +86,9 @@ func start(ctx context.Context, c *Client, cfg config.Config) error {
 	_ = cmd.Process.Release()
 
 	deadline := time.Now().Add(StartTimeout)
-	tick := time.NewTicker(50 * time.Millisecond)
+	// Asked often: the daemon answers within tens of ms, and the call
+	// that waits for it is the agent's.
+	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	exited := false
 	for {

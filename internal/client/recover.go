@@ -106,6 +106,12 @@ func (r *Resilient) ensure(ctx context.Context) (*Client, error) {
 	return c, nil
 }
 
+// Prestart starts a daemon unless one answers, before any call: a client
+// that connects (browserd mcp) has it start while the agent gets going.
+func (r *Resilient) Prestart(ctx context.Context) (*Client, error) {
+	return r.ensure(ctx)
+}
+
 // Do sends in, starting or restarting the daemon as needed.
 func (r *Resilient) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
 	c := r.Client()

@@ -71,6 +71,10 @@ type Config struct {
 	SnapshotInterval    time.Duration `name:"snapshot-interval" env:"BROWSERD_SNAPSHOT_INTERVAL" default:"1s" help:"Capture a session's state within this long of a change (an action, or cookies and storage its pages change on their own), coalescing the changes meanwhile (0: after every action; 30s is the seed's)."`
 	MaxSessionAge       time.Duration `name:"max-session-age" env:"BROWSERD_MAX_SESSION_AGE" default:"24h" help:"At start-up, a session left active whose last capture is older than this becomes stale instead of recoverable."`
 	AutoRehydrate       bool          `name:"auto-rehydrate" env:"BROWSERD_AUTO_REHYDRATE" help:"At start-up, bring back every recoverable session without waiting for session_resume."`
+	// Warm starts the default profile's browser with the daemon, for the
+	// client that started it (browserd mcp): not a setting a running
+	// daemon is compared on (see DaemonArgs).
+	Warm bool `name:"warm" env:"BROWSERD_WARM" help:"Start the default profile's browser as the daemon starts, before the first call needs it (browserd mcp asks for it when it starts a daemon); closed after --idle-timeout unused."`
 	MaxSessionSnapshots int           `name:"max-session-snapshots" env:"BROWSERD_MAX_SESSION_SNAPSHOTS" default:"10" help:"Captures kept per session."`
 	NoCapture           bool          `name:"no-capture" env:"BROWSERD_NO_CAPTURE" help:"Take no state captures: sessions cannot be recovered after a restart or crash."`
 
@@ -463,6 +467,9 @@ func (c *Config) settings(redact bool) []Setting {
 // address, where `browserd serve` alone would listen on DefaultListen.
 func (c *Config) DaemonArgs() []string {
 	args := []string{"--data", c.Data}
+	if c.Warm {
+		args = append(args, "--warm")
+	}
 	for _, s := range c.settings(false) {
 		if len(s.Values) == 0 {
 			args = append(args, "--"+s.Flag)

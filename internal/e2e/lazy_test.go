@@ -12,7 +12,8 @@ import (
 	"github.com/browserd/browserd/internal/tool"
 )
 
-// TestLazyTabsAfterResume: a resumed session loads each task's front tab;
+// TestLazyTabsAfterResume: a resumed session loads each task's front tab
+// (but not for a call that opens its own tab);
 // a tab behind it stays unloaded ("not loaded yet", listed where it was)
 // until used, and then holds its login and storage; a capture taken while
 // it is unloaded keeps what it was, so a second crash brings it back too.
@@ -70,6 +71,21 @@ func TestLazyTabsAfterResume(t *testing.T) {
 		if got := readTab(t, do, "lz", want.Task, want.Tab); got != want {
 			t.Errorf("tab %s:\n got %+v\nwant %+v", want.Tab, got, want)
 		}
+	}
+
+	// A call that opens a tab of its own resumes the session without
+	// loading the task's front tab either (issue 40: a tab_new after a
+	// restart waited for it): it loads, where it was, when it is used.
+	front := before[1] // task a's front tab
+	d, do = killAndRestart(t, d, data, "--snapshot-interval", "200ms")
+	if r := do(tool.Input{Action: "tab_new", Session: "lz", Task: "a", URL: site.URL("/account?fifth"), Snapshot: new(bool)}); !r.Success {
+		t.Fatalf("tab_new resuming the session: %s", r.Error)
+	}
+	if tb := stateOf(front.Tab); tb.State != "not loaded yet" || tb.URL != front.URL {
+		t.Errorf("task a's front tab after a resuming tab_new: %+v; want it unloaded, at %s", tb, front.URL)
+	}
+	if got := readTab(t, do, "lz", front.Task, front.Tab); got != front {
+		t.Errorf("task a's front tab, used after a resuming tab_new:\n got %+v\nwant %+v", got, front)
 	}
 }
 

@@ -124,6 +124,19 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 		}
 	}
 	c := &call{e: e, in: in, res: res, owner: owner, inj: inj, started: time.Now(), pol: pol}
+	if e.Log.Enabled(ctx, slog.LevelDebug) {
+		// Where the call's time went, step by step (see timing.Mark):
+		// its session, its browser, its tab, then the action's own steps.
+		var steps *timing.Steps
+		ctx, steps = timing.Start(ctx)
+		defer func() {
+			tab := ""
+			if c.tab != nil {
+				tab = c.tab.ID
+			}
+			e.Log.Debug("action steps", slog.String("action", in.Action), slog.String("tab", tab), slog.String("steps", steps.String()))
+		}()
+	}
 	err = c.run(ctx)
 	if errors.Is(err, sessions.ErrHeld) && inj == nil {
 		// Another node took the session between the routing and the
@@ -189,6 +202,7 @@ func (c *call) run(ctx context.Context) error {
 	if done || err != nil {
 		return err
 	}
+	timing.Mark(ctx, "session")
 	ctx, leave, err := c.enterTask(ctx, sess)
 	if err != nil {
 		return err
@@ -201,6 +215,7 @@ func (c *call) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	timing.Mark(ctx, "browser")
 	c.slot = sl
 	switch c.in.Action {
 	case "launch":
@@ -213,6 +228,7 @@ func (c *call) run(ctx context.Context) error {
 	if err := c.pickTab(ctx, sl); err != nil {
 		return err
 	}
+	timing.Mark(ctx, "tab")
 	return c.act(ctx, sess, sl.Br)
 }
 
@@ -378,6 +394,10 @@ func (c *call) browserFor(ctx context.Context, sess *sessions.Session) (*session
 		if err := c.convertInto(ctx, sess); err != nil {
 			return nil, err
 		}
+		if c.in.ExcludeCookieDomains != nil {
+			// They apply as the profile's browser starts.
+			e.DropWarm(ctx, sess)
+		}
 	}
 	sl, note, err := e.EnsureBrowser(ctx, sess)
 	if note != "" {
@@ -443,14 +463,6 @@ func (c *call) launched(ctx context.Context, sess *sessions.Session) error {
 // what it caused and answers with the page (answer).
 func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Browser) error {
 	in := c.in
-	if c.e.Log.Enabled(ctx, slog.LevelDebug) {
-		// Where the action's time went, step by step (see timing.Mark).
-		var steps *timing.Steps
-		ctx, steps = timing.Start(ctx)
-		defer func() {
-			c.e.Log.Debug("action steps", slog.String("action", in.Action), slog.String("tab", c.tab.ID), slog.String("steps", steps.String()))
-		}()
-	}
 	timeout := c.e.timeoutOf(in)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -211,6 +211,39 @@ func (e *Engine) start(rehydrate []string) {
 			e.RehydrateAll(rehydrate)
 		}()
 	}
+	if e.Cfg.Warm && e.Cfg.CDP == "" {
+		e.WG.Add(1)
+		go func() {
+			defer e.WG.Done()
+			e.warm()
+		}()
+	}
+}
+
+// warm starts the default profile's browser as the daemon starts (--warm),
+// so that the first call finds it running: a client that starts the
+// daemon (browserd mcp) asks for it, and the agent's first call comes
+// while Chromium starts. It gives up when the daemon closes.
+func (e *Engine) warm() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() { // ends with warm
+		select {
+		case <-e.Stop:
+			cancel()
+		case <-stopped:
+		}
+	}()
+	start := time.Now()
+	if err := e.Pool.Warm(ctx, e.NewSession("default", "default")); err != nil {
+		if ctx.Err() == nil {
+			e.Log.Warn("the default profile's browser did not start ahead of the first call (--warm); the first call starts it", "err", err)
+		}
+		return
+	}
+	e.Log.Info("the default profile's browser started ahead of the first call (--warm)", "took", time.Since(start).Round(time.Millisecond))
 }
 
 // assemble wires the engine's rooms around the registry they share.

@@ -118,10 +118,15 @@ func (e *Engine) resumeStored(ctx context.Context, c *call, s *sessions.Session,
 		return nil, recovery.ErrClosedStored
 	}
 	var skip *recovery.TabRef
-	if c.in.Action == "navigate" {
+	switch c.in.Action {
+	case "navigate":
 		// The call is about to load another page in its tab: loading
 		// the captured one first would be waste.
 		skip = &recovery.TabRef{Task: cmp.Or(c.in.Task, "default"), Tab: c.in.Tab}
+	case "tab_new":
+		// The call opens a tab of its own: the task's captured tabs all
+		// load when they are used, none now.
+		skip = &recovery.TabRef{Task: cmp.Or(c.in.Task, "default"), Away: true}
 	}
 	live, rep, err := e.ResumeLocked(ctx, s, row, skip, nil)
 	if err != nil {

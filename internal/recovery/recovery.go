@@ -331,8 +331,20 @@ func (e *Recovery) PickCapture(ctx context.Context, id string, ref tool.CaptureR
 	return &Picked{C: c, ID: info.ID, Newest: i == 0}, nil
 }
 
-// tabRef names a task's tab: tab, or the task's active tab when tab is "".
-type TabRef struct{ Task, Tab string }
+// TabRef names a task's tab: tab, or the task's active tab when tab is
+// "". With Away, the call opens a tab of its own (tab_new): none of the
+// task's tabs is needed now, so its front tab stays lazy like the others
+// (it loads when it is used) instead of being opened and loaded.
+type TabRef struct {
+	Task, Tab string
+	Away      bool
+}
+
+// leaves reports whether the captured tab ct belongs to the task of a call
+// that opens its own tab (see Away): ct is not loaded now.
+func (r *TabRef) leaves(ct store.Tab) bool {
+	return r != nil && r.Away && cmp.Or(ct.Task, "default") == r.Task
+}
 
 // is reports whether the captured tab ct is the one r names.
 func (r *TabRef) Is(ct store.Tab) bool {
@@ -502,7 +514,7 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 	lazy := make([]bool, len(tabs))
 	for i, ct := range tabs {
 		// Behind its task's front tab: no target until it is used (lazy.go).
-		lazy[i] = !ct.Active && !ct.Review && webURL(ct.URL) && !skip.Is(ct)
+		lazy[i] = (!ct.Active || skip.leaves(ct)) && !ct.Review && webURL(ct.URL) && (!skip.Is(ct) || skip.leaves(ct))
 	}
 	pages, opts, err := e.openTabs(ctx, s, sl, ctxID, c, tabs, lazy, picked)
 	if err != nil {

@@ -208,6 +208,10 @@ type Slot struct {
 	Spares  []string  // the browser's first tabs, not yet used by a task
 	Used    time.Time // last handed out by ensureBrowser, or a tab opened
 	Opening int       // tabs being opened: the janitor leaves the browser be
+	// Warmed is the stand-in session a browser started ahead of the first
+	// call was started for (browsers.Pool.Warm), until a session takes
+	// the browser as its own; nil for every other browser.
+	Warmed *Session
 }
 
 // visibleTo reports whether owner's listings may show the slot: a shared
