@@ -19,6 +19,7 @@ import (
 	"github.com/browserd/browserd/internal/codegen"
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/envelope"
+	"github.com/browserd/browserd/internal/logincheck"
 	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
@@ -392,7 +393,7 @@ func (c *call) browserFor(ctx context.Context, sess *sessions.Session) (*session
 	if c.in.Action != "launch" {
 		// Its browser started, or it was resumed: is it still logged in?
 		// (launch checks once the state it injects is in.)
-		c.addLoginRun(e.dueLoginCheck(ctx, sess))
+		c.addLoginRun(e.DueLoginCheck(ctx, sess))
 	}
 	return sl, nil
 }
@@ -1268,7 +1269,7 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 	for _, id := range ids {
 		s := e.Sessions[id]
 		b.WriteString(e.proxyStatus(s))
-		b.WriteString(loginStatus(s))
+		b.WriteString(logincheck.Status(s))
 		for _, l := range routes.Lines(nil, &s.Routes) {
 			fmt.Fprintf(&b, "  session %s %s\n", s.ID, l)
 		}

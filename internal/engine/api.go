@@ -36,7 +36,7 @@ func (e *Engine) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, 
 		return tool.SessionInfo{}, nil, err
 	}
 	info := tool.SessionInfo{ID: id, State: string(row.State), Profile: sessions.BareName(row.Profile), Reason: strings.ReplaceAll(row.Reason, auth.Owner(ctx)+sessions.OwnerSep, ""),
-		Tabs: row.Tabs, URL: row.URL, Created: row.CreatedAt, Updated: row.UpdatedAt, LastCapture: row.LastCaptureAt, Login: e.lastLogin(q)}
+		Tabs: row.Tabs, URL: row.URL, Created: row.CreatedAt, Updated: row.UpdatedAt, LastCapture: row.LastCaptureAt, Login: e.LastLogin(q)}
 	var tabs []tool.Tab
 	if s != nil {
 		e.Mu.Lock()

@@ -35,6 +35,7 @@ import (
 	"github.com/browserd/browserd/internal/idle"
 	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/leases"
+	"github.com/browserd/browserd/internal/logincheck"
 	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
@@ -57,6 +58,7 @@ type Engine struct {
 	*leases.Holder
 	*idle.Janitor
 	*takeover.Desk
+	*logincheck.Checker
 
 	vault    redact.Cache // each owner's redactor (redact.go)
 	confirms confirms     // calls that wait for a person's approval (policy.go)
@@ -222,6 +224,7 @@ func assemble(reg *sessions.Registry) *Engine {
 	e.Holder = &leases.Holder{Registry: reg, Recovery: e.Recovery}
 	e.Janitor = &idle.Janitor{Registry: reg, Pool: e.Pool, Recovery: e.Recovery}
 	e.Desk = &takeover.Desk{Registry: reg, Pages: e}
+	e.Checker = &logincheck.Checker{Registry: reg, Pages: e}
 	return e
 }
 

@@ -163,7 +163,7 @@ func (c *call) listSessions(ctx context.Context) error {
 	}
 	var b strings.Builder
 	for _, r := range rows {
-		login := e.lastLogin(r.ID)
+		login := e.LastLogin(r.ID)
 		c.res.Sessions = append(c.res.Sessions, tool.SessionInfo{
 			ID: r.ID, State: string(r.State), Profile: r.Profile, Reason: r.Reason, Tabs: r.Tabs, URL: r.URL,
 			Created: r.CreatedAt, Updated: r.UpdatedAt, LastCapture: r.LastCaptureAt, Login: login,
@@ -212,7 +212,7 @@ func (c *call) resume(ctx context.Context) error {
 	c.res.Notes = append(c.res.Notes, recovery.NotRestored)
 	// Is it still logged in? Out of the resume's lock: a slow page holds
 	// up no other resume.
-	c.addLoginRun(c.e.dueLoginCheck(ctx, s))
+	c.addLoginRun(c.e.DueLoginCheck(ctx, s))
 	return nil
 }
 
