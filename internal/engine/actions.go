@@ -111,11 +111,11 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 		e.Counters.Action(in.Action, false, 0)
 		return res
 	}
-	pol := e.policyOf(ctx)
-	if err := e.admit(ctx, owner, orig, pol); err != nil {
+	pol := e.PolicyOf(ctx)
+	if err := e.Admit(ctx, owner, orig, pol); err != nil {
 		res.Error = err.Error()
 		e.Counters.Action(in.Action, false, 0)
-		e.redactor(ctx, owner).Result(&res)
+		e.Redactor(ctx, owner).Result(&res)
 		return res
 	}
 	if inj == nil {
@@ -145,7 +145,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 	for i, n := range c.res.Notes {
 		c.res.Notes[i] = orig.HideSensitive(n)
 	}
-	red := e.redactor(ctx, owner)
+	red := e.Redactor(ctx, owner)
 	red.Result(&c.res)
 	if !e.Cfg.NoWrap {
 		envelope.Wrap(&c.res, c.show())
@@ -221,7 +221,7 @@ func (c *call) run(ctx context.Context) error {
 func (c *call) sessionless(ctx context.Context) (done bool, err error) {
 	switch c.in.Action {
 	case "status": // reads; creates no session
-		c.res.Content = c.e.status(ctx, c.owner) + "\n" + c.e.policyStatus(ctx)
+		c.res.Content = c.e.status(ctx, c.owner) + "\n" + c.e.PolicyStatus(ctx)
 		return true, nil
 	case "list_sessions":
 		return true, c.listSessions(ctx)

@@ -51,7 +51,7 @@ func (e *Engine) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, 
 		info.Tabs = len(tabs)
 	}
 	// Titles and URLs are the page's: its echo of a secret too.
-	red := e.redactor(ctx, auth.Owner(ctx))
+	red := e.Redactor(ctx, auth.Owner(ctx))
 	info.URL = red.String(info.URL)
 	for i := range tabs {
 		tabs[i].Title, tabs[i].URL = red.String(tabs[i].Title), red.String(tabs[i].URL)

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browserd/browserd/internal/admission"
 	"github.com/browserd/browserd/internal/atrest"
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/browsers"
@@ -59,9 +60,9 @@ type Engine struct {
 	*idle.Janitor
 	*takeover.Desk
 	*logincheck.Checker
+	*admission.Gate
 
-	vault    redact.Cache // each owner's redactor (redact.go)
-	confirms confirms     // calls that wait for a person's approval (policy.go)
+	vault redact.Cache // each owner's redactor (redact.go)
 }
 
 // Option configures an engine.
@@ -225,6 +226,7 @@ func assemble(reg *sessions.Registry) *Engine {
 	e.Janitor = &idle.Janitor{Registry: reg, Pool: e.Pool, Recovery: e.Recovery}
 	e.Desk = &takeover.Desk{Registry: reg, Pages: e}
 	e.Checker = &logincheck.Checker{Registry: reg, Pages: e}
+	e.Gate = &admission.Gate{Registry: reg, Owners: e}
 	return e
 }
 

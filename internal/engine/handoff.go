@@ -1,14 +1,12 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/notify"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/takeover"
@@ -153,31 +151,10 @@ func (c *call) notify(ctx context.Context) {
 	c.e.Mu.Lock()
 	live := c.e.LiveURL(c.task.Sess.ID, c.tab.ID)
 	c.e.Mu.Unlock()
-	err := c.e.postNote(ctx, hook, map[string]string{"event": "handoff", "owner": owner, "session": session, "task": c.task.Name,
+	err := notify.Post(ctx, hook, map[string]string{"event": "handoff", "owner": owner, "session": session, "task": c.task.Name,
 		"tab": c.tab.ID, "reason": c.in.Reason, "liveViewUrl": live})
 	if err != nil {
 		c.e.Log.Warn("the handoff notification failed", "err", err)
 		c.res.Notes = append(c.res.Notes, "the notification to --notify-url failed: "+err.Error()+"; the dashboard shows the tab waiting anyway")
 	}
-}
-
-// postNote POSTs note as JSON to hook (--notify-url), within 5 s.
-func (e *Engine) postNote(ctx context.Context, hook string, note map[string]string) error {
-	body, _ := json.Marshal(note)
-	nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(nctx, http.MethodPost, hook, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("it answered %s", resp.Status)
-	}
-	return nil
 }

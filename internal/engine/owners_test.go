@@ -6,9 +6,14 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/live"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/tool"
 )
+
+// The dashboard finds what it needs on the engine (the daemon checks it
+// at run time).
+var _ live.Engine = (*Engine)(nil)
 
 func TestForOwner(t *testing.T) {
 	e := assemble(&sessions.Registry{})

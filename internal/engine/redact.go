@@ -24,9 +24,9 @@ func (e *Engine) secretsOrNil() store.Secrets {
 // deleted on this node).
 func (e *Engine) forgetSecrets(owner string) { e.vault.Forget(owner) }
 
-// redactor is owner's redactor (redact.Cache): nil when the owner has no
+// Redactor is owner's redactor (redact.Cache): nil when the owner has no
 // secrets or the store keeps none.
-func (e *Engine) redactor(ctx context.Context, owner string) *redact.Redactor {
+func (e *Engine) Redactor(ctx context.Context, owner string) *redact.Redactor {
 	ss := e.secretsOrNil()
 	if ss == nil {
 		return nil
