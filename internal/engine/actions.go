@@ -24,6 +24,7 @@ import (
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
 	"github.com/browserd/browserd/internal/routes"
+	"github.com/browserd/browserd/internal/sessionproxy"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/store"
@@ -286,7 +287,7 @@ func (c *call) openSession(ctx context.Context) (sess *sessions.Session, done bo
 		if err := e.sameEnvironment(sess, &in); err != nil {
 			return nil, false, err
 		}
-		if err := e.sameProxy(sess, c.proxy); err != nil {
+		if err := e.SameProxy(sess, c.proxy); err != nil {
 			return nil, false, err
 		}
 		if err := c.applyClientCerts(ctx, sess, false); err != nil {
@@ -427,7 +428,7 @@ func (c *call) launched(ctx context.Context, sess *sessions.Session) error {
 		}
 	}
 	if c.proxy != nil && c.opened {
-		c.res.Notes = append(c.res.Notes, proxyNote(c.proxy))
+		c.res.Notes = append(c.res.Notes, sessionproxy.Note(c.proxy))
 		e.MarkDirty(sess)
 	}
 	if err := c.injectState(ctx, sess); err != nil {
@@ -983,7 +984,7 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	for _, f := range eg.UpstreamFailures() {
 		// The proxy failed the request: said in browserd's words, which
 		// name the proxy, never the page's address.
-		msg := proxyFailure(own, f.Err)
+		msg := sessionproxy.Failure(own, f.Err)
 		if c.proxyFailed == "" {
 			c.proxyFailed = msg
 		}
@@ -1268,7 +1269,7 @@ func (e *Engine) status(ctx context.Context, owner string) string {
 	sort.Strings(ids)
 	for _, id := range ids {
 		s := e.Sessions[id]
-		b.WriteString(e.proxyStatus(s))
+		b.WriteString(e.ProxyStatus(s))
 		b.WriteString(logincheck.Status(s))
 		for _, l := range routes.Lines(nil, &s.Routes) {
 			fmt.Fprintf(&b, "  session %s %s\n", s.ID, l)

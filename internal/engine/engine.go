@@ -30,6 +30,7 @@ import (
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/browsers"
 	"github.com/browserd/browserd/internal/chromium"
+	"github.com/browserd/browserd/internal/clientcerts"
 	"github.com/browserd/browserd/internal/cluster"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/egress"
@@ -43,6 +44,7 @@ import (
 	"github.com/browserd/browserd/internal/redact"
 	"github.com/browserd/browserd/internal/routes"
 	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sessionproxy"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store/backend"
 	"github.com/browserd/browserd/internal/takeover"
@@ -61,6 +63,8 @@ type Engine struct {
 	*takeover.Desk
 	*logincheck.Checker
 	*admission.Gate
+	*sessionproxy.Proxies
+	*clientcerts.Certs
 
 	vault redact.Cache // each owner's redactor (redact.go)
 }
@@ -227,6 +231,8 @@ func assemble(reg *sessions.Registry) *Engine {
 	e.Desk = &takeover.Desk{Registry: reg, Pages: e}
 	e.Checker = &logincheck.Checker{Registry: reg, Pages: e}
 	e.Gate = &admission.Gate{Registry: reg, Owners: e}
+	e.Proxies = &sessionproxy.Proxies{Registry: reg, Policies: e.Pool}
+	e.Certs = &clientcerts.Certs{Registry: reg}
 	return e
 }
 
