@@ -22,6 +22,7 @@ import (
 	"github.com/browserd/browserd/internal/logincheck"
 	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/profiles"
+	"github.com/browserd/browserd/internal/recording"
 	"github.com/browserd/browserd/internal/recovery"
 	"github.com/browserd/browserd/internal/routes"
 	"github.com/browserd/browserd/internal/sessionproxy"
@@ -75,7 +76,7 @@ type call struct {
 	secrets map[string]act.Secret
 	// mark is where the tab's console and network log stood before the
 	// action (recording.go).
-	mark recordMark
+	mark recording.Mark
 	// ahead is the page as read while the action's reaction settled
 	// (readAhead), nil if it was not.
 	ahead *readAhead

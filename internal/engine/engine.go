@@ -49,6 +49,7 @@ import (
 	"github.com/browserd/browserd/internal/store/backend"
 	"github.com/browserd/browserd/internal/takeover"
 	"github.com/browserd/browserd/internal/tool"
+	"github.com/browserd/browserd/internal/traces"
 )
 
 // Engine is safe for concurrent use. New starts its janitor goroutine;
@@ -65,6 +66,7 @@ type Engine struct {
 	*admission.Gate
 	*sessionproxy.Proxies
 	*clientcerts.Certs
+	*traces.Traces
 
 	vault redact.Cache // each owner's redactor (redact.go)
 }
@@ -131,7 +133,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		return nil, fmt.Errorf("starting the egress guard: %w", err)
 	}
 	e.Proxy = proxy
-	e.startRecorder(context.Background())
+	e.StartRecorder(context.Background())
 	if upstream != nil {
 		// Never the login: its user name at most.
 		log.Info("pages' requests go through an upstream proxy once the guard allowed them", "proxy", upstream.String(), "from", from, "login", upstream.Username != "", "bypass", upstream.Bypass)
@@ -233,6 +235,7 @@ func assemble(reg *sessions.Registry) *Engine {
 	e.Gate = &admission.Gate{Registry: reg, Owners: e}
 	e.Proxies = &sessionproxy.Proxies{Registry: reg, Policies: e.Pool}
 	e.Certs = &clientcerts.Certs{Registry: reg}
+	e.Traces = &traces.Traces{Registry: reg}
 	return e
 }
 
