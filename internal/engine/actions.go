@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -19,12 +18,10 @@ import (
 	"github.com/browserd/browserd/internal/codegen"
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/envelope"
-	"github.com/browserd/browserd/internal/logincheck"
 	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recording"
 	"github.com/browserd/browserd/internal/recovery"
-	"github.com/browserd/browserd/internal/routes"
 	"github.com/browserd/browserd/internal/sessionproxy"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
@@ -1212,98 +1209,8 @@ func (c *call) closeTask(ctx context.Context) error {
 }
 
 // status describes the daemon's browsers, sessions, tasks and tabs as
-// owner may see them: the shared browsers, and owner's own profiles',
-// folders', sessions and tabs — never another owner's (admin included:
-// status is the caller's view, as list_sessions is).
-func (e *Engine) status(ctx context.Context, owner string) string {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
-	var b strings.Builder
-	running := 0
-	keys := make([]string, 0, len(e.Slots))
-	for k := range e.Slots {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		sl := e.Slots[k]
-		br := sl.Br
-		if br == nil || !sl.VisibleTo(owner) {
-			continue // not running, or another owner's profile or folder
-		}
-		select {
-		case <-br.Done():
-			fmt.Fprintf(&b, "browser %s: exited (%s); the next action starts a new one\n", k, br.DeathReason())
-		default:
-			running++
-			switch {
-			case br.Attached():
-				fmt.Fprintf(&b, "browser: running, attached over CDP (%s)\n", e.Cfg.CDP)
-			case !strings.HasPrefix(k, "profile:"):
-				// The shared browser runs every owner's sessions: its pid
-				// is none of one owner's business.
-				fmt.Fprintf(&b, "browser: running %s\n", k)
-			default:
-				fmt.Fprintf(&b, "browser: running %s (pid %d)\n", k, br.PID())
-			}
-		}
-	}
-	if running == 0 {
-		b.WriteString("browser: not running (starts on the first action)\n")
-	}
-	ids := make([]string, 0, len(e.Sessions))
-	tabs := 0
-	for id, s := range e.Sessions {
-		if o, _ := sessions.SplitName(id); o == owner {
-			ids = append(ids, id)
-			for _, t := range s.Tasks {
-				tabs += len(t.Tabs)
-			}
-		}
-	}
-	fmt.Fprintf(&b, "sessions: %d, tabs: %d, idle timeout: %s\n", len(ids), tabs, e.Cfg.IdleTimeout)
-	for p, r := range e.Repairs {
-		if o, _ := sessions.SplitName(p); o == owner {
-			fmt.Fprintf(&b, "profile %s repaired %s\n", p, r)
-		}
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		s := e.Sessions[id]
-		b.WriteString(e.ProxyStatus(s))
-		b.WriteString(logincheck.Status(s))
-		for _, l := range routes.Lines(nil, &s.Routes) {
-			fmt.Fprintf(&b, "  session %s %s\n", s.ID, l)
-		}
-		kind := "ephemeral"
-		switch {
-		case s.Profile != "":
-			kind = "profile " + s.Profile
-		case s.Dir != "":
-			kind = "folder " + s.Dir
-		}
-		for _, t := range s.Tasks {
-			tabs := make([]string, len(t.Tabs))
-			for i, tb := range t.Tabs {
-				tabs[i] = tb.ID
-			}
-			ended := ""
-			if t.Ended {
-				ended = fmt.Sprintf(" (ended; left for review %s ago)", time.Since(t.EndedAt).Round(time.Second))
-			}
-			fmt.Fprintf(&b, "  session %s (%s) task %s%s: tabs [%s], idle %s\n", s.ID, kind, t.Name, ended, strings.Join(tabs, " "), time.Since(t.LastUsed).Round(time.Second))
-			for _, l := range routes.Lines(&t.Routes, nil) {
-				fmt.Fprintf(&b, "    %s\n", l)
-			}
-			for _, tb := range t.Tabs {
-				if u := e.LiveURL(s.ID, tb.ID); u != "" {
-					fmt.Fprintf(&b, "    %s live view: %s\n", tb.ID, u)
-				}
-			}
-		}
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
+// owner may see them (internal/status).
+func (e *Engine) status(_ context.Context, owner string) string { return e.StatusText(owner) }
 
 func (c *call) screenshot(ctx context.Context) error {
 	pg := c.tab.Page

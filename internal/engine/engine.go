@@ -46,6 +46,7 @@ import (
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/sessionproxy"
 	"github.com/browserd/browserd/internal/sessions"
+	"github.com/browserd/browserd/internal/status"
 	"github.com/browserd/browserd/internal/store/backend"
 	"github.com/browserd/browserd/internal/takeover"
 	"github.com/browserd/browserd/internal/tool"
@@ -67,6 +68,7 @@ type Engine struct {
 	*sessionproxy.Proxies
 	*clientcerts.Certs
 	*traces.Traces
+	*status.Board
 
 	vault redact.Cache // each owner's redactor (redact.go)
 }
@@ -236,6 +238,7 @@ func assemble(reg *sessions.Registry) *Engine {
 	e.Proxies = &sessionproxy.Proxies{Registry: reg, Policies: e.Pool}
 	e.Certs = &clientcerts.Certs{Registry: reg}
 	e.Traces = &traces.Traces{Registry: reg}
+	e.Board = &status.Board{Registry: reg, Lines: e}
 	return e
 }
 
