@@ -41,7 +41,6 @@ import (
 	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
-	"github.com/browserd/browserd/internal/redact"
 	"github.com/browserd/browserd/internal/routes"
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/sessionproxy"
@@ -51,6 +50,7 @@ import (
 	"github.com/browserd/browserd/internal/takeover"
 	"github.com/browserd/browserd/internal/tool"
 	"github.com/browserd/browserd/internal/traces"
+	"github.com/browserd/browserd/internal/vault"
 )
 
 // Engine is safe for concurrent use. New starts its janitor goroutine;
@@ -69,8 +69,7 @@ type Engine struct {
 	*clientcerts.Certs
 	*traces.Traces
 	*status.Board
-
-	vault redact.Cache // each owner's redactor (redact.go)
+	*vault.Vault
 }
 
 // Option configures an engine.
@@ -239,6 +238,7 @@ func assemble(reg *sessions.Registry) *Engine {
 	e.Certs = &clientcerts.Certs{Registry: reg}
 	e.Traces = &traces.Traces{Registry: reg}
 	e.Board = &status.Board{Registry: reg, Lines: e}
+	e.Vault = &vault.Vault{Registry: reg}
 	return e
 }
 

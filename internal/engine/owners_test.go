@@ -6,6 +6,7 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/httpapi"
 	"github.com/browserd/browserd/internal/live"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/tool"
@@ -14,6 +15,9 @@ import (
 // The dashboard finds what it needs on the engine (the daemon checks it
 // at run time).
 var _ live.Engine = (*Engine)(nil)
+
+// The API manages secrets through the engine.
+var _ httpapi.SecretStore = (*Engine)(nil)
 
 func TestForOwner(t *testing.T) {
 	e := assemble(&sessions.Registry{})
