@@ -121,44 +121,12 @@ func (c *call) prepareInjection(ctx context.Context) error {
 
 // sameEnvironment refuses a launch on a session that already runs (the
 // call did not create it) when it asks for another environment or window
-// than the session has: they apply only when a session is created. What
-// the call leaves out, or asks as the session has it, passes.
+// than the session has (emulation.Same).
 func (e *Engine) sameEnvironment(s *sessions.Session, in *tool.Input) error {
 	e.Mu.Lock()
 	emu, shows := s.Emu, e.Shows(s)
 	e.Mu.Unlock()
-	show := func(v string) string {
-		if v == "" {
-			return "the browser's own"
-		}
-		return fmt.Sprintf("%q", v)
-	}
-	var diff []string
-	if in.Headless != nil && e.Cfg.CDP == "" && !*in.Headless != shows {
-		diff = append(diff, fmt.Sprintf("headless %v", !shows))
-	}
-	if in.UserAgent != "" && in.UserAgent != emu.UserAgent {
-		diff = append(diff, "userAgent "+show(emu.UserAgent))
-	}
-	if in.Timezone != "" && in.Timezone != emu.Timezone {
-		diff = append(diff, "timezone "+show(emu.Timezone))
-	}
-	if in.Locale != "" && in.Locale != emu.Locale {
-		diff = append(diff, "locale "+show(emu.Locale))
-	}
-	if g := in.Geolocation; g != nil && (emu.Geolocation == nil || *g != tool.Geolocation(*emu.Geolocation)) {
-		if emu.Geolocation == nil {
-			diff = append(diff, "geolocation the browser's own")
-		} else {
-			diff = append(diff, fmt.Sprintf("geolocation %v, %v", emu.Geolocation.Latitude, emu.Geolocation.Longitude))
-		}
-	}
-	diff = append(diff, emulation.LaunchDiff(emu, in)...)
-	if len(diff) == 0 {
-		return nil
-	}
-	return fail("session %q already runs, with %s: headless, userAgent, timezone, locale, geolocation and device apply only when launch creates the session — close it first (the close action; a session ends with its last task's close), then launch again, or launch another session",
-		sessions.BareName(s.ID), strings.Join(diff, ", "))
+	return emulation.Same(sessions.BareName(s.ID), emu, shows, e.Cfg.CDP != "", in)
 }
 
 // emulate gives the launched session its environment: for its tabs to come
