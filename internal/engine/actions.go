@@ -18,6 +18,7 @@ import (
 	"github.com/browserd/browserd/internal/codegen"
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/envelope"
+	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recording"
@@ -50,7 +51,7 @@ type call struct {
 	// owner is the caller's owner (see owners.go).
 	owner string
 	// inj is the state a launch injects (see inject.go).
-	inj *injection
+	inj *inject.Launch
 	// opened is set when the call created its session (see open).
 	opened bool
 	// proxy is launch's upstream proxy, read by prepareProxy; nil for
@@ -101,7 +102,7 @@ func (e *Engine) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
 }
 
 // do runs one call; inj is set by Inject.
-func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Result {
+func (e *Engine) do(ctx context.Context, in tool.Input, inj *inject.Launch) tool.Result {
 	res := tool.Result{Action: in.Action}
 	orig := in
 	owner, err := e.forOwner(ctx, &in)
@@ -265,7 +266,7 @@ func (c *call) openSession(ctx context.Context) (sess *sessions.Session, done bo
 	e, in := c.e, c.in
 	sess, err = e.sessionFor(ctx, c)
 	if err == nil && c.inj != nil {
-		c.inj.created = true
+		c.inj.Created = true
 	}
 	if errors.Is(err, recovery.ErrClosedStored) {
 		c.res.Session = in.Session

@@ -360,8 +360,8 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*sessions.Session, er
 		}
 		if s.Stored && !s.Parked {
 			e.Mu.Unlock()
-			if c.inj != nil && c.inj.fresh {
-				return nil, c.inj.conflict(id)
+			if c.inj != nil && c.inj.Fresh {
+				return nil, c.inj.Taken(sessions.BareName(id))
 			}
 			return s, nil
 		}

@@ -26,8 +26,8 @@ func (e *Engine) open(ctx context.Context, c *call, s *sessions.Session, id, pro
 	e.Mu.Lock()
 	if cur := e.Sessions[id]; cur != nil && cur.Stored && !cur.Parked {
 		e.Mu.Unlock()
-		if c.inj != nil && c.inj.fresh {
-			return nil, c.inj.conflict(id)
+		if c.inj != nil && c.inj.Fresh {
+			return nil, c.inj.Taken(sessions.BareName(id))
 		}
 		return cur, nil // made live meanwhile
 	} else if cur != nil {
@@ -82,7 +82,7 @@ func (e *Engine) open(ctx context.Context, c *call, s *sessions.Session, id, pro
 	// says.
 	s.Dir = c.in.UserDataDir
 	if c.inj != nil {
-		s.Emu = c.inj.emu
+		s.Emu = c.inj.Emu
 	}
 	if h := c.in.Headless; h != nil && c.in.Action == "launch" && e.Cfg.CDP == "" {
 		s.Headed = new(!*h)
