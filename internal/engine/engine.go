@@ -231,7 +231,7 @@ func assemble(reg *sessions.Registry) *Engine {
 	e.Keeper = &profiles.Keeper{Registry: reg, Pool: e.Pool, Recovery: e.Recovery}
 	e.Holder = &leases.Holder{Registry: reg, Recovery: e.Recovery}
 	e.Janitor = &idle.Janitor{Registry: reg, Pool: e.Pool, Recovery: e.Recovery}
-	e.Desk = &takeover.Desk{Registry: reg, Pages: e}
+	e.Desk = &takeover.Desk{Registry: reg, Waker: e.Recovery}
 	e.Checker = &logincheck.Checker{Registry: reg, Pages: e}
 	e.Gate = &admission.Gate{Registry: reg, Owners: e}
 	e.Proxies = &sessionproxy.Proxies{Registry: reg, Policies: e.Pool}

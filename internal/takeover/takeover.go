@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,15 +19,16 @@ import (
 	"github.com/browserd/browserd/internal/store"
 )
 
-// Desk keeps the holds on tabs and the dashboard's URL.
+// Desk keeps the holds on tabs and the dashboard's URL, and finds the tab
+// a person watches.
 type Desk struct {
 	*sessions.Registry
-	Pages
+	Waker Waker
 }
 
-// Pages finds a live tab of the caller's session (the engine's API).
-type Pages interface {
-	TabPage(ctx context.Context, session, tab string) (*browser.Page, string, error)
+// Waker opens and loads a tab a resume left unloaded (internal/recovery).
+type Waker interface {
+	Wake(ctx context.Context, tb *sessions.Tab, skip bool, limit time.Duration) string
 }
 
 // ReadOnly are the actions a person's hold lets through: they read the
@@ -100,4 +102,62 @@ func (e *Desk) HeldBy(tb *sessions.Tab) (string, time.Time) {
 		return "", time.Time{}
 	}
 	return tb.Held.Who, tb.Held.Since
+}
+
+// TabPage is tab of the caller's live session (its front tab when tab is
+// ""), and the tab's id, for a person to watch (internal/live);
+// store.ErrNotFound when the session is not live here or has no such tab
+// — another owner's tab is not found either.
+func (e *Desk) TabPage(ctx context.Context, session, tab string) (*browser.Page, string, error) {
+	s, q, err := e.LiveSession(ctx, session)
+	if err != nil {
+		return nil, "", err
+	}
+	if s == nil {
+		return nil, "", fmt.Errorf("%w: session %q is not running here", store.ErrNotFound, session)
+	}
+	e.Mu.Lock()
+	tb := e.Tabs[sessions.TabKey{Sess: q, Tab: tab}]
+	if tab == "" {
+		tb = frontTab(s)
+	}
+	e.Mu.Unlock()
+	if tb == nil {
+		if tab == "" {
+			return nil, "", fmt.Errorf("%w: session %q has no open tab", store.ErrNotFound, session)
+		}
+		return nil, "", fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
+	}
+	// A person watches what the tab shows: one a resume left unloaded
+	// opens and loads first.
+	e.Mu.Lock()
+	lazy := tb.Lazy != nil
+	e.Mu.Unlock()
+	if lazy {
+		e.Waker.Wake(ctx, tb, false, e.Cfg.NavTime)
+	}
+	if tb.Page == nil || tb.Page.Closed() {
+		return nil, "", fmt.Errorf("%w: tab %s of session %q is closed, or could not be opened", store.ErrNotFound, tb.ID, session)
+	}
+	return tb.Page, tb.ID, nil
+}
+
+// frontTab is the session's tab a person sees first: the default task's
+// in front, else the first task's (by name) in front. Call with the registry's
+// Mu held.
+func frontTab(s *sessions.Session) *sessions.Tab {
+	if t := s.Tasks["default"]; t != nil && t.Active != nil {
+		return t.Active
+	}
+	names := make([]string, 0, len(s.Tasks))
+	for n := range s.Tasks {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if t := s.Tasks[n]; t.Active != nil {
+			return t.Active
+		}
+	}
+	return nil
 }
