@@ -19,6 +19,7 @@ import (
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/envelope"
 	"github.com/browserd/browserd/internal/inject"
+	"github.com/browserd/browserd/internal/owners"
 	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recording"
@@ -105,7 +106,7 @@ func (e *Engine) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
 func (e *Engine) do(ctx context.Context, in tool.Input, inj *inject.Launch) tool.Result {
 	res := tool.Result{Action: in.Action}
 	orig := in
-	owner, err := e.forOwner(ctx, &in)
+	owner, err := owners.For(ctx, e, &in)
 	if err != nil {
 		res.Error = err.Error()
 		e.Counters.Action(in.Action, false, 0)
@@ -120,7 +121,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *inject.Launch) tool
 	}
 	if inj == nil {
 		// A session another node runs is served there (cluster.go).
-		if res, done := e.Forward(ctx, owner, orig, target(in)); done {
+		if res, done := e.Forward(ctx, owner, orig, owners.Target(in)); done {
 			return res
 		}
 	}
@@ -129,7 +130,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *inject.Launch) tool
 	if errors.Is(err, sessions.ErrHeld) && inj == nil {
 		// Another node took the session between the routing and the
 		// call (both saw its dead node's lease run out; one won).
-		if res, done := e.Forward(ctx, owner, orig, target(in)); done {
+		if res, done := e.Forward(ctx, owner, orig, owners.Target(in)); done {
 			return res
 		}
 	}
@@ -139,7 +140,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *inject.Launch) tool
 		c.res.Error = c.explain(err)
 	}
 	c.addCode()
-	unqualifyResult(owner, &c.res)
+	owners.Unqualify(owner, &c.res)
 	// browserd's own words never quote a credential the call gave.
 	c.res.Error = orig.HideSensitive(c.res.Error)
 	for i, n := range c.res.Notes {
