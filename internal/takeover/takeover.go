@@ -17,6 +17,7 @@ import (
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/tool"
 )
 
 // Desk keeps the holds on tabs and the dashboard's URL, and finds the tab
@@ -160,4 +161,72 @@ func frontTab(s *sessions.Session) *sessions.Tab {
 		}
 	}
 	return nil
+}
+
+// PersonGate is what a person's hold on tb lets action do before it
+// runs: with nobody holding it, or for an action that only reads
+// (ReadOnly), nil; a wait with human waits for the hand-back (until ctx
+// ends); any other action fails at once, saying what to do.
+func (e *Desk) PersonGate(ctx context.Context, tb *sessions.Tab, action string, human bool) error {
+	who, since := e.HeldBy(tb)
+	if who == "" || ReadOnly[action] {
+		return nil
+	}
+	if action != "wait" || !human {
+		return tool.Fail("a person (%s) controls tab %s since %s — call wait with human: true to wait until they hand it back, or try later", who, tb.ID, since.Format("15:04:05"))
+	}
+	if !Poll(ctx, func() bool { who, _ := e.HeldBy(tb); return who == "" }) {
+		return tool.Fail("the person still controls tab %s; wait again, or try later", tb.ID)
+	}
+	return nil
+}
+
+// TakeHandBack is tb's hand-back the agent is yet to be told of, nil for
+// none: the agent is told once.
+func (e *Desk) TakeHandBack(tb *sessions.Tab) *sessions.Handback {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	hb := tb.HandedBack
+	tb.HandedBack = nil
+	return hb
+}
+
+// AskPerson is the handoff action's wait: tb shows on the dashboard as
+// waiting for a person, with the agent's reason; asked runs once it does
+// (the notification), then AskPerson waits until handedBack reports true
+// (nil) or ctx ends (an error that says whether a person still holds the
+// tab, and what to do).
+func (e *Desk) AskPerson(ctx context.Context, tb *sessions.Tab, reason string, asked func(), handedBack func() bool) error {
+	e.Mu.Lock()
+	tb.Waiting = reason
+	e.Mu.Unlock()
+	defer func() {
+		e.Mu.Lock()
+		tb.Waiting = ""
+		e.Mu.Unlock()
+	}()
+	e.Log.Info("an agent asks a person for help", "tab", tb.ID)
+	asked()
+	if Poll(ctx, handedBack) {
+		return nil
+	}
+	if who, since := e.HeldBy(tb); who != "" {
+		return tool.Fail("a person (%s) still controls tab %s since %s; call handoff or wait with human: true again to keep waiting", who, tb.ID, since.Format("15:04:05"))
+	}
+	return tool.Fail("nobody took tab %s within the time given; the page is as it was — call handoff again to keep waiting, or go on without a person", tb.ID)
+}
+
+// Poll calls done every 100 ms until it reports true (Poll then reports
+// true) or ctx ends (false).
+func Poll(ctx context.Context, done func() bool) bool {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for !done() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+	}
+	return true
 }
