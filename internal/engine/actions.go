@@ -365,7 +365,7 @@ func (c *call) taskOnly(ctx context.Context, sess *sessions.Session) (done bool,
 		c.res.Notes = append(c.res.Notes, "browserd could not save this session's state lately ("+saveErr+"); its last good save is kept — free disk space (or fix the store) so the next save works")
 	}
 	if c.in.Action == "tabs" {
-		c.res.Tabs = e.tabsOf(ctx, t)
+		c.res.Tabs = e.TabList(ctx, t)
 		return true, nil
 	}
 	return false, nil
@@ -864,7 +864,7 @@ func (c *call) tabClose(ctx context.Context, _ *browser.Browser) error {
 		return err
 	}
 	c.e.RemoveTab(tb)
-	c.res.Tabs = c.e.tabsOf(ctx, c.task)
+	c.res.Tabs = c.e.TabList(ctx, c.task)
 	c.res.Tab = ""
 	return nil
 }

@@ -11,47 +11,11 @@ import (
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
-	"github.com/browserd/browserd/internal/tool"
 )
 
 // What the HTTP API's session endpoints need beyond the browser tool.
 // Every method acts for the owner in ctx (auth.Owner) and takes bare
 // names; another owner's session is store.ErrNotFound.
-
-// SessionInfo is one session of the caller: its listing and, when it is
-// live here, its tabs.
-func (e *Engine) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, []tool.Tab, error) {
-	s, q, err := e.LiveSession(ctx, id)
-	if err != nil {
-		return tool.SessionInfo{}, nil, err
-	}
-	row, err := e.Store.GetSession(ctx, q)
-	if err != nil {
-		return tool.SessionInfo{}, nil, err
-	}
-	info := tool.SessionInfo{ID: id, State: string(row.State), Profile: sessions.BareName(row.Profile), Reason: strings.ReplaceAll(row.Reason, auth.Owner(ctx)+sessions.OwnerSep, ""),
-		Tabs: row.Tabs, URL: row.URL, Created: row.CreatedAt, Updated: row.UpdatedAt, LastCapture: row.LastCaptureAt, Login: e.LastLogin(q)}
-	var tabs []tool.Tab
-	if s != nil {
-		e.Mu.Lock()
-		tasks := make([]*sessions.Task, 0, len(s.Tasks))
-		for _, t := range s.Tasks {
-			tasks = append(tasks, t)
-		}
-		e.Mu.Unlock()
-		for _, t := range tasks {
-			tabs = append(tabs, e.tabsOf(ctx, t)...)
-		}
-		info.Tabs = len(tabs)
-	}
-	// Titles and URLs are the page's: its echo of a secret too.
-	red := e.Redactor(ctx, auth.Owner(ctx))
-	info.URL = red.String(info.URL)
-	for i := range tabs {
-		tabs[i].Title, tabs[i].URL = red.String(tabs[i].Title), red.String(tabs[i].URL)
-	}
-	return info, tabs, nil
-}
 
 // Tokens keeps the API's bearer tokens.
 func (e *Engine) Tokens() auth.Store {

@@ -21,7 +21,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -48,7 +47,6 @@ import (
 	"github.com/browserd/browserd/internal/status"
 	"github.com/browserd/browserd/internal/store/backend"
 	"github.com/browserd/browserd/internal/takeover"
-	"github.com/browserd/browserd/internal/tool"
 	"github.com/browserd/browserd/internal/traces"
 	"github.com/browserd/browserd/internal/vault"
 )
@@ -516,39 +514,6 @@ func (e *Engine) OnPopup(opener string, info browser.TargetInfo) {
 	parent.Task.Active = parent // the opener stays active until tab_switch
 	parent.Task.Popups = append(parent.Task.Popups, tb)
 	e.Mu.Unlock()
-}
-
-// tabsOf lists a task's tabs.
-func (e *Engine) tabsOf(ctx context.Context, t *sessions.Task) []tool.Tab {
-	e.Mu.Lock()
-	tabs := append([]*sessions.Tab(nil), t.Tabs...)
-	active := t.Active
-	e.Mu.Unlock()
-	out := make([]tool.Tab, 0, len(tabs))
-	for _, tb := range tabs {
-		url, title := e.TabInfo(ctx, tb)
-		e.Mu.Lock()
-		waiting, review := tb.Waiting, t.Ended
-		live := e.LiveURL(t.Sess.ID, tb.ID)
-		state := "idle"
-		switch {
-		case tb.Lazy != nil:
-			state = "not loaded yet"
-		case tb.Held != nil:
-			state = "person in control"
-		case waiting != "":
-			state = "waiting for a person"
-		case review:
-			state = "left for review"
-		case t.Working:
-			state = "agent working"
-		}
-		e.Mu.Unlock()
-		out = append(out, tool.Tab{ID: tb.ID, Task: t.Name, URL: url.Unwrap(), Title: title.Unwrap(), Active: tb == active, Waiting: waiting,
-			Review: review, LiveViewURL: live, State: state})
-	}
-	sort.SliceStable(out, func(i, j int) bool { return sessions.TabNum(out[i].ID) < sessions.TabNum(out[j].ID) })
-	return out
 }
 
 // checkKeyPresent refuses to make a new secret key while anything sealed

@@ -3,7 +3,7 @@
 // proxies, login checks, routes and live views — never another owner's),
 // list_sessions (the owner's sessions in the store, with their last login
 // check) and a session's kept captures (list_sessions with a session, for
-// session_resume's capture).
+// session_resume's capture), and one session with its tabs for the API.
 //
 // The engine wires a Board (its room) and puts what it says in the
 // answer.
@@ -17,21 +17,27 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/logincheck"
 	"github.com/browserd/browserd/internal/recovery"
+	"github.com/browserd/browserd/internal/redact"
 	"github.com/browserd/browserd/internal/routes"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
+	"github.com/browserd/browserd/internal/untrusted"
 )
 
 // Lines is what the board asks the other rooms for: a session's proxy
-// line and a tab's live-view URL (called with the registry's Mu held),
-// and a session's last login check.
+// line and a tab's live-view URL (called with the registry's Mu held), a
+// session's last login check, a tab's page and title, and an owner's
+// redactor (titles and URLs are the page's: its echo of a secret too).
 type Lines interface {
 	ProxyStatus(s *sessions.Session) string
 	LiveURL(session, tab string) string
 	LastLogin(id string) *tool.Login
+	TabInfo(ctx context.Context, tb *sessions.Tab) (url, title untrusted.Text)
+	Redactor(ctx context.Context, owner string) *redact.Redactor
 }
 
 // Board says what owners may see.
@@ -227,4 +233,74 @@ func (b *Board) CaptureList(ctx context.Context, id string) ([]tool.CaptureInfo,
 		sb.WriteString("\n")
 	}
 	return out, strings.TrimRight(sb.String(), "\n"), nil
+}
+
+// SessionInfo is one session of the caller (GET /api/sessions/{id}): its
+// listing and, when it is
+// live here, its tabs.
+func (b *Board) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, []tool.Tab, error) {
+	s, q, err := b.LiveSession(ctx, id)
+	if err != nil {
+		return tool.SessionInfo{}, nil, err
+	}
+	row, err := b.Store.GetSession(ctx, q)
+	if err != nil {
+		return tool.SessionInfo{}, nil, err
+	}
+	info := tool.SessionInfo{ID: id, State: string(row.State), Profile: sessions.BareName(row.Profile), Reason: strings.ReplaceAll(row.Reason, auth.Owner(ctx)+sessions.OwnerSep, ""),
+		Tabs: row.Tabs, URL: row.URL, Created: row.CreatedAt, Updated: row.UpdatedAt, LastCapture: row.LastCaptureAt, Login: b.Lines.LastLogin(q)}
+	var tabs []tool.Tab
+	if s != nil {
+		b.Mu.Lock()
+		tasks := make([]*sessions.Task, 0, len(s.Tasks))
+		for _, t := range s.Tasks {
+			tasks = append(tasks, t)
+		}
+		b.Mu.Unlock()
+		for _, t := range tasks {
+			tabs = append(tabs, b.TabList(ctx, t)...)
+		}
+		info.Tabs = len(tabs)
+	}
+	// Titles and URLs are the page's: its echo of a secret too.
+	red := b.Lines.Redactor(ctx, auth.Owner(ctx))
+	info.URL = red.String(info.URL)
+	for i := range tabs {
+		tabs[i].Title, tabs[i].URL = red.String(tabs[i].Title), red.String(tabs[i].URL)
+	}
+	return info, tabs, nil
+}
+
+// TabList lists a task's tabs, as the tabs action and the API show them:
+// where each is, and what it is doing.
+func (b *Board) TabList(ctx context.Context, t *sessions.Task) []tool.Tab {
+	b.Mu.Lock()
+	tabs := append([]*sessions.Tab(nil), t.Tabs...)
+	active := t.Active
+	b.Mu.Unlock()
+	out := make([]tool.Tab, 0, len(tabs))
+	for _, tb := range tabs {
+		url, title := b.Lines.TabInfo(ctx, tb)
+		b.Mu.Lock()
+		waiting, review := tb.Waiting, t.Ended
+		live := b.Lines.LiveURL(t.Sess.ID, tb.ID)
+		state := "idle"
+		switch {
+		case tb.Lazy != nil:
+			state = "not loaded yet"
+		case tb.Held != nil:
+			state = "person in control"
+		case waiting != "":
+			state = "waiting for a person"
+		case review:
+			state = "left for review"
+		case t.Working:
+			state = "agent working"
+		}
+		b.Mu.Unlock()
+		out = append(out, tool.Tab{ID: tb.ID, Task: t.Name, URL: url.Unwrap(), Title: title.Unwrap(), Active: tb == active, Waiting: waiting,
+			Review: review, LiveViewURL: live, State: state})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return sessions.TabNum(out[i].ID) < sessions.TabNum(out[j].ID) })
+	return out
 }
