@@ -206,8 +206,13 @@ func (k *Checker) lookFor(ctx context.Context, s *sessions.Session, chk *store.L
 		br = sl.Br
 	}
 	k.Mu.Unlock()
-	if br == nil || isDone(br.Done()) {
+	if br == nil {
 		return false, "", errNoBrowser
+	}
+	select {
+	case <-br.Done(): // it exited
+		return false, "", errNoBrowser
+	default:
 	}
 	u, err := k.Pages.CheckURL(ctx, s, chk.URL)
 	if err != nil {
@@ -337,14 +342,4 @@ func (k *Checker) LastLogin(id string) *tool.Login {
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
-}
-
-// isDone reports whether ch is closed.
-func isDone(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
