@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -19,10 +18,13 @@ import (
 	"github.com/browserd/browserd/internal/codegen"
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/envelope"
+	"github.com/browserd/browserd/internal/inject"
+	"github.com/browserd/browserd/internal/owners"
 	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/profiles"
+	"github.com/browserd/browserd/internal/recording"
 	"github.com/browserd/browserd/internal/recovery"
-	"github.com/browserd/browserd/internal/routes"
+	"github.com/browserd/browserd/internal/sessionproxy"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/store"
@@ -50,7 +52,7 @@ type call struct {
 	// owner is the caller's owner (see owners.go).
 	owner string
 	// inj is the state a launch injects (see inject.go).
-	inj *injection
+	inj *inject.Launch
 	// opened is set when the call created its session (see open).
 	opened bool
 	// proxy is launch's upstream proxy, read by prepareProxy; nil for
@@ -73,7 +75,7 @@ type call struct {
 	secrets map[string]act.Secret
 	// mark is where the tab's console and network log stood before the
 	// action (recording.go).
-	mark recordMark
+	mark recording.Mark
 	// ahead is the page as read while the action's reaction settled
 	// (readAhead), nil if it was not.
 	ahead *readAhead
@@ -101,25 +103,25 @@ func (e *Engine) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
 }
 
 // do runs one call; inj is set by Inject.
-func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Result {
+func (e *Engine) do(ctx context.Context, in tool.Input, inj *inject.Launch) tool.Result {
 	res := tool.Result{Action: in.Action}
 	orig := in
-	owner, err := e.forOwner(ctx, &in)
+	owner, err := owners.For(ctx, e, &in)
 	if err != nil {
 		res.Error = err.Error()
 		e.Counters.Action(in.Action, false, 0)
 		return res
 	}
-	pol := e.policyOf(ctx)
-	if err := e.admit(ctx, owner, orig, pol); err != nil {
+	pol := e.PolicyOf(ctx)
+	if err := e.Admit(ctx, owner, orig, pol); err != nil {
 		res.Error = err.Error()
 		e.Counters.Action(in.Action, false, 0)
-		e.redactor(ctx, owner).Result(&res)
+		e.Redactor(ctx, owner).Result(&res)
 		return res
 	}
 	if inj == nil {
 		// A session another node runs is served there (cluster.go).
-		if res, done := e.Forward(ctx, owner, orig, target(in)); done {
+		if res, done := e.Forward(ctx, owner, orig, owners.Target(in)); done {
 			return res
 		}
 	}
@@ -141,7 +143,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 	if errors.Is(err, sessions.ErrHeld) && inj == nil {
 		// Another node took the session between the routing and the
 		// call (both saw its dead node's lease run out; one won).
-		if res, done := e.Forward(ctx, owner, orig, target(in)); done {
+		if res, done := e.Forward(ctx, owner, orig, owners.Target(in)); done {
 			return res
 		}
 	}
@@ -151,13 +153,13 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *injection) tool.Res
 		c.res.Error = c.explain(err)
 	}
 	c.addCode()
-	unqualifyResult(owner, &c.res)
+	owners.Unqualify(owner, &c.res)
 	// browserd's own words never quote a credential the call gave.
 	c.res.Error = orig.HideSensitive(c.res.Error)
 	for i, n := range c.res.Notes {
 		c.res.Notes[i] = orig.HideSensitive(n)
 	}
-	red := e.redactor(ctx, owner)
+	red := e.Redactor(ctx, owner)
 	red.Result(&c.res)
 	if !e.Cfg.NoWrap {
 		envelope.Wrap(&c.res, c.show())
@@ -236,7 +238,7 @@ func (c *call) run(ctx context.Context) error {
 func (c *call) sessionless(ctx context.Context) (done bool, err error) {
 	switch c.in.Action {
 	case "status": // reads; creates no session
-		c.res.Content = c.e.status(ctx, c.owner) + "\n" + c.e.policyStatus(ctx)
+		c.res.Content = c.e.status(ctx, c.owner) + "\n" + c.e.PolicyStatus(ctx)
 		return true, nil
 	case "list_sessions":
 		return true, c.listSessions(ctx)
@@ -281,7 +283,7 @@ func (c *call) openSession(ctx context.Context) (sess *sessions.Session, done bo
 	e, in := c.e, c.in
 	sess, err = e.sessionFor(ctx, c)
 	if err == nil && c.inj != nil {
-		c.inj.created = true
+		c.inj.Created = true
 	}
 	if errors.Is(err, recovery.ErrClosedStored) {
 		c.res.Session = in.Session
@@ -301,7 +303,7 @@ func (c *call) openSession(ctx context.Context) (sess *sessions.Session, done bo
 		if err := e.sameEnvironment(sess, &in); err != nil {
 			return nil, false, err
 		}
-		if err := e.sameProxy(sess, c.proxy); err != nil {
+		if err := e.SameProxy(sess, c.proxy); err != nil {
 			return nil, false, err
 		}
 		if err := c.applyClientCerts(ctx, sess, false); err != nil {
@@ -379,7 +381,7 @@ func (c *call) taskOnly(ctx context.Context, sess *sessions.Session) (done bool,
 		c.res.Notes = append(c.res.Notes, "browserd could not save this session's state lately ("+saveErr+"); its last good save is kept — free disk space (or fix the store) so the next save works")
 	}
 	if c.in.Action == "tabs" {
-		c.res.Tabs = e.tabsOf(ctx, t)
+		c.res.Tabs = e.TabList(ctx, t)
 		return true, nil
 	}
 	return false, nil
@@ -412,7 +414,7 @@ func (c *call) browserFor(ctx context.Context, sess *sessions.Session) (*session
 	if c.in.Action != "launch" {
 		// Its browser started, or it was resumed: is it still logged in?
 		// (launch checks once the state it injects is in.)
-		c.addLoginRun(e.dueLoginCheck(ctx, sess))
+		c.addLoginRun(e.DueLoginCheck(ctx, sess))
 	}
 	return sl, nil
 }
@@ -446,7 +448,7 @@ func (c *call) launched(ctx context.Context, sess *sessions.Session) error {
 		}
 	}
 	if c.proxy != nil && c.opened {
-		c.res.Notes = append(c.res.Notes, proxyNote(c.proxy))
+		c.res.Notes = append(c.res.Notes, sessionproxy.Note(c.proxy))
 		e.MarkDirty(sess)
 	}
 	if err := c.injectState(ctx, sess); err != nil {
@@ -874,7 +876,7 @@ func (c *call) tabClose(ctx context.Context, _ *browser.Browser) error {
 		return err
 	}
 	c.e.RemoveTab(tb)
-	c.res.Tabs = c.e.tabsOf(ctx, c.task)
+	c.res.Tabs = c.e.TabList(ctx, c.task)
 	c.res.Tab = ""
 	return nil
 }
@@ -994,7 +996,7 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	for _, f := range eg.UpstreamFailures() {
 		// The proxy failed the request: said in browserd's words, which
 		// name the proxy, never the page's address.
-		msg := proxyFailure(own, f.Err)
+		msg := sessionproxy.Failure(own, f.Err)
 		if c.proxyFailed == "" {
 			c.proxyFailed = msg
 		}
@@ -1221,98 +1223,8 @@ func (c *call) closeTask(ctx context.Context) error {
 }
 
 // status describes the daemon's browsers, sessions, tasks and tabs as
-// owner may see them: the shared browsers, and owner's own profiles',
-// folders', sessions and tabs — never another owner's (admin included:
-// status is the caller's view, as list_sessions is).
-func (e *Engine) status(ctx context.Context, owner string) string {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
-	var b strings.Builder
-	running := 0
-	keys := make([]string, 0, len(e.Slots))
-	for k := range e.Slots {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		sl := e.Slots[k]
-		br := sl.Br
-		if br == nil || !sl.VisibleTo(owner) {
-			continue // not running, or another owner's profile or folder
-		}
-		select {
-		case <-br.Done():
-			fmt.Fprintf(&b, "browser %s: exited (%s); the next action starts a new one\n", k, br.DeathReason())
-		default:
-			running++
-			switch {
-			case br.Attached():
-				fmt.Fprintf(&b, "browser: running, attached over CDP (%s)\n", e.Cfg.CDP)
-			case !strings.HasPrefix(k, "profile:"):
-				// The shared browser runs every owner's sessions: its pid
-				// is none of one owner's business.
-				fmt.Fprintf(&b, "browser: running %s\n", k)
-			default:
-				fmt.Fprintf(&b, "browser: running %s (pid %d)\n", k, br.PID())
-			}
-		}
-	}
-	if running == 0 {
-		b.WriteString("browser: not running (starts on the first action)\n")
-	}
-	ids := make([]string, 0, len(e.Sessions))
-	tabs := 0
-	for id, s := range e.Sessions {
-		if o, _ := sessions.SplitName(id); o == owner {
-			ids = append(ids, id)
-			for _, t := range s.Tasks {
-				tabs += len(t.Tabs)
-			}
-		}
-	}
-	fmt.Fprintf(&b, "sessions: %d, tabs: %d, idle timeout: %s\n", len(ids), tabs, e.Cfg.IdleTimeout)
-	for p, r := range e.Repairs {
-		if o, _ := sessions.SplitName(p); o == owner {
-			fmt.Fprintf(&b, "profile %s repaired %s\n", p, r)
-		}
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		s := e.Sessions[id]
-		b.WriteString(e.proxyStatus(s))
-		b.WriteString(loginStatus(s))
-		for _, l := range routes.Lines(nil, &s.Routes) {
-			fmt.Fprintf(&b, "  session %s %s\n", s.ID, l)
-		}
-		kind := "ephemeral"
-		switch {
-		case s.Profile != "":
-			kind = "profile " + s.Profile
-		case s.Dir != "":
-			kind = "folder " + s.Dir
-		}
-		for _, t := range s.Tasks {
-			tabs := make([]string, len(t.Tabs))
-			for i, tb := range t.Tabs {
-				tabs[i] = tb.ID
-			}
-			ended := ""
-			if t.Ended {
-				ended = fmt.Sprintf(" (ended; left for review %s ago)", time.Since(t.EndedAt).Round(time.Second))
-			}
-			fmt.Fprintf(&b, "  session %s (%s) task %s%s: tabs [%s], idle %s\n", s.ID, kind, t.Name, ended, strings.Join(tabs, " "), time.Since(t.LastUsed).Round(time.Second))
-			for _, l := range routes.Lines(&t.Routes, nil) {
-				fmt.Fprintf(&b, "    %s\n", l)
-			}
-			for _, tb := range t.Tabs {
-				if u := e.LiveURL(s.ID, tb.ID); u != "" {
-					fmt.Fprintf(&b, "    %s live view: %s\n", tb.ID, u)
-				}
-			}
-		}
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
+// owner may see them (internal/status).
+func (e *Engine) status(_ context.Context, owner string) string { return e.StatusText(owner) }
 
 func (c *call) screenshot(ctx context.Context) error {
 	pg := c.tab.Page

@@ -1,10 +1,7 @@
 package engine
 
 import (
-	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,78 +9,13 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
-	"github.com/browserd/browserd/internal/browser"
-	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/sessions"
-	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
-	"github.com/browserd/browserd/internal/tool"
 )
 
 // What the HTTP API's session endpoints need beyond the browser tool.
 // Every method acts for the owner in ctx (auth.Owner) and takes bare
 // names; another owner's session is store.ErrNotFound.
-
-// SessionInfo is one session of the caller: its listing and, when it is
-// live here, its tabs.
-func (e *Engine) SessionInfo(ctx context.Context, id string) (tool.SessionInfo, []tool.Tab, error) {
-	s, q, err := e.LiveSession(ctx, id)
-	if err != nil {
-		return tool.SessionInfo{}, nil, err
-	}
-	row, err := e.Store.GetSession(ctx, q)
-	if err != nil {
-		return tool.SessionInfo{}, nil, err
-	}
-	info := tool.SessionInfo{ID: id, State: string(row.State), Profile: sessions.BareName(row.Profile), Reason: strings.ReplaceAll(row.Reason, auth.Owner(ctx)+sessions.OwnerSep, ""),
-		Tabs: row.Tabs, URL: row.URL, Created: row.CreatedAt, Updated: row.UpdatedAt, LastCapture: row.LastCaptureAt, Login: e.lastLogin(q)}
-	var tabs []tool.Tab
-	if s != nil {
-		e.Mu.Lock()
-		tasks := make([]*sessions.Task, 0, len(s.Tasks))
-		for _, t := range s.Tasks {
-			tasks = append(tasks, t)
-		}
-		e.Mu.Unlock()
-		for _, t := range tasks {
-			tabs = append(tabs, e.tabsOf(ctx, t)...)
-		}
-		info.Tabs = len(tabs)
-	}
-	// Titles and URLs are the page's: its echo of a secret too.
-	red := e.redactor(ctx, auth.Owner(ctx))
-	info.URL = red.String(info.URL)
-	for i := range tabs {
-		tabs[i].Title, tabs[i].URL = red.String(tabs[i].Title), red.String(tabs[i].URL)
-	}
-	return info, tabs, nil
-}
-
-// StoreSession keeps the caller's session's current state as a stored
-// session (POST /api/sessions/{id}/capture).
-func (e *Engine) StoreSession(ctx context.Context, id, name string, expiresAt time.Time) (store.StoredSession, error) {
-	st, err := e.ExportState(ctx, id)
-	if err != nil {
-		return store.StoredSession{}, err
-	}
-	return e.SaveStored(ctx, cmp.Or(name, id), st, expiresAt)
-}
-
-// SaveStored stores st for the caller under a new id.
-func (e *Engine) SaveStored(ctx context.Context, name string, st *storagestate.State, expiresAt time.Time) (store.StoredSession, error) {
-	b := make([]byte, 8)
-	rand.Read(b)
-	ss := store.StoredSession{ID: "ss_" + hex.EncodeToString(b), Owner: auth.Owner(ctx), Name: name, ExpiresAt: expiresAt, Created: time.Now().UTC(), State: st}
-	if err := e.Store.SaveStored(ctx, ss); err != nil {
-		return store.StoredSession{}, err
-	}
-	ss.Describe()
-	ss.Created = ss.Created.Truncate(time.Millisecond)
-	return ss, nil
-}
-
-// StoredSessions are the stored sessions (every method takes the owner).
-func (e *Engine) StoredSessions() store.StoredSessions { return e.Store }
 
 // Tokens keeps the API's bearer tokens.
 func (e *Engine) Tokens() auth.Store {
@@ -172,82 +104,4 @@ func (e *Engine) CloseSession(ctx context.Context, id string) error {
 	e.Mu.Unlock()
 	e.StopUnused(context.WithoutCancel(ctx), key, started)
 	return err
-}
-
-// SessionHint is source 003 FR-5's prompt block for the caller's session
-// (default: the default profile's) or stored session.
-func (e *Engine) SessionHint(ctx context.Context, session, stored string) (string, error) {
-	if stored != "" {
-		ss, err := e.Store.GetStored(ctx, auth.Owner(ctx), stored)
-		if err != nil {
-			return "", err
-		}
-		return inject.StoredHint(stored, ss.State, inject.Domains(ss.State)), nil
-	}
-	if session == "" {
-		session = "default"
-	}
-	st, injected, err := e.SessionState(ctx, session)
-	if err != nil {
-		return "", err
-	}
-	return inject.Hint(session, st, injected, inject.Domains(st)), nil
-}
-
-// TabPage is tab of the caller's live session (its front tab when tab is
-// ""), and the tab's id, for a person to watch (internal/live);
-// store.ErrNotFound when the session is not live here or has no such tab
-// — another owner's tab is not found either.
-func (e *Engine) TabPage(ctx context.Context, session, tab string) (*browser.Page, string, error) {
-	s, q, err := e.LiveSession(ctx, session)
-	if err != nil {
-		return nil, "", err
-	}
-	if s == nil {
-		return nil, "", fmt.Errorf("%w: session %q is not running here", store.ErrNotFound, session)
-	}
-	e.Mu.Lock()
-	tb := e.Tabs[sessions.TabKey{Sess: q, Tab: tab}]
-	if tab == "" {
-		tb = frontTab(s)
-	}
-	e.Mu.Unlock()
-	if tb == nil {
-		if tab == "" {
-			return nil, "", fmt.Errorf("%w: session %q has no open tab", store.ErrNotFound, session)
-		}
-		return nil, "", fmt.Errorf("%w: no tab %s in session %q", store.ErrNotFound, tab, session)
-	}
-	// A person watches what the tab shows: one a resume left unloaded
-	// opens and loads first.
-	e.Mu.Lock()
-	lazy := tb.Lazy != nil
-	e.Mu.Unlock()
-	if lazy {
-		e.Wake(ctx, tb, false, e.Cfg.NavTime)
-	}
-	if tb.Page == nil || tb.Page.Closed() {
-		return nil, "", fmt.Errorf("%w: tab %s of session %q is closed, or could not be opened", store.ErrNotFound, tb.ID, session)
-	}
-	return tb.Page, tb.ID, nil
-}
-
-// frontTab is the session's tab a person sees first: the default task's
-// in front, else the first task's (by name) in front. Call with Engine.mu
-// held.
-func frontTab(s *sessions.Session) *sessions.Tab {
-	if t := s.Tasks["default"]; t != nil && t.Active != nil {
-		return t.Active
-	}
-	names := make([]string, 0, len(s.Tasks))
-	for n := range s.Tasks {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		if t := s.Tasks[n]; t.Active != nil {
-			return t.Active
-		}
-	}
-	return nil
 }

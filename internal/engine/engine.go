@@ -21,30 +21,34 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/browserd/browserd/internal/admission"
 	"github.com/browserd/browserd/internal/atrest"
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/browsers"
 	"github.com/browserd/browserd/internal/chromium"
+	"github.com/browserd/browserd/internal/clientcerts"
 	"github.com/browserd/browserd/internal/cluster"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/idle"
 	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/leases"
+	"github.com/browserd/browserd/internal/logincheck"
 	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
-	"github.com/browserd/browserd/internal/redact"
 	"github.com/browserd/browserd/internal/routes"
 	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sessionproxy"
 	"github.com/browserd/browserd/internal/sessions"
+	"github.com/browserd/browserd/internal/status"
 	"github.com/browserd/browserd/internal/store/backend"
 	"github.com/browserd/browserd/internal/takeover"
-	"github.com/browserd/browserd/internal/tool"
+	"github.com/browserd/browserd/internal/traces"
+	"github.com/browserd/browserd/internal/vault"
 )
 
 // Engine is safe for concurrent use. New starts its janitor goroutine;
@@ -57,9 +61,13 @@ type Engine struct {
 	*leases.Holder
 	*idle.Janitor
 	*takeover.Desk
-
-	vault    redact.Cache // each owner's redactor (redact.go)
-	confirms confirms     // calls that wait for a person's approval (policy.go)
+	*logincheck.Checker
+	*admission.Gate
+	*sessionproxy.Proxies
+	*clientcerts.Certs
+	*traces.Traces
+	*status.Board
+	*vault.Vault
 }
 
 // Option configures an engine.
@@ -124,7 +132,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 		return nil, fmt.Errorf("starting the egress guard: %w", err)
 	}
 	e.Proxy = proxy
-	e.startRecorder(context.Background())
+	e.StartRecorder(context.Background())
 	if upstream != nil {
 		// Never the login: its user name at most.
 		log.Info("pages' requests go through an upstream proxy once the guard allowed them", "proxy", upstream.String(), "from", from, "login", upstream.Username != "", "bypass", upstream.Bypass)
@@ -254,7 +262,14 @@ func assemble(reg *sessions.Registry) *Engine {
 	e.Keeper = &profiles.Keeper{Registry: reg, Pool: e.Pool, Recovery: e.Recovery}
 	e.Holder = &leases.Holder{Registry: reg, Recovery: e.Recovery}
 	e.Janitor = &idle.Janitor{Registry: reg, Pool: e.Pool, Recovery: e.Recovery}
-	e.Desk = &takeover.Desk{Registry: reg, Pages: e}
+	e.Desk = &takeover.Desk{Registry: reg, Waker: e.Recovery}
+	e.Checker = &logincheck.Checker{Registry: reg, Pages: e}
+	e.Gate = &admission.Gate{Registry: reg, Owners: e}
+	e.Proxies = &sessionproxy.Proxies{Registry: reg, Policies: e.Pool}
+	e.Certs = &clientcerts.Certs{Registry: reg}
+	e.Traces = &traces.Traces{Registry: reg}
+	e.Board = &status.Board{Registry: reg, Lines: e}
+	e.Vault = &vault.Vault{Registry: reg}
 	return e
 }
 
@@ -376,8 +391,8 @@ func (e *Engine) sessionFor(ctx context.Context, c *call) (*sessions.Session, er
 		}
 		if s.Stored && !s.Parked {
 			e.Mu.Unlock()
-			if c.inj != nil && c.inj.fresh {
-				return nil, c.inj.conflict(id)
+			if c.inj != nil && c.inj.Fresh {
+				return nil, c.inj.Taken(sessions.BareName(id))
 			}
 			return s, nil
 		}
@@ -532,39 +547,6 @@ func (e *Engine) OnPopup(opener string, info browser.TargetInfo) {
 	parent.Task.Active = parent // the opener stays active until tab_switch
 	parent.Task.Popups = append(parent.Task.Popups, tb)
 	e.Mu.Unlock()
-}
-
-// tabsOf lists a task's tabs.
-func (e *Engine) tabsOf(ctx context.Context, t *sessions.Task) []tool.Tab {
-	e.Mu.Lock()
-	tabs := append([]*sessions.Tab(nil), t.Tabs...)
-	active := t.Active
-	e.Mu.Unlock()
-	out := make([]tool.Tab, 0, len(tabs))
-	for _, tb := range tabs {
-		url, title := e.TabInfo(ctx, tb)
-		e.Mu.Lock()
-		waiting, review := tb.Waiting, t.Ended
-		live := e.LiveURL(t.Sess.ID, tb.ID)
-		state := "idle"
-		switch {
-		case tb.Lazy != nil:
-			state = "not loaded yet"
-		case tb.Held != nil:
-			state = "person in control"
-		case waiting != "":
-			state = "waiting for a person"
-		case review:
-			state = "left for review"
-		case t.Working:
-			state = "agent working"
-		}
-		e.Mu.Unlock()
-		out = append(out, tool.Tab{ID: tb.ID, Task: t.Name, URL: url.Unwrap(), Title: title.Unwrap(), Active: tb == active, Waiting: waiting,
-			Review: review, LiveViewURL: live, State: state})
-	}
-	sort.SliceStable(out, func(i, j int) bool { return sessions.TabNum(out[i].ID) < sessions.TabNum(out[j].ID) })
-	return out
 }
 
 // checkKeyPresent refuses to make a new secret key while anything sealed

@@ -10,6 +10,7 @@ import (
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/browsers"
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/owners"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -24,7 +25,7 @@ func TestResolveFolder(t *testing.T) {
 	bob := auth.WithOwner(context.Background(), "bob")
 
 	in := tool.Input{Action: "navigate", UserDataDir: "work"}
-	if _, err := e.forOwner(context.Background(), &in); err != nil {
+	if _, err := owners.For(context.Background(), e, &in); err != nil {
 		t.Fatal(err)
 	}
 	real, _ := filepath.EvalSymlinks(filepath.Join(data, "folders"))
@@ -35,21 +36,21 @@ func TestResolveFolder(t *testing.T) {
 		t.Errorf("the new folder was not made: %v", err)
 	}
 	again := tool.Input{Action: "snapshot", UserDataDir: filepath.Join(data, "folders", "work")}
-	if _, err := e.forOwner(context.Background(), &again); err != nil || again.Session != in.Session {
+	if _, err := owners.For(context.Background(), e, &again); err != nil || again.Session != in.Session {
 		t.Errorf("the same folder by its absolute path names another session: %+v, %v", again, err)
 	}
 	named := tool.Input{Action: "navigate", Session: "mine", UserDataDir: "work"}
-	if _, err := e.forOwner(context.Background(), &named); err != nil || named.Session != "mine" {
+	if _, err := owners.For(context.Background(), e, &named); err != nil || named.Session != "mine" {
 		t.Errorf("a named session on a folder: %+v, %v", named, err)
 	}
 
 	// Bob cannot reach admin's folders; his own are under owners/bob.
 	theirs := tool.Input{Action: "navigate", UserDataDir: filepath.Join(data, "folders", "work")}
-	if _, err := e.forOwner(bob, &theirs); err == nil || !strings.Contains(err.Error(), "outside the folders allowed") {
+	if _, err := owners.For(bob, e, &theirs); err == nil || !strings.Contains(err.Error(), "outside the folders allowed") {
 		t.Errorf("bob named admin's folder: %+v, %v", theirs, err)
 	}
 	own := tool.Input{Action: "navigate", UserDataDir: "work"}
-	if _, err := e.forOwner(bob, &own); err != nil || !strings.Contains(own.UserDataDir, filepath.Join("owners", "bob", "folders", "work")) || !strings.HasPrefix(own.Session, "bob~folder-") {
+	if _, err := owners.For(bob, e, &own); err != nil || !strings.Contains(own.UserDataDir, filepath.Join("owners", "bob", "folders", "work")) || !strings.HasPrefix(own.Session, "bob~folder-") {
 		t.Errorf("bob's own folder: %+v, %v", own, err)
 	}
 
@@ -57,7 +58,7 @@ func TestResolveFolder(t *testing.T) {
 	ea := assemble(&sessions.Registry{Cfg: cfg})
 	ea.Cfg.CDP = "ws://127.0.0.1:1/devtools/browser/x"
 	att := tool.Input{Action: "navigate", UserDataDir: "work"}
-	if _, err := ea.forOwner(context.Background(), &att); err == nil || !strings.Contains(err.Error(), "--cdp") {
+	if _, err := owners.For(context.Background(), ea, &att); err == nil || !strings.Contains(err.Error(), "--cdp") {
 		t.Errorf("a folder on an attached browser: %v", err)
 	}
 }

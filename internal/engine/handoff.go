@@ -1,17 +1,14 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/notify"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
-	"github.com/browserd/browserd/internal/takeover"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -62,20 +59,14 @@ func (e *Engine) CloseTab(ctx context.Context, session, tab string) error {
 
 // personGate runs before an action on c.tab: an action that would touch a
 // page a person holds fails at once (wait with human: true waits for the
-// hand-back instead); after a hand-back, the action's answer says so and
-// shows the whole page.
+// hand-back instead; takeover.Desk.PersonGate); after a hand-back, the
+// action's answer says so and shows the whole page.
 func (c *call) personGate(ctx context.Context) error {
-	e, tb := c.e, c.tab
 	if c.in.Action == "handoff" {
 		return nil // it waits for the person itself
 	}
-	if who, since := e.HeldBy(tb); who != "" && !takeover.ReadOnly[c.in.Action] {
-		if c.in.Action != "wait" || !c.in.Human {
-			return fail("a person (%s) controls tab %s since %s — call wait with human: true to wait until they hand it back, or try later", who, tb.ID, since.Format("15:04:05"))
-		}
-		if !poll(ctx, func() bool { who, _ := e.HeldBy(tb); return who == "" }) {
-			return fail("the person still controls tab %s; wait again, or try later", tb.ID)
-		}
+	if err := c.e.PersonGate(ctx, c.tab, c.in.Action, c.in.Human); err != nil {
+		return err
 	}
 	c.tellHandBack("; this answer shows the whole page")
 	return nil
@@ -85,11 +76,8 @@ func (c *call) personGate(ctx context.Context) error {
 // of, and makes the answer show the whole page; it reports whether there
 // was one.
 func (c *call) tellHandBack(tail string) bool {
-	e, tb := c.e, c.tab
-	e.Mu.Lock()
-	hb := tb.HandedBack
-	tb.HandedBack = nil
-	e.Mu.Unlock()
+	tb := c.tab
+	hb := c.e.TakeHandBack(tb)
 	if hb == nil {
 		return false
 	}
@@ -98,46 +86,14 @@ func (c *call) tellHandBack(tail string) bool {
 	return true
 }
 
-// poll calls done every 100 ms until it reports true (poll then reports
-// true) or ctx ends (false).
-func poll(ctx context.Context, done func() bool) bool {
-	t := time.NewTicker(100 * time.Millisecond)
-	defer t.Stop()
-	for !done() {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-		}
-	}
-	return true
-}
-
 // HandoffTime is how long handoff waits for a person by default.
 const HandoffTime = 10 * time.Minute
 
 // handoff hands the tab to a person and waits until one takes control and
-// hands it back: the dashboard shows the tab as waiting, with the agent's
-// reason. The answer says what the person did and shows the whole page.
+// hands it back (takeover.Desk.AskPerson). The answer says what the person
+// did and shows the whole page.
 func (c *call) handoff(ctx context.Context) error {
-	e, tb := c.e, c.tab
-	e.Mu.Lock()
-	tb.Waiting = c.in.Reason
-	e.Mu.Unlock()
-	defer func() {
-		e.Mu.Lock()
-		tb.Waiting = ""
-		e.Mu.Unlock()
-	}()
-	e.Log.Info("an agent asks a person for help", "tab", tb.ID)
-	c.notify(ctx)
-	if poll(ctx, func() bool { return c.tellHandBack(" and handed it back") }) {
-		return nil
-	}
-	if who, since := e.HeldBy(tb); who != "" {
-		return fail("a person (%s) still controls tab %s since %s; call handoff or wait with human: true again to keep waiting", who, tb.ID, since.Format("15:04:05"))
-	}
-	return fail("nobody took tab %s within the time given; the page is as it was — call handoff again to keep waiting, or go on without a person", tb.ID)
+	return c.e.AskPerson(ctx, c.tab, c.in.Reason, func() { c.notify(ctx) }, func() bool { return c.tellHandBack(" and handed it back") })
 }
 
 // notify tells the operator's --notify-url that an agent asks for help:
@@ -153,31 +109,10 @@ func (c *call) notify(ctx context.Context) {
 	c.e.Mu.Lock()
 	live := c.e.LiveURL(c.task.Sess.ID, c.tab.ID)
 	c.e.Mu.Unlock()
-	err := c.e.postNote(ctx, hook, map[string]string{"event": "handoff", "owner": owner, "session": session, "task": c.task.Name,
+	err := notify.Post(ctx, hook, map[string]string{"event": "handoff", "owner": owner, "session": session, "task": c.task.Name,
 		"tab": c.tab.ID, "reason": c.in.Reason, "liveViewUrl": live})
 	if err != nil {
 		c.e.Log.Warn("the handoff notification failed", "err", err)
 		c.res.Notes = append(c.res.Notes, "the notification to --notify-url failed: "+err.Error()+"; the dashboard shows the tab waiting anyway")
 	}
-}
-
-// postNote POSTs note as JSON to hook (--notify-url), within 5 s.
-func (e *Engine) postNote(ctx context.Context, hook string, note map[string]string) error {
-	body, _ := json.Marshal(note)
-	nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(nctx, http.MethodPost, hook, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("it answered %s", resp.Status)
-	}
-	return nil
 }

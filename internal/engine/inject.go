@@ -3,61 +3,20 @@ package engine
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/browser"
-	"github.com/browserd/browserd/internal/chromeprofile"
 	"github.com/browserd/browserd/internal/emulation"
 	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/sessions"
-	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/tool"
-	"github.com/browserd/browserd/internal/userdata"
 )
-
-// injection carries an injected state through a launch call: what to
-// inject and check (in), what it did (out).
-type injection struct {
-	state   *storagestate.State
-	expires time.Time // the stored session's expiresAt
-	allowed []string
-	policy  inject.Policy
-
-	// fresh: the session must be new (POST /api/sessions); one made live
-	// meanwhile by another call is a conflict.
-	fresh bool
-	// created: the call made the session (so a failed Inject closes it).
-	created bool
-
-	// emu is the environment the new session's pages see.
-	emu browser.Emulation
-	// stored and storedAt name the stored session the state comes from
-	// ("" for an inline state): a converted folder notes them.
-	stored   string
-	storedAt time.Time
-	// converted: the state was written into a new folder session's
-	// folder before its browser started (convertInto), not injected.
-	converted bool
-
-	domains []string
-	dropped storagestate.Errors
-	err     *inject.Error // the refusal, for Inject's caller
-}
-
-// conflict refuses a fresh session whose name another call took.
-func (inj *injection) conflict(id string) error {
-	inj.err = &inject.Error{Kind: inject.Conflict, Msg: fmt.Sprintf("session %q is active; pick another name, or DELETE it first", sessions.BareName(id))}
-	return &userError{Msg: inj.err.Msg}
-}
 
 // prepareInjection resolves and checks the state a launch injects, before
 // any session is created: a refused state leaves nothing behind.
@@ -74,97 +33,25 @@ func (c *call) prepareInjection(ctx context.Context) error {
 		if fields := emu.Check(); len(fields) > 0 {
 			return fail("launch: %v", fields)
 		}
-		c.inj = &injection{emu: emu}
+		c.inj = &inject.Launch{Emu: emu}
 	}
-	inj := c.inj
-	refuse := func(err error) error {
-		var ie *inject.Error
-		if errors.As(err, &ie) {
-			inj.err = ie
-			return &userError{Msg: ie.Error()}
-		}
-		return err
-	}
-	switch {
-	case in.StoredSession != "":
-		ss, err := c.e.Store.GetStored(ctx, c.owner, in.StoredSession)
-		if errors.Is(err, store.ErrNotFound) {
-			return refuse(&inject.Error{Kind: inject.NotFound, Msg: fmt.Sprintf("no stored session %q; GET /api/stored-sessions lists yours", in.StoredSession)})
-		}
-		if err != nil {
-			return fmt.Errorf("reading stored session %q: %w", in.StoredSession, err)
-		}
-		inj.state, inj.expires = ss.State, ss.ExpiresAt
-		inj.stored, inj.storedAt = ss.ID, ss.Created
-	case len(in.State) > 0 && inj.state == nil:
-		st, err := storagestate.Parse(in.State)
-		if err != nil {
-			ie := &inject.Error{Kind: inject.Malformed, Msg: "state is not a valid storageState"}
-			if !errors.As(err, &ie.Fields) {
-				ie.Msg = err.Error()
-			}
-			return refuse(ie)
-		}
-		inj.state = st
-	}
-	if inj.state == nil {
-		return nil
-	}
-	dropped, err := inject.Check(inj.state, inj.expires, inj.allowed, inj.policy, time.Now())
-	if err != nil {
-		return refuse(err)
-	}
-	inj.dropped = dropped
-	inj.domains = inject.Domains(inj.state)
-	return nil
+	return c.inj.Prepare(ctx, c.e.Store, c.owner, in)
 }
 
 // sameEnvironment refuses a launch on a session that already runs (the
 // call did not create it) when it asks for another environment or window
-// than the session has: they apply only when a session is created. What
-// the call leaves out, or asks as the session has it, passes.
+// than the session has (emulation.Same).
 func (e *Engine) sameEnvironment(s *sessions.Session, in *tool.Input) error {
 	e.Mu.Lock()
 	emu, shows := s.Emu, e.Shows(s)
 	e.Mu.Unlock()
-	show := func(v string) string {
-		if v == "" {
-			return "the browser's own"
-		}
-		return fmt.Sprintf("%q", v)
-	}
-	var diff []string
-	if in.Headless != nil && e.Cfg.CDP == "" && !*in.Headless != shows {
-		diff = append(diff, fmt.Sprintf("headless %v", !shows))
-	}
-	if in.UserAgent != "" && in.UserAgent != emu.UserAgent {
-		diff = append(diff, "userAgent "+show(emu.UserAgent))
-	}
-	if in.Timezone != "" && in.Timezone != emu.Timezone {
-		diff = append(diff, "timezone "+show(emu.Timezone))
-	}
-	if in.Locale != "" && in.Locale != emu.Locale {
-		diff = append(diff, "locale "+show(emu.Locale))
-	}
-	if g := in.Geolocation; g != nil && (emu.Geolocation == nil || *g != tool.Geolocation(*emu.Geolocation)) {
-		if emu.Geolocation == nil {
-			diff = append(diff, "geolocation the browser's own")
-		} else {
-			diff = append(diff, fmt.Sprintf("geolocation %v, %v", emu.Geolocation.Latitude, emu.Geolocation.Longitude))
-		}
-	}
-	diff = append(diff, emulation.LaunchDiff(emu, in)...)
-	if len(diff) == 0 {
-		return nil
-	}
-	return fail("session %q already runs, with %s: headless, userAgent, timezone, locale, geolocation and device apply only when launch creates the session — close it first (the close action; a session ends with its last task's close), then launch again, or launch another session",
-		sessions.BareName(s.ID), strings.Join(diff, ", "))
+	return emulation.Same(sessions.BareName(s.ID), emu, shows, e.Cfg.CDP != "", in)
 }
 
 // emulate gives the launched session its environment: for its tabs to come
 // and those it has.
 func (c *call) emulate(ctx context.Context, s *sessions.Session) error {
-	emu := c.inj.emu
+	emu := c.inj.Emu
 	e := c.e
 	ctxID, err := e.ContextFor(ctx, c.slot, s)
 	if err != nil {
@@ -191,26 +78,26 @@ func (c *call) emulate(ctx context.Context, s *sessions.Session) error {
 // injectState puts the prepared state into the launched session.
 func (c *call) injectState(ctx context.Context, s *sessions.Session) error {
 	inj := c.inj
-	if inj != nil && !inj.emu.IsZero() && c.opened {
+	if inj != nil && !inj.Emu.IsZero() && c.opened {
 		if err := c.emulate(ctx, s); err != nil {
 			return err
 		}
 	}
-	if inj == nil || inj.state == nil {
+	if inj == nil || inj.State == nil {
 		return nil
 	}
-	c.res.Content = inject.Hint(c.res.Session, inj.state, inj.domains, nil)
-	if inj.converted {
+	c.res.Content = inject.Hint(c.res.Session, inj.State, inj.Domains, nil)
+	if inj.Converted {
 		return nil // the browser started on the converted folder
 	}
-	excluded, err := c.e.LoadState(ctx, c.slot, s, inj.state)
+	excluded, err := c.e.LoadState(ctx, c.slot, s, inj.State)
 	if err != nil {
 		return fmt.Errorf("injecting the state: %w", err)
 	}
 	if excluded > 0 {
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d cookies of excluded domains were left out (--exclude-cookie-domains)", excluded))
 	}
-	for _, d := range inj.dropped {
+	for _, d := range inj.Dropped {
 		c.res.Notes = append(c.res.Notes, "dropped (domainPolicy filter): "+d.Msg)
 	}
 	return nil
@@ -258,13 +145,13 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 	if fields := req.Emulation.Check(); len(fields) > 0 {
 		return inject.Session{}, &inject.Error{Kind: inject.Malformed, Msg: "the emulation settings are not valid", Fields: fields}
 	}
-	inj := &injection{state: req.State, allowed: req.AllowedDomains, policy: req.Policy, fresh: true, emu: req.Emulation}
+	inj := &inject.Launch{State: req.State, Allowed: req.AllowedDomains, Policy: req.Policy, Fresh: true, Emu: req.Emulation}
 	res := e.do(ctx, in, inj)
-	if inj.err != nil {
-		return inject.Session{}, inj.err
+	if inj.Err != nil {
+		return inject.Session{}, inj.Err
 	}
 	if !res.Success {
-		if inj.created {
+		if inj.Created {
 			// Nothing half-made stays behind: a retry can use the name.
 			if err := e.CloseSession(ctx, req.Session); err != nil {
 				e.Log.Warn("closing a session whose creation failed", "session", req.Session, "err", err)
@@ -275,12 +162,12 @@ func (e *Engine) Inject(ctx context.Context, req inject.Request) (inject.Session
 		}
 		return inject.Session{}, errors.New(res.Error)
 	}
-	out := inject.Session{ID: req.Session, State: string(store.Active), Profile: req.Profile, AuthenticatedDomains: inj.domains, Notes: res.Notes}
+	out := inject.Session{ID: req.Session, State: string(store.Active), Profile: req.Profile, AuthenticatedDomains: inj.Domains, Notes: res.Notes}
 	if out.AuthenticatedDomains == nil {
 		out.AuthenticatedDomains = []string{}
 	}
-	out.PromptHint = inject.Hint(req.Session, inj.state, out.AuthenticatedDomains, nil)
-	for _, d := range inj.dropped {
+	out.PromptHint = inject.Hint(req.Session, inj.State, out.AuthenticatedDomains, nil)
+	for _, d := range inj.Dropped {
 		out.Dropped = append(out.Dropped, d.Path+": "+d.Msg)
 	}
 	return out, nil
@@ -318,56 +205,15 @@ func (c *call) setCredentials(ctx context.Context, s *sessions.Session) error {
 }
 
 // convertInto writes the state a launch injects into the new folder
-// session's folder, as a Chrome profile (source 003's conversion), when
-// the folder is empty: Chromium then starts on it logged in, and the
-// folder stays a profile stock Chromium opens. It notes the source in the
-// folder, so that a later launch of the same source on it is not
-// converted again. A folder that holds anything already is left as it is;
-// the state then goes in over CDP like any injected state.
+// session's folder, as a Chrome profile, when the folder is empty
+// (inject.Launch.Convert).
 func (c *call) convertInto(ctx context.Context, s *sessions.Session) error {
 	inj := c.inj
-	if inj == nil || inj.state == nil || s.Dir == "" || !c.opened {
+	if inj == nil || inj.State == nil || s.Dir == "" || !c.opened {
 		return nil
 	}
-	src := inj.source()
-	if old, ok, err := userdata.ReadSource(s.Dir); err == nil && ok && old.Same(src) {
-		c.res.Notes = append(c.res.Notes, fmt.Sprintf("folder %s was converted from this %s already (%s): not converted again; the state goes in over CDP on top of what the folder holds now", s.Dir, src.Kind, old.Converted.Local().Format(time.DateTime)))
-		return nil
-	}
-	empty, err := userdata.Empty(s.Dir)
-	if err != nil || !empty {
-		return err
-	}
-	st := *inj.state
-	st.Cookies = slices.Clone(st.Cookies)
-	st.Exclude(append(c.e.ExcludedFor(ctx, s), c.e.Cfg.ExcludeCookieDomains...))
-	start := time.Now()
-	res, err := chromeprofile.Build(ctx, &st, s.Dir, start)
-	if err != nil {
-		return fmt.Errorf("converting the state into folder %s: %w", s.Dir, err)
-	}
-	src.Converted = start.UTC()
-	if err := userdata.WriteSource(s.Dir, src); err != nil {
-		c.e.Log.Warn("noting a converted folder's source failed", "err", err)
-	}
-	inj.converted = true
-	c.res.Notes = append(c.res.Notes, fmt.Sprintf("converted the state into folder %s as a Chrome profile (%d cookies, %d localStorage items of %d origins, %s); stock Chromium opens it logged in too",
-		s.Dir, res.Cookies, res.Items, res.Origins, time.Since(start).Round(time.Millisecond)))
-	for _, sk := range res.Skipped {
-		c.res.Notes = append(c.res.Notes, "not converted: "+sk)
-	}
-	return nil
-}
-
-// source names what the injected state came from, for a converted
-// folder's note: the stored session (stored sessions never change), or
-// the inline state's hash.
-func (inj *injection) source() userdata.Source {
-	b, _ := json.Marshal(inj.state)
-	sum := sha256.Sum256(b)
-	src := userdata.Source{Kind: "inline", Hash: hex.EncodeToString(sum[:])}
-	if inj.stored != "" {
-		src.Kind, src.Name, src.Modified = "stored", inj.stored, inj.storedAt.UTC()
-	}
-	return src
+	exclude := func() []string { return append(c.e.ExcludedFor(ctx, s), c.e.Cfg.ExcludeCookieDomains...) }
+	notes, err := inj.Convert(ctx, s.Dir, exclude, c.e.Log)
+	c.res.Notes = append(c.res.Notes, notes...)
+	return err
 }

@@ -42,7 +42,7 @@ func (c *call) network(ctx context.Context) error {
 			return err
 		}
 		data, err := network.HAR(reqs, network.HAROptions{Version: config.Version(), PageURL: pg.URL().Unwrap(), Redact: redact,
-			Bodies: bodies, Redactor: c.e.redactor(ctx, c.owner).String})
+			Bodies: bodies, Redactor: c.e.Redactor(ctx, c.owner).String})
 		if err != nil {
 			return err
 		}

@@ -5,14 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/recovery"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
-	"github.com/browserd/browserd/internal/tool"
 )
 
 // The recovery actions: list_sessions, session_resume and the resume of a
@@ -28,8 +26,8 @@ func (e *Engine) open(ctx context.Context, c *call, s *sessions.Session, id, pro
 	e.Mu.Lock()
 	if cur := e.Sessions[id]; cur != nil && cur.Stored && !cur.Parked {
 		e.Mu.Unlock()
-		if c.inj != nil && c.inj.fresh {
-			return nil, c.inj.conflict(id)
+		if c.inj != nil && c.inj.Fresh {
+			return nil, c.inj.Taken(sessions.BareName(id))
 		}
 		return cur, nil // made live meanwhile
 	} else if cur != nil {
@@ -84,7 +82,7 @@ func (e *Engine) open(ctx context.Context, c *call, s *sessions.Session, id, pro
 	// says.
 	s.Dir = c.in.UserDataDir
 	if c.inj != nil {
-		s.Emu = c.inj.emu
+		s.Emu = c.inj.Emu
 	}
 	if h := c.in.Headless; h != nil && c.in.Action == "launch" && e.Cfg.CDP == "" {
 		s.Headed = new(!*h)
@@ -152,51 +150,16 @@ func (e *Engine) record(ctx context.Context, id string, s *sessions.Session) err
 	return nil
 }
 
-// listSessions is the list_sessions action.
-func (c *call) listSessions(ctx context.Context) error {
-	e := c.e
+// listSessions is the list_sessions action (internal/status).
+func (c *call) listSessions(ctx context.Context) (err error) {
 	if c.in.Session != "" {
-		return c.listCaptures(ctx)
-	}
-	filter := store.SessionState(c.in.Filter)
-	if filter == "all" {
-		filter = ""
-	}
-	rows, err := e.Store.ListSessions(ctx, c.owner, filter)
-	if err != nil {
+		if c.res.Captures, c.res.Content, err = c.e.CaptureList(ctx, c.in.Session); err == nil {
+			c.res.Session = c.in.Session
+		}
 		return err
 	}
-	var b strings.Builder
-	for _, r := range rows {
-		login := e.lastLogin(r.ID)
-		c.res.Sessions = append(c.res.Sessions, tool.SessionInfo{
-			ID: r.ID, State: string(r.State), Profile: r.Profile, Reason: r.Reason, Tabs: r.Tabs, URL: r.URL,
-			Created: r.CreatedAt, Updated: r.UpdatedAt, LastCapture: r.LastCaptureAt, Login: login,
-		})
-		kind := "ephemeral"
-		if r.Profile != "" {
-			kind = "profile " + r.Profile
-		}
-		fmt.Fprintf(&b, "%s: %s (%s), %d tabs, last capture %s", r.ID, r.State, kind, r.Tabs, recovery.Ago(r.LastCaptureAt))
-		if r.URL != "" {
-			fmt.Fprintf(&b, ", %s", r.URL)
-		}
-		if r.Reason != "" {
-			fmt.Fprintf(&b, " — %s", r.Reason)
-		}
-		if login != nil {
-			fmt.Fprintf(&b, "; %s", login.Message)
-		}
-		b.WriteString("\n")
-	}
-	if len(rows) == 0 {
-		b.WriteString("no sessions")
-		if filter != "" {
-			fmt.Fprintf(&b, " in state %s", filter)
-		}
-	}
-	c.res.Content = strings.TrimRight(b.String(), "\n")
-	return nil
+	c.res.Sessions, c.res.Content, err = c.e.SessionList(ctx, c.owner, c.in.Filter)
+	return err
 }
 
 // resume is the session_resume action.
@@ -217,59 +180,6 @@ func (c *call) resume(ctx context.Context) error {
 	c.res.Notes = append(c.res.Notes, recovery.NotRestored)
 	// Is it still logged in? Out of the resume's lock: a slow page holds
 	// up no other resume.
-	c.addLoginRun(c.e.dueLoginCheck(ctx, s))
-	return nil
-}
-
-// listCaptures is list_sessions with a session: its kept captures, newest
-// first, for session_resume's capture.
-func (c *call) listCaptures(ctx context.Context) error {
-	e, id := c.e, c.in.Session
-	row, err := e.Store.GetSession(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return fail("no session %q in the store; list_sessions shows the sessions", id)
-	}
-	if err != nil {
-		return err
-	}
-	list, err := e.Store.ListCaptures(ctx, id)
-	if err != nil {
-		return err
-	}
-	c.res.Session = id
-	var b strings.Builder
-	fmt.Fprintf(&b, "session %q (%s) keeps %d captures, newest first", id, row.State, len(list))
-	if len(list) > 0 {
-		b.WriteString("; session_resume with capture (an id, or a time: the newest at or before it) restores one")
-		e.Mu.Lock()
-		s := e.Sessions[id]
-		live := s != nil && s.Stored && !s.Parked
-		e.Mu.Unlock()
-		if live {
-			b.WriteString(" once the session is closed")
-		}
-	}
-	b.WriteString("\n")
-	for _, ci := range list {
-		info := tool.CaptureInfo{ID: ci.ID, Taken: ci.Taken, Tabs: ci.Tabs, URL: ci.URL, Title: ci.Title}
-		if ci.Err != nil {
-			info.Error = ci.Err.Error()
-		}
-		c.res.Captures = append(c.res.Captures, info)
-		fmt.Fprintf(&b, "%d: %s, ", ci.ID, recovery.Ago(ci.Taken))
-		if ci.Err != nil {
-			fmt.Fprintf(&b, "cannot be read: %v\n", ci.Err)
-			continue
-		}
-		fmt.Fprintf(&b, "%d tabs", ci.Tabs)
-		if ci.URL != "" {
-			fmt.Fprintf(&b, ", %s", ci.URL)
-		}
-		if ci.Title != "" {
-			fmt.Fprintf(&b, " %q", ci.Title)
-		}
-		b.WriteString("\n")
-	}
-	c.res.Content = strings.TrimRight(b.String(), "\n")
+	c.addLoginRun(c.e.DueLoginCheck(ctx, s))
 	return nil
 }

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
+	"github.com/browserd/browserd/internal/nofollow"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/storagestate"
 )
@@ -60,8 +59,8 @@ func (c *call) stateLoad(ctx context.Context) error {
 		if name != filepath.Base(name) || name == ".." || name == "." {
 			return fail("path %q must be a file name inside %s", name, e.OwnerFolder(c.owner, "states"))
 		}
-		b, err := readNoFollow(filepath.Join(e.OwnerFolder(c.owner, "states"), name), storagestate.MaxBytes)
-		if errors.Is(err, errLink) {
+		b, err := nofollow.ReadFile(filepath.Join(e.OwnerFolder(c.owner, "states"), name), storagestate.MaxBytes)
+		if errors.Is(err, nofollow.ErrLink) {
 			return fail("state file %q is a symbolic link; state_load reads only regular files inside %s (copy the file there)", name, e.OwnerFolder(c.owner, "states"))
 		}
 		if err != nil {
@@ -82,28 +81,4 @@ func (c *call) stateLoad(ctx context.Context) error {
 		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d cookies of excluded domains were left out (--exclude-cookie-domains, or the profile's or session's excludeCookieDomains)", excluded))
 	}
 	return nil
-}
-
-// errLink is readNoFollow's answer for a symbolic link.
-var errLink = errors.New("a symbolic link")
-
-// readNoFollow reads a regular file, refusing a symbolic link (O_NOFOLLOW:
-// no window between a check and the open) and a file over max bytes.
-func readNoFollow(path string, max int) ([]byte, error) {
-	f, err := openNoFollow(path)
-	if errors.Is(err, syscall.ELOOP) {
-		return nil, errLink
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(path))
-	}
-	return io.ReadAll(io.LimitReader(f, int64(max)+1))
 }

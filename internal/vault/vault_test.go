@@ -1,4 +1,4 @@
-package engine
+package vault
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/browserd/browserd/internal/auth"
-	"github.com/browserd/browserd/internal/httpapi"
 	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/secret"
 	"github.com/browserd/browserd/internal/sessions"
@@ -19,10 +18,7 @@ import (
 	"github.com/browserd/browserd/internal/tool"
 )
 
-// The API manages secrets through the engine.
-var _ httpapi.SecretStore = (*Engine)(nil)
-
-// TestSecrets: the engine keeps each owner's secrets in the store as the
+// TestSecrets: the vault keeps each owner's secrets in the store as the
 // daemon opens it (wrapped for metrics), checks what it is given, and
 // never gives a value back, in an answer, an error or its log.
 func TestSecrets(t *testing.T) {
@@ -36,7 +32,7 @@ func TestSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	e := assemble(&sessions.Registry{Store: metrics.New().WrapStore(st), Log: slog.New(slog.NewTextHandler(&log, nil))})
+	e := &Vault{Registry: &sessions.Registry{Store: metrics.New().WrapStore(st), Log: slog.New(slog.NewTextHandler(&log, nil))}}
 	t.Cleanup(func() { e.Store.Close() })
 	bob := auth.WithOwner(context.Background(), "bob")
 	const value = "bobs-password-9c2e"
@@ -101,7 +97,7 @@ func TestSecrets(t *testing.T) {
 type noSecrets struct{ store.Store }
 
 func TestSecretsUnsupported(t *testing.T) {
-	e := assemble(&sessions.Registry{Store: noSecrets{}})
+	e := &Vault{Registry: &sessions.Registry{Store: noSecrets{}}}
 	if _, err := e.SetSecret(context.Background(), "PW", "long-enough", nil); !errors.Is(err, errors.ErrUnsupported) {
 		t.Errorf("SetSecret on a store without secrets: %v", err)
 	}

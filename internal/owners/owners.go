@@ -1,4 +1,10 @@
-package engine
+// Package owners puts each call in its owner's namespace: every call acts
+// for one owner (package auth), and the names it gives are qualified by
+// it (sessions.Qualify) on the way in — refused when they are not valid
+// bare names, or when the owner may not be served here — and unqualified
+// in the result on the way out, so that an owner never sees another's
+// prefix, nor its own.
+package owners
 
 import (
 	"context"
@@ -9,14 +15,20 @@ import (
 	"github.com/browserd/browserd/internal/tool"
 )
 
-// Owners: each call acts for one owner (see package auth), and names are
-// qualified by it (sessions.Qualify).
+// Checks is what For asks of the daemon: whether it serves owner (an
+// attached browser serves admin only), and the folder a call names,
+// resolved within owner's roots.
+type Checks interface {
+	OwnerAllowed(owner string) error
+	ResolveFolder(owner string, in *tool.Input) error
+}
 
-// forOwner rewrites a call's names into owner's namespace. It fails for
+// For rewrites a call's names into its owner's namespace (the owner in
+// ctx, which it returns). It fails for
 // names that are not valid bare names, and for other owners than admin
 // when the daemon is attached to a browser (--cdp): there every session
 // shares the browser's one cookie jar.
-func (e *Engine) forOwner(ctx context.Context, in *tool.Input) (owner string, err error) {
+func For(ctx context.Context, e Checks, in *tool.Input) (owner string, err error) {
 	owner = auth.Owner(ctx)
 	if err := e.OwnerAllowed(owner); err != nil {
 		return owner, err
@@ -49,8 +61,8 @@ func (e *Engine) forOwner(ctx context.Context, in *tool.Input) (owner string, er
 	return owner, nil
 }
 
-// unqualifyResult takes owner's prefix off every name in a result.
-func unqualifyResult(owner string, r *tool.Result) {
+// Unqualify takes owner's prefix off every name in a result.
+func Unqualify(owner string, r *tool.Result) {
 	if owner == auth.Admin {
 		return
 	}
@@ -76,9 +88,9 @@ func unqualifyResult(owner string, r *tool.Result) {
 	}
 }
 
-// target is the session a call acts on (names qualified), "" for calls
+// Target is the session a call acts on (names qualified), "" for calls
 // that are not about one session.
-func target(in tool.Input) string {
+func Target(in tool.Input) string {
 	switch in.Action {
 	case "status", "list_sessions":
 		return ""

@@ -1,14 +1,14 @@
 //go:build unix
 
-package engine
+package nofollow
 
 import (
 	"os"
 	"syscall"
 )
 
-// openNoFollow opens path for reading, not through a symbolic link
+// open opens path for reading, not through a symbolic link
 // (O_NOFOLLOW: ELOOP), and without hanging on a FIFO (O_NONBLOCK).
-func openNoFollow(path string) (*os.File, error) {
+func open(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 }

@@ -1,4 +1,4 @@
-package engine
+package admission
 
 import (
 	"context"
@@ -9,63 +9,64 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/config"
-	"github.com/browserd/browserd/internal/live"
 	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/redact"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/tool"
 )
 
-// The dashboard finds what it needs on the engine (the daemon checks it
-// at run time).
-var _ live.Engine = (*Engine)(nil)
+// noOwners: no secrets, no tokens.
+type noOwners struct{}
 
-func policyEngine(t *testing.T, flagPolicy string, deny ...string) *Engine {
+func (noOwners) Redactor(context.Context, string) *redact.Redactor { return nil }
+func (noOwners) Tokens() auth.Store                                { return nil }
+
+func gate(t *testing.T, flagPolicy string, deny ...string) *Gate {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Policy, cfg.DenyActions, cfg.Data = flagPolicy, deny, t.TempDir()
 	if err := cfg.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	return assemble(&sessions.Registry{Cfg: cfg, Log: slog.New(slog.DiscardHandler)})
+	return &Gate{Registry: &sessions.Registry{Cfg: cfg, Log: slog.New(slog.DiscardHandler)}, Owners: noOwners{}}
 }
 
 // TestAdmit: a call's policy decides (its token's, else the daemon's
 // default); --deny-actions holds whatever the token's policy says; a
 // denied call names the policy and the rule.
 func TestAdmit(t *testing.T) {
-	e := policyEngine(t, `{"deny":["evaluate"]}`, "pdf")
+	e := gate(t, `{"deny":["evaluate"]}`, "pdf")
 	ctx := context.Background()
-	pol := e.policyOf(ctx)
-	if err := e.admit(ctx, "admin", tool.Input{Action: "evaluate"}, pol); err == nil || !strings.Contains(err.Error(), `daemon default; rule: deny "evaluate"`) {
+	pol := e.PolicyOf(ctx)
+	if err := e.Admit(ctx, "admin", tool.Input{Action: "evaluate"}, pol); err == nil || !strings.Contains(err.Error(), `daemon default; rule: deny "evaluate"`) {
 		t.Fatalf("evaluate under the default: %v", err)
 	}
 	tok := policy.With(ctx, policy.MustParse(`{"deny":["upload"]}`).Named("token tk_1"))
-	pol = e.policyOf(tok)
-	if err := e.admit(tok, "bob", tool.Input{Action: "evaluate"}, pol); err != nil {
+	pol = e.PolicyOf(tok)
+	if err := e.Admit(tok, "bob", tool.Input{Action: "evaluate"}, pol); err != nil {
 		t.Fatalf("the token's policy replaces the default: %v", err)
 	}
-	if err := e.admit(tok, "bob", tool.Input{Action: "upload"}, pol); err == nil || !strings.Contains(err.Error(), `token tk_1; rule: deny "upload"`) {
+	if err := e.Admit(tok, "bob", tool.Input{Action: "upload"}, pol); err == nil || !strings.Contains(err.Error(), `token tk_1; rule: deny "upload"`) {
 		t.Fatalf("upload under the token's policy: %v", err)
 	}
-	if err := e.admit(tok, "bob", tool.Input{Action: "pdf"}, pol); err == nil || !strings.Contains(err.Error(), "--deny-actions") {
+	if err := e.Admit(tok, "bob", tool.Input{Action: "pdf"}, pol); err == nil || !strings.Contains(err.Error(), "--deny-actions") {
 		t.Fatalf("--deny-actions under a token's policy: %v", err)
 	}
-	if !strings.Contains(e.policyStatus(ctx), `policy (daemon default): deny evaluate, pdf`) {
-		t.Fatalf("status: %s", e.policyStatus(ctx))
+	if !strings.Contains(e.PolicyStatus(ctx), `policy (daemon default): deny evaluate, pdf`) {
+		t.Fatalf("status: %s", e.PolicyStatus(ctx))
 	}
 }
 
 // TestConfirm: a confirm rule holds the call until a person of the same
 // owner answers; another owner cannot; a timeout denies.
 func TestConfirm(t *testing.T) {
-	e := policyEngine(t, "")
+	e := gate(t, "")
 	bob := auth.WithOwner(context.Background(), "bob")
 	pol := policy.MustParse(`{"confirm":["upload"],"confirmTimeout":"1s"}`).Named("token tk_2")
 	in := tool.Input{Action: "upload", Session: "s", Tab: "t1", Files: []string{"cv.pdf"}}
 
 	done := make(chan error, 1)
-	go func() { done <- e.admit(bob, "bob", in, pol) }()
+	go func() { done <- e.Admit(bob, "bob", in, pol) }()
 	var p []policy.Pending
 	for deadline := time.Now().Add(5 * time.Second); len(p) == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		p = e.PendingConfirms(bob)
@@ -87,7 +88,7 @@ func TestConfirm(t *testing.T) {
 		t.Fatal("a call answered twice")
 	}
 
-	go func() { done <- e.admit(bob, "bob", in, pol) }()
+	go func() { done <- e.Admit(bob, "bob", in, pol) }()
 	for deadline := time.Now().Add(5 * time.Second); len(e.PendingConfirms(bob)) == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -96,7 +97,7 @@ func TestConfirm(t *testing.T) {
 		t.Fatalf("a denied call: %v", err)
 	}
 
-	if err := e.admit(bob, "bob", in, pol); err == nil || !strings.Contains(err.Error(), "nobody approved it within 1s") {
+	if err := e.Admit(bob, "bob", in, pol); err == nil || !strings.Contains(err.Error(), "nobody approved it within 1s") {
 		t.Fatalf("a call nobody answers: %v", err)
 	}
 	if len(e.PendingConfirms(bob)) != 0 {

@@ -1,20 +1,18 @@
-package engine
+package emulation
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/browserd/browserd/internal/browser"
-	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/tool"
 )
 
-// TestSameEnvironment: a launch on a running session passes when it asks
+// TestSame: a launch on a running session passes when it asks
 // nothing new, and otherwise names what the session runs with.
-func TestSameEnvironment(t *testing.T) {
-	e := assemble(&sessions.Registry{})
-	s := &sessions.Session{ID: sessions.Qualify("alice", "env"), Emu: browser.Emulation{UserAgent: "ua/1", Timezone: "Asia/Tokyo",
-		Geolocation: &browser.Geolocation{Latitude: 1, Longitude: 2}}}
+func TestSame(t *testing.T) {
+	emu := browser.Emulation{UserAgent: "ua/1", Timezone: "Asia/Tokyo",
+		Geolocation: &browser.Geolocation{Latitude: 1, Longitude: 2}}
 	for _, c := range []struct {
 		in   tool.Input
 		want string // "" passes
@@ -27,7 +25,7 @@ func TestSameEnvironment(t *testing.T) {
 		{tool.Input{Geolocation: &tool.Geolocation{Latitude: 1, Longitude: 2, Accuracy: 5}}, "with geolocation 1, 2"},
 		{tool.Input{UserAgent: "ua/2", Locale: "de"}, `with userAgent "ua/1", locale the browser's own`},
 	} {
-		err := e.sameEnvironment(s, &c.in)
+		err := Same("env", emu, false, false, &c.in)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%+v: %v", c.in, err)
