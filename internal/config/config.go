@@ -66,17 +66,17 @@ type Config struct {
 	UserDataRoots []string `name:"user-data-root" env:"BROWSERD_USER_DATA_ROOTS" sep:"," help:"Folder inside which callers may name a Chromium user-data-dir to run a session on (userDataDir, --user-data-dir, AGENT_BROWSER_PROFILE); repeatable (default <data>/folders)." placeholder:"DIR"`
 	LogLevel      string   `name:"log-level" env:"BROWSERD_LOG_LEVEL" default:"info" enum:"debug,info,warn,error" help:"Log level."`
 
-	DB                  string        `name:"db" env:"BROWSERD_DB" help:"The store: a SQLite file (default <data>/browserd.db), or a postgres:// URL of a PostgreSQL database that several daemons share (give them all one --secret-key-file; the password is best in PGPASSWORD or ~/.pgpass)." placeholder:"PATH|URL"`
-	SecretKeyFile       string        `name:"secret-key-file" env:"BROWSERD_SECRET_KEY_FILE" help:"AES-256 key that encrypts captures and saved states (default <data>/secret.key, made on first start); every daemon sharing a store needs the same one." placeholder:"PATH"`
-	SnapshotInterval    time.Duration `name:"snapshot-interval" env:"BROWSERD_SNAPSHOT_INTERVAL" default:"1s" help:"Capture a session's state within this long of a change (an action, or cookies and storage its pages change on their own), coalescing the changes meanwhile (0: after every action; 30s is the seed's)."`
-	MaxSessionAge       time.Duration `name:"max-session-age" env:"BROWSERD_MAX_SESSION_AGE" default:"24h" help:"At start-up, a session left active whose last capture is older than this becomes stale instead of recoverable."`
-	AutoRehydrate       bool          `name:"auto-rehydrate" env:"BROWSERD_AUTO_REHYDRATE" help:"At start-up, bring back every recoverable session without waiting for session_resume."`
+	DB               string        `name:"db" env:"BROWSERD_DB" help:"The store: a SQLite file (default <data>/browserd.db), or a postgres:// URL of a PostgreSQL database that several daemons share (give them all one --secret-key-file; the password is best in PGPASSWORD or ~/.pgpass)." placeholder:"PATH|URL"`
+	SecretKeyFile    string        `name:"secret-key-file" env:"BROWSERD_SECRET_KEY_FILE" help:"AES-256 key that encrypts captures and saved states (default <data>/secret.key, made on first start); every daemon sharing a store needs the same one." placeholder:"PATH"`
+	SnapshotInterval time.Duration `name:"snapshot-interval" env:"BROWSERD_SNAPSHOT_INTERVAL" default:"1s" help:"Capture a session's state within this long of a change (an action, or cookies and storage its pages change on their own), coalescing the changes meanwhile (0: after every action; 30s is the seed's)."`
+	MaxSessionAge    time.Duration `name:"max-session-age" env:"BROWSERD_MAX_SESSION_AGE" default:"24h" help:"At start-up, a session left active whose last capture is older than this becomes stale instead of recoverable."`
+	AutoRehydrate    bool          `name:"auto-rehydrate" env:"BROWSERD_AUTO_REHYDRATE" help:"At start-up, bring back every recoverable session without waiting for session_resume."`
 	// Warm starts the default profile's browser with the daemon, for the
 	// client that started it (browserd mcp): not a setting a running
 	// daemon is compared on (see DaemonArgs).
-	Warm bool `name:"warm" env:"BROWSERD_WARM" help:"Start the default profile's browser as the daemon starts, before the first call needs it (browserd mcp asks for it when it starts a daemon); closed after --idle-timeout unused."`
-	MaxSessionSnapshots int           `name:"max-session-snapshots" env:"BROWSERD_MAX_SESSION_SNAPSHOTS" default:"10" help:"Captures kept per session."`
-	NoCapture           bool          `name:"no-capture" env:"BROWSERD_NO_CAPTURE" help:"Take no state captures: sessions cannot be recovered after a restart or crash."`
+	Warm                bool `name:"warm" env:"BROWSERD_WARM" help:"Start the default profile's browser as the daemon starts, before the first call needs it (browserd mcp asks for it when it starts a daemon); closed after --idle-timeout unused."`
+	MaxSessionSnapshots int  `name:"max-session-snapshots" env:"BROWSERD_MAX_SESSION_SNAPSHOTS" default:"10" help:"Captures kept per session."`
+	NoCapture           bool `name:"no-capture" env:"BROWSERD_NO_CAPTURE" help:"Take no state captures: sessions cannot be recovered after a restart or crash."`
 
 	// Several nodes on one store (docs/cluster.md).
 	NodeID       string        `name:"node-id" env:"BROWSERD_NODE_ID" help:"This daemon's name among the nodes sharing a store (default: the host name and a suffix kept in <data>/node-id)." placeholder:"NAME"`
