@@ -71,6 +71,15 @@ func TestWarmStart(t *testing.T) {
 	if n := started(); n != 1 {
 		t.Fatalf("%d browsers started for the first client; want 1 (the one started ahead)", n)
 	}
+	// What the browser kept on disk goes: only the profile's saved state
+	// (put back by a script in each new tab) can bring the value back.
+	sealed, _ := filepath.Glob(filepath.Join(data, "profiles", "*", "default", "credentials.sealed"))
+	if len(sealed) != 1 {
+		t.Fatalf("the default profile's sealed credentials: %v; want one file", sealed)
+	}
+	if err := os.Remove(sealed[0]); err != nil {
+		t.Fatal(err)
+	}
 
 	// A client connects: the browser runs before any call, and the first
 	// call uses it, with the profile's storage put back.
