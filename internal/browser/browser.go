@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/browserd/browserd/internal/timing"
 	"os"
 	"path/filepath"
 	"sync"
@@ -353,6 +354,7 @@ func (b *Browser) NewPage(ctx context.Context, contextID string, o PageOptions) 
 	if err := b.conn.Browser().Call(ctx, "Target.createTarget", p, &r); err != nil {
 		return nil, fmt.Errorf("opening a tab: %w", err)
 	}
+	timing.Mark(ctx, "target")
 	pg, err := b.AttachPage(ctx, r.TargetID, o)
 	if err != nil {
 		cctx, cancel := cdp.Cleanup(ctx)
@@ -376,5 +378,6 @@ func (b *Browser) AttachPage(ctx context.Context, targetID string, o PageOptions
 	if err := b.conn.Browser().Call(ctx, "Target.attachToTarget", map[string]any{"targetId": targetID, "flatten": true}, &r); err != nil {
 		return nil, fmt.Errorf("attaching to tab: %w", err)
 	}
+	timing.Mark(ctx, "attached")
 	return newPage(ctx, b, targetID, b.conn.Session(r.SessionID), o)
 }
