@@ -58,13 +58,16 @@ cross:
 # against a throwaway cluster (scripts/ensure-postgres.sh, which installs
 # PostgreSQL when missing), stopped afterwards whatever the outcome — then
 # the end-to-end suites (the cluster's on the same PostgreSQL) against real headless Chromium, the conformance
-# corpora (ours and the third-party one) included.
+# corpora (ours and the third-party one) included. The end-to-end tests
+# marked t.Parallel wait more than they work (daemons killed and started
+# again, captures, idle timers): four of them run at once (-parallel 4),
+# after the others, which run one at a time.
 test: chromium thirdparty vet cross
 	pgdir=$$(mktemp -d /tmp/browserd-pg.XXXXXX) && \
 	trap 'scripts/ensure-postgres.sh stop "$$pgdir"' EXIT && trap 'exit 130' INT TERM && \
 	url=$$(scripts/ensure-postgres.sh start "$$pgdir") && \
 	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -race -count=1 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e) && \
-	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -count=1 -timeout 25m ./internal/e2e/
+	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -count=1 -parallel 4 -timeout 25m ./internal/e2e/
 
 # The conformance corpus driven through Playwright MCP by the same scripted
 # agent, for docs/conformance.md's comparison (installed with npm; skipped,

@@ -140,6 +140,7 @@ func (p *drillPlan) slow(session string) drillOp {
 // moments come from a seeded source: the seed is logged, -drill.seed
 // replays it.
 func TestDrillKill9(t *testing.T) {
+	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	begin := time.Now()
 	rng := drillRand(t)
 	data := t.TempDir()

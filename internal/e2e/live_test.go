@@ -28,6 +28,7 @@ import (
 // and watches it live; the URL does not work twice, another owner finds
 // nothing, and no other site can open a viewer's socket.
 func TestLiveView(t *testing.T) {
+	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	// A page that animates: every frame paints a new count.
 	anim := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/still" {

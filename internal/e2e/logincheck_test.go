@@ -32,6 +32,7 @@ import (
 // session's check came back with its capture. --no-login-check removes
 // the profile's.
 func TestLoginCheck(t *testing.T) {
+	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	data := t.TempDir()
 	addr := freePort(t)
 	d := startDaemon(t, data, "--listen", addr)

@@ -32,6 +32,7 @@ import (
 // it on the dashboard, and not at all when nobody does. The CLI, over the
 // Unix socket, runs under the daemon's default policy (--default-policy).
 func TestPolicy(t *testing.T) {
+	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	const value = "Hunter2-Sekrit-99"
 	var (
 		mu  sync.Mutex

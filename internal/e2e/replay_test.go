@@ -182,6 +182,7 @@ func runPlaywrightTest(t *testing.T, spec []byte, env ...string) {
 // renamed) it stops at the click the change broke, saying why, with the
 // recorded frame and the page now side by side; from the CLI too.
 func TestReplay(t *testing.T) {
+	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	data := t.TempDir()
 	addr := freePort(t)
 	startDaemon(t, data, "--listen", addr)

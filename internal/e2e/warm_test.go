@@ -23,6 +23,7 @@ import (
 // of starting another; unused, it closes after --idle-timeout; a stopped
 // daemon leaves no Chromium.
 func TestWarmStart(t *testing.T) {
+	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	data := t.TempDir()
 	connect := func(extra ...string) *mcpDriver {
 		t.Helper()
