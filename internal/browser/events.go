@@ -18,6 +18,7 @@ import (
 // timeout, never on the loop.
 var pageEvents = map[string]func(*Page, cdp.Event){
 	"Page.loadEventFired":                (*Page).onLoadEventFired,
+	"Page.domContentEventFired":          (*Page).onDOMContentEventFired,
 	"Page.windowOpen":                    (*Page).onWindowOpen,
 	"Page.downloadWillBegin":             (*Page).onDownloadWillBegin,
 	"Page.frameRequestedNavigation":      (*Page).onFrameRequestedNavigation,
@@ -58,6 +59,10 @@ func pageEventNames() []string {
 func (p *Page) onLoadEventFired(_ cdp.Event) {
 	p.loadSeq++
 	p.loading = false
+}
+
+func (p *Page) onDOMContentEventFired(_ cdp.Event) {
+	p.readySeq++
 }
 
 func (p *Page) onWindowOpen(_ cdp.Event) {
@@ -123,7 +128,8 @@ func (p *Page) onFrameNavigated(ev cdp.Event) {
 		}
 		p.navPending = false
 		p.commitLoad = p.loadSeq // loads counted before this commit are the old document's
-		p.recovered()            // a new document: the renderer is back
+		p.commitReady = p.readySeq
+		p.recovered() // a new document: the renderer is back
 		p.url = e.Frame.URL + e.Frame.Fragment
 		if e.Type == "BackForwardCacheRestore" {
 			// A page from the back/forward cache is loaded already and

@@ -91,6 +91,82 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	return p.settle(ctx, seq)
 }
 
+// NavigateReady loads url like Navigate, but returns as soon as the new
+// document is ready (DOMContentLoaded: parsed, its deferred scripts run),
+// not once it and all it asks for have loaded and the network has been
+// quiet: a new tab's answer comes sooner. The rest of the load is the
+// next action's to wait for (AwaitRest); Loading says whether it is
+// still going.
+func (p *Page) NavigateReady(ctx context.Context, url string) error {
+	p.unfreeze(ctx)
+	p.mu.Lock()
+	seq, ready := p.loadSeq, p.readySeq
+	nav := p.navSeq
+	p.recovered()
+	p.mu.Unlock()
+	var r struct {
+		LoaderID  string `json:"loaderId"`
+		ErrorText string `json:"errorText"`
+	}
+	if err := p.sess.Call(ctx, "Page.navigate", map[string]any{"url": url}, &r); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return p.noAnswer(ctx, err)
+		}
+		return err
+	}
+	if r.ErrorText != "" {
+		return &NavError{URL: untrusted.Page(url), Text: r.ErrorText}
+	}
+	if r.LoaderID == "" {
+		return nil
+	}
+	timing.Mark(ctx, "responded")
+	err := p.waitUntil(ctx, func() bool {
+		if p.crashed {
+			return true
+		}
+		if p.navSeq <= nav {
+			return false
+		}
+		return p.readySeq > max(ready, p.commitReady) || p.loadSeq > max(seq, p.commitLoad)
+	})
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return p.noAnswer(ctx, err)
+		}
+		return err
+	}
+	if p.Crashed() {
+		return ErrCrashed
+	}
+	timing.Mark(ctx, "ready")
+	p.mu.Lock()
+	p.rest = max(seq, p.commitLoad) + 1
+	p.mu.Unlock()
+	return nil
+}
+
+// Loading reports whether the tab's document is still loading.
+func (p *Page) Loading() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.loading
+}
+
+// AwaitRest waits for what a NavigateReady left to load — the load event
+// and network quiet, as Navigate waits for them — before an action
+// works on the page; it returns at once when there is nothing left.
+func (p *Page) AwaitRest(ctx context.Context) error {
+	p.mu.Lock()
+	seq := p.rest - 1
+	p.rest = 0
+	p.mu.Unlock()
+	if seq < 0 {
+		return nil
+	}
+	return p.settle(ctx, seq)
+}
+
 // FreezeProbe is how long a page's main thread may take to answer a
 // trivial evaluation before Responsive counts it as stuck in a script.
 var FreezeProbe = time.Second

@@ -188,6 +188,9 @@ type Page struct {
 	changed     chan struct{}
 	loadSeq     int // main-frame load events seen
 	commitLoad  int // loadSeq when the current document committed
+	readySeq    int // main-frame DOMContentLoaded events seen
+	commitReady int // readySeq when the current document committed
+	rest        int // loadSeq before a NavigateReady whose load is still to wait for; 0: none
 	navSeq      int // main-frame cross-document navigations seen
 	sameDocSeq  int // main-frame same-document navigations seen (hash, pushState, history)
 	loading     bool

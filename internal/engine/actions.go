@@ -488,6 +488,14 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 		actx, stop = pg.ActionContext(tctx)
 	}
 	defer stop()
+	if in.Action != "tab_close" && in.Action != "dialog" {
+		// A tab tab_new answered as soon as its document was ready: the
+		// rest of its load first, so that this answer shows it. A load
+		// that does not end is no reason to refuse the action.
+		rctx, cancel := context.WithTimeout(actx, c.e.Cfg.NavTime)
+		_ = pg.AwaitRest(rctx)
+		cancel()
+	}
 	started := time.Now()
 	opens := pg.WindowOpens()
 	c.markRecord()
@@ -860,7 +868,16 @@ func (c *call) tabNew(ctx context.Context, _ *browser.Browser) error {
 	if err != nil {
 		return err
 	}
-	return c.tab.Page.Navigate(ctx, u)
+	// Answered as soon as its document is ready: the rest of its load
+	// (images, late requests) is the next action's to wait for.
+	pg := c.tab.Page
+	if err := pg.NavigateReady(ctx, u); err != nil {
+		return err
+	}
+	if pg.Loading() {
+		c.res.Notes = append(c.res.Notes, "the page was still loading: this is its document as soon as it was ready; the next action on the tab waits for the rest")
+	}
+	return nil
 }
 
 func (c *call) tabSwitch(_ context.Context, _ *browser.Browser) error {
