@@ -48,9 +48,25 @@ func (p *Page) noAnswer(ctx context.Context, err error) error {
 // caller's ctx should come from ActionContext). A page stuck in a script is
 // stopped first (see unfreeze).
 func (p *Page) Navigate(ctx context.Context, url string) error {
+	defer timing.Mark(ctx, "quiet")
+	return p.navigate(ctx, url, false)
+}
+
+// NavigateReady loads url like Navigate, but returns as soon as the new
+// document is ready (DOMContentLoaded: parsed, its deferred scripts run),
+// not once it and all it asks for have loaded and the network has been
+// quiet: a new tab's answer comes sooner. The rest of the load is the
+// next action's to wait for (AwaitRest); Loading says whether it is
+// still going.
+func (p *Page) NavigateReady(ctx context.Context, url string) error {
+	return p.navigate(ctx, url, true)
+}
+
+// navigate is Navigate, or NavigateReady when ready.
+func (p *Page) navigate(ctx context.Context, url string, ready bool) error {
 	p.unfreeze(ctx)
 	p.mu.Lock()
-	seq := p.loadSeq
+	seq, dcl := p.loadSeq, p.readySeq
 	nav := p.navSeq
 	p.recovered() // navigating is how a crashed tab comes back
 	p.mu.Unlock()
@@ -61,7 +77,6 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	}
 	// Chromium answers Page.navigate once the server answered (or the
 	// request failed): a timeout here or before the commit is the site's.
-	defer timing.Mark(ctx, "quiet")
 	if err := p.sess.Call(ctx, "Page.navigate", map[string]any{"url": url}, &r); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return p.noAnswer(ctx, err)
@@ -77,72 +92,31 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	timing.Mark(ctx, "responded")
 	// The load that counts is the new document's: one that fires after
 	// the new document committed, not a late load of the old one.
-	if err := p.waitUntil(ctx, func() bool { return p.navSeq > nav || p.crashed }); err != nil {
+	committed := func() bool { return p.navSeq > nav || p.crashed }
+	if ready {
+		committed = func() bool {
+			return p.crashed || p.navSeq > nav && (p.readySeq > max(dcl, p.commitReady) || p.loadSeq > max(seq, p.commitLoad))
+		}
+	}
+	if err := p.waitUntil(ctx, committed); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return p.noAnswer(ctx, err)
 		}
 		return err
 	}
 	p.mu.Lock()
-	if p.commitLoad > seq {
-		seq = p.commitLoad
+	seq = max(seq, p.commitLoad)
+	if ready {
+		p.rest = seq + 1
 	}
 	p.mu.Unlock()
-	return p.settle(ctx, seq)
-}
-
-// NavigateReady loads url like Navigate, but returns as soon as the new
-// document is ready (DOMContentLoaded: parsed, its deferred scripts run),
-// not once it and all it asks for have loaded and the network has been
-// quiet: a new tab's answer comes sooner. The rest of the load is the
-// next action's to wait for (AwaitRest); Loading says whether it is
-// still going.
-func (p *Page) NavigateReady(ctx context.Context, url string) error {
-	p.unfreeze(ctx)
-	p.mu.Lock()
-	seq, ready := p.loadSeq, p.readySeq
-	nav := p.navSeq
-	p.recovered()
-	p.mu.Unlock()
-	var r struct {
-		LoaderID  string `json:"loaderId"`
-		ErrorText string `json:"errorText"`
-	}
-	if err := p.sess.Call(ctx, "Page.navigate", map[string]any{"url": url}, &r); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return p.noAnswer(ctx, err)
-		}
-		return err
-	}
-	if r.ErrorText != "" {
-		return &NavError{URL: untrusted.Page(url), Text: r.ErrorText}
-	}
-	if r.LoaderID == "" {
-		return nil
-	}
-	timing.Mark(ctx, "responded")
-	err := p.waitUntil(ctx, func() bool {
-		if p.crashed {
-			return true
-		}
-		if p.navSeq <= nav {
-			return false
-		}
-		return p.readySeq > max(ready, p.commitReady) || p.loadSeq > max(seq, p.commitLoad)
-	})
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return p.noAnswer(ctx, err)
-		}
-		return err
+	if !ready {
+		return p.settle(ctx, seq)
 	}
 	if p.Crashed() {
 		return ErrCrashed
 	}
 	timing.Mark(ctx, "ready")
-	p.mu.Lock()
-	p.rest = max(seq, p.commitLoad) + 1
-	p.mu.Unlock()
 	return nil
 }
 
