@@ -25,7 +25,6 @@ import (
 // again. A click cut short answers with the page and says that whether it
 // happened is unknown.
 func TestDrillRetryAfterKill(t *testing.T) {
-	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	data := t.TempDir()
 	bin := browserdBin(t)
 	cmd := exec.Command(bin, append([]string{"mcp"}, daemonFlags(data)...)...)

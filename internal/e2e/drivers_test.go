@@ -481,6 +481,7 @@ func TestMCP(t *testing.T) {
 }
 
 func TestCLI(t *testing.T) {
+	t.Parallel() // a process per call: waits more than it works, beside the others (make test's budget)
 	d := newCLIDriver(t)
 	for _, s := range scenarios {
 		t.Run(s.name, func(t *testing.T) { s.run(t, d, "cli-"+s.name) })

@@ -206,7 +206,6 @@ func TestIdleTimeout(t *testing.T) {
 // person to review: the idle timer that ends an agent's tabs leaves them
 // (and their browser) be; status lists them with their age.
 func TestReviewGrace(t *testing.T) {
-	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	data := t.TempDir()
 	startDaemon(t, data, "--idle-timeout", "1s", "--review-grace", "0")
 	api := socketAPI(t, data)

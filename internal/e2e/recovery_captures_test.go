@@ -179,7 +179,6 @@ func TestCaptureWithoutAction(t *testing.T) {
 // running session is refused; a closed one comes back from the capture
 // at or before a time.
 func TestResumeOlderCapture(t *testing.T) {
-	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	data := t.TempDir()
 	d := startDaemon(t, data, "--snapshot-interval", "300ms")
 	do := socketDo(t, data)

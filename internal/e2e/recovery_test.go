@@ -210,7 +210,6 @@ func TestRecoveryAfterKill9(t *testing.T) {
 // renderers, while a session works; the next action succeeds, says what
 // happened, and the session's tabs, login and storage are intact.
 func TestCrashRecovery(t *testing.T) {
-	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	data := t.TempDir()
 	startDaemon(t, data, "--snapshot-interval", "200ms")
 	do := socketDo(t, data)
