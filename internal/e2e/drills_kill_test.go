@@ -578,8 +578,9 @@ func daemonRSS(t *testing.T, pid int) (rssKB, fds, threads int) {
 }
 
 // TestDrillTabCycles is issue #13's drill: 130 cycles (10 to warm up, 70
-// measured in the daemon, 50 in process) of tab_new (at a page), navigate (to another) and tab_close in a real daemon, driven over
-// its socket, through pages with cross-site frames, shadow roots, a table,
+// measured in the daemon, 50 in process) of tab_new (at a page), navigate
+// (to another) and tab_close in a real daemon, driven over its socket,
+// through pages with cross-site frames, shadow roots, a table,
 // a single-page app, DOM changes and hover styles. After a warm-up the
 // daemon's Chromium processes, open file descriptors and resident memory
 // are taken; after the cycles they must be back: Chromium processes at
