@@ -588,6 +588,11 @@ func (c *call) answer(ctx context.Context, sess *sessions.Session, answerBy time
 	} else {
 		c.res.Content = joinContent(c.res.Content, text)
 	}
+	if in.Action == "tab_new" && in.URL != "" && pg.Loading() {
+		// Still, after the read (tab_new answers once the document is
+		// ready): said only when the load did not end meanwhile.
+		c.res.Notes = append(c.res.Notes, "the page was still loading: this is its document as soon as it was ready; the next action on the tab waits for the rest")
+	}
 	return nil
 }
 
@@ -870,14 +875,7 @@ func (c *call) tabNew(ctx context.Context, _ *browser.Browser) error {
 	}
 	// Answered as soon as its document is ready: the rest of its load
 	// (images, late requests) is the next action's to wait for.
-	pg := c.tab.Page
-	if err := pg.NavigateReady(ctx, u); err != nil {
-		return err
-	}
-	if pg.Loading() {
-		c.res.Notes = append(c.res.Notes, "the page was still loading: this is its document as soon as it was ready; the next action on the tab waits for the rest")
-	}
-	return nil
+	return c.tab.Page.NavigateReady(ctx, u)
 }
 
 func (c *call) tabSwitch(_ context.Context, _ *browser.Browser) error {
