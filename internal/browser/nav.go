@@ -241,13 +241,14 @@ func (p *Page) LeaveDialogs(ctx context.Context) (int, error) {
 // else the next navigation's, whoever starts it (a click, a script, a
 // redirect) — and then for network quiet.
 //
-// A load that the last input action started and its answer already waited
-// for (a click whose page navigates 800 ms later) counts: the agent that
-// clicked, then waits for the load, gets the page at once.
+// A load that the last input action started counts, whether its answer
+// already waited for it (a click whose page navigates 800 ms later) or it
+// ended after the answer: the agent that clicked, then waits for the load,
+// gets the page at once. Each load counts for one WaitLoad.
 func (p *Page) WaitLoad(ctx context.Context) error {
 	p.mu.Lock()
-	seq, loaded := p.loadSeq, p.loaded
-	p.loaded = false
+	seq, loaded := p.loadSeq, p.loaded || p.loadSeq > p.markLoad && !p.loading
+	p.loaded, p.markLoad = false, p.loadSeq
 	p.mu.Unlock()
 	if loaded {
 		return p.WaitQuiet(ctx)
@@ -398,7 +399,7 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
 func (p *Page) Mark(ctx context.Context) Mark {
 	p.mu.Lock()
 	m := Mark{nav: p.navSeq, load: p.loadSeq, at: time.Now()}
-	p.invalid, p.loaded = nil, false
+	p.invalid, p.loaded, p.markLoad = nil, false, p.loadSeq
 	p.mu.Unlock()
 	if p.Dialog() != nil {
 		return m // the page's scripts are blocked: nothing to watch

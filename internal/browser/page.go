@@ -216,8 +216,11 @@ type Page struct {
 	invalid     []InvalidField // fields that stopped a form in the last action
 	// loaded: the last input action's settle waited out a page load it
 	// started (a click whose page navigates on a timer); the next
-	// WaitLoad counts it as the load it waits for.
+	// WaitLoad counts it as the load it waits for. markLoad: loadSeq
+	// when the last input action began (or a WaitLoad took a load): a
+	// load since, which ended after the action answered, counts too.
 	loaded    bool
+	markLoad  int
 	authTried map[string]bool // requests already answered with a credential
 	inits     map[string]bool // init scripts added (emulate.go)
 	handled   int64           // events the loop has handled

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -269,6 +270,51 @@ func TestOrphanedDaemons(t *testing.T) {
 	syscall.Wait4(h.PID, &ws, 0, nil) // reap our child if Ensure's reaper has not
 	if got := client.OrphanedDaemons(cfg.Data); len(got) != 0 {
 		t.Errorf("OrphanedDaemons after the daemon exited = %v", got)
+	}
+}
+
+// TestStalePidFile: a pid file naming a process that does not hold the
+// lock (a killed daemon's, its pid reused) is not trusted — `browserd
+// stop` would signal a stranger — while the daemon holding the lock is
+// named.
+func TestStalePidFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a daemon process")
+	}
+	t.Setenv(envDaemon, "serve")
+	cfg := testConfig(t)
+	ctx := context.Background()
+	c, err := client.Ensure(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := c.HealthInfo(ctx)
+	c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopDaemon(t, cfg, h.PID)
+	if holds, known := client.HoldsLock(h.PID, cfg.Data); !known || !holds {
+		t.Fatalf("HoldsLock(daemon) = %v, %v; want true, true", holds, known)
+	}
+	if pid, running, _ := client.DaemonPID(cfg.Data); !running || pid != h.PID {
+		t.Fatalf("DaemonPID = %d, %v; want %d, true", pid, running, h.PID)
+	}
+	pidFile := filepath.Join(cfg.Data, "browserd.pid")
+	// A live process that holds no lock of the directory.
+	stranger := exec.Command("sleep", "30")
+	if err := stranger.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stranger.Process.Kill(); _ = stranger.Wait() }()
+	if err := os.WriteFile(pidFile, fmt.Appendf(nil, "%d\n", stranger.Process.Pid), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if pid, running, _ := client.DaemonPID(cfg.Data); !running || pid != 0 {
+		t.Fatalf("DaemonPID with a stale pid file = %d, %v; want 0 (starting), true", pid, running)
+	}
+	if err := os.WriteFile(pidFile, fmt.Appendf(nil, "%d\n", h.PID), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -182,5 +182,10 @@ func DaemonPID(data string) (pid int, running bool, err error) {
 		return 0, true, nil
 	}
 	pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	if holds, known := HoldsLock(pid, data); known && !holds {
+		// The file is an earlier daemon's (killed, it left it): the one
+		// holding the lock is starting and writes its own at once.
+		return 0, true, nil
+	}
 	return pid, true, nil
 }

@@ -38,7 +38,7 @@ func OrphanedDaemons(data string) []int {
 		if err != nil || pid == self {
 			continue
 		}
-		if holdsDeleted(pid, targets) {
+		if holdsOpen(pid, targets) {
 			pids = append(pids, pid)
 		}
 	}
@@ -48,7 +48,7 @@ func OrphanedDaemons(data string) []int {
 // HoldsDeletedLock reports whether pid still holds data's lock file after it
 // was deleted (see OrphanedDaemons).
 func HoldsDeletedLock(pid int, data string) bool {
-	return holdsDeleted(pid, lockTargets(data))
+	return holdsOpen(pid, lockTargets(data))
 }
 
 // lockTargets are the fd link targets of data's deleted lock file: the path
@@ -65,7 +65,30 @@ func lockTargets(data string) []string {
 	return targets
 }
 
-func holdsDeleted(pid int, targets []string) bool {
+// HoldsLock reports whether pid holds data's lock file open, which a
+// daemon of data does for its whole life: a pid read from a pid file is
+// checked so before it is signalled, as the file may be stale (its
+// daemon was killed) and the pid since reused by another process. known
+// is false where there is no /proc to ask (macOS, Windows): the caller
+// then trusts the pid file, which a daemon writes as it takes the lock.
+func HoldsLock(pid int, data string) (holds, known bool) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		return false, false
+	}
+	lock := filepath.Join(data, lockFile)
+	targets := []string{lock}
+	if abs, err := filepath.Abs(lock); err == nil && abs != lock {
+		targets = append(targets, abs)
+	}
+	if real, err := filepath.EvalSymlinks(lock); err == nil && !slices.Contains(targets, real) {
+		targets = append(targets, real)
+	}
+	return holdsOpen(pid, targets), true
+}
+
+// holdsOpen reports whether pid has an open file whose /proc/PID/fd
+// link target is one of targets.
+func holdsOpen(pid int, targets []string) bool {
 	dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
 	fds, err := os.ReadDir(dir) // another user's process: permission denied
 	if err != nil {

@@ -133,6 +133,14 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 		return err
 	}
 	defer lock.release()
+	// The pid file names this daemon as soon as it holds the lock: one
+	// left by a killed daemon must not name another process for long
+	// (`browserd stop` checks the pid holds the lock where it can).
+	pidPath := cfg.Path(pidFile)
+	if err := os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+		return fmt.Errorf("write the pid file: %w", err)
+	}
+	defer removeFile(log, pidPath)
 	if eng, err = newEngine(); err != nil {
 		return fmt.Errorf("set up the browser engine: %w", err)
 	}
@@ -142,12 +150,6 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 	if err != nil {
 		return err
 	}
-
-	pidPath := cfg.Path(pidFile)
-	if err := os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
-		return fmt.Errorf("write the pid file: %w", err)
-	}
-	defer removeFile(log, pidPath)
 
 	sock := cfg.SocketPath()
 	unixLn, err := listenUnix(sock)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/browserd/browserd/internal/engine"
 	"github.com/browserd/browserd/internal/tool"
@@ -425,6 +426,16 @@ func testWait(t *testing.T, d driver, task string) {
 	r := ok(t, d, tool.Input{Action: "wait", Task: task, Load: true})
 	contains(t, r.Content, `document "Sign up"`)
 	bad(t, d, tool.Input{Action: "wait", Task: task, Load: true, Timeout: 300}, "timed out waiting for the next page load")
+	// A load that ends after the click's answer, before the agent waits
+	// for it, counts too.
+	nav(t, d, task, site.URL("/wait"))
+	ok(t, d, tool.Input{Action: "click", Task: task, Selector: "#muchlater", Snapshot: new(bool)})
+	time.Sleep(1500 * time.Millisecond)
+	// Looked at meanwhile, the tab has heard of the load.
+	r = ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "location.pathname"})
+	contains(t, text(r), "/form")
+	r = ok(t, d, tool.Input{Action: "wait", Task: task, Load: true, Timeout: 3000})
+	contains(t, r.Content, `document "Sign up"`)
 }
 
 func testScrollHoverKeys(t *testing.T, d driver, task string) {
