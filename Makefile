@@ -61,12 +61,13 @@ cross:
 # corpora (ours and the third-party one) included. The end-to-end tests
 # marked t.Parallel wait more than they work (daemons killed and started
 # again, captures, idle timers): four of them run at once (-parallel 4),
-# after the others, which run one at a time.
+# after the others, which run one at a time. Unit test packages run four
+# at a time (-p 4): many wait on timers and subprocesses (74 s, not 105).
 test: chromium thirdparty vet cross
 	pgdir=$$(mktemp -d /tmp/browserd-pg.XXXXXX) && \
 	trap 'scripts/ensure-postgres.sh stop "$$pgdir"' EXIT && trap 'exit 130' INT TERM && \
 	url=$$(scripts/ensure-postgres.sh start "$$pgdir") && \
-	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -race -count=1 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e) && \
+	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -race -count=1 -p 4 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e) && \
 	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -count=1 -parallel 4 -timeout 25m ./internal/e2e/
 
 # The conformance corpus driven through Playwright MCP by the same scripted
