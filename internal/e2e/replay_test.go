@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +43,26 @@ func recordOrder(t *testing.T, api *apiClient, session, task string) ([]byte, re
 		if !res.Success {
 			t.Fatalf("%v: %s", in, res.Error)
 		}
-		time.Sleep(recording.FrameDelay + 700*time.Millisecond) // the agent reads; the frame is taken
+		// The agent reads; the frame is taken (recording.FrameDelay
+		// after the answer, unless the next action comes first, which
+		// on a loaded machine it would: waited for here).
+		var x recording.Export
+		api.expect(200, "GET", "/api/sessions/"+session+"/trace?task="+task, nil, &x)
+		seq := 0
+		for _, e := range x.Entries {
+			if e.Type == "action" {
+				seq = e.Seq
+			}
+		}
+		u := fmt.Sprintf("/api/sessions/%s/trace/frames/%d?task=%s", session, seq, task)
+		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			if status, _ := api.call("GET", u, nil, nil); status == 200 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("step %d (%v) has no frame 15 s after its answer", seq, in["action"])
+			}
+		}
 	}
 	act(map[string]any{"action": "navigate", "url": site.URL("/order")})
 	refs := map[string]string{}
