@@ -26,7 +26,7 @@ import (
 // neither works; it never fails on Playwright's results (browserd's own
 // test does on browserd's).
 func TestConformancePlaywright(t *testing.T) {
-	res := runConformance(t, playwrightTools(t))
+	res := runConformance(1, playwrightTools(t))
 	passed := 0
 	for _, cc := range confCases {
 		if r, ran := res[cc.page]; !ran {

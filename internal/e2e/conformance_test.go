@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -1319,30 +1320,45 @@ type confResult struct {
 	ms   int64
 }
 
-// runConformance drives every case with the tools newTool makes (one per
-// case, so tasks do not share tabs) and returns the outcomes by page.
-func runConformance(t *testing.T, newTool func(i int) confTool) map[string]confResult {
-	out := map[string]confResult{}
+// runConformance drives every case, parallel at a time, with the tools
+// newTool makes (one per case, made on the test's goroutine, so tasks do
+// not share tabs) and returns the outcomes by page.
+func runConformance(parallel int, newTool func(i int) confTool) map[string]confResult {
+	var (
+		mu  sync.Mutex
+		out = map[string]confResult{}
+		wg  sync.WaitGroup
+		sem = make(chan struct{}, parallel)
+	)
 	for i, c := range confCases {
 		if !confSelected(c.page) {
 			continue
 		}
+		wg.Add(1)
+		sem <- struct{}{}
 		tl := newTool(i)
-		a := &agent{tool: tl}
-		start := time.Now()
-		err := c.run(a)
-		if errors.Is(err, errUnsupported) {
-			out[c.page] = confResult{err: err}
-			continue
-		}
-		if err == nil {
-			got, eerr := tl.eval("!!(" + c.check + ")")
-			if eerr != nil || !strings.Contains(got, "true") {
-				err = fmt.Errorf("the page's final state is not the task's goal (%s): %v %s", c.check, eerr, got)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			start := time.Now()
+			err := c.run(&agent{tool: tl})
+			if errors.Is(err, errUnsupported) {
+				mu.Lock()
+				out[c.page] = confResult{err: err}
+				mu.Unlock()
+				return
 			}
-		}
-		out[c.page] = confResult{pass: err == nil, err: err, ms: time.Since(start).Milliseconds()}
+			if err == nil {
+				got, eerr := tl.eval("!!(" + c.check + ")")
+				if eerr != nil || !strings.Contains(got, "true") {
+					err = fmt.Errorf("the page's final state is not the task's goal (%s): %v %s", c.check, eerr, got)
+				}
+			}
+			mu.Lock()
+			out[c.page] = confResult{pass: err == nil, err: err, ms: time.Since(start).Milliseconds()}
+			mu.Unlock()
+		}()
 	}
+	wg.Wait()
 	return out
 }
 
@@ -1360,7 +1376,11 @@ func TestConformance(t *testing.T) {
 			t.Errorf("corpus page %s has no case", p)
 		}
 	}
-	res := runConformance(t, func(i int) confTool { return &browserdTool{t: t, d: d, task: fmt.Sprintf("conf%d", i)} })
+	// One task at a time: three at once (as the third-party corpus runs)
+	// lose the answers of pages that change late — a menu 250 ms after the
+	// click, a dialog's close event — on this 2-core machine; not yet
+	// understood (docs/benchmarks.md, make test's budget).
+	res := runConformance(1, func(i int) confTool { return &browserdTool{t: t, d: d, task: fmt.Sprintf("conf%d", i)} })
 	passed := 0
 	for _, c := range confCases {
 		r, ran := res[c.page]
