@@ -222,6 +222,7 @@ func sessionsOn(t *testing.T, data string) map[string]int {
 // each on exactly one node; node 1 restarted does not take them back; a
 // graceful stop of node 2 hands its sessions over with nothing lost.
 func TestCluster(t *testing.T) {
+	t.Parallel() // waits out leases (6 s): beside other tests (make test's budget)
 	c := newTestCluster(t, 3)
 	n1, n2, n3 := c.nodes[0], c.nodes[1], c.nodes[2]
 	token := ownerToken(t, n1.data, "alice")
@@ -404,6 +405,7 @@ func TestCluster(t *testing.T) {
 // is answered. It logs the time from the kill to each session answering
 // (docs/benchmarks.md).
 func TestClusterTakeoverRace(t *testing.T) {
+	t.Parallel() // waits out leases (6 s): beside other tests (make test's budget)
 	c := newTestCluster(t, 3, "--auto-rehydrate")
 	n1, n2, n3 := c.nodes[0], c.nodes[1], c.nodes[2]
 	token := ownerToken(t, n1.data, "alice")
@@ -488,6 +490,7 @@ func grepLines(s, sub string) string {
 // included); while one node runs it, another forwards to it instead of
 // running it too.
 func TestClusterProfile(t *testing.T) {
+	t.Parallel() // waits out leases (6 s): beside other tests (make test's budget)
 	c := newTestCluster(t, 2)
 	n1, n2 := c.nodes[0], c.nodes[1]
 	token := ownerToken(t, n1.data, "alice")

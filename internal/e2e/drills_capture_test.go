@@ -51,6 +51,7 @@ func TestDrillKillLosesLittle(t *testing.T) {
 // it is kill -9'd, at two points of a scripted session, are there when
 // node 2 brings the session back.
 func TestDrillKillAcrossNodes(t *testing.T) {
+	t.Parallel() // waits out leases (6 s): beside other tests (make test's budget)
 	c := newTestCluster(t, 2, "--snapshot-interval", config.Default().SnapshotInterval.String())
 	n1, n2 := c.nodes[0], c.nodes[1]
 	token := ownerToken(t, n1.data, "alice")
