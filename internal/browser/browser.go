@@ -344,6 +344,24 @@ func (b *Browser) NewPage(ctx context.Context, contextID string, o PageOptions) 
 	// Chromium runs with timer throttling and renderer backgrounding off
 	// (launch.go) and every tab emulates focus (newPage) — and the viewport
 	// is the tab's device metrics override, not a window size.
+	id, err := b.NewTarget(ctx, contextID)
+	if err != nil {
+		return nil, err
+	}
+	timing.Mark(ctx, "target")
+	pg, err := b.AttachPage(ctx, id, o)
+	if err != nil {
+		cctx, cancel := cdp.Cleanup(ctx)
+		defer cancel()
+		_ = b.CloseTarget(cctx, id)
+		return nil, err
+	}
+	return pg, nil
+}
+
+// NewTarget opens a blank tab in the context ("" = the default context),
+// nobody attached, and returns its target id.
+func (b *Browser) NewTarget(ctx context.Context, contextID string) (string, error) {
 	p := map[string]any{"url": "about:blank"}
 	if contextID != "" {
 		p["browserContextId"] = contextID
@@ -352,17 +370,9 @@ func (b *Browser) NewPage(ctx context.Context, contextID string, o PageOptions) 
 		TargetID string `json:"targetId"`
 	}
 	if err := b.conn.Browser().Call(ctx, "Target.createTarget", p, &r); err != nil {
-		return nil, fmt.Errorf("opening a tab: %w", err)
+		return "", fmt.Errorf("opening a tab: %w", err)
 	}
-	timing.Mark(ctx, "target")
-	pg, err := b.AttachPage(ctx, r.TargetID, o)
-	if err != nil {
-		cctx, cancel := cdp.Cleanup(ctx)
-		defer cancel()
-		_ = b.CloseTarget(cctx, r.TargetID)
-		return nil, err
-	}
-	return pg, nil
+	return r.TargetID, nil
 }
 
 // CloseTarget closes a tab.

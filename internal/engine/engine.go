@@ -446,8 +446,14 @@ func (e *Engine) newTab(ctx context.Context, sl *sessions.Slot, t *sessions.Task
 		opts.Guard = e.FetchGuard(t.Sess)
 	}
 	if ctxID == "" {
-		// The browser's own first tab (about:blank, nobody attached) is
-		// ready to use: taking it saves opening a window.
+		// A task that opens a second tab may well open more: a blank tab
+		// is opened ahead for the next (RefillSpare), once this one is.
+		if len(t.Tabs) > 0 {
+			defer e.RefillSpare(sl, br)
+		}
+		// The browser's own first tab (about:blank, nobody attached), or
+		// the one opened ahead, is ready to use: taking it saves opening
+		// one.
 		if id := e.SpareTab(sl, br); id != "" {
 			if pg, err := br.AttachPage(ctx, id, opts); err == nil {
 				return e.addTab(t, pg), nil

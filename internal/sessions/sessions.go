@@ -202,12 +202,14 @@ type Slot struct {
 	// the owner of the session that last started or used it); "" for a
 	// browser every owner's sessions share. Listings show a browser only
 	// to its owner (see visibleTo).
-	Owner   string
-	Br      *browser.Browser
-	Headed  bool      // the browser shows windows (see shows)
-	Spares  []string  // the browser's first tabs, not yet used by a task
-	Used    time.Time // last handed out by ensureBrowser, or a tab opened
-	Opening int       // tabs being opened: the janitor leaves the browser be
+	Owner  string
+	Br     *browser.Browser
+	Headed bool     // the browser shows windows (see shows)
+	Spares []string // blank tabs nobody uses yet: the browser's first, and one opened ahead (Pool.RefillSpare)
+	// Refilling: a blank tab is being opened ahead for the next new tab.
+	Refilling bool
+	Used      time.Time // last handed out by ensureBrowser, or a tab opened
+	Opening   int       // tabs being opened: the janitor leaves the browser be
 	// Warmed is the stand-in session a browser started ahead of the first
 	// call was started for (browsers.Pool.Warm), until a session takes
 	// the browser as its own; nil for every other browser.
