@@ -174,6 +174,7 @@ func (c *call) readAhead(ctx context.Context) {
 	if tb.LastFrames == nil || tb.LastSnap == "" || pg.NavSeq() != tb.NavSeq || c.in.Full {
 		return
 	}
+	timing.Mark(ctx, "reading meanwhile")
 	frames, next, err := pg.Patch(ctx, tb.LastFrames, tb.Journal)
 	tb.Journal = next
 	if err != nil {
