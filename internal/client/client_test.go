@@ -233,21 +233,7 @@ func TestSettingsWarning(t *testing.T) {
 // TestOrphanedDaemons deletes the data directory under a running daemon:
 // DaemonPID no longer sees it, OrphanedDaemons does, until it exits.
 func TestOrphanedDaemons(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns a daemon process")
-	}
-	t.Setenv(envDaemon, "serve")
-	cfg := testConfig(t)
-	ctx := context.Background()
-	c, err := client.Ensure(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := c.HealthInfo(ctx)
-	c.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, pid := spawnDaemon(t)
 	if got := client.OrphanedDaemons(cfg.Data); len(got) != 0 {
 		t.Errorf("OrphanedDaemons with the data dir in place = %v, want none", got)
 	}
@@ -258,26 +244,25 @@ func TestOrphanedDaemons(t *testing.T) {
 		t.Fatal("DaemonPID sees a daemon through a deleted lock file")
 	}
 	got := client.OrphanedDaemons(cfg.Data)
-	if len(got) != 1 || got[0] != h.PID || !client.HoldsDeletedLock(h.PID, cfg.Data) {
-		syscall.Kill(h.PID, syscall.SIGKILL)
-		t.Fatalf("OrphanedDaemons = %v, want [%d]", got, h.PID)
+	if len(got) != 1 || got[0] != pid || !client.HoldsDeletedLock(pid, cfg.Data) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("OrphanedDaemons = %v, want [%d]", got, pid)
 	}
-	if err := syscall.Kill(h.PID, syscall.SIGTERM); err != nil {
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return !client.HoldsDeletedLock(h.PID, cfg.Data) })
+	waitFor(t, func() bool { return !client.HoldsDeletedLock(pid, cfg.Data) })
 	var ws syscall.WaitStatus
-	syscall.Wait4(h.PID, &ws, 0, nil) // reap our child if Ensure's reaper has not
+	syscall.Wait4(pid, &ws, 0, nil) // reap our child if Ensure's reaper has not
 	if got := client.OrphanedDaemons(cfg.Data); len(got) != 0 {
 		t.Errorf("OrphanedDaemons after the daemon exited = %v", got)
 	}
 }
 
-// TestStalePidFile: a pid file naming a process that does not hold the
-// lock (a killed daemon's, its pid reused) is not trusted — `browserd
-// stop` would signal a stranger — while the daemon holding the lock is
-// named.
-func TestStalePidFile(t *testing.T) {
+// spawnDaemon starts a daemon process of a fresh config as a client
+// would, and returns the config and the daemon's pid.
+func spawnDaemon(t *testing.T) (config.Config, int) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("spawns a daemon process")
 	}
@@ -293,12 +278,21 @@ func TestStalePidFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stopDaemon(t, cfg, h.PID)
-	if holds, known := client.HoldsLock(h.PID, cfg.Data); !known || !holds {
+	return cfg, h.PID
+}
+
+// TestStalePidFile: a pid file naming a process that does not hold the
+// lock (a killed daemon's, its pid reused) is not trusted — `browserd
+// stop` would signal a stranger — while the daemon holding the lock is
+// named.
+func TestStalePidFile(t *testing.T) {
+	cfg, pid := spawnDaemon(t)
+	defer stopDaemon(t, cfg, pid)
+	if holds, known := client.HoldsLock(pid, cfg.Data); !known || !holds {
 		t.Fatalf("HoldsLock(daemon) = %v, %v; want true, true", holds, known)
 	}
-	if pid, running, _ := client.DaemonPID(cfg.Data); !running || pid != h.PID {
-		t.Fatalf("DaemonPID = %d, %v; want %d, true", pid, running, h.PID)
+	if pid, running, _ := client.DaemonPID(cfg.Data); !running || pid != pid {
+		t.Fatalf("DaemonPID = %d, %v; want %d, true", pid, running, pid)
 	}
 	pidFile := filepath.Join(cfg.Data, "browserd.pid")
 	// A live process that holds no lock of the directory.
@@ -313,7 +307,7 @@ func TestStalePidFile(t *testing.T) {
 	if pid, running, _ := client.DaemonPID(cfg.Data); !running || pid != 0 {
 		t.Fatalf("DaemonPID with a stale pid file = %d, %v; want 0 (starting), true", pid, running)
 	}
-	if err := os.WriteFile(pidFile, fmt.Appendf(nil, "%d\n", h.PID), 0o600); err != nil {
+	if err := os.WriteFile(pidFile, fmt.Appendf(nil, "%d\n", pid), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }

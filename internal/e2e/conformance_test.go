@@ -1321,40 +1321,57 @@ type confResult struct {
 }
 
 // runConformance drives every case, parallel at a time, with the tools
-// newTool makes (one per case, made on the test's goroutine, so tasks do
-// not share tabs) and returns the outcomes by page.
+// newTool makes (one per case, so tasks do not share tabs) and returns
+// the outcomes by page.
 func runConformance(parallel int, newTool func(i int) confTool) map[string]confResult {
+	var jobs []confJob
+	for i, c := range confCases {
+		if confSelected(c.page) {
+			jobs = append(jobs, confJob{i: i, key: c.page, run: c.run, check: c.check})
+		}
+	}
+	return runJobs(parallel, jobs, newTool)
+}
+
+// confJob is one task of a corpus as runJobs drives it.
+type confJob struct {
+	i     int    // its index in its corpus: newTool's argument
+	key   string // its outcome's key
+	run   func(a *agent) error
+	check string // JavaScript that yields true when the task is done
+}
+
+// runJobs drives jobs, parallel at a time, with the tools newTool makes
+// (one per job, made on the test's goroutine), and returns the outcomes
+// by key: a job passes when its run ends without error and its check
+// holds on the page.
+func runJobs(parallel int, jobs []confJob, newTool func(i int) confTool) map[string]confResult {
 	var (
 		mu  sync.Mutex
 		out = map[string]confResult{}
 		wg  sync.WaitGroup
 		sem = make(chan struct{}, parallel)
 	)
-	for i, c := range confCases {
-		if !confSelected(c.page) {
-			continue
-		}
+	for _, j := range jobs {
 		wg.Add(1)
 		sem <- struct{}{}
-		tl := newTool(i)
+		tl := newTool(j.i)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			start := time.Now()
-			err := c.run(&agent{tool: tl})
-			if errors.Is(err, errUnsupported) {
-				mu.Lock()
-				out[c.page] = confResult{err: err}
-				mu.Unlock()
-				return
-			}
+			err := j.run(&agent{tool: tl})
 			if err == nil {
-				got, eerr := tl.eval("!!(" + c.check + ")")
+				got, eerr := tl.eval("!!(" + j.check + ")")
 				if eerr != nil || !strings.Contains(got, "true") {
-					err = fmt.Errorf("the page's final state is not the task's goal (%s): %v %s", c.check, eerr, got)
+					err = fmt.Errorf("the page's final state is not the task's goal (%s): %v %s", j.check, eerr, got)
 				}
 			}
+			r := confResult{pass: err == nil, err: err, ms: time.Since(start).Milliseconds()}
+			if errors.Is(err, errUnsupported) {
+				r = confResult{err: err}
+			}
 			mu.Lock()
-			out[c.page] = confResult{pass: err == nil, err: err, ms: time.Since(start).Milliseconds()}
+			out[j.key] = r
 			mu.Unlock()
 		}()
 	}

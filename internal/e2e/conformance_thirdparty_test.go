@@ -3,15 +3,12 @@
 package e2e
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/browserd/browserd/internal/testsite"
 )
@@ -1096,43 +1093,15 @@ func ensureThirdParty(t *testing.T) {
 const tpParallel = 3
 
 // runThirdParty drives the selected tasks, parallel at a time, with the
-// tools newTool makes (one per task, made on the test's goroutine), and
-// returns the outcomes by key.
+// tools newTool makes (one per task), and returns the outcomes by key.
 func runThirdParty(parallel int, newTool func(i int) confTool) map[string]confResult {
-	var (
-		mu  sync.Mutex
-		out = map[string]confResult{}
-		wg  sync.WaitGroup
-		sem = make(chan struct{}, parallel)
-	)
+	var jobs []confJob
 	for i, c := range tpTasks {
-		if !confSelected(c.page) && !confSelected(c.key()) {
-			continue
+		if confSelected(c.page) || confSelected(c.key()) {
+			jobs = append(jobs, confJob{i: i, key: c.key(), run: c.run, check: c.check})
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		tl := newTool(i)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			start := time.Now()
-			err := c.run(&agent{tool: tl})
-			if err == nil {
-				got, eerr := tl.eval("!!(" + c.check + ")")
-				if eerr != nil || !strings.Contains(got, "true") {
-					err = fmt.Errorf("the page's final state is not the task's goal (%s): %v %s", c.check, eerr, got)
-				}
-			}
-			r := confResult{pass: err == nil, err: err, ms: time.Since(start).Milliseconds()}
-			if errors.Is(err, errUnsupported) {
-				r = confResult{err: err}
-			}
-			mu.Lock()
-			out[c.key()] = r
-			mu.Unlock()
-		}()
 	}
-	wg.Wait()
-	return out
+	return runJobs(parallel, jobs, newTool)
 }
 
 // TestConformanceThirdParty drives every task of the third-party corpus
