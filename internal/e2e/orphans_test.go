@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,13 +107,21 @@ func startDaemonArgs(t testing.TB, data string, args ...string) *exec.Cmd {
 			}
 		}
 	})
+	// Ready when this daemon holds the directory (its pid in the pid
+	// file) and answers on the socket: a socket file alone may be a
+	// killed daemon's, and a CLI call meanwhile would start another.
 	sock := filepath.Join(data, "browserd.sock")
+	want := strconv.Itoa(cmd.Process.Pid)
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if _, err := os.Stat(sock); err == nil {
-			return cmd
+		if b, err := os.ReadFile(filepath.Join(data, "browserd.pid")); err == nil && strings.TrimSpace(string(b)) == want {
+			if c, err := net.Dial("unix", sock); err == nil {
+				c.Close()
+				return cmd
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("daemon did not create its socket in 15 s")
+			b, _ := os.ReadFile(logf.Name())
+			t.Fatalf("daemon did not answer on its socket in 15 s:\n%s", b)
 		}
 	}
 }
