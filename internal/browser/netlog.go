@@ -186,7 +186,7 @@ func (n *netlog) request(e *netRequestEvent) {
 		delete(n.routed, e.RequestID)
 	}
 	if x, ok := n.extra[e.RequestID]; ok {
-		r.reqExtra = x[0]
+		r.reqExtra, r.respExtra = x[0], x[1]
 		delete(n.extra, e.RequestID)
 	}
 	n.byID[e.RequestID] = r
@@ -290,15 +290,23 @@ func (p *Page) onNetExtra(ev cdp.Event) {
 	if ev.Method == "Network.responseReceivedExtraInfo" {
 		i = 1
 	}
-	if r := p.net.byID[e.RequestID]; r != nil && !r.Done {
-		if i == 0 {
+	// The ExtraInfo events come from the network service by another path
+	// than the request's own events: one may come before its request
+	// (kept until it comes) or after it finished (still its own: a
+	// finished request's empty slot takes it). A slot already filled
+	// means the event is the next hop's of a redirect, whose request has
+	// not come yet.
+	if r := p.net.byID[e.RequestID]; r != nil {
+		if i == 0 && r.reqExtra == nil {
 			r.reqExtra = hs
-		} else {
-			r.respExtra = hs
+			return
 		}
-		return
+		if i == 1 && r.respExtra == nil {
+			r.respExtra = hs
+			return
+		}
 	}
-	if len(p.net.extra) < 256 { // an ExtraInfo event may come before its request
+	if len(p.net.extra) < 256 {
 		x := p.net.extra[e.RequestID]
 		x[i] = hs
 		p.net.extra[e.RequestID] = x

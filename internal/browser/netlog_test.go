@@ -59,3 +59,31 @@ func TestNetlogFromEvents(t *testing.T) {
 		t.Errorf("NetSince(4): %+v", got)
 	}
 }
+
+// TestNetlogLateExtraInfo: the ExtraInfo events (the headers with
+// cookies) can come after the request finished — seen on a fetch
+// answered in 4 ms — and are still its own; one that comes before its
+// request waits for it.
+func TestNetlogLateExtraInfo(t *testing.T) {
+	p := &Page{net: newNetlog(10), inflight: map[string]time.Time{}}
+	evs := netEvents("R1")
+	// requestWillBeSent, responseReceived, loadingFinished, then both
+	// ExtraInfo events.
+	for _, i := range []int{0, 3, 4, 1, 2} {
+		pageEvents[evs[i].Method](p, evs[i])
+	}
+	// The second request's ExtraInfo before its request.
+	evs = netEvents("R2")
+	for _, i := range []int{1, 2, 0, 3, 4} {
+		pageEvents[evs[i].Method](p, evs[i])
+	}
+	log, _ := p.NetLog()
+	if len(log) != 2 {
+		t.Fatalf("%d entries, want 2", len(log))
+	}
+	for _, r := range log {
+		if headerValue(r.ReqHeaders, "cookie") != "sid=1" || headerValue(r.RespHeaders, "date") == "" {
+			t.Errorf("%s: the ExtraInfo headers are missing: request %v, response %v", r.ID, r.ReqHeaders, r.RespHeaders)
+		}
+	}
+}
