@@ -24,6 +24,10 @@ function picture(s, t) {
   if (!img) {
     img = el('img', undefined, 'shot');
     img.alt = 'the latest picture of tab ' + t.id;
+    // A step's frame is written a moment after the step is listed: a
+    // picture asked for before it is there fails, and is asked for again
+    // at the next refresh.
+    img.onerror = () => { img.dataset.src = ''; };
     pictures.set(key, img);
   }
   const src = '/dashboard/api/picture?session=' + q(s.id) + '&task=' + q(t.task || 'default') + '&tab=' + q(t.id) + '&seq=' + t.frame;
