@@ -329,6 +329,9 @@ func (e *Pool) launch(ctx context.Context, s *sessions.Session, key string, head
 			// A profile's or a throwaway folder keeps no record of the
 			// pages once the browser stops; a caller's folder is theirs.
 			Forget: s.Dir == "",
+			// A caller's folder is a Chrome profile of theirs: it runs on
+			// Chromium, which restores its session cookies.
+			HeadlessShell: e.Cfg.HeadlessShell && s.Dir == "",
 		}
 		switch {
 		case s.Profile != "":

@@ -12,12 +12,33 @@ import (
 // looked up on PATH), else the first of Candidates(runtime.GOOS, …) that
 // exists, else the first of Names(runtime.GOOS) found on PATH.
 func Find(path string) (string, error) {
+	return find(path, false)
+}
+
+// FindHeadless is Find for a browser without a window: with no path
+// given, Chromium's headless shell (HeadlessShells) when it is
+// installed, else what Find returns. The headless shell is Chromium's
+// own headless build (what Playwright runs headless): the same engine
+// without the windowing code, it starts in about half the time and
+// answers a new tab sooner (docs/benchmarks.md).
+func FindHeadless(path string) (string, error) {
+	return find(path, true)
+}
+
+func find(path string, headless bool) (string, error) {
 	if path != "" {
 		p, err := exec.LookPath(path)
 		if err != nil {
 			return "", fmt.Errorf("--chromium %q is not an executable: %w", path, err)
 		}
 		return p, nil
+	}
+	if headless {
+		for _, c := range HeadlessShells(runtime.GOOS) {
+			if p, err := exec.LookPath(c); err == nil {
+				return p, nil
+			}
+		}
 	}
 	home, _ := os.UserHomeDir()
 	for _, c := range Candidates(runtime.GOOS, os.Getenv, home) {
@@ -31,6 +52,18 @@ func Find(path string) (string, error) {
 		}
 	}
 	return "", errors.New(installHint(runtime.GOOS))
+}
+
+// HeadlessShells are where goos's packages put Chromium's headless shell
+// (Debian's chromium-headless-shell; the chrome-headless-shell of
+// Chrome for Testing on PATH), paths or names looked up on PATH.
+func HeadlessShells(goos string) []string {
+	switch goos {
+	case "linux":
+		return []string{"/usr/bin/chromium-headless-shell", "chromium-headless-shell", "chrome-headless-shell"}
+	default:
+		return []string{"chrome-headless-shell"}
+	}
 }
 
 // Candidates are the paths, in order of preference, where goos's usual

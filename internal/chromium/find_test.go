@@ -1,6 +1,9 @@
 package chromium
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -56,5 +59,32 @@ func TestCandidates(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("Candidates(%s, home %q) (-want +got):\n%s", tt.goos, tt.home, diff)
 		}
+	}
+}
+
+// TestFindHeadless: with no path given, a headless browser is the
+// headless shell when one is installed, a headed one never is; a path
+// given wins.
+func TestFindHeadless(t *testing.T) {
+	dir := t.TempDir()
+	shell := filepath.Join(dir, "chrome-headless-shell")
+	if err := os.WriteFile(shell, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	full := filepath.Join(dir, "chromium")
+	if err := os.WriteFile(full, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	got, err := FindHeadless("")
+	if err != nil || !strings.HasSuffix(got, "headless-shell") {
+		t.Errorf("FindHeadless(\"\") = %q, %v; want a headless shell", got, err)
+	}
+	got, err = Find("")
+	if err != nil || strings.Contains(got, "headless-shell") {
+		t.Errorf("Find(\"\") = %q, %v; want the full browser", got, err)
+	}
+	if got, err := FindHeadless(full); err != nil || got != full {
+		t.Errorf("FindHeadless(%q) = %q, %v; the path given wins", full, got, err)
 	}
 }

@@ -20,8 +20,12 @@ import (
 
 // LaunchOptions says how to start Chromium.
 type Options struct {
-	// Exec is the binary; empty means FindChromium("").
+	// Exec is the binary; empty means Find(""), or FindHeadless("") for
+	// HeadlessShell.
 	Exec string
+	// HeadlessShell, when not Headed, runs Chromium's headless shell when
+	// it is installed (FindHeadless).
+	HeadlessShell bool
 	// UserDataDir is the profile folder. Required.
 	UserDataDir string
 	// Headed shows a window.
@@ -129,7 +133,11 @@ type Process struct {
 
 // Launch starts Chromium and connects to it over its debugging pipe.
 func Launch(ctx context.Context, o Options) (*Process, *cdp.Conn, error) {
-	exe, err := Find(o.Exec)
+	find := Find
+	if o.HeadlessShell && !o.Headed {
+		find = FindHeadless
+	}
+	exe, err := find(o.Exec)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -26,9 +26,10 @@ import (
 // Config is every daemon setting. The zero value is not usable; build one with
 // Default or let kong fill it from flags and the environment.
 type Config struct {
-	Data       string   `name:"data" env:"BROWSERD_DATA" help:"Data directory (default: ~/.local/share/browserd or XDG_DATA_HOME/browserd; macOS ~/Library/Application Support/browserd; Windows %LocalAppData%\\browserd)." placeholder:"DIR"`
-	Chromium   string   `name:"chromium" env:"BROWSERD_CHROMIUM" help:"Chromium binary (default /usr/bin/chromium, then chromium or google-chrome on PATH)." placeholder:"PATH"`
-	AllowHosts []string `name:"allow-host" env:"BROWSERD_ALLOW_HOSTS" sep:"," help:"Let pages reach this loopback/private HOST[:PORT] (repeatable)." placeholder:"HOST[:PORT]"`
+	Data          string   `name:"data" env:"BROWSERD_DATA" help:"Data directory (default: ~/.local/share/browserd or XDG_DATA_HOME/browserd; macOS ~/Library/Application Support/browserd; Windows %LocalAppData%\\browserd)." placeholder:"DIR"`
+	Chromium      string   `name:"chromium" env:"BROWSERD_CHROMIUM" help:"Chromium binary (default /usr/bin/chromium, then chromium or google-chrome on PATH)." placeholder:"PATH"`
+	HeadlessShell bool     `name:"headless-shell" env:"BROWSERD_HEADLESS_SHELL" help:"Run headless browsers on Chromium's headless shell when it is installed (Debian's chromium-headless-shell): about half the start time, with differences (docs/reference.md#which-chromium). Headed ones and a caller's --user-data-dir folder keep Chromium."`
+	AllowHosts    []string `name:"allow-host" env:"BROWSERD_ALLOW_HOSTS" sep:"," help:"Let pages reach this loopback/private HOST[:PORT] (repeatable)." placeholder:"HOST[:PORT]"`
 
 	AllowPrivate         bool     `name:"allow-private" env:"BROWSERD_ALLOW_PRIVATE" help:"Let pages reach every private, loopback and link-local address (the guard stays on for --block-host and --only-hosts)."`
 	BlockHosts           []string `name:"block-host" env:"BROWSERD_BLOCK_HOSTS" sep:"," help:"Never let pages reach HOST[:PORT] or *.DOMAIN (repeatable)." placeholder:"HOST"`
@@ -413,6 +414,7 @@ func (c *Config) settings(redact bool) []Setting {
 		}
 	}
 	add(c.Chromium != "", "chromium", c.Chromium)
+	add(c.HeadlessShell, "headless-shell")
 	add(len(c.AllowHosts) > 0, "allow-host", c.AllowHosts...)
 	add(len(c.BlockHosts) > 0, "block-host", c.BlockHosts...)
 	add(len(c.OnlyHosts) > 0, "only-hosts", c.OnlyHosts...)
