@@ -306,6 +306,10 @@ type Mark struct {
 	nav, load int
 	watching  bool      // a mutation watch runs in the page (see Mark)
 	at        time.Time // when the mark was taken
+	// pageAt is the page's clock (performance.now()) when its watch
+	// started: the short timers the action started are those the page
+	// started since (lateTimers). 0 when there is no watch.
+	pageAt float64
 }
 
 // The page's reaction to an action is waited for until the page is
@@ -325,8 +329,22 @@ var (
 const watchJS = `(() => { const w = globalThis.__browserdWatch;
   if (w) w.stop();
   const m = {n: 0, start: performance.now(), last: performance.now(), invalid: [], submitted: false, attempt: false,
-    frames: 0, lastF: 0, wake: null};
-  m.obs = new MutationObserver(recs => { m.n += recs.length; m.last = performance.now(); m.lastF = m.frames; if (m.wake) m.wake(); });
+    frames: 0, lastF: 0, wake: null, pend: 0, pendUntil: 0};
+  // A <dialog> that closed or a <details> that opened or closed fires its
+  // close or toggle event later, as a task of its own: on a busy renderer
+  // (tabs of one site share its thread) that task can come frames after
+  // the change, and what the page does in it is still the action's. The
+  // quiet waits for it, 400 ms at most.
+  const changed = () => { m.last = performance.now(); m.lastF = m.frames; if (m.wake) m.wake(); };
+  const pending = (el, type) => { m.pend++; m.pendUntil = Math.max(m.pendUntil, performance.now() + 400);
+    el.addEventListener(type, () => { m.pend--; changed(); }, {once: true}); };
+  m.obs = new MutationObserver(recs => { m.n += recs.length;
+    for (const r of recs) if (r.type === 'attributes' && r.attributeName === 'open') {
+      const t = r.target;
+      if (t.nodeName === 'DIALOG' && !t.open) pending(t, 'close');
+      else if (t.nodeName === 'DETAILS') pending(t, 'toggle');
+    }
+    changed(); });
   m.obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   // Animation frames are counted while the action runs: the page is
   // settled two frames after its last change. The count is looked at
@@ -359,7 +377,7 @@ const watchJS = `(() => { const w = globalThis.__browserdWatch;
   m.stop = () => { m.obs.disconnect(); cancelAnimationFrame(m.raf); m.wake = null;
     document.removeEventListener('invalid', m.onInvalid, true); document.removeEventListener('submit', m.onSubmit, true);
     document.removeEventListener('click', m.onClick, true); document.removeEventListener('keydown', m.onKey, true); };
-  globalThis.__browserdWatch = m; return true; })()`
+  globalThis.__browserdWatch = m; return m.start; })()`
 
 // quietJS resolves once the page is settled: two animation frames passed
 // (or, when frames do not run, %[1]d ms) since the last mutation and
@@ -382,6 +400,7 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
     const now = performance.now();
     clearTimeout(t);
     if (now < until) { t = setTimeout(check, until - now); return; }
+    if (m.pend > 0 && now < m.pendUntil) { t = setTimeout(check, Math.min(quiet, m.pendUntil - now)); return; }
     if (fromF < 0) fromF = m.frames;
     const since = Math.max(until, m.last);
     if (m.frames - Math.max(fromF, m.lastF) >= 2 || now - since >= quiet) {
@@ -405,7 +424,7 @@ func (p *Page) Mark(ctx context.Context) Mark {
 		return m // the page's scripts are blocked: nothing to watch
 	}
 	wctx, cancel := context.WithTimeout(ctx, time.Second)
-	m.watching = p.Run(wctx, watchJS, nil) == nil
+	m.watching = p.Run(wctx, watchJS, &m.pageAt) == nil
 	cancel()
 	return m
 }
@@ -486,10 +505,11 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	// in turn (a dialog's backdrop fading out after the dialog) — within
 	// DOMMax.
 	for left := DOMMax - time.Since(m.at); left > DOMQuiet && p.Dialog() == nil && qctx.Err() == nil; left = DOMMax - time.Since(m.at) {
-		late := min(p.lateTimers(qctx, time.Since(m.at)), left)
+		late := min(p.lateTimers(qctx, m), left)
 		if late <= 0 || p.Run(qctx, watchJS, nil) != nil {
 			break
 		}
+		timing.Mark(ctx, "timers")
 		_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds()), nil)
 	}
 	stopWatching()

@@ -37,28 +37,36 @@ const timersJS = `(() => { const w = window;
   w.clearTimeout = new P(ct, {apply(target, self, args) { try { apply(mdel, due, [args[0]]); } catch (e) {} return apply(target, w, args); }});
 })()`
 
-// lateJS gives the milliseconds until the last short timer started in the
-// last %d ms is due — at least 1 while one of them has not run yet, even
+// lateJS gives the milliseconds until the last short timer started since
+// %s (a time on the page's clock, performance.now()) is due — at least 1 while one of them has not run yet, even
 // when it is overdue: on a busy machine a timer fires later than due, and
 // what it does is still the action's.
 const lateJS = `(() => { const due = window.__browserdTimers;
   if (!(due instanceof Map)) return 0;
-  const t = performance.now(), since = t - %d; let last = 0, pending = false;
+  const t = performance.now(), since = %s; let last = 0, pending = false;
   for (const [id, v] of due) { if (!Array.isArray(v)) continue;
     if (v[1] < t - 1000) due.delete(id); else if (v[0] >= since) { pending = true; if (v[1] > last) last = v[1]; } }
   return Math.max(pending ? 1 : 0, Math.ceil(last - t)); })()`
 
-// lateTimers is how long until the short timers the page started in the
-// last since will have run (0 when none), at most DOMMax. It asks the
-// page's main world: what it answers only bounds a wait.
-func (p *Page) lateTimers(ctx context.Context, since time.Duration) time.Duration {
+// lateTimers is how long until the short timers the page started since
+// m (0 when none), at most DOMMax. The window starts at the page's own
+// clock reading when m's watch started: a window counted back from when
+// this asks would shrink by as long as the question waits in a busy
+// renderer's queue (tabs of one site share its thread) and leave out the
+// timer the action started. It asks the page's main world: what it
+// answers only bounds a wait.
+func (p *Page) lateTimers(ctx context.Context, m Mark) time.Duration {
+	since := fmt.Sprintf("%.3f", m.pageAt)
+	if m.pageAt <= 0 {
+		since = fmt.Sprintf("performance.now() - %d", time.Since(m.at).Milliseconds()+1)
+	}
 	var r struct {
 		Result struct {
 			Value float64 `json:"value"`
 		} `json:"result"`
 	}
 	err := p.sess.Call(ctx, "Runtime.evaluate", map[string]any{
-		"expression": fmt.Sprintf(lateJS, since.Milliseconds()+1), "returnByValue": true,
+		"expression": fmt.Sprintf(lateJS, since), "returnByValue": true,
 	}, &r)
 	v := r.Result.Value
 	if err != nil || math.IsNaN(v) || v <= 0 {

@@ -51,7 +51,7 @@ func TestOverdueTimerStillPending(t *testing.T) {
 				Value float64 `json:"value"`
 			} `json:"result"`
 		}
-		expr := fmt.Sprintf("(() => { %s; return %s; })()", c.script, fmt.Sprintf(lateJS, 1000))
+		expr := fmt.Sprintf("(() => { %s; return %s; })()", c.script, fmt.Sprintf(lateJS, "performance.now() - 1000"))
 		if err := pg.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &r); err != nil {
 			t.Fatal(err)
 		}
@@ -60,5 +60,48 @@ func TestOverdueTimerStillPending(t *testing.T) {
 		}
 		// The timers of one case are gone before the next.
 		time.Sleep(600 * time.Millisecond)
+	}
+}
+
+// TestLateTimersCountFromTheMark: the timers an action started are those
+// the page started since its mark, by the page's clock — even when the
+// question comes late because the page's thread was busy (three tabs of
+// one site share it). Counted back from when the question ran, the
+// window left out the timer, and a menu opening 250 ms after a click was
+// missing from the click's answer.
+func TestLateTimersCountFromTheMark(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches Chromium")
+	}
+	if _, err := chromium.Find(""); err != nil {
+		t.Skipf("no Chromium: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	br, err := Start(ctx, chromium.Options{UserDataDir: t.TempDir(), Width: 800, Height: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer br.Close(context.Background())
+	pg, err := br.NewPage(ctx, "", PageOptions{Width: 800, Height: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.Navigate(ctx, "data:text/html,<p>timers</p>"); err != nil {
+		t.Fatal(err)
+	}
+	m := pg.Mark(ctx)
+	if m.pageAt <= 0 {
+		t.Fatalf("the mark has no page time: %+v", m)
+	}
+	// The action: a timer due in 600 ms; then the page's thread is busy
+	// for 300 ms, so the question below waits for it.
+	if err := pg.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": `setTimeout(() => {}, 600);
+	  setTimeout(() => { const t0 = performance.now(); while (performance.now() - t0 < 300) {} }, 0); 1`}, nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if late := pg.lateTimers(ctx, m); late <= 0 {
+		t.Errorf("the timer the action started was not found after the page's thread was busy: %v", late)
 	}
 }

@@ -1393,11 +1393,18 @@ func TestConformance(t *testing.T) {
 			t.Errorf("corpus page %s has no case", p)
 		}
 	}
-	// One task at a time: three at once (as the third-party corpus runs)
-	// lose the answers of pages that change late — a menu 250 ms after the
-	// click, a dialog's close event — on this 2-core machine; not yet
-	// understood (docs/benchmarks.md, make test's budget).
-	res := runConformance(1, func(i int) confTool { return &browserdTool{t: t, d: d, task: fmt.Sprintf("conf%d", i)} })
+	// One task at a time. Three at once (as the third-party corpus runs)
+	// lost the answers of pages that change late — a menu 250 ms after
+	// the click, a dialog's close event — until Settle's window for the
+	// page's timers was anchored on the page's clock and the watch waited
+	// for a closed dialog's close event; in 10 runs since, 2 lost one
+	// task each (virtual-list, rerender), not yet understood.
+	// BROWSERD_CONFORMANCE_PARALLEL=N runs N at once, to work on that.
+	parallel := 1
+	if n, err := strconv.Atoi(os.Getenv("BROWSERD_CONFORMANCE_PARALLEL")); err == nil && n > 0 {
+		parallel = n
+	}
+	res := runConformance(parallel, func(i int) confTool { return &browserdTool{t: t, d: d, task: fmt.Sprintf("conf%d", i)} })
 	passed := 0
 	for _, c := range confCases {
 		r, ran := res[c.page]
