@@ -59,6 +59,7 @@ func TestHeadlessShell(t *testing.T) {
 	if shell == "" {
 		t.Skip("no headless shell installed (apt-get install chromium-headless-shell)")
 	}
+	t.Parallel() // its own daemon and data folder
 	data := t.TempDir()
 	d := startDaemon(t, data, "--headless-shell")
 	c := client.New(filepath.Join(data, "browserd.sock"))
