@@ -36,6 +36,12 @@ import (
 // WaitTime is how long wait waits when the call names no timeout.
 const WaitTime = 30 * time.Second
 
+// CaptureTime is the least time a screenshot or pdf is given by default:
+// a whole long page drawn and encoded (up to 16,384 px of PNG) takes
+// seconds on a busy machine, not the moments of an input action.
+// Playwright gives its screenshots 30 s too.
+const CaptureTime = 30 * time.Second
+
 // call is one action in flight: the input, its task and tab, and the
 // result being built.
 type call struct {
@@ -1373,6 +1379,8 @@ func (e *Engine) timeoutOf(in tool.Input) time.Duration {
 		return cmp.Or(asked, HandoffTime)
 	case "navigate", "back", "forward", "reload", "tab_new":
 		return cmp.Or(asked, e.Cfg.NavTime)
+	case "screenshot", "pdf":
+		return cmp.Or(asked, max(e.Cfg.ActionTime, CaptureTime))
 	}
 	return cmp.Or(asked, e.Cfg.ActionTime)
 }

@@ -25,6 +25,8 @@ func TestTimeoutOf(t *testing.T) {
 		{tool.Input{Action: "reload", Timeout: 2000}, 2 * time.Second},
 		{tool.Input{Action: "click", Ref: "e1"}, 10 * time.Second},
 		{tool.Input{Action: "click", Ref: "e1", Timeout: 250}, 250 * time.Millisecond},
+		{tool.Input{Action: "screenshot", FullPage: new(true)}, 30 * time.Second},
+		{tool.Input{Action: "pdf", Timeout: 5000}, 5 * time.Second},
 		{tool.Input{Action: "handoff"}, HandoffTime},
 		{tool.Input{Action: "handoff", Timeout: 60_000}, time.Minute},
 	} {
