@@ -253,7 +253,12 @@ func (p *Page) WaitLoad(ctx context.Context) error {
 	if loaded {
 		return p.WaitQuiet(ctx)
 	}
-	return p.settle(ctx, seq)
+	err := p.settle(ctx, seq)
+	// The load waited for is taken: the next WaitLoad waits for another.
+	p.mu.Lock()
+	p.markLoad = max(p.markLoad, p.loadSeq)
+	p.mu.Unlock()
+	return err
 }
 
 // settle waits until a load event newer than seq, then for network quiet.

@@ -142,7 +142,13 @@ func contains(t *testing.T, got, want string) {
 
 func nav(t *testing.T, d driver, task, url string) tool.Result {
 	t.Helper()
-	return ok(t, d, tool.Input{Action: "navigate", Task: task, URL: url})
+	r := ok(t, d, tool.Input{Action: "navigate", Task: task, URL: url})
+	for _, n := range r.Notes {
+		if strings.HasPrefix(n, "no snapshot") {
+			t.Fatalf("navigate %s: %s", url, n)
+		}
+	}
+	return r
 }
 
 func testForm(t *testing.T, d driver, task string) {
@@ -436,6 +442,14 @@ func testWait(t *testing.T, d driver, task string) {
 	contains(t, text(r), "/form")
 	r = ok(t, d, tool.Input{Action: "wait", Task: task, Load: true, Timeout: 3000})
 	contains(t, r.Content, `document "Sign up"`)
+	bad(t, d, tool.Input{Action: "wait", Task: task, Load: true, Timeout: 300}, "timed out waiting for the next page load")
+	// A load waited for from before it started is taken by that wait too:
+	// the next wait waits for another (CI once saw it counted twice).
+	nav(t, d, task, site.URL("/wait"))
+	ok(t, d, tool.Input{Action: "click", Task: task, Selector: "#muchlater", Snapshot: new(bool)})
+	r = ok(t, d, tool.Input{Action: "wait", Task: task, Load: true, Timeout: 5000})
+	contains(t, r.Content, `document "Sign up"`)
+	bad(t, d, tool.Input{Action: "wait", Task: task, Load: true, Timeout: 300}, "timed out waiting for the next page load")
 }
 
 func testScrollHoverKeys(t *testing.T, d driver, task string) {

@@ -576,11 +576,11 @@ func (c *call) answer(ctx context.Context, sess *sessions.Session, answerBy time
 	if !changesPage(in.Action) || !in.WantsSnapshot() || c.snapped {
 		return nil
 	}
-	// The answer's snapshot takes no longer than the action may.
-	limit := e.Cfg.ActionTime
-	if in.Timeout > 0 {
-		limit = min(limit, time.Duration(in.Timeout)*time.Millisecond)
-	}
+	// The answer's snapshot takes no longer than the action may: a page
+	// loaded by navigate may take as long to read as to load (a table
+	// of 1,000 rows takes Chromium 0.6 s to read on a quiet machine,
+	// several times that on a loaded one).
+	limit := e.timeoutOf(in)
 	begun := time.Now()
 	by := earliest(begun.Add(limit), answerBy)
 	sctx, cancel := context.WithDeadline(ctx, by)
