@@ -893,7 +893,16 @@ func (c *call) tabSwitch(_ context.Context, _ *browser.Browser) error {
 
 func (c *call) tabClose(ctx context.Context, _ *browser.Browser) error {
 	tb := c.tab
+	last := c.e.lastTab(tb)
+	if last {
+		c.e.EndTabs(tb.Task.Sess)
+	}
 	if err := closePage(ctx, tb); err != nil && !tb.Page.Closed() {
+		if last {
+			c.e.Mu.Lock()
+			tb.Task.Sess.TabsEnded = false // still open: its saves go on
+			c.e.Mu.Unlock()
+		}
 		return err
 	}
 	c.e.RemoveTab(tb)
@@ -1208,6 +1217,8 @@ func (c *call) closeTask(ctx context.Context) error {
 		if err := e.SaveProfileState(ctx, s); err != nil {
 			e.Log.Warn("saving profile state on close failed", "profile", s.Profile, "err", err)
 		}
+		// No save of the saver's may read the jar as the tabs close.
+		e.EndTabs(s)
 	}
 	for _, tb := range tabs {
 		_ = closePage(ctx, tb)

@@ -491,6 +491,20 @@ func (e *Engine) AddTabID(t *sessions.Task, pg *browser.Page, id string) *sessio
 	return tb
 }
 
+// lastTab reports whether tb is the only tab of its session.
+func (e *Engine) lastTab(tb *sessions.Tab) bool {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	for _, t := range tb.Task.Sess.Tasks {
+		for _, x := range t.Tabs {
+			if x != tb {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // removeTab forgets a tab (closed by the agent, by the page, or reaped).
 func (e *Engine) RemoveTab(tb *sessions.Tab) {
 	e.Mu.Lock()

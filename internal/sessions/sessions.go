@@ -68,6 +68,11 @@ type Session struct {
 	// tabsEnded is set when the session's last tab closed, until one
 	// opens: Chromium has ended its session cookies (see saveProfile).
 	TabsEnded bool
+	// SaveMu is held by a save of the session's profile state and by
+	// the closing of its last tabs (TabsEnded set before, under it): a
+	// save under way when they close finishes first, with the session
+	// cookies; none starts after without them.
+	SaveMu sync.Mutex
 	// exclude are the session's own excluded cookie domains (launch's
 	// excludeCookieDomains; see excludedFor); captured and restored.
 	Exclude []string
