@@ -52,8 +52,8 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	return p.navigate(ctx, url, false)
 }
 
-// NavigateReady loads url like Navigate, but returns as soon as the new
-// document is ready (DOMContentLoaded: parsed, its deferred scripts run),
+// NavigateReady loads url like Navigate in a new tab, but returns as soon
+// as the new document is ready (DOMContentLoaded: parsed, its deferred scripts run),
 // not once it and all it asks for have loaded and the network has been
 // quiet: a new tab's answer comes sooner. The rest of the load is the
 // next action's to wait for (AwaitRest); Loading says whether it is
@@ -64,7 +64,11 @@ func (p *Page) NavigateReady(ctx context.Context, url string) error {
 
 // navigate is Navigate, or NavigateReady when ready.
 func (p *Page) navigate(ctx context.Context, url string, ready bool) error {
-	p.unfreeze(ctx)
+	if !ready {
+		// A new tab (NavigateReady) has run no script that could hold
+		// it; the probe costs a fresh renderer 30-40 ms.
+		p.unfreeze(ctx)
+	}
 	p.mu.Lock()
 	seq, dcl := p.loadSeq, p.readySeq
 	nav := p.navSeq
