@@ -100,7 +100,15 @@ func (e *Janitor) closeTask(ctx context.Context, t *sessions.Task, now time.Time
 	}
 	e.Mu.Lock()
 	hasCapture := !t.Sess.LastCapture.IsZero()
+	others := false
+	for _, x := range t.Sess.Tasks {
+		others = others || x != t && len(x.Tabs) > 0
+	}
 	e.Mu.Unlock()
+	if !others {
+		// No profile save may read the jar as the last tabs close.
+		e.EndTabs(t.Sess)
+	}
 	for _, tb := range tabs {
 		if tb.Page != nil {
 			_ = tb.Page.Close(ctx)

@@ -146,7 +146,7 @@ func (e *Keeper) SaveProfileState(ctx context.Context, s *sessions.Session) erro
 	// session whose tabs were all closed would save a jar without its
 	// login. The save made while the tabs were open (closeTask makes
 	// one) stands. The last tabs are not closed while a save reads the
-	// jar (EndTabs).
+	// jar (sessions.Registry.EndTabs).
 	s.SaveMu.Lock()
 	defer s.SaveMu.Unlock()
 	e.Mu.Lock()
@@ -183,17 +183,6 @@ func (e *Keeper) SaveProfileState(ctx context.Context, s *sessions.Session) erro
 	// And in the store, for the nodes sharing it (docs/cluster.md).
 	owner, name := sessions.SplitName(s.Profile)
 	return e.Store.SaveProfileState(ctx, owner, name, plain, taken)
-}
-
-// EndTabs marks the session's tabs as ending before its last ones close:
-// a profile save under way finishes first, and none reads the jar after
-// (see SaveProfileState). A tab opened afterwards clears the mark.
-func (e *Keeper) EndTabs(s *sessions.Session) {
-	s.SaveMu.Lock()
-	defer s.SaveMu.Unlock()
-	e.Mu.Lock()
-	s.TabsEnded = true
-	e.Mu.Unlock()
 }
 
 // restoreProfile puts a profile's saved state into its freshly started

@@ -327,6 +327,18 @@ const (
 	SaveProfile                 // the profile's saved state, a file
 )
 
+// EndTabs marks the session's tabs as ending before its last ones close:
+// a profile save under way finishes first, and none reads the jar after
+// (see profiles.Keeper.SaveProfileState). A tab opened afterwards clears
+// the mark.
+func (e *Registry) EndTabs(s *Session) {
+	s.SaveMu.Lock()
+	defer s.SaveMu.Unlock()
+	e.Mu.Lock()
+	s.TabsEnded = true
+	e.Mu.Unlock()
+}
+
 // Registry is the state every room of the engine shares: its settings and
 // services, and the sessions, tasks, tabs and browsers of the daemon.
 type Registry struct {
