@@ -504,6 +504,11 @@ func (e *Pool) StopUnused(ctx context.Context, only string, unusedSince time.Tim
 	for _, tb := range e.Tabs {
 		busy[e.SlotKey(tb.Task.Sess)] = true
 	}
+	for _, s := range e.Sessions {
+		if s.Resuming != nil {
+			busy[e.SlotKey(s)] = true // its tabs are on their way
+		}
+	}
 	if only != "" {
 		for _, s := range e.Sessions {
 			if s.Stored && !s.Parked && !s.Closing {

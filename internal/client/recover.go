@@ -128,18 +128,30 @@ func (r *Resilient) Do(ctx context.Context, in tool.Input) (tool.Result, error) 
 		return res, err
 	}
 	lost := err
-	if c, err = r.ensure(ctx); err != nil {
-		return tool.Result{}, fmt.Errorf("%w; starting it again failed: %w", lost, err)
+	// The daemon may die again while it resumes the session or answers
+	// the call sent again (a machine out of memory, a crash the session
+	// brings back): a few restarts are tried before the call fails.
+	again := func(in tool.Input) (tool.Result, error) {
+		for restarts := 1; ; restarts++ {
+			if c, err = r.ensure(ctx); err != nil {
+				return tool.Result{}, fmt.Errorf("%w; starting it again failed: %w", lost, err)
+			}
+			res, err := c.Do(ctx, in)
+			if !errors.Is(err, ErrLost) || restarts == maxRestarts {
+				return res, err
+			}
+			lost = err
+		}
 	}
 	if Retryable(in) {
-		res, err := c.Do(ctx, in)
+		res, err := again(in)
 		if err == nil {
 			res.Notes = append(res.Notes, "browserd restarted during this call (its daemon died); the session was resumed and the call sent again")
 		}
 		return res, err
 	}
 	// Whether it happened is unknown: answer with the page as it is.
-	now, err := c.Do(ctx, tool.Input{Action: "snapshot", Session: in.Session, Profile: in.Profile, Task: in.Task, Tab: in.Tab, UserDataDir: in.UserDataDir})
+	now, err := again(tool.Input{Action: "snapshot", Session: in.Session, Profile: in.Profile, Task: in.Task, Tab: in.Tab, UserDataDir: in.UserDataDir})
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("%w; the daemon was started again, but reading the page failed: %w", lost, err)
 	}
@@ -150,6 +162,9 @@ func (r *Resilient) Do(ctx context.Context, in tool.Input) (tool.Result, error) 
 	}
 	return now, nil
 }
+
+// maxRestarts bounds the daemons Resilient.Do starts for one call.
+const maxRestarts = 3
 
 // API calls the current daemon's HTTP API (Client.API).
 func (r *Resilient) API(ctx context.Context, method, path string, body, out any) error {

@@ -21,6 +21,7 @@ import (
 	"github.com/browserd/browserd/internal/client"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/daemon"
+	"github.com/browserd/browserd/internal/freeport"
 	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -385,13 +386,7 @@ func TestListenBusy(t *testing.T) {
 // freePort returns a loopback address that was free a moment ago.
 func freePort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
+	return freeport.Addr(t)
 }
 
 // The daemon reports its effective settings over the Unix socket, so that a

@@ -24,6 +24,7 @@ import (
 // the engine, MCP and the CLI; not for a session without one, and a
 // site whose certificate the given CA did not sign is refused, saying so.
 func TestClientCertificates(t *testing.T) {
+	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
 	pki, err := testsite.NewPKI("test CA")
 	if err != nil {
 		t.Fatal(err)

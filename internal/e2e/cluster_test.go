@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	neturl "net/url"
 	"os"
@@ -27,6 +26,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/browserd/browserd/internal/cluster"
+	"github.com/browserd/browserd/internal/freeport"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -126,15 +126,6 @@ func (c *testCluster) kill(nd *clusterNode) {
 	_, _ = nd.cmd.Process.Wait()
 	waitNoChromium(c.t, nd.data)
 	_ = os.Remove(filepath.Join(nd.data, "browserd.sock"))
-}
-
-func freeAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 func waitHTTP(t *testing.T, url string) {
@@ -529,3 +520,6 @@ func TestClusterProfile(t *testing.T) {
 		return on["n1"] == 0 && on["n2"] == 1
 	})
 }
+
+// freeAddr is a 127.0.0.1 address for a daemon's --listen.
+func freeAddr(t testing.TB) string { t.Helper(); return freeport.Addr(t) }

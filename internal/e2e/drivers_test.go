@@ -78,6 +78,8 @@ type mcpDriver struct {
 	data string
 	// shown is the URL and title each tab's answers showed last: an
 	// answer repeats them only when they change, and an agent keeps them.
+	// Several workers may share a driver, so mu guards it.
+	mu    sync.Mutex
 	shown map[string][2]string
 }
 
@@ -111,6 +113,8 @@ func (d *mcpDriver) do(t *testing.T, in tool.Input) tool.Result {
 	}
 	r := parseMCP(in.Action, res)
 	if r.Success && r.Wrapped && r.Tab != "" {
+		d.mu.Lock()
+		defer d.mu.Unlock()
 		if d.shown == nil {
 			d.shown = map[string][2]string{}
 		}
@@ -139,7 +143,7 @@ var (
 	// Inside the untrusted envelope.
 	wDialogRe = regexp.MustCompile(`^dialog \((\w+)\) open: (.*)$`)
 	wPopupRe  = regexp.MustCompile(`^popup (t\d+) opened:(?: .* (\S*))?$`)
-	wTabRe    = regexp.MustCompile(`^tab (t\d+)( \(active\))?: .* (\S+)$`)
+	wTabRe    = regexp.MustCompile(`^tab (t\d+)( \(active\))?: (?:.* )?(\S*)$`) // a tab that has not loaded yet has no URL
 )
 
 // parseMCP reads a tool result the way a careful client would: the header

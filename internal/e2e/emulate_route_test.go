@@ -85,7 +85,7 @@ func testEmulateRoute(t *testing.T, d driver, task string) {
 // dials nothing.
 func TestEmulateRouteOverHTTP(t *testing.T) {
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr)
 	api := tcpAPI(t, addr, adminToken(t, data))
 	var res struct {

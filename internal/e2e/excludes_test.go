@@ -15,6 +15,7 @@ import (
 // only; a session's own list (launch's excludeCookieDomains) keeps those
 // cookies out of a state_load.
 func TestExcludedCookieDomainsPerProfileAndSession(t *testing.T) {
+	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
 	data := t.TempDir()
 	startDaemon(t, data)
 	do := socketDo(t, data)

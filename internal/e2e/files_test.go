@@ -16,7 +16,7 @@ import (
 // (one registry for both listeners).
 func TestFilesOverNetwork(t *testing.T) {
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr)
 	admin := socketAPI(t, data)
 	var tokA, tokB struct {

@@ -171,7 +171,7 @@ func loginState(t *testing.T, user string) map[string]any {
 func TestInjection(t *testing.T) {
 	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr)
 	admin := socketAPI(t, data)
 	var tokA, tokB struct {

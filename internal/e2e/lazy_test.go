@@ -18,6 +18,7 @@ import (
 // until used, and then holds its login and storage; a capture taken while
 // it is unloaded keeps what it was, so a second crash brings it back too.
 func TestLazyTabsAfterResume(t *testing.T) {
+	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
 	data := t.TempDir()
 	d := startDaemon(t, data, "--snapshot-interval", "200ms")
 	do := socketDo(t, data)

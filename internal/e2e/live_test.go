@@ -50,7 +50,7 @@ func TestLiveView(t *testing.T) {
 	}))
 	defer hook.Close()
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	daemon := startDaemon(t, data, "--listen", addr, "--notify-url", hook.URL)
 	admin := socketAPI(t, data)
 	var res struct {

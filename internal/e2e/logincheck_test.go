@@ -34,7 +34,7 @@ import (
 func TestLoginCheck(t *testing.T) {
 	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	d := startDaemon(t, data, "--listen", addr)
 	// No other test logs in as Lin; the check's text is the page's in
 	// other case (case aside).

@@ -15,7 +15,7 @@ import (
 // shows the counters move as an agent works; without a token it is 401.
 func TestMetrics(t *testing.T) {
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr)
 	token := adminToken(t, data)
 	scrape := func() string {

@@ -24,21 +24,12 @@ import (
 	"github.com/browserd/browserd/internal/tool"
 )
 
-func freePort(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // TestMCPStreamableHTTP drives the daemon's /mcp endpoint (stateless
 // streamable HTTP) with the go-sdk client.
 func TestMCPStreamableHTTP(t *testing.T) {
 	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr)
 	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "1"}, nil)
 	// Over TCP the daemon wants a bearer token: admin's is in <data>/token.
@@ -206,6 +197,7 @@ func TestIdleTimeout(t *testing.T) {
 // person to review: the idle timer that ends an agent's tabs leaves them
 // (and their browser) be; status lists them with their age.
 func TestReviewGrace(t *testing.T) {
+	t.Parallel() // its own daemon; waits for idle timers (make test's budget)
 	data := t.TempDir()
 	startDaemon(t, data, "--idle-timeout", "1s", "--review-grace", "0")
 	api := socketAPI(t, data)
@@ -265,6 +257,7 @@ func TestReviewGrace(t *testing.T) {
 // not after the idle timeout, and says so; while another session lives
 // in it, it stays.
 func TestCloseEndsBrowser(t *testing.T) {
+	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
 	data := t.TempDir()
 	startDaemon(t, data)
 	if r := cli(t, data, "open", site.URL("/form")); !r.Success {

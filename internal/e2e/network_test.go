@@ -18,8 +18,9 @@ import (
 // log as HAR to its owner only, and Chrome DevTools' own HAR importer (the
 // front end Chromium serves on its debugging port) reads it.
 func TestHARFromTheAPI(t *testing.T) {
+	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr)
 	admin := tcpAPI(t, addr, adminToken(t, data))
 	var tokA, tokB struct {

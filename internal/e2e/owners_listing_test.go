@@ -132,13 +132,14 @@ func asJSON(t *testing.T, v any) string {
 // title. The node list and the metrics are admin's alone and name nothing
 // of either; admin's own status and list_sessions neither.
 func TestOwnersListing(t *testing.T) {
+	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
 	pages := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		owner, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "-")
 		fmt.Fprintf(w, "<!doctype html><title>%s-title-secret</title><h1>A page of %[1]s's</h1>", html.EscapeString(owner))
 	}))
 	defer pages.Close()
 	cfg := testConfig(t)
-	cfg.Listen = freePort(t)
+	cfg.Listen = freeAddr(t)
 	e, _ := newEngine(t, cfg)
 	// The daemon in process, on the same engine: the HTTP API, the
 	// dashboard and the metrics as browserd serves them.

@@ -68,7 +68,7 @@ func TestPolicy(t *testing.T) {
 	}))
 	defer hook.Close()
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr, "--default-policy", `{"deny":["evaluate"]}`, "--notify-url", hook.URL)
 
 	// The owner's token, made with the CLI, with its policy.

@@ -75,6 +75,7 @@ func hostileAnswer(c net.Conn) {
 // sent are in neither the answer, the snapshot, the page's own fetch, the
 // network log nor the HAR.
 func TestSessionProxyGuard(t *testing.T) {
+	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
 	internal, hits := rawListener(t, "127.0.0.2", hostileAnswer)
 	hostile, hostileHits := rawListener(t, "127.0.0.3", hostileAnswer)
 	d := newMCPDriver(t, "--allow-host", hostile, "--allow-host", shopAddr)

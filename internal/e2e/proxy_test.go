@@ -171,6 +171,7 @@ func TestUpstreamProxy(t *testing.T) {
 // its captures (sealed) and comes back with it: after kill -9 and a
 // restart, the resumed tab loads through the proxy again.
 func TestUpstreamProxyResume(t *testing.T) {
+	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
 	b := proxiedShop(t, "B", "bob", "pw-for-b")
 	shop := fmt.Sprintf("http://%s:8080/", shopAddr)
 	data := t.TempDir()

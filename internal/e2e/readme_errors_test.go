@@ -17,6 +17,7 @@ import (
 // is matched (refs as any ref) against the error of a real action that
 // meets that case.
 func TestReadmeErrors(t *testing.T) {
+	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
 	readme, err := os.ReadFile("../../docs/reference.md")
 	if err != nil {
 		t.Fatal(err)

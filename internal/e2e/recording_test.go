@@ -25,7 +25,7 @@ import (
 // JSON, as one HTML file (the frames inlined), and from the CLI.
 func TestRecording(t *testing.T) {
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr)
 	admin := tcpAPI(t, addr, adminToken(t, data))
 	var tokA, tokB struct {

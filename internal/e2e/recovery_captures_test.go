@@ -77,6 +77,7 @@ func nameValue(nv []storagestate.NameValue, name string) string {
 // session — no longer running — answers from that capture with the URL,
 // the title and the tab's sessionStorage, and says so.
 func TestCaptureWithoutAction(t *testing.T) {
+	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
 	data := t.TempDir()
 	const interval = 300 * time.Millisecond
 	d := startDaemon(t, data, "--snapshot-interval", interval.String())
@@ -179,6 +180,7 @@ func TestCaptureWithoutAction(t *testing.T) {
 // running session is refused; a closed one comes back from the capture
 // at or before a time.
 func TestResumeOlderCapture(t *testing.T) {
+	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
 	data := t.TempDir()
 	d := startDaemon(t, data, "--snapshot-interval", "300ms")
 	do := socketDo(t, data)

@@ -210,6 +210,7 @@ func TestRecoveryAfterKill9(t *testing.T) {
 // renderers, while a session works; the next action succeeds, says what
 // happened, and the session's tabs, login and storage are intact.
 func TestCrashRecovery(t *testing.T) {
+	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
 	data := t.TempDir()
 	startDaemon(t, data, "--snapshot-interval", "200ms")
 	do := socketDo(t, data)

@@ -18,7 +18,7 @@ import (
 // request with the guard's message.
 func TestRemoteStoredSession(t *testing.T) {
 	// A holds alice's stored session.
-	dataA, addrA := t.TempDir(), freePort(t)
+	dataA, addrA := t.TempDir(), freeAddr(t)
 	startDaemon(t, dataA, "--listen", addrA)
 	var tok struct {
 		Token string `json:"token"`

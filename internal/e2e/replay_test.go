@@ -105,8 +105,9 @@ func recordOrder(t *testing.T, api *apiClient, session, task string) ([]byte, re
 // the same pages: role locators where the role and name were unique, CSS
 // where not, the wait as an expectation, the navigation's URL expected.
 func TestPlaywrightExport(t *testing.T) {
+	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr)
 	admin := tcpAPI(t, addr, adminToken(t, data))
 	_, x := recordOrder(t, admin, "pw", "order")
@@ -204,7 +205,7 @@ func runPlaywrightTest(t *testing.T, spec []byte, env ...string) {
 func TestReplay(t *testing.T) {
 	t.Parallel() // waits more than it works: run beside another (make test's budget)
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr)
 	root := tcpAPI(t, addr, adminToken(t, data))
 	var tok struct {

@@ -53,7 +53,7 @@ function report(v) {
 	}))
 	defer srv.Close()
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr)
 	admin := tcpAPI(t, addr, adminToken(t, data))
 	var tok struct {

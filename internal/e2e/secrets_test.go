@@ -22,6 +22,7 @@ import (
 // evaluate result, the console or the network log; a secret bound to an
 // origin is typed nowhere else. Through the HTTP API, MCP and the CLI.
 func TestSecrets(t *testing.T) {
+	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
 	const value = "hunter2-Zq9"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -38,7 +39,7 @@ func TestSecrets(t *testing.T) {
 	defer srv.Close()
 	origin := srv.URL // http://127.0.0.1:PORT
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr)
 	admin := tcpAPI(t, addr, adminToken(t, data))
 	var tok struct {

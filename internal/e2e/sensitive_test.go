@@ -52,7 +52,7 @@ func TestDrillCredentialsNotRecorded(t *testing.T) {
 	}
 
 	data := t.TempDir()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr)
 	admin := tcpAPI(t, addr, adminToken(t, data))
 	var res struct {

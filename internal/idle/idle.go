@@ -149,7 +149,7 @@ func (e *Janitor) dropEphemeral(ctx context.Context, now time.Time) {
 	e.Mu.Lock()
 	var gone []*sessions.Session
 	for id, s := range e.Sessions {
-		if s.Profile == "" && len(s.Tasks) == 0 && now.Sub(s.Created) > e.Cfg.IdleTimeout {
+		if e.ephemeralGone(s, now) {
 			delete(e.Sessions, id)
 			delete(e.Dirty, s)
 			gone = append(gone, s)
@@ -164,6 +164,14 @@ func (e *Janitor) dropEphemeral(ctx context.Context, now time.Time) {
 			s.Egress.Close()
 		}
 	}
+}
+
+// ephemeralGone reports whether s is an ephemeral session with no task
+// left, created longer than the idle timeout ago — but not one being
+// resumed: its tasks come when its browser and tabs are open, which can
+// take longer than a short idle timeout. Call with mu held.
+func (e *Janitor) ephemeralGone(s *sessions.Session, now time.Time) bool {
+	return s.Profile == "" && len(s.Tasks) == 0 && s.Resuming == nil && now.Sub(s.Created) > e.Cfg.IdleTimeout
 }
 
 // dropLeftovers closes the tabs a resume brought back that nobody used

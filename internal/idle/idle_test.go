@@ -29,3 +29,28 @@ func TestExpired(t *testing.T) {
 		}
 	}
 }
+
+// TestEphemeralGone: an ephemeral session with no task left goes after the
+// idle timeout — but not while it is being resumed (a resume slower than a
+// short idle timeout lost the session it was bringing back, context and
+// all), nor a profile's.
+func TestEphemeralGone(t *testing.T) {
+	now := time.Now()
+	e := &Janitor{Registry: &sessions.Registry{Cfg: config.Config{IdleTimeout: time.Second}}}
+	old := now.Add(-2 * time.Second)
+	for _, c := range []struct {
+		name string
+		s    *sessions.Session
+		want bool
+	}{
+		{"no task, past the timeout", &sessions.Session{Created: old}, true},
+		{"no task yet, being resumed", &sessions.Session{Created: old, Resuming: make(chan struct{})}, false},
+		{"no task, within the timeout", &sessions.Session{Created: now}, false},
+		{"a task", &sessions.Session{Created: old, Tasks: map[string]*sessions.Task{"t": {}}}, false},
+		{"a profile's", &sessions.Session{Created: old, Profile: "work"}, false},
+	} {
+		if got := e.ephemeralGone(c.s, now); got != c.want {
+			t.Errorf("%s: gone = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
