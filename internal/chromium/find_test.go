@@ -23,7 +23,7 @@ func TestCandidates(t *testing.T) {
 		home string
 		want []string
 	}{
-		{"linux", nil, "/home/ada", []string{"/usr/bin/chromium"}},
+		{"linux", nil, "/home/ada", []string{"/usr/lib/chromium/chromium", "/usr/bin/chromium"}},
 		{"darwin", nil, "/Users/ada", []string{
 			"/Applications/Chromium.app/Contents/MacOS/Chromium",
 			"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",

@@ -27,7 +27,7 @@ import (
 // Default or let kong fill it from flags and the environment.
 type Config struct {
 	Data          string   `name:"data" env:"BROWSERD_DATA" help:"Data directory (default: ~/.local/share/browserd or XDG_DATA_HOME/browserd; macOS ~/Library/Application Support/browserd; Windows %LocalAppData%\\browserd)." placeholder:"DIR"`
-	Chromium      string   `name:"chromium" env:"BROWSERD_CHROMIUM" help:"Chromium binary (default /usr/bin/chromium, then chromium or google-chrome on PATH)." placeholder:"PATH"`
+	Chromium      string   `name:"chromium" env:"BROWSERD_CHROMIUM" help:"Chromium binary (default Debian's /usr/lib/chromium/chromium, then /usr/bin/chromium, then chromium or google-chrome on PATH)." placeholder:"PATH"`
 	HeadlessShell bool     `name:"headless-shell" env:"BROWSERD_HEADLESS_SHELL" help:"Run headless browsers on Chromium's headless shell when it is installed (Debian's chromium-headless-shell): about half the start time, with differences (docs/reference.md#which-chromium). Headed ones and a caller's --user-data-dir folder keep Chromium."`
 	AllowHosts    []string `name:"allow-host" env:"BROWSERD_ALLOW_HOSTS" sep:"," help:"Let pages reach this loopback/private HOST[:PORT] (repeatable)." placeholder:"HOST[:PORT]"`
 
