@@ -3,6 +3,7 @@ package recording
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -102,5 +103,58 @@ func BenchmarkRecord(b *testing.B) {
 		if _, err := r.Record("s", "t", a, nil, reqs, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestLastSeqFromTheEnd: the step a restarted recorder goes on from is the
+// last action's, read from the trace's end whatever the block size —
+// with the action's console and request lines after it, more of them
+// than a block holds, and a last line cut short — sealed or not.
+func TestLastSeqFromTheEnd(t *testing.T) {
+	for _, sealed := range []bool{false, true} {
+		opts := Options{Dir: t.TempDir()}
+		if sealed {
+			box, err := secret.Load(filepath.Join(t.TempDir(), "secret.key"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Box = box
+		}
+		r := New(opts, nil)
+		var reqs []Entry
+		for i := range 40 {
+			reqs = append(reqs, Entry{Type: "request", Method: "GET", URL: fmt.Sprintf("http://x/%d", i)})
+		}
+		for i := range 5 {
+			if _, err := r.Record("s", "t", Entry{Name: "click"}, nil, reqs[:i*10], nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dir := r.folder("s", "t")
+		r.Close()
+		for _, block := range []int64{1, 7, 100, 1000, 64 << 10} {
+			if got := r.lastSeqBlocks(dir, block); got != 5 {
+				t.Errorf("sealed %v, blocks of %d: last step %d, want 5", sealed, block, got)
+			}
+		}
+		f, err := os.OpenFile(filepath.Join(dir, "trace.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(`{"type":"action","seq":9`) // a daemon killed mid-line
+		f.Close()
+		for _, block := range []int64{3, 100, 64 << 10} {
+			if got := r.lastSeqBlocks(dir, block); got != 5 {
+				t.Errorf("sealed %v, a last line cut short, blocks of %d: last step %d, want 5", sealed, block, got)
+			}
+		}
+		r2 := New(opts, nil)
+		if seq, _ := r2.Record("s", "t", Entry{Name: "click"}, nil, nil, nil); seq != 6 {
+			t.Errorf("sealed %v: after a restart the next step is %d, want 6", sealed, seq)
+		}
+		r2.Close()
+	}
+	if got := New(Options{Dir: t.TempDir()}, nil).lastSeq("/nonexistent"); got != 0 {
+		t.Errorf("no trace: %d", got)
 	}
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
+	"github.com/browserd/browserd/internal/timing"
 	"github.com/browserd/browserd/internal/tool"
 	"github.com/browserd/browserd/internal/untrusted"
 	"github.com/browserd/browserd/internal/userdata"
@@ -384,7 +385,9 @@ func (e *Recovery) ResumeLocked(ctx context.Context, s *sessions.Session, row st
 	var capt store.Capture
 	if pick != nil {
 		capt = pick.C
-	} else if capt, err = e.Store.LatestCapture(ctx, id); err != nil {
+	} else if capt, err = e.Store.LatestCapture(ctx, id); err == nil {
+		timing.Mark(ctx, "capture read")
+	} else {
 		reason := "its last capture cannot be read: " + err.Error()
 		if errors.Is(err, store.ErrNotFound) {
 			reason = "it has no capture to resume from"
@@ -498,6 +501,7 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 	if err != nil {
 		return rep, err
 	}
+	timing.Mark(ctx, "resume's browser")
 	if note != "" {
 		rep.Problems = append(rep.Problems, note)
 	}
@@ -509,6 +513,7 @@ func (e *Recovery) Rehydrate(ctx context.Context, s *sessions.Session, c store.C
 	if err := e.restoreCookies(ctx, s, sl, ctxID, c, picked); err != nil {
 		return rep, err
 	}
+	timing.Mark(ctx, "cookies restored")
 	tabs := slices.Clone(c.Tabs)
 	slices.SortStableFunc(tabs, func(a, b store.Tab) int { return cmp.Compare(sessions.TabNum(a.ID), sessions.TabNum(b.ID)) })
 	lazy := make([]bool, len(tabs))
