@@ -82,14 +82,14 @@ func (c *Tab) Type(ctx context.Context) error {
 	if c.secret != "" {
 		return c.typeSecretAndSettle(ctx, el, kind, m)
 	}
-	if err := c.placeCaret(ctx, el); errors.Is(err, browser.ErrStale) && c.In.Ref != "" {
+	if err := c.placeCaret(ctx, el, kind.Focused); errors.Is(err, browser.ErrStale) && c.In.Ref != "" {
 		// The page drew the field again between finding it and focusing
 		// it (a form re-rendered every few hundred ms): the ref is
 		// followed to its new element once more.
 		if el, err = c.Target(ctx); err != nil {
 			return err
 		}
-		if err := c.placeCaret(ctx, el); err != nil {
+		if err := c.placeCaret(ctx, el, false); err != nil {
 			return err
 		}
 	} else if err != nil {
@@ -116,12 +116,14 @@ type fieldKind struct {
 	Suggests bool   `json:"suggests"`
 	Max      int    `json:"max"` // maxlength; 0: none
 	ReadOnly bool   `json:"readOnly"`
+	Focused  bool   `json:"focused"` // it has the focus already
 }
 
 // probeField reads, in the page, what kind of field el is: whether text
 // can be typed into it at all, its tag and input type, the value it holds
 // before typing, whether it offers suggestions as one types (a combobox,
-// an autocomplete), its maxlength, and whether it is read-only.
+// an autocomplete), its maxlength, whether it is read-only, and whether it
+// has the focus already.
 func (c *Tab) probeField(ctx context.Context, el browser.Elem) (fieldKind, error) {
 	var kind fieldKind
 	err := c.Page.CallOn(ctx, el, `function() {
@@ -133,7 +135,9 @@ func (c *Tab) probeField(ctx context.Context, el browser.Elem) (fieldKind, error
 	    el.hasAttribute('aria-controls') || el.hasAttribute('aria-owns');
 	  const max = (tag === 'input' || tag === 'textarea') && el.maxLength > 0 ? el.maxLength : 0;
 	  const readOnly = (tag === 'input' || tag === 'textarea') && el.readOnly;
-	  return {editable, tag, type: tag === 'input' ? el.type : '', value: 'value' in el && tag !== 'button' ? String(el.value) : el.innerText, suggests, max, readOnly};
+	  let a = document.activeElement;
+	  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+	  return {editable, tag, type: tag === 'input' ? el.type : '', value: 'value' in el && tag !== 'button' ? String(el.value) : el.innerText, suggests, max, readOnly, focused: a === el};
 	}`, &kind)
 	return kind, err
 }
@@ -191,49 +195,36 @@ func (c *Tab) setByValue(ctx context.Context, el browser.Elem, typ, format strin
 // placeCaret focuses the field and puts the caret where the text is to
 // go: with the call's clear, over the whole of what the field holds,
 // which it then deletes; else where the caret already is in a field that
-// had the focus, or at the end of one that did not.
-func (c *Tab) placeCaret(ctx context.Context, el browser.Elem) error {
-	pg := c.Page
+// had the focus (focused, as the probe found it), or at the end of one
+// that did not. The focus and the caret go to the page in one round trip.
+func (c *Tab) placeCaret(ctx context.Context, el browser.Elem, focused bool) error {
 	// A field that has the focus already (the agent clicked into it, or
 	// selected its text with Control+a) is typed into where its caret or
 	// selection is, as a keyboard does; else at its end.
-	var focused bool
-	_ = pg.CallOn(ctx, el, `function() {
-	  const el = this.nodeType === 1 ? this : this.parentElement;
-	  let a = document.activeElement;
-	  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-	  return a === el;
-	}`, &focused)
-	if err := pg.Focus(ctx, el); err != nil {
-		return err
-	}
 	if c.In.Clear {
-		return c.clearField(ctx, el)
+		if err := c.Page.FocusThen(ctx, el, selectAllJS, nil); err != nil {
+			return err
+		}
+		return c.Page.Press(ctx, "Delete")
 	}
-	if !focused {
-		// Type at the end, as a person who clicked into the field would.
-		_ = pg.CallOn(ctx, el, `function() {
-		  const el = this.nodeType === 1 ? this : this.parentElement;
-		  try { if (typeof el.setSelectionRange === 'function') { const n = el.value.length; el.setSelectionRange(n, n); } } catch (e) {}
-		  if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); r.collapse(false); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
-		}`, nil)
+	if focused {
+		return c.Page.Focus(ctx, el)
 	}
-	return nil
+	// Type at the end, as a person who clicked into the field would.
+	return c.Page.FocusThen(ctx, el, `function() {
+	  const el = this.nodeType === 1 ? this : this.parentElement;
+	  try { if (typeof el.setSelectionRange === 'function') { const n = el.value.length; el.setSelectionRange(n, n); } } catch (e) {}
+	  if (el.isContentEditable) { const r = document.createRange(); r.selectNodeContents(el); r.collapse(false); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
+	}`, nil)
 }
 
-// clearField empties the focused field as a person does: it selects all
-// that the field holds and presses Delete, so the page hears the edit.
-func (c *Tab) clearField(ctx context.Context, el browser.Elem) error {
-	err := c.Page.CallOn(ctx, el, `function() {
+// selectAllJS selects all that the field holds, so that a Delete empties
+// it as a person does and the page hears the edit.
+const selectAllJS = `function() {
 	  const el = this.nodeType === 1 ? this : this.parentElement;
 	  if ('select' in el && typeof el.select === 'function') el.select();
 	  else { const r = document.createRange(); r.selectNodeContents(el); const s = getSelection(); s.removeAllRanges(); s.addRange(r); }
-	}`, nil)
-	if err != nil {
-		return err
-	}
-	return c.Page.Press(ctx, "Delete")
-}
+	}`
 
 // typeInto types the call's text into the focused field, whose maxlength
 // is maxLen (0: none). spilled reports whether the text was longer than the

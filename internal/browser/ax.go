@@ -12,6 +12,7 @@ import (
 
 	"github.com/browserd/browserd/internal/cdp"
 	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/timing"
 )
 
 // FrameKey names a frame's node-id space for refs: the CDP session of its
@@ -73,13 +74,23 @@ func (p *Page) AXFrames(ctx context.Context) ([]snapshot.Frame, error) {
 // AXFramesFrom is AXFrames for a snapshot of a part of the page: a frame
 // too big to read whole is read from focus on when focus is in it.
 func (p *Page) AXFramesFrom(ctx context.Context, focus *Elem) ([]snapshot.Frame, error) {
-	var jobs []frameJob
+	// The main frame (whose id is the tab's) is read while the frame tree
+	// is asked for: a frame tree and a read one after the other cost a
+	// new tab's busy renderer 10-20 ms more.
+	rootJob := frameJob{sess: p.sess, frameID: p.TargetID, isRoot: true, ownerSess: p.sess}
+	var root snapshot.Frame
+	var rootErr error
+	var rootRead sync.WaitGroup
+	rootRead.Go(func() { root, rootErr = p.axFrame(ctx, rootJob, focusIn(focus, rootJob)) })
 	var tree struct {
 		FrameTree frameTree `json:"frameTree"`
 	}
 	if err := p.sess.Call(ctx, "Page.getFrameTree", nil, &tree); err != nil {
+		rootRead.Wait()
 		return nil, err
 	}
+	timing.Mark(ctx, "frame tree")
+	var jobs []frameJob
 	p.mu.Lock()
 	var walk func(t frameTree, s *cdp.Session, root bool)
 	walk = func(t frameTree, s *cdp.Session, root bool) {
@@ -102,11 +113,18 @@ func (p *Page) AXFramesFrom(ctx context.Context, focus *Elem) ([]snapshot.Frame,
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {
+		if i == 0 && j == rootJob {
+			continue // being read
+		}
 		wg.Go(func() {
 			frames[i], errs[i] = p.axFrame(ctx, j, focusIn(focus, j))
 		})
 	}
 	wg.Wait()
+	rootRead.Wait()
+	if jobs[0] == rootJob {
+		frames[0], errs[0] = root, rootErr
+	}
 	// Key of each frame by id, so children can name their parent.
 	keyOf := map[string]string{}
 	for i, j := range jobs {
@@ -145,6 +163,9 @@ func focusIn(focus *Elem, j frameJob) *Elem {
 func (p *Page) axFrame(ctx context.Context, j frameJob, focus *Elem) (snapshot.Frame, error) {
 	f := snapshot.Frame{Key: FrameKey(j.sess.ID(), j.frameID)}
 	plan, elements, err := p.planFrame(ctx, j, focus)
+	if j.isRoot {
+		timing.Mark(ctx, "planned")
+	}
 	if err != nil && ctx.Err() != nil {
 		return f, fmt.Errorf("reading the accessibility tree: %w", context.Cause(ctx))
 	}
@@ -170,7 +191,12 @@ func (p *Page) axFrame(ctx context.Context, j frameJob, focus *Elem) (snapshot.F
 		if axErr = j.sess.Call(ctx, "Accessibility.getFullAXTree", params, &raw); axErr != nil {
 			return
 		}
-		f.Nodes, axErr = snapshot.Decode(raw)
+		if f.Nodes, axErr = snapshot.Decode(raw); axErr == nil {
+			f.Nodes = snapshot.TreeOrder(f.Nodes) // the next Patch splices
+		}
+		if j.isRoot {
+			timing.Mark(ctx, "ax tree")
+		}
 	})
 	if j.parent != "" {
 		wg.Go(func() {
@@ -185,6 +211,9 @@ func (p *Page) axFrame(ctx context.Context, j frameJob, focus *Elem) (snapshot.F
 	var d domFacts
 	wg.Go(func() {
 		d = p.domFacts(ctx, j, roots)
+		if j.isRoot {
+			timing.Mark(ctx, "facts")
+		}
 	})
 	wg.Wait()
 	if axErr != nil {

@@ -95,12 +95,75 @@ func (p *Page) Resolve(ctx context.Context, e Elem) (*cdp.Session, string, error
 
 // CallOn runs fn (a JavaScript function source, `this` = the element) with
 // args and decodes its JSON-able return value into out (may be nil).
+//
+// The element's object is kept until the next Release, so the calls of one
+// action on one element (a type's probe, caret, and read-back) resolve it
+// once: a round trip to the page saved on each call after the first.
 func (p *Page) CallOn(ctx context.Context, e Elem, fn string, out any, args ...any) error {
+	s := p.SessionFor(e.Sess)
+	if s == nil {
+		return ErrStale
+	}
+	if obj, kept := p.keptObject(s, e); kept {
+		err := callFunction(ctx, s, obj, fn, out, args...)
+		if !goneObject(err) {
+			return err
+		}
+		p.forgetObject(s, e, obj)
+	}
 	s, obj, err := p.Resolve(ctx, e)
 	if err != nil {
 		return err
 	}
+	if id, ok := p.worldID(s, e.Frame); ok {
+		p.mu.Lock()
+		if p.objs == nil || len(p.objs) >= 64 {
+			p.objs = map[objKey]string{}
+		}
+		p.objs[objKey{s, e.Frame, e.Backend, id}] = obj
+		p.mu.Unlock()
+	}
 	return callFunction(ctx, s, obj, fn, out, args...)
+}
+
+// keptObject is e's object as a CallOn since the last Release resolved it.
+func (p *Page) keptObject(s *cdp.Session, e Elem) (string, bool) {
+	id, ok := p.worldID(s, e.Frame)
+	if !ok {
+		return "", false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	obj, kept := p.objs[objKey{s, e.Frame, e.Backend, id}]
+	return obj, kept
+}
+
+// forgetObject drops e's kept object obj, which the page no longer has.
+func (p *Page) forgetObject(s *cdp.Session, e Elem, obj string) {
+	id, ok := p.worldID(s, e.Frame)
+	if !ok {
+		return
+	}
+	k := objKey{s, e.Frame, e.Backend, id}
+	p.mu.Lock()
+	if p.objs[k] == obj {
+		delete(p.objs, k)
+	}
+	p.mu.Unlock()
+}
+
+// objKey is an element resolved in one isolated world (see CallOn).
+type objKey struct {
+	sess    *cdp.Session
+	frame   string
+	backend int64
+	world   int64
+}
+
+// goneObject reports whether a call failed because its object or its
+// world is gone (released, or the document replaced): resolve it again.
+func goneObject(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "Could not find object") || goneContext(err))
 }
 
 // callArgs are Runtime.callFunctionOn's arguments for values.
@@ -113,18 +176,26 @@ func callArgs(args []any) []map[string]any {
 }
 
 func callFunction(ctx context.Context, s *cdp.Session, obj, fn string, out any, args ...any) error {
-	var r evalResult
-	err := s.Call(ctx, "Runtime.callFunctionOn", map[string]any{
+	return sendFunction(ctx, s, obj, fn, args...)(out)
+}
+
+// sendFunction is callFunction sent now, its answer waited for (and
+// decoded into out) by the function it returns, which must be called.
+func sendFunction(ctx context.Context, s *cdp.Session, obj, fn string, args ...any) func(out any) error {
+	wait := s.Send(ctx, "Runtime.callFunctionOn", map[string]any{
 		"functionDeclaration": fn, "objectId": obj, "arguments": callArgs(args),
 		"returnByValue": true, "awaitPromise": true,
-	}, &r)
-	if err != nil {
-		if isStale(err) {
-			return ErrStale
+	})
+	return func(out any) error {
+		var r evalResult
+		if err := wait(&r); err != nil {
+			if isStale(err) {
+				return ErrStale
+			}
+			return err
 		}
-		return err
+		return r.decode(out)
 	}
-	return r.decode(out)
 }
 
 func firstNonEmpty(s ...string) string {
@@ -533,6 +604,9 @@ func (p *Page) QueryRole(ctx context.Context, role, name string) ([]Elem, error)
 // does not wait for the answer: Chromium handles the session's calls in
 // order, so nothing sent after it can meet a freed object.
 func (p *Page) Release(ctx context.Context) {
+	p.mu.Lock()
+	p.objs = nil
+	p.mu.Unlock()
 	_ = p.sess.Send(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]any{"objectGroup": "browserd"})
 }
 

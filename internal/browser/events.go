@@ -97,6 +97,8 @@ func (p *Page) onFrameLoading(ev cdp.Event) {
 		FrameID string `json:"frameId"`
 	}
 	if ev.Decode(&e) == nil && e.FrameID == p.TargetID {
+		if ev.Method == "Page.frameStartedLoading" && !p.loading {
+			}
 		p.loading = ev.Method == "Page.frameStartedLoading"
 		p.navPending = p.loading
 	}
@@ -247,6 +249,11 @@ func (p *Page) onRequestWillBeSent(ev cdp.Event) {
 		!(e.Type == "Document" && e.FrameID != p.TargetID) && !strings.HasSuffix(e.Request.URL, "/favicon.ico") {
 		p.inflight[e.RequestID] = time.Now()
 		p.lastNet = time.Now()
+		if e.Type == "Document" && e.FrameID == p.TargetID {
+			p.docRequest = e.RequestID
+		} else {
+			p.lastSubNet = p.lastNet
+		}
 	}
 }
 
@@ -265,6 +272,9 @@ func (p *Page) onLoadingDone(ev cdp.Event) {
 	if _, ok := p.inflight[e.RequestID]; ok {
 		delete(p.inflight, e.RequestID)
 		p.lastNet = time.Now()
+		if e.RequestID != p.docRequest {
+			p.lastSubNet = p.lastNet
+		}
 	}
 }
 

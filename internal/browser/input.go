@@ -185,6 +185,47 @@ func (p *Page) Focus(ctx context.Context, e Elem) error {
 	return nil
 }
 
+// FocusThen focuses the element, as Focus does, and runs fn on it (as
+// CallOn) in the same round trip: the two commands are sent together and
+// the page runs them in order, so fn sees the element focused. (A type
+// puts its caret this way.) fn's error is returned only when the focus
+// succeeded.
+func (p *Page) FocusThen(ctx context.Context, e Elem, fn string, out any, args ...any) error {
+	s := p.SessionFor(e.Sess)
+	if s == nil {
+		return ErrStale
+	}
+	obj, kept := p.keptObject(s, e)
+	if !kept {
+		// Resolved once here (and kept): the focus and the call then go
+		// together.
+		if err := p.CallOn(ctx, e, `function() {}`, nil); err != nil {
+			return err
+		}
+		if obj, kept = p.keptObject(s, e); !kept {
+			if err := p.Focus(ctx, e); err != nil {
+				return err
+			}
+			return p.CallOn(ctx, e, fn, out, args...)
+		}
+	}
+	focus := s.Send(ctx, "DOM.focus", map[string]any{"backendNodeId": e.Backend})
+	call := sendFunction(ctx, s, obj, fn, args...)
+	ferr := focus(nil)
+	cerr := call(out)
+	if ferr != nil {
+		// Again, one step at a time: Focus tells a stale element apart.
+		if err := p.Focus(ctx, e); err != nil {
+			return err
+		}
+		return p.CallOn(ctx, e, fn, out, args...)
+	}
+	if goneObject(cerr) {
+		return p.CallOn(ctx, e, fn, out, args...)
+	}
+	return cerr
+}
+
 type keyDef struct {
 	key, code string
 	keyCode   int

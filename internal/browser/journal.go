@@ -136,7 +136,14 @@ const journalJS = `((take, next) => {
     if (out.length > 60) return 'too many changes';
     return out;
   };
-  globalThis.__browserdJournal = {seq: next, stop, finish};
+  // clean: nothing recorded so far (the journal runs on).
+  const clean = () => {
+    onRecs(obs.takeRecords());
+    if (css.dyn || why || over || touched.size) return false;
+    for (const [el, v, c, i, s] of ctl) if (el.value !== v || el.checked !== c || el.indeterminate !== i || el.selectedIndex !== s) return false;
+    return true;
+  };
+  globalThis.__browserdJournal = {seq: next, stop, finish, clean};
   return out;
 
   // cssFlags tells whether the style rules of the document and its shadow
@@ -171,6 +178,41 @@ const journalJS = `((take, next) => {
   }
 })(%d, %d)`
 
+// SendStartJournal is StartJournal sent now, its answer waited for by the
+// function it returns (which must be called): Chromium runs a session's
+// calls in order, so the journal starts before the read sent after it, and
+// the read need not wait a round trip for it. The function returns the
+// journal's number, 0 when none started.
+func (p *Page) SendStartJournal(ctx context.Context) func() int64 {
+	p.mu.Lock()
+	p.journalSeq++
+	seq := p.journalSeq
+	p.mu.Unlock()
+	id, err := p.world(ctx, p.sess, p.TargetID)
+	if err != nil {
+		return func() int64 { return 0 }
+	}
+	wait := p.sess.Send(ctx, "Runtime.evaluate", map[string]any{
+		"expression": fmt.Sprintf(journalJS, 0, seq), "contextId": id, "returnByValue": true, "awaitPromise": true,
+	})
+	return func() int64 {
+		var r evalResult
+		var out journalResult
+		if err := wait(&r); err != nil {
+			if goneContext(err) {
+				// The document went: the read that followed is of
+				// another one, which no journal watched.
+				p.forgetWorld(p.sess, p.TargetID)
+			}
+			return 0
+		}
+		if r.decode(&out) != nil {
+			return 0
+		}
+		return seq
+	}
+}
+
 // journalResult is what journalJS returns.
 type journalResult struct {
 	Roots   *int   `json:"roots"`
@@ -190,4 +232,28 @@ func (p *Page) StartJournal(ctx context.Context) int64 {
 		return 0
 	}
 	return seq
+}
+
+// unchangedJS tells whether the journal numbered %d runs and has recorded
+// no change.
+const unchangedJS = `((seq) => { const J = globalThis.__browserdJournal; return !!(J && J.seq === seq && J.clean()); })(%d)`
+
+// Unchanged reports whether the page is as the tab's last read left it:
+// the journal numbered journal (started with that read) still runs and has
+// recorded no change. It leaves the journal running, so the read stays the
+// base of the next Patch. One short call into the page, for a read just
+// patched while the page settled (most often nothing changed since);
+// false when it cannot tell.
+func (p *Page) Unchanged(ctx context.Context, journal int64) bool {
+	if journal == 0 {
+		return false
+	}
+	p.mu.Lock()
+	oopifs := len(p.oopifs)
+	p.mu.Unlock()
+	if oopifs > 0 {
+		return false
+	}
+	var ok bool
+	return p.Run(ctx, fmt.Sprintf(unchangedJS, journal), &ok) == nil && ok
 }

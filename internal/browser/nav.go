@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -275,7 +276,89 @@ func (p *Page) settle(ctx context.Context, seq int) error {
 	if p.Crashed() {
 		return ErrCrashed
 	}
-	return p.WaitQuiet(ctx)
+	return p.afterLoad(ctx)
+}
+
+// frameJS resolves after the page's next animation frame and the task
+// after it (50 ms at most: frames may not run), so that work the page
+// scheduled for them has run. It runs in browserd's isolated world, where
+// the page cannot rewrite requestAnimationFrame or setTimeout to hold it.
+const frameJS = `new Promise(r => { requestAnimationFrame(() => setTimeout(r, 0)); setTimeout(r, 50); })`
+
+// afterLoad waits, after a load event, for what the load may still set
+// off: a request in flight, or the callback of one that ended lately, may
+// start others (WaitQuiet waits for the network to be quiet for
+// QuietWindow), and so may a short timer. When no request but the
+// document's own ran lately — its end, which Chromium reports with the
+// load, sets nothing off — the window is not waited out: the page is
+// asked instead, after a frame, which short timers it has pending, and
+// those due within the window are waited for (what they start then is
+// waited for as any request). A timer due later is left to WaitQuiet, as
+// before.
+func (p *Page) afterLoad(ctx context.Context) error {
+	idle := func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return len(p.inflight) == 0 && time.Since(p.lastSubNet) >= QuietWindow
+	}
+	start := time.Now()
+	end := start.Add(QuietWindow)
+	for {
+		if !idle() {
+			return p.WaitQuiet(ctx)
+		}
+		fctx, cancel := context.WithTimeout(ctx, 250*time.Millisecond)
+		left, err := time.Duration(0), p.Run(fctx, frameJS, nil)
+		if err == nil {
+			left, err = p.timersLeft(fctx)
+		}
+		// The events Chromium sent before the answers (a request the
+		// page started meanwhile) are handled before idle looks.
+		if err == nil {
+			target := p.events.Pushed()
+			err = p.waitUntil(fctx, func() bool { return p.handled >= target })
+		}
+		cancel()
+		// A timer that is due but has not run (its thread is busy) is
+		// waited for however late it runs, up to DOMMax.
+		overdue := left <= time.Millisecond && time.Since(start) < DOMMax
+		switch {
+		case err != nil || time.Now().Add(left).After(end) && !overdue:
+			return p.WaitQuiet(ctx)
+		case left == 0:
+			if !idle() {
+				return p.WaitQuiet(ctx)
+			}
+			return nil
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return context.Cause(ctx)
+		case <-t.C:
+		}
+	}
+}
+
+// timersLeft asks the page's main world (lateJS) how long until the last
+// short timer of its document that has yet to run is due: 0 when none is
+// pending, at least 1 ms while one is (even overdue).
+func (p *Page) timersLeft(ctx context.Context) (time.Duration, error) {
+	var r struct {
+		Result struct {
+			Value float64 `json:"value"`
+		} `json:"result"`
+	}
+	if err := p.sess.Call(ctx, "Runtime.evaluate", map[string]any{
+		"expression": fmt.Sprintf(lateJS, "0"), "returnByValue": true,
+	}, &r); err != nil {
+		return 0, err
+	}
+	if math.IsNaN(r.Result.Value) || r.Result.Value < 0 {
+		return 0, errors.New("the page's timers cannot be read")
+	}
+	return time.Duration(math.Ceil(r.Result.Value)) * time.Millisecond, nil
 }
 
 // WaitQuiet waits until no request has been in flight for QuietWindow, at
@@ -338,7 +421,7 @@ var (
 const watchJS = `(() => { const w = globalThis.__browserdWatch;
   if (w) w.stop();
   const m = {n: 0, start: performance.now(), last: performance.now(), invalid: [], submitted: false, attempt: false,
-    frames: 0, lastF: 0, wake: null, pend: 0, pendUntil: 0};
+    frames: 0, lastF: 0, wake: null, pend: 0, pendUntil: 0, inputF: -1};
   // A <dialog> that closed or a <details> that opened or closed fires its
   // close or toggle event later, as a task of its own: on a busy renderer
   // (tabs of one site share its thread) that task can come frames after
@@ -379,13 +462,21 @@ const watchJS = `(() => { const w = globalThis.__browserdWatch;
   m.onClick = e => { const b = e.target && e.target.closest && e.target.closest('button,input[type=submit],input[type=image]');
     if (b && b.form && (b.type === 'submit' || b.type === 'image')) m.attempt = true; };
   m.onKey = e => { if (e.key === 'Enter' && e.target && e.target.form) m.attempt = true; };
+  // The frame the action's input landed in (its last key, click, value
+  // set) or the page last scrolled in (a wheel's scroll comes frames after
+  // the wheel event, and a virtual list draws its rows on the scroll): the
+  // quiet counts its frames from there too (see quietJS).
+  m.onInput = () => { m.inputF = m.frames; };
+  m.inputs = ['keyup', 'pointerup', 'mouseup', 'click', 'input', 'change', 'scroll'];
+  for (const type of m.inputs) document.addEventListener(type, m.onInput, true);
   document.addEventListener('invalid', m.onInvalid, true);
   document.addEventListener('submit', m.onSubmit, true);
   document.addEventListener('click', m.onClick, true);
   document.addEventListener('keydown', m.onKey, true);
   m.stop = () => { m.obs.disconnect(); cancelAnimationFrame(m.raf); m.wake = null;
     document.removeEventListener('invalid', m.onInvalid, true); document.removeEventListener('submit', m.onSubmit, true);
-    document.removeEventListener('click', m.onClick, true); document.removeEventListener('keydown', m.onKey, true); };
+    document.removeEventListener('click', m.onClick, true); document.removeEventListener('keydown', m.onKey, true);
+    for (const type of m.inputs) document.removeEventListener(type, m.onInput, true); };
   globalThis.__browserdWatch = m; return m.start; })()`
 
 // quietJS resolves once the page is settled: two animation frames passed
@@ -393,7 +484,13 @@ const watchJS = `(() => { const w = globalThis.__browserdWatch;
 // since the wait began — %[3]d ms from now at the earliest (the last
 // timer the action started is due then) — and the animations the action
 // started have ended (see animationsLeftJS), two frames before too; never
-// after %[2]d ms.
+// after %[2]d ms. With %[4]d = 1 (nothing went to or came from the network
+// since the action began, and no timer is waited for), the frames are
+// counted from the frame the action's input landed in, when the watch saw
+// it, rather than from the wait's start: what the input set off comes in
+// the frames after it, and the frames that passed while browserd read the
+// field back or asked the page for its timers count. Either way, an input
+// or a scroll seen during the wait counts as a change does.
 const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
   if (!m) return res({});
   const quiet = %[1]d, most = %[2]d, t0 = performance.now();
@@ -410,9 +507,9 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
     clearTimeout(t);
     if (now < until) { t = setTimeout(check, until - now); return; }
     if (m.pend > 0 && now < m.pendUntil) { t = setTimeout(check, Math.min(quiet, m.pendUntil - now)); return; }
-    if (fromF < 0) fromF = m.frames;
+    if (fromF < 0) fromF = %[4]d === 1 && m.inputF >= 0 && until === t0 ? m.inputF : m.frames;
     const since = Math.max(until, m.last);
-    if (m.frames - Math.max(fromF, m.lastF) >= 2 || now - since >= quiet) {
+    if (m.frames - Math.max(fromF, m.lastF, m.inputF) >= 2 || now - since >= quiet) {
       const left = (` + animationsLeftFn + `)();
       if (left <= 0) return finish();
       until = now + left; fromF = -1;
@@ -502,7 +599,15 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 		Invalid []InvalidField `json:"invalid"`
 	}
 	defer timing.Mark(ctx, "settled")
-	if p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), DOMMax.Milliseconds(), 0), &r) == nil {
+	// Nothing went to or came from the network since the mark: the
+	// quiet may count from the frame the input landed in.
+	p.mu.Lock()
+	fromInput := 0
+	if p.lastNet.Before(m.at) {
+		fromInput = 1
+	}
+	p.mu.Unlock()
+	if p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), DOMMax.Milliseconds(), 0, fromInput), &r) == nil {
 		timing.Mark(ctx, "quiet")
 		p.mu.Lock()
 		p.invalid = r.Invalid
@@ -519,7 +624,7 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 			break
 		}
 		timing.Mark(ctx, "timers")
-		_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds()), nil)
+		_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds(), 0), nil)
 	}
 	stopWatching()
 	cancel()
@@ -539,7 +644,7 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 		// download, a 204): look again.
 		lctx, cancel := context.WithTimeout(ctx, left+time.Second)
 		if p.Run(lctx, watchJS, nil) == nil {
-			_ = p.Run(lctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), 0), nil)
+			_ = p.Run(lctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), 0, 0), nil)
 		}
 		cancel()
 	}
@@ -605,7 +710,7 @@ func (p *Page) settleNav(ctx context.Context, m Mark) (done bool, err error) {
 	p.mu.Lock()
 	p.loaded = !p.crashed
 	p.mu.Unlock()
-	return true, p.WaitQuiet(ctx)
+	return true, p.afterLoad(ctx)
 }
 
 // Reload reloads the tab and waits like Navigate.

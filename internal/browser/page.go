@@ -198,6 +198,8 @@ type Page struct {
 	url         string
 	inflight    map[string]time.Time // request id -> start
 	lastNet     time.Time
+	lastSubNet  time.Time // lastNet, but for the main document's own request (see afterLoad)
+	docRequest  string    // the main document's request id
 	console     []ConsoleMessage
 	consoleHead int
 	net         *netlog // the network log since the last navigation (netlog.go)
@@ -208,6 +210,7 @@ type Page struct {
 	dialogsShut int                      // dialogs reported closed: another may open at once
 	oopifs      map[string]*frameSession // frame id -> session
 	worlds      map[string]int64         // frame id -> browserd's isolated world (see world.go)
+	objs        map[objKey]string        // elements resolved since the last Release (see CallOn)
 	journalSeq  int64                    // the last journal started (see journal.go)
 	crashed     bool
 	crashing    bool // unfreeze asked for the crash: actions go on
@@ -270,6 +273,10 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 	}
 	// Short timers are followed for the settle wait (timers.go).
 	steps = append(steps, step{"Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": timersJS}})
+	// browserd's isolated world is made with each document, and its
+	// context reported (onContextCreated): the first read of a new page
+	// does not wait for Page.createIsolatedWorld (world.go).
+	steps = append(steps, step{"Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": "", "worldName": utilityWorld}})
 	if o.InitScript != "" {
 		steps = append(steps, step{"Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": o.InitScript}})
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/browserd/browserd/internal/cdp"
 	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/timing"
 )
 
 // Patching the tab's last read with what its journal (journal.go) says
@@ -27,6 +28,7 @@ import (
 func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) ([]snapshot.Frame, int64, error) {
 	const group = "browserd-patch"
 	c, next, err := p.changedRoots(ctx, prev, journal, group)
+	timing.Mark(ctx, "journal taken")
 	if c.arr != "" {
 		// Not waited for: the session's later calls come after it.
 		defer p.sess.Send(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group})
@@ -51,6 +53,7 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 	if err != nil {
 		return nil, next, err
 	}
+	timing.Mark(ctx, "described")
 	old := prev[0]
 	ix := indexNodes(old.Nodes)
 	lifted, moved, err := p.liftIgnored(ctx, roots, ix)
@@ -64,7 +67,9 @@ func (p *Page) Patch(ctx context.Context, prev []snapshot.Frame, journal int64) 
 	}
 	roots = lifted
 	subs, nodes, first, err := p.readChanged(ctx, roots, ix)
+	timing.Mark(ctx, "changed read")
 	wg.Wait()
+	timing.Mark(ctx, "facts read")
 	if err != nil {
 		return nil, next, err
 	}

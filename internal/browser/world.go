@@ -16,10 +16,12 @@ import (
 // browserd reads. Only the agent's own `evaluate` runs in the page's main
 // world (Page.Eval).
 //
-// A world is made once per frame and document (Page.createIsolatedWorld is
-// idempotent per frame: it answers the same context until the frame
-// navigates) and cached by frame for the tab's own session; the tab's event
-// loop drops a cached context when Chromium reports it destroyed. Frames of
+// Chromium makes the world with each document of the tab's own session (a
+// new-document script names it: newPage), and the tab's event loop caches
+// its context by frame as Chromium reports it, and drops it when Chromium
+// reports it destroyed. A frame whose world is not cached yet has it made
+// (Page.createIsolatedWorld is idempotent per frame: it answers the same
+// context until the frame navigates). Frames of
 // out-of-process iframes ask their own session each time: they are rare and
 // their context events are not followed.
 const utilityWorld = "__browserd_utility__"
@@ -57,6 +59,22 @@ func (p *Page) world(ctx context.Context, s *cdp.Session, frame string) (int64, 
 		p.mu.Unlock()
 	}
 	return r.ID, nil
+}
+
+// worldID is the cached id of browserd's isolated world in a frame of the
+// tab's own session; ok is false when none is cached (or s is another
+// session's, whose worlds are not).
+func (p *Page) worldID(s *cdp.Session, frame string) (id int64, ok bool) {
+	if s != p.sess {
+		return 0, false
+	}
+	if frame == "" {
+		frame = p.rootFrame(s)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	id, ok = p.worlds[frame]
+	return id, ok
 }
 
 // forgetWorld drops a cached context that Chromium no longer knows.

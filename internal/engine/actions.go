@@ -990,6 +990,14 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	e.Mu.Unlock()
 	for _, p := range pops {
 		url, title := e.TabInfo(ctx, p)
+		// A popup whose first document has not committed yet has no URL:
+		// it gets a moment (one a refused or endless load does not make
+		// every answer wait out), so that the answer — and a tabs call
+		// right after it — says where it went.
+		for wait := time.Now().Add(300 * time.Millisecond); url.Unwrap() == "" && time.Now().Before(wait) && ctx.Err() == nil; {
+			time.Sleep(10 * time.Millisecond)
+			url, title = e.TabInfo(ctx, p)
+		}
 		c.res.Popups = append(c.res.Popups, tool.Tab{ID: p.ID, Task: c.task.Name, URL: url.Unwrap(), Title: title.Unwrap()})
 	}
 	if c.tab != nil && !c.tab.Page.Closed() {

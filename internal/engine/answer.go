@@ -198,14 +198,26 @@ func (c *call) buildOptions(opt snapshot.Options) snapshot.Options {
 }
 
 // read is the tab's accessibility tree. When the tab holds a read of the
-// same document, it is that read patched with what the page's journal says
-// changed since (see browser.Page.Patch) — nothing to ask Chromium when
-// nothing changed; else, or when the change needs it, or when the agent
-// asks for a fresh snapshot with full, it is a whole read — of a part of
-// a page too big to read whole, from focus when set. Either way the page's
-// journal starts anew and the result is kept for the next patch.
+// same document, it is that read — as it is, when the page's journal says
+// nothing changed since (browser.Page.Unchanged: the journal runs on), or
+// patched with what the journal says changed (browser.Page.Patch); else,
+// or when the change needs it, or when the agent asks for a fresh
+// snapshot with full, it is a whole read — of a part of a page too big to
+// read whole, from focus when set. A patch or a whole read starts the
+// journal anew; the result is kept for the next patch.
 func (c *call) read(ctx context.Context, focus *browser.Elem) ([]snapshot.Frame, error) {
 	tb, pg := c.tab, c.tab.Page
+	// Read while the page settled, or asked for again by a snapshot (an
+	// agent looking before it acts): most often nothing changed since, and
+	// one short question says so — the journal runs on from that read.
+	again := c.ahead != nil || c.in.Action == "snapshot" && !c.in.Full
+	if again && len(tb.LastFrames) == 1 && tb.LastFrames[0].Part == nil && pg.Unchanged(ctx, tb.Journal) {
+		if err := c.verifyPatch(ctx, tb.LastFrames); err != nil {
+			tb.LastFrames, tb.Journal = nil, 0
+			return nil, err
+		}
+		return tb.LastFrames, nil
+	}
 	if tb.LastFrames != nil && !(c.in.Full && c.in.Action == "snapshot") {
 		frames, next, err := pg.Patch(ctx, tb.LastFrames, tb.Journal)
 		tb.Journal = next
@@ -223,8 +235,9 @@ func (c *call) read(ctx context.Context, focus *browser.Elem) ([]snapshot.Frame,
 		}
 		c.e.Log.Debug("snapshot read whole", slog.String("tab", tb.ID), slog.String("action", c.in.Action), slog.Any("why", err))
 	}
-	tb.Journal = pg.StartJournal(ctx)
+	started := pg.SendStartJournal(ctx) // before the read, which need not wait for it
 	frames, err := pg.AXFramesFrom(ctx, focus)
+	tb.Journal = started()
 	if err != nil {
 		tb.LastFrames, tb.Journal = nil, 0
 		return nil, err

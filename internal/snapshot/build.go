@@ -190,6 +190,38 @@ var (
 	placeholderRoles = set("textbox", "searchbox", "combobox")
 )
 
+// roleBits says which of the role sets above a Chromium role is in: the
+// builder looks a node's role up once (frameIndex.cls), not once a set.
+type roleBits uint16
+
+const (
+	rDropped roleBits = 1 << iota
+	rGeneric
+	rWrapper
+	rInline
+	rWidget
+	rListItem
+	rContainer
+	rPhrasing
+	rImage
+)
+
+// roleClasses holds the bits of every role in a set.
+var roleClasses = func() map[string]roleBits {
+	m := map[string]roleBits{}
+	for _, s := range []struct {
+		set map[string]bool
+		bit roleBits
+	}{{droppedRoles, rDropped}, {genericRoles, rGeneric}, {wrapperRoles, rWrapper}, {inlineRoles, rInline},
+		{widgetRoles, rWidget}, {listItemRoles, rListItem}, {containerRoles, rContainer},
+		{phrasingRoles, rPhrasing}, {imageRoles, rImage}} {
+		for r := range s.set {
+			m[r] |= s.bit
+		}
+	}
+	return m
+}()
+
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
 	for _, n := range names {
@@ -298,7 +330,8 @@ func allText(it *item) (s string, more bool) {
 }
 
 type frameIndex struct {
-	byID      map[string]int
+	byID      idIndex
+	cls       []roleBits // each node's role's bits
 	byBackend map[int64]int
 	visited   []bool
 	root      int
@@ -324,6 +357,34 @@ type builder struct {
 	// labels: the refs shown, by accessibility role and name (see
 	// Refs.Label), to tell the refs whose role and name were unique.
 	labels map[[2]string][]string
+	// items and ones are handed out by newIt and one: a build makes an
+	// item or two a node, and allocating them in chunks halves its time
+	// in the allocator and the collector.
+	items []item
+	ones  []*item
+	abuf  []byte // attrs' buffer
+}
+
+// newIt returns a new item, a copy of it.
+func (b *builder) newIt(it item) *item {
+	if len(b.items) == 0 {
+		b.items = make([]item, 256)
+	}
+	p := &b.items[0]
+	b.items = b.items[1:]
+	*p = it
+	return p
+}
+
+// one returns a slice of it alone (its capacity 1: an append copies it).
+func (b *builder) one(it *item) []*item {
+	if len(b.ones) == 0 {
+		b.ones = make([]*item, 512)
+	}
+	s := b.ones[:1:1]
+	b.ones = b.ones[1:]
+	s[0] = it
+	return s
 }
 
 // Build renders the snapshot text of frames, assigning refs through refs in
@@ -446,14 +507,13 @@ func (b *builder) nextOrphan() int {
 func (b *builder) index(fi int) {
 	f := &b.frames[fi]
 	x := &b.idx[fi]
-	x.byID = make(map[string]int, len(f.Nodes))
+	x.byID = newIDIndex(f.Nodes)
 	x.byBackend = make(map[int64]int, len(f.Nodes))
 	x.visited = make([]bool, len(f.Nodes))
+	x.cls = make([]roleBits, len(f.Nodes))
 	for i := range f.Nodes {
 		n := &f.Nodes[i]
-		if _, dup := x.byID[n.ID]; !dup {
-			x.byID[n.ID] = i
-		}
+		x.cls[i] = roleClasses[n.Role]
 		if n.BackendID != 0 {
 			if _, dup := x.byBackend[n.BackendID]; !dup {
 				x.byBackend[n.BackendID] = i
@@ -465,7 +525,7 @@ func (b *builder) index(fi int) {
 		if p := f.Nodes[i].ParentID; p == "" {
 			x.root = i
 			break
-		} else if _, ok := x.byID[p]; !ok {
+		} else if _, ok := x.byID.get(p); !ok {
 			x.root = i
 			break
 		}
@@ -508,14 +568,15 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 	f := &b.frames[fi]
 	n := &f.Nodes[ni]
 
-	if droppedRoles[n.Role] && !force {
+	cls := x.cls[ni]
+	if cls&rDropped != 0 && !force {
 		return nil
 	}
 	if n.Role == "StaticText" && !n.Ignored {
 		if norm(n.Name) == "" {
 			return nil
 		}
-		return []*item{{role: "text", name: n.Name, text: true, owner: n.ParentID, parent: n.ParentID}}
+		return b.one(b.newIt(item{role: "text", name: n.Name, text: true, owner: n.ParentID, parent: n.ParentID}))
 	}
 
 	kd := b.kindOf(fi, ni, inRef)
@@ -531,7 +592,7 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 		kids = kids[0].children
 	}
 	if !kd.hasRef && !force {
-		if folded, ok := fold(f, n, kd.generic, name, kids); ok {
+		if folded, ok := fold(f, n, cls, kd.generic, name, kids); ok {
 			return folded
 		}
 	}
@@ -544,7 +605,7 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 		}
 	}
 	it, kids := b.newItem(f, n, &kd, name, kids)
-	return arrange(it, kids)
+	return b.arrange(it, kids)
 }
 
 // kind is what visit works out about a node before it visits its children:
@@ -559,6 +620,7 @@ type kind struct {
 	// native: a native <select> (a combobox over Chromium's menu list
 	// popup) or one of its options, chosen by select on the select's ref.
 	native bool
+	cls    roleBits // the node's role's bits
 }
 
 // nativeSelect reports whether node ni of frame fi is a native <select>
@@ -571,11 +633,11 @@ func (b *builder) nativeSelect(fi, ni int) bool {
 	case "MenuListOption":
 		return true
 	case "option":
-		p, ok := x.byID[n.ParentID]
+		p, ok := x.byID.get(n.ParentID)
 		return ok && f.Nodes[p].Role == "MenuListPopup"
 	case "combobox", "PopUpButton":
 		for _, c := range n.ChildIDs {
-			if ci, ok := x.byID[c]; ok && f.Nodes[ci].Role == "MenuListPopup" {
+			if ci, ok := x.byID.get(c); ok && f.Nodes[ci].Role == "MenuListPopup" {
 				return true
 			}
 		}
@@ -591,10 +653,12 @@ func (b *builder) kindOf(fi, ni int, inRef bool) kind {
 	n := &f.Nodes[ni]
 	var kd kind
 	kd.pr = roleOf(n.Role)
-	kd.generic = n.Ignored || genericRoles[n.Role]
+	cls := b.idx[fi].cls[ni]
+	kd.cls = cls
+	kd.generic = n.Ignored || cls&rGeneric != 0
 	kd.clickable = n.BackendID != 0 && f.Clickable[n.BackendID] && !inRef &&
 		kd.pr.role != "document" && kd.pr.role != "iframe"
-	kd.control = n.BackendID != 0 && (kd.clickable || !n.Ignored && actionable(n))
+	kd.control = n.BackendID != 0 && (kd.clickable || !n.Ignored && actionable(n, cls))
 	kd.native = b.nativeSelect(fi, ni)
 	if kd.native && kd.pr.role == "option" {
 		// An option of a native <select>: chosen with select on the
@@ -624,10 +688,14 @@ func (b *builder) visitChildren(fi, ni int, kd *kind, inRef bool) []*item {
 	// pointer cursor is inherited) — but not inside a container that is
 	// merely focusable (a list or menu with tabindex, as jQuery UI's
 	// autocomplete draws): its items are targets of their own.
-	within := inRef || kd.control && (kd.clickable || widgetRoles[n.Role] && !containerRoles[n.Role] || genericRoles[n.Role])
+	cls := x.cls[ni]
+	within := inRef || kd.control && (kd.clickable || cls&(rWidget|rContainer) == rWidget || cls&rGeneric != 0)
 	var kids []*item
+	if len(n.ChildIDs) > 0 {
+		kids = make([]*item, 0, len(n.ChildIDs))
+	}
 	for i, id := range n.ChildIDs {
-		if ci, ok := x.byID[id]; ok {
+		if ci, ok := x.byID.get(id); ok {
 			got := b.visit(fi, ci, within, false)
 			if len(got) == 1 && got[0].text && got[0].parent == n.ID {
 				got[0].pos = i
@@ -654,7 +722,7 @@ func (b *builder) visitChildren(fi, ni int, kd *kind, inRef bool) []*item {
 // when it prints no line itself — a generic container, a row group, a
 // nameless wrapper, a nameless paragraph of one item — and whether it
 // folds. kids are its children's items, name its name.
-func fold(f *Frame, n *Node, generic bool, name string, kids []*item) ([]*item, bool) {
+func fold(f *Frame, n *Node, cls roleBits, generic bool, name string, kids []*item) ([]*item, bool) {
 	switch {
 	case generic, n.Role == "rowgroup":
 		if generic && n.BackendID != 0 {
@@ -666,8 +734,8 @@ func fold(f *Frame, n *Node, generic bool, name string, kids []*item) ([]*item, 
 			}
 		}
 		return kids, true
-	case wrapperRoles[n.Role] && norm(name) == "":
-		if inlineRoles[n.Role] {
+	case cls&rWrapper != 0 && norm(name) == "":
+		if cls&rInline != 0 {
 			// Formatting: its text belongs to the element around it.
 			for _, k := range kids {
 				if k.text && k.owner == n.ID {
@@ -700,20 +768,20 @@ func labelsOf(kids []*item) int {
 func (b *builder) newItem(f *Frame, n *Node, kd *kind, name string, kids []*item) (*item, []*item) {
 	role := kd.pr.role
 	switch {
-	case kd.control && editableRoot(n):
+	case kd.control && editableRoot(n, kd.cls):
 		role = "textbox"
-	case kd.clickable && genericRoles[n.Role]:
+	case kd.clickable && kd.cls&rGeneric != 0:
 		role = "clickable"
 	case role == "":
 		role = "generic"
 	}
-	it := &item{role: role, name: name, ref: kd.hasRef, refID: kd.ref, key: Key{f.Key, n.BackendID}}
+	it := b.newIt(item{role: role, name: name, ref: kd.hasRef, refID: kd.ref, key: Key{f.Key, n.BackendID}})
 	hint := ""
 	if kd.hasRef && norm(name) == "" && n.BackendID != 0 {
 		hint = f.Hints[n.BackendID]
 	}
 	it.attrs, it.cut = b.attrs(n, kd, role, hint, n.BackendID != 0 && f.Current[n.BackendID])
-	if phrasingRoles[n.Role] {
+	if kd.cls&rPhrasing != 0 {
 		// A paragraph, heading or label holds only inline content: the
 		// text of its spans reads as one run with its own ("Price: 20 to
 		// 80", not four lines).
@@ -729,7 +797,7 @@ func (b *builder) newItem(f *Frame, n *Node, kd *kind, name string, kids []*item
 // arrange puts a printed node's children under it — a table row's cells
 // on its own line, a lone text as its name or on its line — and returns
 // what prints: the item, or the control a list item only holds.
-func arrange(it *item, kids []*item) []*item {
+func (b *builder) arrange(it *item, kids []*item) []*item {
 	switch {
 	case it.role == "listitem" && norm(it.name) == "" && !it.ref && len(kids) == 1 && kids[0].ref:
 		// A list item that only holds a link or button is that control.
@@ -751,12 +819,13 @@ func arrange(it *item, kids []*item) []*item {
 			compactTable(kids)
 		}
 	}
-	return []*item{it}
+	return b.one(it)
 }
 
-// actionable reports whether a node gets a ref for its role or focus.
-func actionable(n *Node) bool {
-	if widgetRoles[n.Role] {
+// actionable reports whether a node, whose role's bits are cls, gets a ref
+// for its role or focus.
+func actionable(n *Node, cls roleBits) bool {
+	if cls&rWidget != 0 {
 		return true
 	}
 	if n.Props["focusable"] != "true" {
@@ -765,17 +834,17 @@ func actionable(n *Node) bool {
 	if r := roleOf(n.Role).role; r == "document" || r == "iframe" {
 		return false
 	}
-	if genericRoles[n.Role] {
-		return norm(n.Name) != "" || editableRoot(n)
+	if cls&rGeneric != 0 {
+		return norm(n.Name) != "" || editableRoot(n, cls)
 	}
 	return true
 }
 
 // editableRoot reports whether a node is the focusable root of an editor
 // the page made with contenteditable and no role (Quill, ProseMirror,
-// TipTap): it prints as a textbox.
-func editableRoot(n *Node) bool {
-	return n.Props["editable"] != "" && n.Props["focusable"] == "true" && genericRoles[n.Role]
+// TipTap): it prints as a textbox. cls is its role's bits.
+func editableRoot(n *Node, cls roleBits) bool {
+	return cls&rGeneric != 0 && n.Props["editable"] != "" && n.Props["focusable"] == "true"
 }
 
 // ownRef reports whether a node that is no control gets a ref all the same,
@@ -786,10 +855,10 @@ func editableRoot(n *Node) bool {
 func (b *builder) ownRef(fi, ni int, inRef bool) bool {
 	n := &b.frames[fi].Nodes[ni]
 	switch {
-	case listItemRoles[n.Role]:
+	case b.idx[fi].cls[ni]&rListItem != 0:
 		// Even inside a clickable list: each item is its own target.
 		return !b.holds(fi, ni)
-	case imageRoles[n.Role]:
+	case b.idx[fi].cls[ni]&rImage != 0:
 		return !inRef && norm(n.Name) != ""
 	case n.Role == "LabelText":
 		return !inRef && !b.holds(fi, ni) && !b.tied(fi, ni)
@@ -807,11 +876,11 @@ func (b *builder) holds(fi, ni int) bool {
 		for i := range f.Nodes {
 			n := &f.Nodes[i]
 			if n.BackendID == 0 || !(f.Clickable[n.BackendID] ||
-				!n.Ignored && (actionable(n) || listItemRoles[n.Role])) {
+				!n.Ignored && (actionable(n, x.cls[i]) || x.cls[i]&rListItem != 0)) {
 				continue
 			}
 			// Mark the ancestors; a marked one has its own marked.
-			for p, ok := x.byID[n.ParentID]; ok && !x.holds[p]; p, ok = x.byID[f.Nodes[p].ParentID] {
+			for p, ok := x.byID.get(n.ParentID); ok && !x.holds[p]; p, ok = x.byID.get(f.Nodes[p].ParentID) {
 				x.holds[p] = true
 			}
 		}
@@ -833,7 +902,7 @@ func (b *builder) tied(fi, ni int) bool {
 			for _, id := range n.LabelledBy {
 				x.labels[id] = true
 			}
-			if !n.Ignored && widgetRoles[n.Role] {
+			if !n.Ignored && x.cls[i]&rWidget != 0 {
 				if s := norm(n.Name); s != "" {
 					x.controlNames[s] = true
 				}
@@ -870,7 +939,7 @@ func (b *builder) subtreeText(fi, ni int) string {
 			continue
 		}
 		for k := len(n.ChildIDs) - 1; k >= 0; k-- {
-			if c, ok := x.byID[n.ChildIDs[k]]; ok {
+			if c, ok := x.byID.get(n.ChildIDs[k]); ok {
 				stack = append(stack, c)
 			}
 		}
@@ -1145,66 +1214,78 @@ func hasRef(it *item) bool {
 // characters cut from its values.
 func (b *builder) attrs(n *Node, kd *kind, role, hint string, current bool) (string, int) {
 	pr, ref := kd.pr, kd.ref
-	var a []string
+	a := b.abuf[:0] // the list, written once: a node's attributes are a string
 	cut := 0
+	add := func(parts ...string) {
+		if len(a) > 0 {
+			a = append(a, ", "...)
+		}
+		for _, p := range parts {
+			a = append(a, p...)
+		}
+	}
 	str := func(key, v string) {
 		q, c := quote(v)
-		a = append(a, key+"="+q)
+		add(key, "=", q)
 		cut += c
 	}
 	if ref != "" {
-		a = append(a, "ref="+ref)
+		add("ref=", ref)
 	}
 	if hint != "" {
 		str("hint", hint)
 	}
 	if pr.typ != "" {
-		a = append(a, "type="+pr.typ)
+		add("type=", pr.typ)
 	}
 	p := n.Props
-	if role == "heading" && p["level"] != "" {
-		a = append(a, "level="+p["level"])
-	}
-	switch p["checked"] {
-	case "true":
-		a = append(a, "checked")
-	case "mixed":
-		a = append(a, "checked=mixed")
-	}
-	if p["selected"] == "true" && !kd.native {
-		// (A native select's line gives the option chosen as its value.)
-		a = append(a, "selected")
+	if len(p) > 0 {
+		if role == "heading" && p["level"] != "" {
+			add("level=", p["level"])
+		}
+		switch p["checked"] {
+		case "true":
+			add("checked")
+		case "mixed":
+			add("checked=mixed")
+		}
+		if p["selected"] == "true" && !kd.native {
+			// (A native select's line gives the option chosen as its value.)
+			add("selected")
+		}
 	}
 	switch p["pressed"] {
 	case "true":
-		a = append(a, "pressed")
+		add("pressed")
 	case "mixed":
-		a = append(a, "pressed=mixed")
+		add("pressed=mixed")
 	case "false":
-		a = append(a, "pressed=false")
+		add("pressed=false")
 	case "":
 		if n.Role == "ToggleButton" {
-			a = append(a, "pressed=false")
+			add("pressed=false")
 		}
 	}
-	switch {
-	case p["expanded"] == "true":
-		a = append(a, "expanded")
-	case p["expanded"] == "false" && !kd.native:
-		// (A native <select> is always shut to the page: select chooses
-		// its options without opening it.)
-		a = append(a, "collapsed")
-	}
-	for _, flag := range [...]string{"disabled", "required", "readonly"} {
-		if p[flag] == "true" {
-			a = append(a, flag)
+	if len(p) > 0 {
+		switch {
+		case p["expanded"] == "true":
+			add("expanded")
+		case p["expanded"] == "false" && !kd.native:
+			// (A native <select> is always shut to the page: select chooses
+			// its options without opening it.)
+			add("collapsed")
 		}
-	}
-	if v := p["invalid"]; v != "" && v != "false" {
-		a = append(a, "invalid")
-	}
-	if p["focused"] == "true" && role != "document" {
-		a = append(a, "focused")
+		for _, flag := range [...]string{"disabled", "required", "readonly"} {
+			if p[flag] == "true" {
+				add(flag)
+			}
+		}
+		if v := p["invalid"]; v != "" && v != "false" {
+			add("invalid")
+		}
+		if p["focused"] == "true" && role != "document" {
+			add("focused")
+		}
 	}
 	if valueRoles[role] || pr.typ != "" {
 		v := n.Value
@@ -1219,12 +1300,13 @@ func (b *builder) attrs(n *Node, kd *kind, role, hint string, current bool) (str
 		str("href", shortHref(u, b.opt.Origin))
 	}
 	if v := p["current"]; current || v != "" && v != "false" {
-		a = append(a, "current")
+		add("current")
 	}
 	if placeholderRoles[role] && norm(n.Description) != "" {
 		str("placeholder", n.Description)
 	}
-	return strings.Join(a, ", "), cut
+	b.abuf = a
+	return string(a), cut
 }
 
 // line is one rendered output line.

@@ -202,13 +202,13 @@ func noun(role string, n int) string {
 func (b *builder) inList(fi, ni int) bool {
 	f := &b.frames[fi]
 	x := &b.idx[fi]
-	p, ok := x.byID[f.Nodes[ni].ParentID]
+	p, ok := x.byID.get(f.Nodes[ni].ParentID)
 	for steps := 0; ok && steps < len(f.Nodes); steps++ {
 		n := &f.Nodes[p]
 		if listRoles[roleOf(n.Role).role] {
 			return true
 		}
-		p, ok = x.byID[n.ParentID]
+		p, ok = x.byID.get(n.ParentID)
 	}
 	return false
 }

@@ -273,6 +273,54 @@ func splice(old []Node, ch Change) (out []Node, ok bool) {
 	return append(out, old[last:]...), true
 }
 
+// TreeOrder returns nodes in tree order from the root (the first node
+// without a parent, else the first node): each node before its children,
+// every subtree in one run. Nodes the root does not reach follow, in the
+// order they came. Chromium's whole-tree read lists nodes about level by
+// level; Patch splices a change into a tree in tree order (see splice) in
+// a fraction of the time it takes to walk one that is not.
+func TreeOrder(nodes []Node) []Node {
+	if len(nodes) < 2 {
+		return nodes
+	}
+	byID := make(map[string]int, len(nodes))
+	root := -1
+	for i := range nodes {
+		if _, dup := byID[nodes[i].ID]; !dup {
+			byID[nodes[i].ID] = i
+		}
+		if root < 0 && nodes[i].ParentID == "" {
+			root = i
+		}
+	}
+	if root < 0 {
+		root = 0
+	}
+	out := make([]Node, 0, len(nodes))
+	done := make([]bool, len(nodes))
+	stack := []int{root}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if done[i] {
+			continue
+		}
+		done[i] = true
+		out = append(out, nodes[i])
+		for k := len(nodes[i].ChildIDs) - 1; k >= 0; k-- {
+			if c, ok := byID[nodes[i].ChildIDs[k]]; ok && !done[c] {
+				stack = append(stack, c)
+			}
+		}
+	}
+	for i := range nodes {
+		if !done[i] {
+			out = append(out, nodes[i])
+		}
+	}
+	return out
+}
+
 // treeOrder lists a subtree read again (its root first) in tree order,
 // normalized; ok is false when a node names a child the subtree does not
 // hold, or holds a node twice or one under none of the others.

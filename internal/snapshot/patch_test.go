@@ -172,3 +172,43 @@ func walkPatch(old []Node, ch Change) ([]Node, error) {
 	}
 	return p.walk()
 }
+
+// TestTreeOrder: a tree as Chromium's whole read lists it, level by
+// level, comes out in tree order with what the root does not reach
+// after — and a change to it then splices, giving what the walk gives.
+func TestTreeOrder(t *testing.T) {
+	levels := []Node{
+		{ID: "1", Role: "RootWebArea", ChildIDs: []string{"2", "3"}},
+		{ID: "2", ParentID: "1", Role: "status", ChildIDs: []string{"4"}},
+		{ID: "3", ParentID: "1", Role: "button", Name: "Add", ChildIDs: []string{"5"}},
+		{ID: "4", ParentID: "2", Role: "StaticText", Name: "Cart: empty", ChildIDs: []string{"6"}},
+		{ID: "5", ParentID: "3", Role: "StaticText", Name: "Add"},
+		{ID: "6", ParentID: "4", Role: "InlineTextBox", Name: "Cart: empty"},
+		{ID: "9", ParentID: "77", Role: "generic", Name: "stray"},
+	}
+	ch := Change{Subtrees: [][]Node{{
+		{ID: "2", ParentID: "1", Role: "status", ChildIDs: []string{"7"}},
+		{ID: "7", ParentID: "2", Role: "StaticText", Name: "Cart: item 1"},
+	}}}
+	if _, ok := splice(levels, ch); ok {
+		t.Fatal("spliced into a tree not in tree order")
+	}
+	ordered := TreeOrder(levels)
+	if got, want := ids(ordered), "1: 2: 4:Cart: empty 6:Cart: empty 3:Add 5:Add 9:stray"; got != want {
+		t.Fatalf("tree order %q, want %q", got, want)
+	}
+	got, ok := splice(ordered, ch)
+	if !ok {
+		t.Fatal("no splice into the tree in tree order")
+	}
+	want, err := walkPatch(levels, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids(got[:len(want)]) != ids(want) {
+		t.Fatalf("spliced %q, the walk gives %q", ids(got), ids(want))
+	}
+	if ids(levels) != "1: 2: 3:Add 4:Cart: empty 5:Add 6:Cart: empty 9:stray" {
+		t.Errorf("TreeOrder changed its input: %s", ids(levels))
+	}
+}

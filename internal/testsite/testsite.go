@@ -172,7 +172,7 @@ func (s *Site) handler() http.Handler {
 	for _, name := range []string{
 		"form", "frame-inner", "shadow", "clickable", "dialogs", "upload",
 		"download", "popup", "popup-child", "console", "wait", "scroll",
-		"hover", "keys", "spa", "ticker", "changes", "timer-state", "canvas", "late-image",
+		"hover", "keys", "spa", "ticker", "changes", "timer-state", "canvas", "late-image", "after-load",
 	} {
 		mux.HandleFunc("GET /"+name, func(w http.ResponseWriter, r *http.Request) {
 			render(w, name+".html", nil)

@@ -1,0 +1,135 @@
+package browser
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browserd/browserd/internal/chromium"
+	"github.com/browserd/browserd/internal/snapshot"
+)
+
+// TestUnchanged: after a read, Unchanged says the page is as read until
+// anything the journal records happens — a DOM change, a value a script
+// set without an event — and, while it says so, the journal runs on: the
+// next Patch from that read still sees a later change.
+func TestUnchanged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches Chromium")
+	}
+	if _, err := chromium.Find(""); err != nil {
+		t.Skipf("no Chromium: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	br, err := Start(ctx, chromium.Options{UserDataDir: t.TempDir(), Width: 800, Height: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer br.Close(context.Background())
+	pg, err := br.NewPage(ctx, "", PageOptions{Width: 800, Height: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.Navigate(ctx, `data:text/html,<p id="p">before</p><label>Name <input id="i"></label>`); err != nil {
+		t.Fatal(err)
+	}
+	seq := pg.StartJournal(ctx)
+	frames, err := pg.AXFrames(ctx)
+	if err != nil || seq == 0 {
+		t.Fatalf("read: %v (journal %d)", err, seq)
+	}
+	if !pg.Unchanged(ctx, seq) || !pg.Unchanged(ctx, seq) {
+		t.Fatal("a page nothing touched since its read is not unchanged")
+	}
+	if pg.Unchanged(ctx, seq+1) || pg.Unchanged(ctx, 0) {
+		t.Fatal("a journal that does not run says the page is unchanged")
+	}
+	if err := pg.Run(ctx, `document.getElementById('p').textContent = 'after'`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if pg.Unchanged(ctx, seq) {
+		t.Fatal("a changed text is unchanged")
+	}
+	patched, next, err := pg.Patch(ctx, frames, seq)
+	if err != nil {
+		t.Fatalf("patch after Unchanged: %v", err)
+	}
+	if !hasName(patched, "after") {
+		t.Fatalf("the patch misses the change Unchanged saw: %+v", patched[0].Nodes)
+	}
+	if !pg.Unchanged(ctx, next) {
+		t.Fatal("the page is not unchanged right after a patch")
+	}
+	if err := pg.Run(ctx, `document.getElementById('i').value = 'typed by a script'`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if pg.Unchanged(ctx, next) {
+		t.Fatal("a value a script set is unchanged")
+	}
+}
+
+func hasName(frames []snapshot.Frame, name string) bool {
+	for _, f := range frames {
+		for _, n := range f.Nodes {
+			if strings.Contains(n.Name, name) || strings.Contains(n.Value, name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestSendStartJournal: the journal sent ahead of a read starts before the
+// calls sent after it — a change one of them makes is recorded — and a
+// read made meanwhile patches as one made after StartJournal.
+func TestSendStartJournal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches Chromium")
+	}
+	if _, err := chromium.Find(""); err != nil {
+		t.Skipf("no Chromium: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	br, err := Start(ctx, chromium.Options{UserDataDir: t.TempDir(), Width: 800, Height: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer br.Close(context.Background())
+	pg, err := br.NewPage(ctx, "", PageOptions{Width: 800, Height: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.Navigate(ctx, `data:text/html,<p id="p">before</p>`); err != nil {
+		t.Fatal(err)
+	}
+	started := pg.SendStartJournal(ctx)
+	frames, err := pg.AXFrames(ctx)
+	seq := started()
+	if err != nil || seq == 0 {
+		t.Fatalf("read: %v (journal %d)", err, seq)
+	}
+	if !pg.Unchanged(ctx, seq) {
+		t.Fatal("a page nothing touched since its read is not unchanged")
+	}
+	if err := pg.Run(ctx, `document.getElementById('p').textContent = 'after'`, nil); err != nil {
+		t.Fatal(err)
+	}
+	patched, _, err := pg.Patch(ctx, frames, seq)
+	if err != nil || !hasName(patched, "after") {
+		t.Fatalf("the patch of a read made beside the journal's start: %v, %+v", err, patched)
+	}
+
+	// A change sent right after the journal, before its answer: recorded.
+	started = pg.SendStartJournal(ctx)
+	change := pg.sess.Send(ctx, "Runtime.evaluate", map[string]any{"expression": `document.getElementById('p').textContent = 'later'`})
+	seq = started()
+	if err := change(nil); err != nil || seq == 0 {
+		t.Fatalf("change: %v (journal %d)", err, seq)
+	}
+	if pg.Unchanged(ctx, seq) {
+		t.Fatal("a change sent after the journal's start is not in the journal")
+	}
+}
