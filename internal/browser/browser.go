@@ -30,10 +30,17 @@ type Browser struct {
 
 	mu        sync.Mutex // protects downloads, dlDir
 	downloads map[string]*Download
-	claims    map[string]string // download GUID -> target id of the tab that claimed it
+	claims    map[string]claim // download GUID -> the tab that claimed it
 	dlDir     string
 
 	loopDone chan struct{}
+}
+
+// claim is a tab's word that a download is its (Page.downloadWillBegin),
+// and when it was heard.
+type claim struct {
+	tab string
+	at  time.Time
 }
 
 // TargetInfo is the part of CDP's TargetInfo browserd uses.
@@ -170,10 +177,20 @@ func (b *Browser) Downloads(since time.Time, frames map[string]bool) []Download 
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var out []Download
+	for guid, c := range b.claims {
+		// A tab's claim can be heard before the browser-wide event
+		// (they come on different sessions): the download is the tab's
+		// and under way, so it is reported as pending.
+		// Not for long: a browser that sends no such event (one browserd
+		// attached to, whose downloads it did not set up) never will.
+		if b.downloads[guid] == nil && !c.at.Before(since) && time.Since(c.at) < 2*time.Second && (frames == nil || frames[c.tab]) {
+			out = append(out, Download{GUID: guid, State: "inProgress", Started: c.at, Dir: b.dlDir})
+		}
+	}
 	for _, d := range b.downloads {
 		frame := d.FrameID
-		if tab := b.claims[d.GUID]; tab != "" {
-			frame = tab
+		if c, ok := b.claims[d.GUID]; ok {
+			frame = c.tab
 		}
 		if d.Started.Before(since) || (frames != nil && !frames[frame]) {
 			continue
@@ -192,9 +209,9 @@ func (b *Browser) claimDownload(guid, tab string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.claims == nil {
-		b.claims = map[string]string{}
+		b.claims = map[string]claim{}
 	}
-	b.claims[guid] = tab
+	b.claims[guid] = claim{tab: tab, at: time.Now()}
 }
 
 // finishDownload renames a completed download (saved under its GUID) to its

@@ -79,6 +79,7 @@ func (p *Page) onDownloadWillBegin(ev cdp.Event) {
 	if ev.Decode(&e) == nil && e.GUID != "" && p.b != nil {
 		p.b.claimDownload(e.GUID, p.TargetID)
 	}
+	p.downloadsBegun++
 }
 
 func (p *Page) onFrameRequestedNavigation(ev cdp.Event) {
@@ -89,6 +90,7 @@ func (p *Page) onFrameRequestedNavigation(ev cdp.Event) {
 	if ev.Decode(&e) == nil && e.FrameID == p.TargetID && e.Disposition == "currentTab" {
 		p.loading = true
 		p.navPending = true
+		p.navRequests++
 	}
 }
 
@@ -98,7 +100,8 @@ func (p *Page) onFrameLoading(ev cdp.Event) {
 	}
 	if ev.Decode(&e) == nil && e.FrameID == p.TargetID {
 		if ev.Method == "Page.frameStartedLoading" && !p.loading {
-			}
+			p.navRequests++
+		}
 		p.loading = ev.Method == "Page.frameStartedLoading"
 		p.navPending = p.loading
 	}

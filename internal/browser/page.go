@@ -215,8 +215,13 @@ type Page struct {
 	crashed     bool
 	crashing    bool // unfreeze asked for the crash: actions go on
 	windowOpens int
-	blocked     []string       // refused by the Fetch guard, not yet reported
-	invalid     []InvalidField // fields that stopped a form in the last action
+	// navRequests counts the navigations the tab's main frame was asked
+	// for or started loading; downloadsBegun the downloads it began (see
+	// NavCounts).
+	navRequests    int
+	downloadsBegun int
+	blocked        []string       // refused by the Fetch guard, not yet reported
+	invalid        []InvalidField // fields that stopped a form in the last action
 	// loaded: the last input action's settle waited out a page load it
 	// started (a click whose page navigates on a timer); the next
 	// WaitLoad counts it as the load it waits for. markLoad: loadSeq
@@ -538,6 +543,20 @@ func (p *Page) WindowOpens() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.windowOpens
+}
+
+// NavCounts is what the tab's main frame did with navigations: how many
+// it was asked for or started loading (requested), how many committed
+// (committed: a new document, or a move within the document), and how many downloads the tab began. A
+// navigation requested since an earlier count that committed nothing may
+// be turning into a download whose events are yet to come.
+type NavCounts struct{ Requested, Committed, Downloads int }
+
+// NavCounts returns the tab's counts so far (see NavCounts).
+func (p *Page) NavCounts() NavCounts {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return NavCounts{Requested: p.navRequests, Committed: p.navSeq + p.sameDocSeq, Downloads: p.downloadsBegun}
 }
 
 // Dialog returns the open dialog, if any.

@@ -360,6 +360,12 @@ func testDownload(t *testing.T, d driver, task string) {
 	if err != nil || !bytes.Contains(b, []byte(",")) {
 		t.Fatalf("download content: %q %v", b, err)
 	}
+	// A file whose answer comes after the click's page has settled: the
+	// answer waits for the download the click's navigation became.
+	r = ok(t, d, tool.Input{Action: "click", Task: task, Ref: ref(t, s, "link", "Download the late report")})
+	if len(r.Downloads) != 1 || !r.Downloads[0].Done || !strings.HasPrefix(filepath.Base(r.Downloads[0].Path), "report") {
+		t.Fatalf("a late file: want one finished download, got %+v (notes %v)", r.Downloads, r.Notes)
+	}
 	// A tab whose first navigation is the file, and another task whose
 	// navigate is: each is a download under the file's own name, not an
 	// aborted navigation and a file named by its GUID.

@@ -503,7 +503,7 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 		cancel()
 	}
 	started := time.Now()
-	opens := pg.WindowOpens()
+	opens, navs := pg.WindowOpens(), pg.NavCounts()
 	c.markRecord()
 	c.resolveTargets(tctx)
 	if in.Action == "type" || in.Action == "fill" {
@@ -542,7 +542,13 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 	}
 	var ne *browser.NavError
 	aborted := errors.As(err, &ne) && strings.Contains(ne.Text, "ERR_ABORTED")
-	c.report(ctx, br, started, pg.WindowOpens()-opens, aborted)
+	// A navigation the action set off (a click on a link to a file) that
+	// committed no document may be a download whose events come later
+	// than the page's settle on a busy machine: it is waited for as an
+	// aborted navigate's is.
+	now := pg.NavCounts()
+	uncommitted := now.Requested > navs.Requested && now.Committed == navs.Committed
+	c.report(ctx, br, started, pg.WindowOpens()-opens, aborted || uncommitted)
 	if aborted && len(c.res.Downloads) > 0 {
 		err = nil // the URL was a file: it downloaded instead of loading
 		c.res.Notes = append(c.res.Notes, "the URL is a file: it was downloaded, the page did not change")

@@ -200,6 +200,18 @@ func (s *Site) handler() http.Handler {
 	mux.Handle("GET /tp/assets/", thirdPartyAssets())
 	mux.HandleFunc("POST /upload", s.postUpload)
 	mux.HandleFunc("GET /files/report.csv", reportCSV)
+	// The same file, its answer held back: a download that begins after
+	// the click's page has settled.
+	mux.HandleFunc("GET /files/late-report.csv", func(w http.ResponseWriter, r *http.Request) {
+		t := time.NewTimer(1200 * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-r.Context().Done():
+			return
+		case <-t.C:
+		}
+		reportCSV(w, r)
+	})
 	mux.HandleFunc("GET /slow", s.slow)
 	mux.HandleFunc("GET /redirect", func(w http.ResponseWriter, r *http.Request) {
 		to := r.URL.Query().Get("to")
