@@ -15,7 +15,7 @@ LDFLAGS := $(shell git rev-parse HEAD >/dev/null 2>&1 && \
 	"-X $(VCS_PKG).buildTime=$$(TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd)" \
 	"-X $(VCS_PKG).buildModified=$$(test -z "$$(git status --porcelain 2>/dev/null)" && echo false || echo true)")
 
-.PHONY: run build install test unit e2e bench fuzz chromium thirdparty vet cross clean conformance-peers image image-test
+.PHONY: run build install test soak unit e2e bench fuzz chromium thirdparty vet cross clean conformance-peers image image-test
 
 run: chromium build
 	$(BIN) serve $(ARGS)
@@ -69,6 +69,15 @@ test: chromium thirdparty vet cross
 	url=$$(scripts/ensure-postgres.sh start "$$pgdir") && \
 	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -race -count=1 -p 4 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e) && \
 	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -count=1 -parallel 4 -timeout 25m ./internal/e2e/
+
+# The whole suite under load: `.ci/run` on a fresh clone of HEAD, SOAK
+# times in a row (5), with LOAD CPU-bound processes of the script's own
+# beside each run (2); prints each run's failures and a table of the runs
+# for docs/testing.md (scripts/soak.sh). Logs in SOAK_DIR.
+SOAK ?= 5
+LOAD ?= 2
+soak:
+	SOAK=$(SOAK) LOAD=$(LOAD) scripts/soak.sh
 
 # The conformance corpus driven through Playwright MCP by the same scripted
 # agent, for docs/conformance.md's comparison (installed with npm; skipped,

@@ -6,7 +6,7 @@
 // public key, and leaves site storage in the clear: anyone who reads the
 // disk reads the logins. So when browserd closes a profile's browser it
 // gathers those files into one archive sealed with AES-256-GCM under the
-// data folder's key (internal/secret) and removes them; before it starts
+// data folder's key (internal/sealkey) and removes them; before it starts
 // the browser again it puts them back. While the browser runs they are
 // plain files, as Chromium needs them; if the daemon dies without closing
 // the browser they stay plain until the next clean close.

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 )
 
-func box(t *testing.T) *secret.Box {
+func box(t *testing.T) *sealkey.Box {
 	t.Helper()
-	b, err := secret.Load(filepath.Join(t.TempDir(), "secret.key"))
+	b, err := sealkey.Load(filepath.Join(t.TempDir(), "secret.key"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -591,6 +591,38 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	if fn, ok := ctx.Value(meanwhileKey{}).(func(context.Context)); ok && !nav && !navCut.Load() {
 		wg.Go(func() { fn(nctx) })
 	}
+	defer timing.Mark(ctx, "settled")
+	p.waitDOMQuiet(ctx, nctx, m)
+	stopWatching()
+	// The reaction may have been a navigation (a script that submits
+	// after a request, a redirect after a delay): wait for its load, so
+	// the answer shows the new document, not a half-loaded one.
+	p.mu.Lock()
+	navigated := started()
+	p.mu.Unlock()
+	if navigated {
+		if done, err := p.settleNav(ctx, m); done || err != nil {
+			return err
+		}
+	}
+	if left := DOMMax - time.Since(m.at); navCut.Load() && left > DOMQuiet && p.Dialog() == nil {
+		// The navigation that ended the look left no new document (a
+		// download, a 204): look again.
+		lctx, cancel := context.WithTimeout(ctx, left+time.Second)
+		if p.Run(lctx, watchJS, nil) == nil {
+			_ = p.Run(lctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), 0, 0), nil)
+		}
+		cancel()
+	}
+	// The reaction may have started requests of its own.
+	return p.WaitQuiet(ctx)
+}
+
+// waitDOMQuiet waits, within nctx (which a navigation cuts), until the
+// page's DOM is quiet after the input m marked (quietJS), then for the
+// short timers the action started and what they change (lateTimers),
+// within DOMMax of the mark. ctx carries the action's timing marks.
+func (p *Page) waitDOMQuiet(ctx, nctx context.Context, m Mark) {
 	qctx, cancel := context.WithTimeout(nctx, DOMMax+time.Second)
 	defer cancel()
 	// An error here is the page navigating or a dialog opening: both are
@@ -598,7 +630,6 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	var r struct {
 		Invalid []InvalidField `json:"invalid"`
 	}
-	defer timing.Mark(ctx, "settled")
 	// Nothing went to or came from the network since the mark: the
 	// quiet may count from the frame the input landed in.
 	p.mu.Lock()
@@ -626,30 +657,6 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 		timing.Mark(ctx, "timers")
 		_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds(), 0), nil)
 	}
-	stopWatching()
-	cancel()
-	// The reaction may have been a navigation (a script that submits
-	// after a request, a redirect after a delay): wait for its load, so
-	// the answer shows the new document, not a half-loaded one.
-	p.mu.Lock()
-	navigated := started()
-	p.mu.Unlock()
-	if navigated {
-		if done, err := p.settleNav(ctx, m); done || err != nil {
-			return err
-		}
-	}
-	if left := DOMMax - time.Since(m.at); navCut.Load() && left > DOMQuiet && p.Dialog() == nil {
-		// The navigation that ended the look left no new document (a
-		// download, a 204): look again.
-		lctx, cancel := context.WithTimeout(ctx, left+time.Second)
-		if p.Run(lctx, watchJS, nil) == nil {
-			_ = p.Run(lctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), 0, 0), nil)
-		}
-		cancel()
-	}
-	// The reaction may have started requests of its own.
-	return p.WaitQuiet(ctx)
 }
 
 // meanwhileKey is the context key of WithMeanwhile's work.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/policy"
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/store/sqlite"
 	"github.com/browserd/browserd/internal/tool"
@@ -28,7 +28,7 @@ import (
 func shared(t *testing.T) (store.Store, []byte) {
 	t.Helper()
 	dir := t.TempDir()
-	box, err := secret.Load(filepath.Join(dir, "secret.key"))
+	box, err := sealkey.Load(filepath.Join(dir, "secret.key"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,177 +21,222 @@ func Line(in tool.Input, t Targets) string {
 // whose target could not be placed, or that Playwright has no statement
 // for, is a comment saying so.
 func Lines(in tool.Input, t Targets) []string {
-	loc := ""
+	c := call{in: in, t: t}
 	if t.Locator != nil {
-		loc = Locator(*t.Locator)
+		c.loc = Locator(*t.Locator)
 	}
-	needLoc := func(f func(l string) []string) []string {
-		if loc == "" {
-			if in.Action == "press" || in.Action == "scroll" || in.Action == "extract" || in.Action == "screenshot" {
-				return f("")
-			}
-			return []string{"// " + in.Action + ": its target could not be placed (no unique role and name, no selector)"}
+	if w := writers[in.Action]; w != nil {
+		return w(c)
+	}
+	return nil
+}
+
+// call is one call to write as Playwright code: its input, the targets
+// the recording placed, and its own target's locator ("" when none).
+type call struct {
+	in  tool.Input
+	t   Targets
+	loc string
+}
+
+// needLoc writes f's statements for the call's target, or a comment
+// saying it could not be placed. Actions that also act on the page as a
+// whole get f("") then.
+func (c call) needLoc(f func(l string) []string) []string {
+	if c.loc == "" {
+		if a := c.in.Action; a == "press" || a == "scroll" || a == "extract" || a == "screenshot" {
+			return f("")
 		}
-		return f(loc)
+		return []string{"// " + c.in.Action + ": its target could not be placed (no unique role and name, no selector)"}
 	}
-	opt := func(kv ...string) string {
-		var parts []string
-		for i := 0; i+1 < len(kv); i += 2 {
-			if kv[i+1] != "" {
-				parts = append(parts, kv[i]+": "+kv[i+1])
-			}
+	return f(c.loc)
+}
+
+// opt is a Playwright options object of the pairs whose value is set:
+// opt("button", "'right'", "modifiers", "") is "{ button: 'right' }";
+// "" when none is.
+func opt(kv ...string) string {
+	var parts []string
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			parts = append(parts, kv[i]+": "+kv[i+1])
 		}
-		if len(parts) == 0 {
-			return ""
-		}
-		return "{ " + strings.Join(parts, ", ") + " }"
 	}
-	timeout := ""
-	if in.Timeout > 0 {
-		timeout = strconv.Itoa(in.Timeout)
+	if len(parts) == 0 {
+		return ""
 	}
-	switch in.Action {
-	case "navigate":
-		return []string{"await page.goto(" + Str(in.URL) + ");"}
-	case "back":
-		return []string{"await page.goBack();"}
-	case "forward":
-		return []string{"await page.goForward();"}
-	case "reload":
-		return []string{"await page.reload();"}
-	case "click":
-		return needLoc(func(l string) []string {
-			button := ""
-			if in.Button != "" && in.Button != "left" {
-				button = Str(in.Button)
-			}
-			mods := ""
-			if len(in.Modifiers) > 0 {
-				q := make([]string, len(in.Modifiers))
-				for i, m := range in.Modifiers {
-					q[i] = Str(m)
-				}
-				mods = "[" + strings.Join(q, ", ") + "]"
-			}
-			m := "click"
-			if in.Double {
-				m = "dblclick"
-			}
-			return []string{"await " + l + "." + m + "(" + opt("button", button, "modifiers", mods) + ");"}
-		})
-	case "hover":
-		return needLoc(func(l string) []string { return []string{"await " + l + ".hover();"} })
-	case "type":
-		return needLoc(func(l string) []string {
-			out := []string{"await " + l + ".fill(" + value(in.Text, in.Secret) + ");"}
-			if in.Submit {
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+// strs is a JavaScript array of the strings.
+func strs(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = Str(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// fixed is a writer of one statement whatever the call.
+func fixed(stmt string) func(call) []string {
+	return func(call) []string { return []string{stmt} }
+}
+
+// writers writes each action's statements; an action not here has none.
+var writers = map[string]func(c call) []string{
+	"navigate": func(c call) []string { return []string{"await page.goto(" + Str(c.in.URL) + ");"} },
+	"back":     fixed("await page.goBack();"),
+	"forward":  fixed("await page.goForward();"),
+	"reload":   fixed("await page.reload();"),
+	"click":    clickLines,
+	"hover": func(c call) []string {
+		return c.needLoc(func(l string) []string { return []string{"await " + l + ".hover();"} })
+	},
+	"type": func(c call) []string {
+		return c.needLoc(func(l string) []string {
+			out := []string{"await " + l + ".fill(" + value(c.in.Text, c.in.Secret) + ");"}
+			if c.in.Submit {
 				out = append(out, "await "+l+".press('Enter');")
 			}
 			return out
 		})
-	case "fill":
-		var out []string
-		for i, f := range in.Fields {
-			var l recording.Locator
-			if i < len(t.Fields) {
-				l = t.Fields[i]
-			}
-			if l.Role == "" && l.Selector == "" {
-				out = append(out, fmt.Sprintf("// fill: field %s could not be placed (no unique role and name, no selector)", f.Ref))
-				continue
-			}
-			out = append(out, fillField(Locator(l), l.Role, f))
+	},
+	"fill":   fillLines,
+	"select": selectLines,
+	"press": func(c call) []string {
+		if c.loc != "" {
+			return []string{"await " + c.loc + ".press(" + Str(c.in.Key) + ");"}
 		}
-		return out
-	case "select":
-		return needLoc(func(l string) []string {
-			if len(in.Values) > 0 {
-				q := make([]string, len(in.Values))
-				for i, v := range in.Values {
-					q[i] = Str(v)
-				}
-				return []string{"await " + l + ".selectOption([" + strings.Join(q, ", ") + "]);"}
-			}
-			return []string{"await " + l + ".selectOption(" + Str(in.Value) + ");"}
+		return []string{"await page.keyboard.press(" + Str(c.in.Key) + ");"}
+	},
+	"scroll":   scrollLines,
+	"wait":     waitLines,
+	"evaluate": func(c call) []string { return []string{"await page.evaluate(" + Str(c.in.Expression) + ");"} },
+	"drag":     dragLines,
+	"upload": func(c call) []string {
+		return c.needLoc(func(l string) []string {
+			return []string{"await " + l + ".setInputFiles(" + strs(c.in.Files) + "); // files from browserd's <data>/uploads"}
 		})
-	case "press":
-		if loc != "" {
-			return []string{"await " + loc + ".press(" + Str(in.Key) + ");"}
-		}
-		return []string{"await page.keyboard.press(" + Str(in.Key) + ");"}
-	case "scroll":
-		if loc != "" && in.Direction == "" {
-			return []string{"await " + loc + ".scrollIntoViewIfNeeded();"}
-		}
-		amount := in.Amount
-		if amount <= 0 {
-			amount = 600
-		}
-		switch in.Direction {
-		case "top":
-			return []string{"await page.evaluate(() => window.scrollTo(0, 0));"}
-		case "bottom":
-			return []string{"await page.evaluate(() => window.scrollTo(0, document.scrollingElement.scrollHeight));"}
-		case "up":
-			return []string{fmt.Sprintf("await page.mouse.wheel(0, -%d);", amount)}
-		case "left":
-			return []string{fmt.Sprintf("await page.mouse.wheel(-%d, 0);", amount)}
-		case "right":
-			return []string{fmt.Sprintf("await page.mouse.wheel(%d, 0);", amount)}
-		}
-		return []string{fmt.Sprintf("await page.mouse.wheel(0, %d);", amount)}
-	case "wait":
-		to := opt("timeout", timeout)
-		switch {
-		case in.Text != "":
-			return []string{"await expect(page.getByText(" + StrEnv(in.Text, false) + ").first()).toBeVisible(" + to + ");"}
-		case in.TextGone != "":
-			return []string{"await expect(page.getByText(" + Str(in.TextGone) + ")).toHaveCount(0" + prefixComma(to) + ");"}
-		case in.Selector != "":
-			return []string{"await page.locator(" + Str(in.Selector) + ").first().waitFor(" + to + ");"}
-		case in.URL != "":
-			return []string{"await page.waitForURL(u => u.href.includes(" + Str(in.URL) + ")" + prefixComma(to) + ");"}
-		case in.Load:
-			return []string{"await page.waitForLoadState('load');"}
-		case in.Time > 0:
-			return []string{fmt.Sprintf("await page.waitForTimeout(%d);", in.Time)}
-		}
-		return []string{"// wait: for a person's hand-back (no code)"}
-	case "evaluate":
-		return []string{"await page.evaluate(" + Str(in.Expression) + ");"}
-	case "drag":
-		return needLoc(func(l string) []string {
-			if t.To != nil {
-				return []string{"await " + l + ".dragTo(" + Locator(*t.To) + ");"}
-			}
-			if strings.HasPrefix(in.To, "+") || strings.HasPrefix(in.To, "-") {
-				return []string{"// drag by an offset " + oneLine(in.To) + ": not exported"}
-			}
-			return []string{"await " + l + ".dragTo(page.getByText(" + Str(in.To) + ", { exact: true }));"}
-		})
-	case "upload":
-		return needLoc(func(l string) []string {
-			q := make([]string, len(in.Files))
-			for i, f := range in.Files {
-				q[i] = Str(f)
-			}
-			return []string{"await " + l + ".setInputFiles([" + strings.Join(q, ", ") + "]); // files from browserd's <data>/uploads"}
-		})
-	case "screenshot":
-		return []string{"await page.screenshot(" + opt("fullPage", boolOf(in.FullPage == nil || *in.FullPage)) + ");"}
-	case "pdf":
-		return []string{"await page.pdf();"}
-	case "extract":
-		if loc != "" {
-			return []string{"await " + loc + ".innerText();"}
+	},
+	"screenshot": func(c call) []string {
+		return []string{"await page.screenshot(" + opt("fullPage", boolOf(c.in.FullPage == nil || *c.in.FullPage)) + ");"}
+	},
+	"pdf": fixed("await page.pdf();"),
+	"extract": func(c call) []string {
+		if c.loc != "" {
+			return []string{"await " + c.loc + ".innerText();"}
 		}
 		return []string{"await page.locator('body').innerText();"}
-	case "tab_new":
-		if in.URL != "" {
-			return []string{"// tab_new " + oneLine(in.URL) + ": a test drives one page; not exported"}
+	},
+	"tab_new": func(c call) []string {
+		if c.in.URL != "" {
+			return []string{"// tab_new " + oneLine(c.in.URL) + ": a test drives one page; not exported"}
 		}
+		return nil
+	},
+}
+
+func clickLines(c call) []string {
+	return c.needLoc(func(l string) []string {
+		button := ""
+		if c.in.Button != "" && c.in.Button != "left" {
+			button = Str(c.in.Button)
+		}
+		mods := ""
+		if len(c.in.Modifiers) > 0 {
+			mods = strs(c.in.Modifiers)
+		}
+		m := "click"
+		if c.in.Double {
+			m = "dblclick"
+		}
+		return []string{"await " + l + "." + m + "(" + opt("button", button, "modifiers", mods) + ");"}
+	})
+}
+
+func fillLines(c call) []string {
+	var out []string
+	for i, f := range c.in.Fields {
+		var l recording.Locator
+		if i < len(c.t.Fields) {
+			l = c.t.Fields[i]
+		}
+		if l.Role == "" && l.Selector == "" {
+			out = append(out, fmt.Sprintf("// fill: field %s could not be placed (no unique role and name, no selector)", f.Ref))
+			continue
+		}
+		out = append(out, fillField(Locator(l), l.Role, f))
 	}
-	return nil
+	return out
+}
+
+func selectLines(c call) []string {
+	return c.needLoc(func(l string) []string {
+		if len(c.in.Values) > 0 {
+			return []string{"await " + l + ".selectOption(" + strs(c.in.Values) + ");"}
+		}
+		return []string{"await " + l + ".selectOption(" + Str(c.in.Value) + ");"}
+	})
+}
+
+func scrollLines(c call) []string {
+	in := c.in
+	if c.loc != "" && in.Direction == "" {
+		return []string{"await " + c.loc + ".scrollIntoViewIfNeeded();"}
+	}
+	amount := in.Amount
+	if amount <= 0 {
+		amount = 600
+	}
+	switch in.Direction {
+	case "top":
+		return []string{"await page.evaluate(() => window.scrollTo(0, 0));"}
+	case "bottom":
+		return []string{"await page.evaluate(() => window.scrollTo(0, document.scrollingElement.scrollHeight));"}
+	case "up":
+		return []string{fmt.Sprintf("await page.mouse.wheel(0, -%d);", amount)}
+	case "left":
+		return []string{fmt.Sprintf("await page.mouse.wheel(-%d, 0);", amount)}
+	case "right":
+		return []string{fmt.Sprintf("await page.mouse.wheel(%d, 0);", amount)}
+	}
+	return []string{fmt.Sprintf("await page.mouse.wheel(0, %d);", amount)}
+}
+
+func waitLines(c call) []string {
+	in := c.in
+	timeout := ""
+	if in.Timeout > 0 {
+		timeout = strconv.Itoa(in.Timeout)
+	}
+	to := opt("timeout", timeout)
+	switch {
+	case in.Text != "":
+		return []string{"await expect(page.getByText(" + StrEnv(in.Text, false) + ").first()).toBeVisible(" + to + ");"}
+	case in.TextGone != "":
+		return []string{"await expect(page.getByText(" + Str(in.TextGone) + ")).toHaveCount(0" + prefixComma(to) + ");"}
+	case in.Selector != "":
+		return []string{"await page.locator(" + Str(in.Selector) + ").first().waitFor(" + to + ");"}
+	case in.URL != "":
+		return []string{"await page.waitForURL(u => u.href.includes(" + Str(in.URL) + ")" + prefixComma(to) + ");"}
+	case in.Load:
+		return []string{"await page.waitForLoadState('load');"}
+	case in.Time > 0:
+		return []string{fmt.Sprintf("await page.waitForTimeout(%d);", in.Time)}
+	}
+	return []string{"// wait: for a person's hand-back (no code)"}
+}
+
+func dragLines(c call) []string {
+	return c.needLoc(func(l string) []string {
+		if c.t.To != nil {
+			return []string{"await " + l + ".dragTo(" + Locator(*c.t.To) + ");"}
+		}
+		if strings.HasPrefix(c.in.To, "+") || strings.HasPrefix(c.in.To, "-") {
+			return []string{"// drag by an offset " + oneLine(c.in.To) + ": not exported"}
+		}
+		return []string{"await " + l + ".dragTo(page.getByText(" + Str(c.in.To) + ", { exact: true }));"}
+	})
 }
 
 func boolOf(b bool) string {

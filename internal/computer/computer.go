@@ -176,20 +176,7 @@ func xy(p point) (*int, *int) { x, y := p.X, p.Y; return &x, &y }
 func (c *Computer) step(ctx context.Context, in Input) (string, error) {
 	p := c.at(in)
 	x, y := xy(p)
-	click := func(b tool.Input) (string, error) {
-		b.Action, b.X, b.Y = "click", x, y
-		if in.Text != "" { // keys held during the click: "shift", "ctrl+shift"
-			for _, m := range strings.Split(in.Text, "+") {
-				name, ok := modifierNames[strings.ToLower(strings.TrimSpace(m))]
-				if !ok {
-					return "", fmt.Errorf("%s text %q: give the keys to hold, e.g. shift or ctrl+shift", in.Action, in.Text)
-				}
-				b.Modifiers = append(b.Modifiers, name)
-			}
-		}
-		c.moveCursor(in, p)
-		return c.call(ctx, in, b)
-	}
+	click := func(b tool.Input) (string, error) { return c.clickAt(ctx, in, p, b) }
 	switch in.Action {
 	case "left_click":
 		return click(tool.Input{})
@@ -200,19 +187,7 @@ func (c *Computer) step(ctx context.Context, in Input) (string, error) {
 	case "double_click":
 		return click(tool.Input{Double: true})
 	case "triple_click":
-		// Three presses at one point, in quick succession: the third
-		// counts as a triple click (browser.Page.MouseDown).
-		c.moveCursor(in, p)
-		var line string
-		for range 3 {
-			for _, a := range []string{"mouse_down", "mouse_up"} {
-				var err error
-				if line, err = c.call(ctx, in, tool.Input{Action: a, X: x, Y: y}); err != nil {
-					return "", err
-				}
-			}
-		}
-		return fmt.Sprintf("triple-clicked at %d,%d", p.X, p.Y) + tail(line), nil
+		return c.tripleClick(ctx, in, p)
 	case "mouse_move":
 		c.moveCursor(in, p)
 		return c.call(ctx, in, tool.Input{Action: "mouse_move", X: x, Y: y})
@@ -231,29 +206,8 @@ func (c *Computer) step(ctx context.Context, in Input) (string, error) {
 		}
 		c.moveCursor(in, p)
 		return c.call(ctx, in, tool.Input{Action: "scroll", X: x, Y: y, Direction: in.ScrollDirection, Amount: amount})
-	case "key":
-		chords, err := Chords(in.Text)
-		if err != nil {
-			return "", err
-		}
-		for _, k := range chords {
-			if _, err := c.call(ctx, in, tool.Input{Action: "press", Key: k}); err != nil {
-				return "", err
-			}
-		}
-		return "pressed " + strings.Join(chords, " "), nil
-	case "hold_key":
-		chords, err := Chords(in.Text)
-		if err != nil {
-			return "", err
-		}
-		ms := max(int(in.Duration*1000), 1)
-		for _, k := range chords {
-			if _, err := c.call(ctx, in, tool.Input{Action: "press", Key: k, Time: ms}); err != nil {
-				return "", err
-			}
-		}
-		return fmt.Sprintf("held %s down for %gs", strings.Join(chords, " "), float64(ms)/1000), nil
+	case "key", "hold_key":
+		return c.pressKeys(ctx, in)
 	case "type":
 		return c.typeText(ctx, in)
 	case "cursor_position":
@@ -274,6 +228,62 @@ func (c *Computer) step(ctx context.Context, in Input) (string, error) {
 		return fmt.Sprintf("zoomed on %.0f,%.0f to %.0f,%.0f", r[0], r[1], r[2], r[3]), nil
 	}
 	return "", fmt.Errorf("computer action %q is not implemented", in.Action)
+}
+
+// clickAt clicks at p as b says (its button, a double click), with the
+// keys in.Text names held down.
+func (c *Computer) clickAt(ctx context.Context, in Input, p point, b tool.Input) (string, error) {
+	b.Action, b.X, b.Y = "click", &p.X, &p.Y
+	if in.Text != "" { // keys held during the click: "shift", "ctrl+shift"
+		for _, m := range strings.Split(in.Text, "+") {
+			name, ok := modifierNames[strings.ToLower(strings.TrimSpace(m))]
+			if !ok {
+				return "", fmt.Errorf("%s text %q: give the keys to hold, e.g. shift or ctrl+shift", in.Action, in.Text)
+			}
+			b.Modifiers = append(b.Modifiers, name)
+		}
+	}
+	c.moveCursor(in, p)
+	return c.call(ctx, in, b)
+}
+
+// tripleClick presses three times at p, in quick succession: the third
+// counts as a triple click (browser.Page.MouseDown).
+func (c *Computer) tripleClick(ctx context.Context, in Input, p point) (string, error) {
+	x, y := xy(p)
+	c.moveCursor(in, p)
+	var line string
+	for range 3 {
+		for _, a := range []string{"mouse_down", "mouse_up"} {
+			var err error
+			if line, err = c.call(ctx, in, tool.Input{Action: a, X: x, Y: y}); err != nil {
+				return "", err
+			}
+		}
+	}
+	return fmt.Sprintf("triple-clicked at %d,%d", p.X, p.Y) + tail(line), nil
+}
+
+// pressKeys presses the chords in.Text names, one after the other; for
+// hold_key, each held down for in.Duration seconds.
+func (c *Computer) pressKeys(ctx context.Context, in Input) (string, error) {
+	chords, err := Chords(in.Text)
+	if err != nil {
+		return "", err
+	}
+	ms := 0
+	if in.Action == "hold_key" {
+		ms = max(int(in.Duration*1000), 1)
+	}
+	for _, k := range chords {
+		if _, err := c.call(ctx, in, tool.Input{Action: "press", Key: k, Time: ms}); err != nil {
+			return "", err
+		}
+	}
+	if in.Action == "hold_key" {
+		return fmt.Sprintf("held %s down for %gs", strings.Join(chords, " "), float64(ms)/1000), nil
+	}
+	return "pressed " + strings.Join(chords, " "), nil
 }
 
 func tail(line string) string {

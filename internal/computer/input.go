@@ -217,25 +217,7 @@ func fromOpenAI(raw []byte, session, task string) ([]Input, error) {
 	case "move":
 		return at("mouse_move")
 	case "drag":
-		if len(a.Path) < 2 || len(a.Path) > 1000 {
-			return nil, fmt.Errorf("OpenAI drag needs a path of 2 to 1000 points, {x, y} each")
-		}
-		var out []Input
-		for i, p := range a.Path {
-			in := base
-			in.Coordinate = []float64{p.X, p.Y}
-			switch i {
-			case 0:
-				in.Action = "left_mouse_down"
-			case len(a.Path) - 1:
-				out = append(out, Input{Action: "mouse_move", Coordinate: in.Coordinate, Session: session, Task: task})
-				in.Action = "left_mouse_up"
-			default:
-				in.Action = "mouse_move"
-			}
-			out = append(out, in)
-		}
-		return out, nil
+		return openAIDrag(a, base)
 	case "keypress":
 		if len(a.Keys) == 0 {
 			return nil, fmt.Errorf("OpenAI keypress needs keys, e.g. [\"CTRL\", \"S\"]")
@@ -250,29 +232,7 @@ func fromOpenAI(raw []byte, session, task string) ([]Input, error) {
 		in.Action, in.Text = "key", strings.Join(keys, "+")
 		return []Input{in}, nil
 	case "scroll":
-		var out []Input
-		for _, s := range []struct {
-			d        float64
-			pos, neg string
-		}{{a.ScrollY, "down", "up"}, {a.ScrollX, "right", "left"}} {
-			if s.d == 0 {
-				continue
-			}
-			in, err := at("scroll")
-			if err != nil {
-				return nil, err
-			}
-			in[0].ScrollDirection = s.pos
-			if s.d < 0 {
-				in[0].ScrollDirection = s.neg
-			}
-			in[0].scrollPixels = int(math.Min(math.Abs(s.d), 1_000_000))
-			out = append(out, in[0])
-		}
-		if len(out) == 0 {
-			return at("mouse_move") // a scroll of nothing: the mouse goes there
-		}
-		return out, nil
+		return openAIScroll(a, at)
 	case "type":
 		in := base
 		in.Action, in.Text = "type", a.Text
@@ -290,4 +250,57 @@ func fromOpenAI(raw []byte, session, task string) ([]Input, error) {
 		return []Input{in}, nil
 	}
 	return nil, fmt.Errorf("OpenAI computer action %q: browserd takes click, double_click, drag, keypress, move, scroll, type, wait and screenshot", a.Type)
+}
+
+// openAIDrag is an OpenAI drag along its path: the left button pressed at
+// its first point, moved through the others, released at the last.
+func openAIDrag(a openAIAction, base Input) ([]Input, error) {
+	if len(a.Path) < 2 || len(a.Path) > 1000 {
+		return nil, fmt.Errorf("OpenAI drag needs a path of 2 to 1000 points, {x, y} each")
+	}
+	var out []Input
+	for i, p := range a.Path {
+		in := base
+		in.Coordinate = []float64{p.X, p.Y}
+		switch i {
+		case 0:
+			in.Action = "left_mouse_down"
+		case len(a.Path) - 1:
+			out = append(out, Input{Action: "mouse_move", Coordinate: in.Coordinate, Session: base.Session, Task: base.Task})
+			in.Action = "left_mouse_up"
+		default:
+			in.Action = "mouse_move"
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+// openAIScroll is an OpenAI scroll at its point: one scroll a direction
+// it moves in (at is the action at the point), or, moving nowhere, the
+// mouse moved there.
+func openAIScroll(a openAIAction, at func(string) ([]Input, error)) ([]Input, error) {
+	var out []Input
+	for _, s := range []struct {
+		d        float64
+		pos, neg string
+	}{{a.ScrollY, "down", "up"}, {a.ScrollX, "right", "left"}} {
+		if s.d == 0 {
+			continue
+		}
+		in, err := at("scroll")
+		if err != nil {
+			return nil, err
+		}
+		in[0].ScrollDirection = s.pos
+		if s.d < 0 {
+			in[0].ScrollDirection = s.neg
+		}
+		in[0].scrollPixels = int(math.Min(math.Abs(s.d), 1_000_000))
+		out = append(out, in[0])
+	}
+	if len(out) == 0 {
+		return at("mouse_move") // a scroll of nothing: the mouse goes there
+	}
+	return out, nil
 }

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/client"
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/store/sqlite"
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -393,7 +393,7 @@ func TestDrillKill9(t *testing.T) {
 // account page's line when the capture holds the session's sid cookie.
 func drillCaptures(t *testing.T, data string, ids []string) map[string][]tabState {
 	t.Helper()
-	box, err := secret.Load(filepath.Join(data, "secret.key"))
+	box, err := sealkey.Load(filepath.Join(data, "secret.key"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,6 +69,10 @@ func stopDaemon(t testing.TB, data string) {
 	if err != nil {
 		t.Errorf("browserd stop: %v\n%s", err, out)
 	}
+	if t.Failed() {
+		// The log of the daemon a client started for data.
+		keepLog(t, filepath.Join(data, "browserd.log"))
+	}
 }
 
 // mcpDriver is a go-sdk MCP client talking to `browserd mcp` over stdio,

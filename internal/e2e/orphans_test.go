@@ -105,6 +105,7 @@ func startDaemonArgs(t testing.TB, data string, args ...string) *exec.Cmd {
 			if b, err := os.ReadFile(logf.Name()); err == nil {
 				t.Logf("daemon log:\n%s", b)
 			}
+			keepLog(t, logf.Name())
 		}
 	})
 	// Ready when this daemon holds the directory (its pid in the pid
@@ -123,6 +124,25 @@ func startDaemonArgs(t testing.TB, data string, args ...string) *exec.Cmd {
 			b, _ := os.ReadFile(logf.Name())
 			t.Fatalf("daemon did not answer on its socket in 15 s:\n%s", b)
 		}
+	}
+}
+
+// keepLog copies a failed test's daemon log into the folder
+// BROWSERD_TEST_LOGS names, when set (.ci/run sets it and prints their
+// last lines), as <test>--<name>: the next person reads the cause
+// instead of running the suite again.
+func keepLog(t testing.TB, path string) {
+	dir := os.Getenv("BROWSERD_TEST_LOGS")
+	if dir == "" {
+		return
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		return
+	}
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()) + "--" + filepath.Base(path)
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		_ = os.WriteFile(filepath.Join(dir, name), b, 0o644)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/engine"
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/store/sqlite"
@@ -25,7 +25,7 @@ import (
 // openStore opens the store of a test config, as the engine does.
 func openStore(t *testing.T, cfg config.Config) *sqlite.Store {
 	t.Helper()
-	box, err := secret.Load(cfg.SecretKeyFile)
+	box, err := sealkey.Load(cfg.SecretKeyFile)
 	if err != nil {
 		t.Fatal(err)
 	}

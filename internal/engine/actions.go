@@ -974,22 +974,7 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 			break
 		}
 	}
-	var frames map[string]bool
-	if c.tab != nil {
-		frames = c.tab.Page.Frames()
-	}
-	downloads := br.Downloads(since, frames)
-	// Give a download that started a moment to finish, within the action's
-	// time, and one an aborted navigation may have become a moment to start.
-	deadline := time.Now().Add(min(e.Cfg.ActionTime, 10*time.Second))
-	startBy := time.Now().Add(time.Second)
-	for (pending(downloads) || aborted && len(downloads) == 0 && time.Now().Before(startBy)) && time.Now().Before(deadline) && ctx.Err() == nil {
-		time.Sleep(50 * time.Millisecond)
-		downloads = br.Downloads(since, frames)
-	}
-	for _, d := range downloads {
-		c.res.Downloads = append(c.res.Downloads, tool.Download{URL: d.URL, Path: d.Path, Size: d.Size, Done: d.State == "completed"})
-	}
+	c.reportDownloads(ctx, br, since, aborted)
 	e.Mu.Lock()
 	pops := c.task.Popups
 	c.task.Popups = nil
@@ -1015,6 +1000,36 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 		c.res.Blocked = append(c.res.Blocked, c.tab.Page.TakeBlocked()...)
 		c.reportInvalid(c.tab.Page.TakeInvalid())
 	}
+	c.reportEgress()
+}
+
+// reportDownloads adds the downloads the action started since, giving
+// one that started a moment to finish, within the action's time, and —
+// aborted: the action's navigation became no document — one that may be
+// on its way a moment to start.
+func (c *call) reportDownloads(ctx context.Context, br *browser.Browser, since time.Time, aborted bool) {
+	e := c.e
+	var frames map[string]bool
+	if c.tab != nil {
+		frames = c.tab.Page.Frames()
+	}
+	downloads := br.Downloads(since, frames)
+	deadline := time.Now().Add(min(e.Cfg.ActionTime, 10*time.Second))
+	startBy := time.Now().Add(time.Second)
+	for (pending(downloads) || aborted && len(downloads) == 0 && time.Now().Before(startBy)) && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+		downloads = br.Downloads(since, frames)
+	}
+	for _, d := range downloads {
+		c.res.Downloads = append(c.res.Downloads, tool.Download{URL: d.URL, Path: d.Path, Size: d.Size, Done: d.State == "completed"})
+	}
+}
+
+// reportEgress adds what the session's guard and proxy refused or failed
+// while the action ran: the page's own requests, and the navigation the
+// answer must refuse (navRefused) when the page itself was one of them.
+func (c *call) reportEgress() {
+	e := c.e
 	e.Mu.Lock()
 	eg := c.task.Sess.Egress
 	e.Mu.Unlock()

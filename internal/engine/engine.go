@@ -38,17 +38,17 @@ import (
 	"github.com/browserd/browserd/internal/leases"
 	"github.com/browserd/browserd/internal/logincheck"
 	"github.com/browserd/browserd/internal/metrics"
+	"github.com/browserd/browserd/internal/ownersecrets"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
 	"github.com/browserd/browserd/internal/routes"
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/sessionproxy"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/status"
 	"github.com/browserd/browserd/internal/store/backend"
 	"github.com/browserd/browserd/internal/takeover"
 	"github.com/browserd/browserd/internal/traces"
-	"github.com/browserd/browserd/internal/vault"
 )
 
 // Engine is safe for concurrent use. New starts its janitor goroutine;
@@ -67,7 +67,7 @@ type Engine struct {
 	*clientcerts.Certs
 	*traces.Traces
 	*status.Board
-	*vault.Vault
+	*ownersecrets.Vault
 }
 
 // Option configures an engine.
@@ -158,7 +158,7 @@ func (e *Engine) openStore(cfg config.Config, log *slog.Logger) ([]string, error
 	if err := checkKeyPresent(keyFile, cfg); err != nil {
 		return nil, err
 	}
-	box, err := secret.Load(keyFile)
+	box, err := sealkey.Load(keyFile)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +269,7 @@ func assemble(reg *sessions.Registry) *Engine {
 	e.Certs = &clientcerts.Certs{Registry: reg}
 	e.Traces = &traces.Traces{Registry: reg}
 	e.Board = &status.Board{Registry: reg, Lines: e}
-	e.Vault = &vault.Vault{Registry: reg}
+	e.Vault = &ownersecrets.Vault{Registry: reg}
 	return e
 }
 

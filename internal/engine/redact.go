@@ -7,7 +7,7 @@ import (
 )
 
 // Secrets the agent types by name (type's and fill's secret) are
-// internal/vault's: resolved for the call from the owner's stored
+// internal/ownersecrets': resolved for the call from the owner's stored
 // secrets, and redacted from every answer, HAR file and recording as
 // `<secret NAME>` (Engine.Redactor).
 

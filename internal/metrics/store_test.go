@@ -10,7 +10,7 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/metrics"
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/store/sqlite"
 	"github.com/browserd/browserd/internal/store/storetest"
@@ -175,7 +175,7 @@ func TestWrapStoreSkipsAnswers(t *testing.T) {
 func TestWrapStoreContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
 		dir := t.TempDir()
-		box, err := secret.Load(filepath.Join(dir, "secret.key"))
+		box, err := sealkey.Load(filepath.Join(dir, "secret.key"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,7 +33,7 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/browser"
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 )
 
 // Entry is one line of a trace. Type says which fields it uses:
@@ -95,7 +95,7 @@ type Options struct {
 	// Width and Quality of the frames (default 640 px, JPEG 50).
 	Width, Quality int
 	// Box seals what is written (nil: written plain, for tests).
-	Box *secret.Box
+	Box *sealkey.Box
 }
 
 // Recorder writes traces. Close stops its goroutine. A nil Recorder

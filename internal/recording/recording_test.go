@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 )
 
 func TestRecordAndExport(t *testing.T) {
@@ -65,7 +65,7 @@ func TestRecordAndExport(t *testing.T) {
 
 func TestSealed(t *testing.T) {
 	dir := t.TempDir()
-	box, err := secret.Load(filepath.Join(t.TempDir(), "secret.key"))
+	box, err := sealkey.Load(filepath.Join(t.TempDir(), "secret.key"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestSealed(t *testing.T) {
 // entry and its console and request lines encoded, sealed and appended
 // (the frame is taken later, off the action's path).
 func BenchmarkRecord(b *testing.B) {
-	box, err := secret.Load(filepath.Join(b.TempDir(), "secret.key"))
+	box, err := sealkey.Load(filepath.Join(b.TempDir(), "secret.key"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestLastSeqFromTheEnd(t *testing.T) {
 	for _, sealed := range []bool{false, true} {
 		opts := Options{Dir: t.TempDir()}
 		if sealed {
-			box, err := secret.Load(filepath.Join(t.TempDir(), "secret.key"))
+			box, err := sealkey.Load(filepath.Join(t.TempDir(), "secret.key"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,8 +3,9 @@
 // the origins it is bound to. The store keeps secrets (store.Secrets, the
 // value sealed under store.SecretLabel), the engine types them and redacts
 // them from every answer, and the HTTP API and the CLI (`browserd secret
-// set|list|rm`) manage them; all check them here. (Package secret, the
-// singular, is the key that seals what browserd keeps at rest.)
+// set|list|rm`) manage them; all check them here. (Package sealkey is the key
+// that seals what browserd keeps at rest; package ownersecrets keeps each
+// owner's secrets for the engine.)
 package secrets
 
 import (

@@ -25,7 +25,7 @@ import (
 	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/recording"
 	"github.com/browserd/browserd/internal/routes"
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
@@ -348,7 +348,7 @@ type Registry struct {
 	Resolver egress.Resolver
 	Proxy    *egress.Proxy
 	NoProxy  bool
-	Box      *secret.Box
+	Box      *sealkey.Box
 	Store    store.Store
 	Node     string // this daemon's name on leases (see nodeID)
 	// Members is this node among the others on the store: heartbeats,

@@ -3,7 +3,7 @@ package store
 import (
 	"errors"
 
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 )
 
 // ErrWrongKey: the store's data was sealed with another secret key than
@@ -21,11 +21,11 @@ var keyCheckText = []byte("browserd store key check v1")
 
 // SealKeyCheck returns the key check a backend keeps: a known text sealed
 // with box.
-func SealKeyCheck(box *secret.Box) []byte { return box.Seal(keyCheckText, keyCheckLabel) }
+func SealKeyCheck(box *sealkey.Box) []byte { return box.Seal(keyCheckText, keyCheckLabel) }
 
 // KeyMatches reports whether the key check sealed opens with box, i.e.
 // whether box has the key the store's data was sealed with.
-func KeyMatches(box *secret.Box, sealed []byte) bool {
+func KeyMatches(box *sealkey.Box, sealed []byte) bool {
 	plain, err := box.Open(sealed, keyCheckLabel)
 	return err == nil && string(plain) == string(keyCheckText)
 }
@@ -54,7 +54,7 @@ func URLLabel(sessionID string) string { return "session-url:" + sessionID }
 // empty: a store without a key check whose sampled rows all fail to open
 // was sealed with another key (one damaged row among them does not make it
 // so).
-func AnyOpens(box *secret.Box, rows []Sealed) bool {
+func AnyOpens(box *sealkey.Box, rows []Sealed) bool {
 	if len(rows) == 0 {
 		return true
 	}

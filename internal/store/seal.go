@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/storagestate"
 )
 
@@ -24,7 +24,7 @@ type SealedCapture struct {
 }
 
 // SealCapture encodes and seals c.
-func SealCapture(box *secret.Box, c Capture) (SealedCapture, error) {
+func SealCapture(box *sealkey.Box, c Capture) (SealedCapture, error) {
 	if c.Taken.IsZero() {
 		c.Taken = time.Now()
 	}
@@ -41,7 +41,7 @@ func SealCapture(box *secret.Box, c Capture) (SealedCapture, error) {
 
 // SealURL seals the listing URL of session sessionID (a sessions row's
 // url_sealed): nil for none.
-func SealURL(box *secret.Box, sessionID, url string) []byte {
+func SealURL(box *sealkey.Box, sessionID, url string) []byte {
 	if url == "" {
 		return nil
 	}
@@ -50,7 +50,7 @@ func SealURL(box *secret.Box, sessionID, url string) []byte {
 
 // OpenURL opens what SealURL sealed for sessionID. A listing shows what it
 // can: none (nil), or one that does not open (damaged, another key), is "".
-func OpenURL(box *secret.Box, sessionID string, sealed []byte) string {
+func OpenURL(box *sealkey.Box, sessionID string, sealed []byte) string {
 	if len(sealed) == 0 {
 		return ""
 	}
@@ -63,7 +63,7 @@ func OpenURL(box *secret.Box, sessionID string, sealed []byte) string {
 
 // OpenCapture opens and decodes what SealCapture sealed for sessionID at
 // taken; every failure wraps ErrCorrupt.
-func OpenCapture(box *secret.Box, sessionID string, taken time.Time, sealed []byte) (Capture, error) {
+func OpenCapture(box *sealkey.Box, sessionID string, taken time.Time, sealed []byte) (Capture, error) {
 	plain, err := box.Open(sealed, CaptureLabel(sessionID))
 	if err != nil {
 		return Capture{}, fmt.Errorf("%w: session %q: %v", ErrCorrupt, sessionID, err)
@@ -78,7 +78,7 @@ func OpenCapture(box *secret.Box, sessionID string, taken time.Time, sealed []by
 
 // SealStored seals a stored session's state and fills its listing fields
 // (Describe; Created is now when zero).
-func SealStored(box *secret.Box, ss *StoredSession) ([]byte, error) {
+func SealStored(box *sealkey.Box, ss *StoredSession) ([]byte, error) {
 	if ss.State == nil {
 		return nil, errors.New("store: a stored session needs a state")
 	}
@@ -95,7 +95,7 @@ func SealStored(box *secret.Box, ss *StoredSession) ([]byte, error) {
 
 // OpenStored opens what SealStored sealed for stored session id; every
 // failure wraps ErrCorrupt.
-func OpenStored(box *secret.Box, id string, sealed []byte) (*storagestate.State, error) {
+func OpenStored(box *sealkey.Box, id string, sealed []byte) (*storagestate.State, error) {
 	plain, err := box.Open(sealed, StoredLabel(id))
 	if err != nil {
 		return nil, fmt.Errorf("%w: stored session %q: %v", ErrCorrupt, id, err)
@@ -109,7 +109,7 @@ func OpenStored(box *secret.Box, id string, sealed []byte) (*storagestate.State,
 
 // DescribeCapture opens a sealed capture (see OpenCapture) for a listing:
 // its tab count and first tab, or the reason it cannot be read.
-func DescribeCapture(box *secret.Box, sessionID string, id int64, taken time.Time, sealed []byte) CaptureInfo {
+func DescribeCapture(box *sealkey.Box, sessionID string, id int64, taken time.Time, sealed []byte) CaptureInfo {
 	info := CaptureInfo{ID: id, Taken: taken.UTC()}
 	c, err := OpenCapture(box, sessionID, taken, sealed)
 	if err != nil {
@@ -128,7 +128,7 @@ func LoginCheckLabel(owner, name string) string { return "profile-login-check:" 
 
 // SealLoginCheck seals a profile's login check as the backends keep it;
 // nil for none.
-func SealLoginCheck(box *secret.Box, owner, name string, c *LoginCheck) ([]byte, error) {
+func SealLoginCheck(box *sealkey.Box, owner, name string, c *LoginCheck) ([]byte, error) {
 	if c == nil {
 		return nil, nil
 	}
@@ -140,7 +140,7 @@ func SealLoginCheck(box *secret.Box, owner, name string, c *LoginCheck) ([]byte,
 }
 
 // OpenLoginCheck opens what SealLoginCheck sealed; nil for none.
-func OpenLoginCheck(box *secret.Box, owner, name string, sealed []byte) (*LoginCheck, error) {
+func OpenLoginCheck(box *sealkey.Box, owner, name string, sealed []byte) (*LoginCheck, error) {
 	if len(sealed) == 0 {
 		return nil, nil
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/store/storetest"
@@ -17,9 +17,9 @@ import (
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func testBox(t testing.TB) *secret.Box {
+func testBox(t testing.TB) *sealkey.Box {
 	t.Helper()
-	box, err := secret.Load(t.TempDir() + "/secret.key")
+	box, err := sealkey.Load(t.TempDir() + "/secret.key")
 	if err != nil {
 		t.Fatal(err)
 	}

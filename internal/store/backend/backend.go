@@ -7,7 +7,7 @@ import (
 	"context"
 
 	"github.com/browserd/browserd/internal/auth"
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/store/postgres"
 	"github.com/browserd/browserd/internal/store/sqlite"
@@ -28,7 +28,7 @@ var (
 // Open opens the store db names — a PostgreSQL URL, else the path of a
 // SQLite file — with box sealing what it keeps. ctx bounds connecting to
 // a server.
-func Open(ctx context.Context, db string, box *secret.Box) (Store, error) {
+func Open(ctx context.Context, db string, box *sealkey.Box) (Store, error) {
 	if store.IsPostgresURL(db) {
 		return postgres.Open(ctx, db, box)
 	}

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/store/sqlite"
 )
 
 func TestOpen(t *testing.T) {
 	dir := t.TempDir()
-	box, err := secret.Load(filepath.Join(dir, "secret.key"))
+	box, err := sealkey.Load(filepath.Join(dir, "secret.key"))
 	if err != nil {
 		t.Fatal(err)
 	}

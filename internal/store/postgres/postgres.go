@@ -2,7 +2,7 @@
 // daemons ("nodes") that share their sessions: --db postgres://… (see
 // package backend). It keeps what the SQLite store keeps, in the same
 // schema versions: captures and stored sessions sealed with the same
-// secret.Box and payload encoding (store.EncodeCapture), only the listing
+// sealkey.Box and payload encoding (store.EncodeCapture), only the listing
 // columns in the clear.
 //
 // It talks to the server through pgx's own interface and pool (pgxpool)
@@ -61,14 +61,14 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/store"
 )
 
 // Store is a store.Store in a PostgreSQL database.
 type Store struct {
 	pool *pgxpool.Pool
-	box  *secret.Box
+	box  *sealkey.Box
 }
 
 var _ store.Store = (*Store)(nil)
@@ -85,7 +85,7 @@ const (
 // Open connects to the database at url (postgres://…), brings its schema
 // up to date and checks that box has the key the store's data was sealed
 // with. box seals captures and stored sessions.
-func Open(ctx context.Context, url string, box *secret.Box) (*Store, error) {
+func Open(ctx context.Context, url string, box *sealkey.Box) (*Store, error) {
 	if box == nil {
 		return nil, errors.New("postgres store: no secret box")
 	}
@@ -307,7 +307,7 @@ func (s *Store) tx(ctx context.Context, fn func(pgx.Tx) error) error {
 const sessionColumns = `session_id, owner, profile, state, reason, created_at, updated_at, last_capture_at, tabs, url_sealed`
 
 // scanSession reads a row of sessionColumns, opening its URL with box.
-func scanSession(box *secret.Box, r pgx.Row) (store.Session, error) {
+func scanSession(box *sealkey.Box, r pgx.Row) (store.Session, error) {
 	var (
 		s           store.Session
 		state       string

@@ -19,7 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/store/storetest"
@@ -82,16 +82,16 @@ func withParam(t testing.TB, u, key, value string) string {
 	return p.String()
 }
 
-func testBox(t testing.TB, name string) *secret.Box {
+func testBox(t testing.TB, name string) *sealkey.Box {
 	t.Helper()
-	box, err := secret.Load(filepath.Join(t.TempDir(), name))
+	box, err := sealkey.Load(filepath.Join(t.TempDir(), name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return box
 }
 
-func open(t testing.TB, url string, box *secret.Box) *Store {
+func open(t testing.TB, url string, box *sealkey.Box) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), url, box)
 	if err != nil {
@@ -248,7 +248,7 @@ func TestWrongKey(t *testing.T) {
 			opened  int
 			refused int
 		)
-		for _, box := range []*secret.Box{a, b} {
+		for _, box := range []*sealkey.Box{a, b} {
 			wg.Go(func() {
 				s, err := Open(ctx, url, box)
 				mu.Lock()

@@ -1,7 +1,7 @@
 // Package sqlite is the store in one SQLite file (<data>/browserd.db by
 // default), through the pure-Go modernc.org/sqlite driver: WAL journal,
 // immediate write transactions, schema migrations in code. Capture
-// payloads and the sessions' listing URLs are sealed with a secret.Box;
+// payloads and the sessions' listing URLs are sealed with a sealkey.Box;
 // the other listing columns stay in the clear.
 //
 // A key check — a known text sealed with the key, written on the first
@@ -27,14 +27,14 @@ import (
 	msqlite "modernc.org/sqlite" // the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/store"
 )
 
 // Store is a store.Store in a SQLite file.
 type Store struct {
 	db  *sql.DB
-	box *secret.Box
+	box *sealkey.Box
 	// wmu admits one writer of this process at a time, waiting in Go where
 	// a cancelled context is noticed at once; SQLite's busy timeout then
 	// only covers writers of other processes.
@@ -47,7 +47,7 @@ var _ store.Store = (*Store)(nil)
 // path, brings its schema up to date and checks that box has the key the
 // store's data was sealed with (store.ErrWrongKey if not). box seals the
 // captures and stored sessions.
-func Open(path string, box *secret.Box) (*Store, error) {
+func Open(path string, box *sealkey.Box) (*Store, error) {
 	if box == nil {
 		return nil, errors.New("sqlite store: no secret box")
 	}
@@ -320,7 +320,7 @@ const sessionColumns = `session_id, owner, profile, state, reason, created_at, u
 type scanner interface{ Scan(dest ...any) error }
 
 // scanSession reads a row of sessionColumns, opening its URL with box.
-func scanSession(box *secret.Box, r scanner) (store.Session, error) {
+func scanSession(box *sealkey.Box, r scanner) (store.Session, error) {
 	var (
 		s                store.Session
 		state            string

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/store/storetest"
@@ -22,16 +22,16 @@ import (
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func testBox(t testing.TB, dir string) *secret.Box {
+func testBox(t testing.TB, dir string) *sealkey.Box {
 	t.Helper()
-	box, err := secret.Load(filepath.Join(dir, "secret.key"))
+	box, err := sealkey.Load(filepath.Join(dir, "secret.key"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return box
 }
 
-func open(t testing.TB, path string, box *secret.Box) *Store {
+func open(t testing.TB, path string, box *sealkey.Box) *Store {
 	t.Helper()
 	s, err := Open(path, box)
 	if err != nil {
@@ -96,7 +96,7 @@ func TestReopen(t *testing.T) {
 	}
 
 	// Another key cannot open the store, and says what to do.
-	other, err := secret.Load(filepath.Join(dir, "other.key"))
+	other, err := sealkey.Load(filepath.Join(dir, "other.key"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestKeyCheck(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "browserd.db")
 	box := testBox(t, dir)
-	other, err := secret.Load(filepath.Join(dir, "other.key"))
+	other, err := sealkey.Load(filepath.Join(dir, "other.key"))
 	if err != nil {
 		t.Fatal(err)
 	}

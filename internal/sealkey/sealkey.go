@@ -1,7 +1,7 @@
-// Package secret encrypts what browserd keeps at rest that is a credential
+// Package sealkey encrypts what browserd keeps at rest that is a credential
 // — cookies and storage of profiles and captures — with AES-256-GCM under a
 // key in <data>/secret.key (created on first use, mode 0600).
-package secret
+package sealkey
 
 import (
 	"crypto/aes"

@@ -1,4 +1,4 @@
-// Package vault keeps each owner's secrets for the engine — the values an
+// Package ownersecrets keeps each owner's secrets for the engine — the values an
 // agent types by name without seeing them (issue 28 point 4): their
 // management for the owner in ctx (auth.Owner; PUT, GET and DELETE
 // /api/secrets, and `browserd secret`; each method implements
@@ -9,7 +9,7 @@
 // secret may be; package redact replaces values.
 //
 // The engine wires a Vault (its room).
-package vault
+package ownersecrets
 
 import (
 	"context"

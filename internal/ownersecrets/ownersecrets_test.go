@@ -1,4 +1,4 @@
-package vault
+package ownersecrets
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/metrics"
-	"github.com/browserd/browserd/internal/secret"
+	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
 	"github.com/browserd/browserd/internal/store/sqlite"
@@ -23,7 +23,7 @@ import (
 // never gives a value back, in an answer, an error or its log.
 func TestSecrets(t *testing.T) {
 	dir := t.TempDir()
-	box, err := secret.Load(filepath.Join(dir, "secret.key"))
+	box, err := sealkey.Load(filepath.Join(dir, "secret.key"))
 	if err != nil {
 		t.Fatal(err)
 	}
