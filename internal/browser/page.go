@@ -35,6 +35,9 @@ type PageOptions struct {
 	// Router, when set, answers the requests its routes match (the route
 	// action, internal/routes); see route.go.
 	Router Router
+	// NoCache: every request bypasses the browser's HTTP cache (a
+	// replay's tabs, which test what the site serves now).
+	NoCache bool
 }
 
 // Emulation is what a session may override of the environment its pages
@@ -270,6 +273,9 @@ func newPage(ctx context.Context, b *Browser, targetID string, sess *cdp.Session
 		// A background tab acts as the focused one: focus events, :focus,
 		// document.hasFocus() as for a person's foreground tab.
 		{"Emulation.setFocusEmulationEnabled", map[string]any{"enabled": true}}}
+	if o.NoCache {
+		steps = append(steps, step{"Network.setCacheDisabled", map[string]any{"cacheDisabled": true}})
+	}
 	if o.Width > 0 && o.Height > 0 {
 		steps = append(steps, step{"Emulation.setDeviceMetricsOverride", deviceMetrics(o.Width, o.Height, o.Emulation.Device)})
 	}
@@ -657,4 +663,10 @@ func (o remoteObject) text() string {
 		return "undefined"
 	}
 	return o.Type
+}
+
+// SetCacheDisabled makes the tab's requests bypass the browser's HTTP
+// cache (disabled) or use it again.
+func (p *Page) SetCacheDisabled(ctx context.Context, disabled bool) error {
+	return p.sess.Call(ctx, "Network.setCacheDisabled", map[string]any{"cacheDisabled": disabled}, nil)
 }

@@ -236,7 +236,19 @@ func TestReplay(t *testing.T) {
 
 	site.SetOrderRenamed(true)
 	defer site.SetOrderRenamed(false)
+	// The order page comes with Last-Modified a day old and no
+	// Cache-Control, as most pages do: the session's browser may serve
+	// it from its HTTP cache (an agent's navigate does), and the replay
+	// must not let it.
+	var cached struct {
+		Content string `json:"content"`
+	}
+	admin.expect(200, "POST", "/api/actions", map[string]any{"action": "navigate", "session": "rp", "task": "look", "url": site.URL("/order")}, &cached)
+	t.Logf("a navigate in the recorded session after the change shows the cached page: %v", strings.Contains(cached.Content, "Check stock"))
 	admin.expect(200, "POST", "/api/replay?task=changed&session=rp", raw, &rep)
+	if !strings.Contains(rep.Fetched, "cache was bypassed") {
+		t.Errorf("the report does not say where its pages came from: %q", rep.Fetched)
+	}
 	f := rep.Failed
 	if rep.Passed || f == nil {
 		t.Fatalf("the replay of a changed page passed: %+v", rep)

@@ -331,6 +331,23 @@ func (c *call) enterTask(ctx context.Context, sess *sessions.Session) (context.C
 	c.task = t
 	c.res.Task = t.Name
 	t.Run.Lock()
+	if c.in.NoCache {
+		e.Mu.Lock()
+		t.NoCache = true
+		pages := []*browser.Page{}
+		for _, tb := range t.Tabs {
+			if tb.Page != nil {
+				pages = append(pages, tb.Page)
+			}
+		}
+		e.Mu.Unlock()
+		for _, pg := range pages {
+			if err := pg.SetCacheDisabled(ctx, true); err != nil {
+				t.Run.Unlock()
+				return ctx, nil, fmt.Errorf("turning the HTTP cache off for task %s: %w", t.Name, err)
+			}
+		}
+	}
 	ctx, end := context.WithCancelCause(ctx)
 	e.Mu.Lock()
 	t.Working = true

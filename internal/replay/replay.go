@@ -90,7 +90,16 @@ type Report struct {
 	Steps  []Step `json:"steps"`
 	// Failed is the first step that no longer holds.
 	Failed *Failure `json:"failed,omitempty"`
+	// Fetched says where the replay's pages came from: always from the
+	// site as it is now, never the browser's HTTP cache (a page the
+	// recording loaded may be cached in the session's browser, served
+	// again however the site changed since).
+	Fetched string `json:"fetched"`
 }
+
+// fetchedNow is Report.Fetched.
+const fetchedNow = "every page from the site as it is now: the browser's HTTP cache was bypassed for the replay's task"
+
 
 // Step is one step replayed.
 type Step struct {
@@ -141,7 +150,7 @@ var skipped = map[string]bool{
 
 // Run replays x in opt.Task.
 func Run(ctx context.Context, do Doer, x recording.Export, opt Options) (Report, error) {
-	rep := Report{Session: opt.Session, Task: opt.Task, Steps: []Step{}}
+	rep := Report{Session: opt.Session, Task: opt.Task, Steps: []Step{}, Fetched: fetchedNow}
 	if opt.Task == "" {
 		return rep, errors.New("name the task the replay runs in (task=NAME): a fresh one, so that it starts from nothing")
 	}
@@ -159,6 +168,7 @@ func Run(ctx context.Context, do Doer, x recording.Export, opt Options) (Report,
 		}
 		in := codegen.InputOf(e)
 		in.Session, in.Task = opt.Session, opt.Task
+		in.NoCache = true // what the site serves now, not what the browser kept
 		if in.Action == "wait" && in.Human {
 			continue
 		}

@@ -151,6 +151,9 @@ type Task struct {
 	Ended    bool   // task_end was called; tabs stay for review
 	EndedAt  time.Time
 	Working  bool // an agent's action runs in the task
+	// NoCache: the task's tabs bypass the browser's HTTP cache (a
+	// replay's task: tool.Input.NoCache).
+	NoCache bool
 	// stop ends the running action (while working): closing the session
 	// calls it with ErrSessionClosed.
 	Stop context.CancelCauseFunc

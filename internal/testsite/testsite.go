@@ -13,8 +13,8 @@
 // floods, slow responses, delayed DOM changes, scrolling, hovering, key
 // presses, a single-page app, redirects, cookies, a content-heavy article
 // and a page of links marked current (aria-current) with a long list.
-// The index page at "/" links to every page. Every response carries
-// Cache-Control: no-store.
+// The index page at "/" links to every page. Every response but the order
+// page's carries Cache-Control: no-store.
 package testsite
 
 import (
@@ -232,8 +232,10 @@ func (s *Site) handler() http.Handler {
 func noStore(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The back/forward cache pages must be cacheable: no-store keeps a
-		// page out of Chromium's back/forward cache.
-		if !strings.HasPrefix(r.URL.Path, "/c/bfcache") {
+		// page out of Chromium's back/forward cache. The order page is
+		// served as most sites serve a page, with Last-Modified and no
+		// Cache-Control (order.go): a browser may keep it.
+		if !strings.HasPrefix(r.URL.Path, "/c/bfcache") && r.URL.Path != "/order" {
 			w.Header().Set("Cache-Control", "no-store")
 		}
 		h.ServeHTTP(w, r)

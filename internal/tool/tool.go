@@ -179,6 +179,11 @@ type Input struct {
 	// the daemon's --codegen does for every call). No schema
 	// description, for the tools/list budget.
 	Codegen bool `json:"codegen,omitempty"`
+	// NoCache makes the call's task load every page from its site, never
+	// from the browser's HTTP cache, from this call on (its tabs, and the
+	// popups they open). Set by a replay, which tests what the site
+	// serves now; not part of the tool's input.
+	NoCache bool `json:"-"`
 }
 
 // HTTPCredential is a login for HTTP basic or digest authentication, given
