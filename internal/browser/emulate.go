@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
+	"strings"
 )
 
 // This file applies what internal/emulation decides a session's pages see
@@ -18,6 +20,10 @@ type Device struct {
 	Scale  float64 `json:"deviceScaleFactor,omitempty"`
 	Mobile bool    `json:"isMobile,omitempty"`
 	Touch  bool    `json:"hasTouch,omitempty"`
+	// ScreenWidth and ScreenHeight are the screen's size (screen.width,
+	// screen.height) when larger than the viewport: 0, the viewport's.
+	ScreenWidth  int `json:"screenWidth,omitempty"`
+	ScreenHeight int `json:"screenHeight,omitempty"`
 }
 
 // More is what may change while the session runs (the emulate action).
@@ -74,17 +80,30 @@ func (m More) Clone() More {
 }
 
 // deviceMetrics is setDeviceMetricsOverride's parameters for a viewport on
-// a device (nil: a desktop at scale 1).
+// a device (nil: a desktop at scale 1), as Playwright sets them: the
+// screen is the device's (the viewport's when it names none); a mobile
+// device's screen is in portrait or landscape as its screen's sides say,
+// a desktop's in landscape.
 func deviceMetrics(w, h int, d *Device) map[string]any {
 	scale, mobile := 1.0, false
+	sw, sh := w, h
 	if d != nil {
 		scale, mobile = d.Scale, d.Mobile
 		if scale <= 0 {
 			scale = 1
 		}
+		if d.ScreenWidth > 0 && d.ScreenHeight > 0 {
+			sw, sh = d.ScreenWidth, d.ScreenHeight
+		}
+	}
+	orientation := map[string]any{"angle": 0, "type": "landscapePrimary"}
+	if mobile && sw <= sh {
+		orientation = map[string]any{"angle": 0, "type": "portraitPrimary"}
+	} else if mobile {
+		orientation = map[string]any{"angle": 90, "type": "landscapePrimary"}
 	}
 	return map[string]any{"width": w, "height": h, "deviceScaleFactor": scale, "mobile": mobile,
-		"screenWidth": w, "screenHeight": h}
+		"screenWidth": sw, "screenHeight": sh, "screenOrientation": orientation}
 }
 
 // moreSteps are the per-tab CDP commands of d and m (init scripts and
@@ -92,7 +111,8 @@ func deviceMetrics(w, h int, d *Device) map[string]any {
 func moreSteps(d *Device, m More) [][2]any {
 	var steps [][2]any
 	if d != nil && d.Touch {
-		steps = append(steps, [2]any{"Emulation.setTouchEmulationEnabled", map[string]any{"enabled": true, "maxTouchPoints": 5}})
+		// One touch point, as Playwright's devices have.
+		steps = append(steps, [2]any{"Emulation.setTouchEmulationEnabled", map[string]any{"enabled": true}})
 	}
 	if len(m.Media) > 0 {
 		steps = append(steps, [2]any{"Emulation.setEmulatedMedia", map[string]any{"features": mediaFeatures(m.Media)}})
@@ -263,4 +283,42 @@ func (p *Page) Swipe(ctx context.Context, x, y, dx, dy float64) error {
 	}
 	waits = append(waits, p.sess.Send(ctx, "Input.dispatchTouchEvent", map[string]any{"type": "touchEnd", "touchPoints": []map[string]any{}}))
 	return waitAll(waits)
+}
+
+var (
+	androidRe = regexp.MustCompile(`Android (\d+(\.\d+)?(\.\d+)?)`)
+	iPhoneRe  = regexp.MustCompile(`iPhone OS (\d+(_\d+)?)`)
+	iPadRe    = regexp.MustCompile(`iPad; CPU OS (\d+(_\d+)?)`)
+	macOSRe   = regexp.MustCompile(`Mac OS X (\d+(_\d+)?(_\d+)?)`)
+	windowsRe = regexp.MustCompile(`Windows\D+(\d+(\.\d+)?(\.\d+)?)`)
+)
+
+// uaMetadata is the Client Hints a user agent string implies
+// (Emulation.UserAgentMetadata): its platform and version, its
+// architecture, and whether it is a phone's — Playwright's reading of a
+// user agent (calculateUserAgentMetadata), so that a device looks the
+// same to a site through either.
+func uaMetadata(ua string, mobile bool) map[string]any {
+	platform, version, arch := "Windows", "", "x86"
+	switch {
+	case androidRe.MatchString(ua):
+		platform, version, arch = "Android", androidRe.FindStringSubmatch(ua)[1], "arm"
+	case iPhoneRe.MatchString(ua):
+		platform, version, arch = "iOS", iPhoneRe.FindStringSubmatch(ua)[1], "arm"
+	case iPadRe.MatchString(ua):
+		platform, version, arch = "iOS", iPadRe.FindStringSubmatch(ua)[1], "arm"
+	case macOSRe.MatchString(ua):
+		platform, version = "macOS", macOSRe.FindStringSubmatch(ua)[1]
+		if !strings.Contains(ua, "Intel") {
+			arch = "arm"
+		}
+	case windowsRe.MatchString(ua):
+		version = windowsRe.FindStringSubmatch(ua)[1]
+	case strings.Contains(strings.ToLower(ua), "linux"):
+		platform = "Linux"
+	}
+	if strings.Contains(ua, "ARM") {
+		arch = "arm"
+	}
+	return map[string]any{"mobile": mobile, "model": "", "architecture": arch, "platform": platform, "platformVersion": version}
 }

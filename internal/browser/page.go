@@ -105,6 +105,11 @@ func emulationSteps(e Emulation) [][2]any {
 		if e.Locale != "" {
 			p["acceptLanguage"] = e.Locale
 		}
+		if e.UserAgent != "" {
+			// Client Hints (navigator.userAgentData, Sec-CH-UA-*) that
+			// agree with the user agent, as Playwright gives them.
+			p["userAgentMetadata"] = uaMetadata(e.UserAgent, e.Device != nil && e.Device.Mobile)
+		}
 		steps = append(steps, [2]any{"Emulation.setUserAgentOverride", p})
 	}
 	if e.Locale != "" {

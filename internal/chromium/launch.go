@@ -101,7 +101,13 @@ func (o Options) Args() []string {
 		fmt.Sprintf("--window-size=%d,%d", max(o.Width, 1), max(o.Height, 1)),
 	}
 	if !o.Headed {
-		args = append(args, "--headless", "--disable-gpu")
+		args = append(args, "--headless", "--disable-gpu",
+			// A headless browser has no pointing device, so pages saw a
+			// touch screen: (hover: none), no fine pointer, hover menus
+			// and desktop layouts lost. A mouse, as Playwright gives its
+			// headless browsers (a device with touch changes this for its
+			// tabs: Emulation.setTouchEmulationEnabled).
+			"--blink-settings=primaryHoverType=2,availableHoverTypes=2,primaryPointerType=4,availablePointerTypes=4")
 	}
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox")

@@ -31,7 +31,7 @@ func testEmulateRoute(t *testing.T, d driver, task string) {
 	ok(t, d, tool.Input{Action: "navigate", Profile: phone, Task: task, URL: site.URL("/form"), Snapshot: new(false)})
 	env := evalIn(t, d, phone, task, `JSON.stringify([screen.width, 'ontouchstart' in window, navigator.maxTouchPoints,
 		navigator.userAgent.includes('Pixel 7'), matchMedia('(prefers-color-scheme: dark)').matches, devicePixelRatio])`)
-	contains(t, env, `[412,true,5,true,true,2.625]`)
+	contains(t, env, `[412,true,1,true,true,2.625]`)
 
 	// A tap: touchstart and touchend, then the click a browser makes of it.
 	evalIn(t, d, phone, task, `(() => {
@@ -155,7 +155,7 @@ func TestDeviceSurvivesRestart(t *testing.T) {
 		t.Helper()
 		r := do(tool.Input{Action: "evaluate", Session: "phone", Expression: `[navigator.maxTouchPoints, navigator.userAgent.includes('iPhone'),
 			matchMedia('(prefers-color-scheme: dark)').matches, window.initRan === true].join(' ')`})
-		if !r.Success || !strings.Contains(r.Content, "5 true true true") {
+		if !r.Success || !strings.Contains(r.Content, "1 true true true") {
 			t.Fatalf("%s: the page sees %q (%s), want touch, the iPhone's user agent, dark and the init script", when, r.Content, r.Error)
 		}
 	}

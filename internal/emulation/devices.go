@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/browserd/browserd/internal/browser"
 )
 
 // Device is one of Playwright's device descriptors.
@@ -25,10 +27,21 @@ type Device struct {
 	Scale     float64 `json:"deviceScaleFactor"`
 	Mobile    bool    `json:"isMobile"`
 	Touch     bool    `json:"hasTouch"`
+	// ScreenWidth and ScreenHeight are the device's screen where it is
+	// larger than its viewport (a phone's browser bars): 0 when the
+	// same.
+	ScreenWidth  int `json:"screenWidth,omitempty"`
+	ScreenHeight int `json:"screenHeight,omitempty"`
 }
 
-// devicesJSON is Playwright's deviceDescriptorsSource.json (playwright-core
-// 1.65.1), each device's viewport, scale, mobile, touch and user agent.
+// browserDevice is d as the browser applies it.
+func (d Device) browserDevice() *browser.Device {
+	return &browser.Device{Scale: d.Scale, Mobile: d.Mobile, Touch: d.Touch, ScreenWidth: d.ScreenWidth, ScreenHeight: d.ScreenHeight}
+}
+
+// devicesJSON is Playwright's device descriptors (playwright-core 1.65.1's
+// devices), each device's viewport, screen (where it differs), scale,
+// mobile, touch and user agent.
 //
 //go:embed devices.json
 var devicesJSON []byte

@@ -30,7 +30,7 @@ func Launch(in *tool.Input) (browser.Emulation, error) {
 		if in.Width == 0 {
 			in.Width, in.Height = d.Width, d.Height
 		}
-		emu.Device = &browser.Device{Scale: d.Scale, Mobile: d.Mobile, Touch: d.Touch}
+		emu.Device = d.browserDevice()
 	}
 	emu.Media = media(nil, in)
 	return emu, nil
@@ -53,7 +53,7 @@ func LaunchDiff(emu browser.Emulation, in *tool.Input) []string {
 		return diff
 	}
 	d, err := Lookup(in.Device)
-	if err == nil && emu.Device != nil && *emu.Device == (browser.Device{Scale: d.Scale, Mobile: d.Mobile, Touch: d.Touch}) &&
+	if err == nil && emu.Device != nil && *emu.Device == *d.browserDevice() &&
 		(in.UserAgent != "" || emu.UserAgent == d.UserAgent) {
 		return diff
 	}

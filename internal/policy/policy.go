@@ -52,6 +52,7 @@ var Kinds = map[string]string{
 	"network.bodies": "network that reads a request whole (request), writes a HAR file (path), or turns redaction off (redact: false)",
 	"secret":         "type or fill with any stored secret",
 	"secret:NAME":    "type or fill with the stored secret NAME",
+	"script":         "run script of the caller's in a page: evaluate, a route that answers with a body or a file (a page of the caller's on the site's origin), an init script (emulate initScript); a rule on evaluate holds for all of them",
 }
 
 // Policy is a parsed, valid policy. The zero value (and nil) allows
@@ -299,6 +300,16 @@ func source(s string) string {
 func Uses(in tool.Input) []string {
 	out := []string{in.Action}
 	switch in.Action {
+	case "evaluate":
+		out = append(out, "script")
+	case "route":
+		if in.Body != "" || in.Path != "" {
+			out = append(out, "script")
+		}
+	case "emulate":
+		if in.InitScript != "" {
+			out = append(out, "script")
+		}
 	case "network":
 		if in.Request != "" || in.Path != "" || in.Redact != nil && !*in.Redact {
 			out = append(out, "network.bodies")
@@ -334,6 +345,11 @@ func (p *Policy) Decide(in tool.Input) Decision {
 		if slices.Contains(p.Deny, u) {
 			return Decision{Verdict: Denied, Rule: fmt.Sprintf("deny %q", u), Source: p.Source}
 		}
+		if u == "script" && slices.Contains(p.Deny, "evaluate") {
+			// Script is a kind: a page of the caller's served by a
+			// route, or an init script, runs what evaluate would.
+			return Decision{Verdict: Denied, Rule: `deny "evaluate" (script is evaluate's kind: a route's body or file, an init script)`, Source: p.Source}
+		}
 		if strings.HasPrefix(u, "secret:") && slices.Contains(p.Deny, "secret") {
 			return Decision{Verdict: Denied, Rule: `deny "secret"`, Source: p.Source}
 		}
@@ -347,6 +363,8 @@ func (p *Policy) Decide(in tool.Input) Decision {
 				ok = ok || allowsEachSecret(p.Allow, uses)
 			case strings.HasPrefix(u, "secret:"):
 				ok = ok || slices.Contains(p.Allow, "secret")
+			case u == "script":
+				ok = ok || slices.Contains(p.Allow, "evaluate")
 			}
 			if !ok {
 				return Decision{Verdict: Denied, Rule: fmt.Sprintf("%q is not in allow", u), Source: p.Source}
@@ -354,7 +372,8 @@ func (p *Policy) Decide(in tool.Input) Decision {
 		}
 	}
 	for _, u := range uses {
-		if slices.Contains(p.Confirm, u) || strings.HasPrefix(u, "secret:") && slices.Contains(p.Confirm, "secret") {
+		if slices.Contains(p.Confirm, u) || strings.HasPrefix(u, "secret:") && slices.Contains(p.Confirm, "secret") ||
+			u == "script" && slices.Contains(p.Confirm, "evaluate") {
 			return Decision{Verdict: Confirm, Rule: fmt.Sprintf("confirm %q", u), Source: p.Source}
 		}
 	}

@@ -209,3 +209,38 @@ func FuzzParse(f *testing.F) {
 		_ = p.String()
 	})
 }
+
+// Script is a kind (issue 47): a route that answers with a page of the
+// caller's, or an init script, runs what evaluate would, so a rule on
+// evaluate holds for them — deny, confirm and allow alike — and "script"
+// names them all.
+func TestScriptIsAKind(t *testing.T) {
+	body := tool.Input{Action: "route", URL: "**/x", Body: "<script>alert(1)</script>", ContentType: "text/html"}
+	file := tool.Input{Action: "route", URL: "**/x", Path: "page.html"}
+	abort := tool.Input{Action: "route", URL: "**/ads", Abort: "blockedbyclient"}
+	init := tool.Input{Action: "emulate", InitScript: "console.log(document.cookie)"}
+	media := tool.Input{Action: "emulate", ColorScheme: "dark"}
+	eval := tool.Input{Action: "evaluate", Expression: "1"}
+	for _, c := range []struct {
+		policy string
+		in     tool.Input
+		want   Verdict
+	}{
+		{`{"deny":["evaluate"]}`, body, Denied},
+		{`{"deny":["evaluate"]}`, file, Denied},
+		{`{"deny":["evaluate"]}`, init, Denied},
+		{`{"deny":["evaluate"]}`, abort, Allowed},
+		{`{"deny":["evaluate"]}`, media, Allowed},
+		{`{"deny":["script"]}`, eval, Denied},
+		{`{"deny":["script"]}`, body, Denied},
+		{`{"confirm":["evaluate"]}`, init, Confirm},
+		{`{"allow":["route","emulate"]}`, body, Denied},
+		{`{"allow":["route","emulate"]}`, abort, Allowed},
+		{`{"allow":["route","emulate","evaluate"]}`, body, Allowed},
+		{`{"allow":["route","emulate","script"]}`, init, Allowed},
+	} {
+		if got := MustParse(c.policy).Decide(c.in); got.Verdict != c.want {
+			t.Errorf("%s on %s %+v: %v (%s), want %v", c.policy, c.in.Action, c.in, got.Verdict, got.Rule, c.want)
+		}
+	}
+}
