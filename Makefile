@@ -63,12 +63,21 @@ cross:
 # again, captures, idle timers): four of them run at once (-parallel 4),
 # after the others, which run one at a time. Unit test packages run four
 # at a time (-p 4): many wait on timers and subprocesses (74 s, not 105).
+#
+# Both steps run under `go test -json`, read by cmd/testreport: it prints
+# what go test prints without -v (each package's line, the whole output of
+# a failed test) and, with TEST_TIMES=DIR, writes the slowest tests of
+# each step to DIR/unit.txt and DIR/e2e.txt (docs/testing.md).
+TEST_TIMES ?=
 test: chromium thirdparty vet cross
+	$(GO) build -o bin/testreport ./cmd/testreport
 	pgdir=$$(mktemp -d /tmp/browserd-pg.XXXXXX) && \
 	trap 'scripts/ensure-postgres.sh stop "$$pgdir"' EXIT && trap 'exit 130' INT TERM && \
 	url=$$(scripts/ensure-postgres.sh start "$$pgdir") && \
-	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -race -count=1 -p 4 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e) && \
-	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -count=1 -parallel 4 -timeout 25m ./internal/e2e/
+	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -json -race -count=1 -p 4 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e) \
+		| bin/testreport $(if $(TEST_TIMES),-times $(TEST_TIMES)/unit.txt) && \
+	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -json -count=1 -parallel 4 -timeout 25m ./internal/e2e/ \
+		| bin/testreport $(if $(TEST_TIMES),-times $(TEST_TIMES)/e2e.txt)
 
 # The whole suite under load: `.ci/run` on a fresh clone of HEAD, SOAK
 # times in a row (5), with LOAD CPU-bound processes of the script's own
