@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/tool"
 	"github.com/browserd/browserd/internal/untrusted"
 )
@@ -41,8 +42,8 @@ type Computer struct {
 	d Display
 
 	mu     sync.Mutex
-	cursor map[string]point // by session and task
-	sized  map[string]bool  // sessions whose viewport was set
+	cursor map[string]point // by owner, session and task
+	sized  map[string]bool  // sessions whose viewport was set, by owner and session
 }
 
 // maxCursors bounds the cursors kept (one per session and task).
@@ -65,6 +66,11 @@ func (c *Computer) Do(ctx context.Context, ins ...Input) Result {
 	}
 	last := ins[len(ins)-1]
 	res := Result{Action: last.Action}
+	owner := auth.Owner(ctx)
+	for i := range ins {
+		ins[i].owner = owner
+	}
+	last.owner = owner
 	for _, in := range ins {
 		if err := in.Validate(); err != nil {
 			res.Error = err.Error()
@@ -86,19 +92,24 @@ func (c *Computer) Do(ctx context.Context, ins ...Input) Result {
 	return res
 }
 
-// key names the cursor of a session's task.
-func key(in Input) string { return in.Session + "\x00" + in.Task }
+// key names the cursor of an owner's session's task. Owners name their
+// sessions freely ("default", "work"): the owner keeps one's cursor from
+// another's.
+func key(in Input) string { return in.owner + "\x00" + in.Session + "\x00" + in.Task }
+
+// sessionKey names an owner's session.
+func sessionKey(in Input) string { return in.owner + "\x00" + in.Session }
 
 // size sets the viewport of the session to the display, once: launch
 // with its width and height creates the session at that size, or sets it
 // for the session's new tabs.
 func (c *Computer) size(ctx context.Context, in Input) {
 	c.mu.Lock()
-	done := c.sized[in.Session]
+	done := c.sized[sessionKey(in)]
 	if len(c.sized) > maxCursors {
 		clear(c.sized)
 	}
-	c.sized[in.Session] = true
+	c.sized[sessionKey(in)] = true
 	c.mu.Unlock()
 	if done {
 		return

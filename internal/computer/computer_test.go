@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -121,6 +122,20 @@ func TestCursor(t *testing.T) {
 	// Another task has its own.
 	if res := c.Do(ctx, Input{Action: "cursor_position", Task: "other"}); res.Text != "the cursor is at 640,400" {
 		t.Errorf("another task's cursor_position: %q", res.Text)
+	}
+	// Another owner's session of the same name has its own (issue 47.3:
+	// bob's cursor_position answered alice's last click).
+	bob := auth.WithOwner(ctx, "bob")
+	r.calls = nil
+	if res := c.Do(bob, Input{Action: "cursor_position"}); res.Text != "the cursor is at 640,400" {
+		t.Errorf("another owner's cursor_position: %q", res.Text)
+	}
+	// Its first action sets its own session's viewport.
+	if len(r.calls) != 1 || !strings.HasPrefix(r.calls[0], "launch") {
+		t.Errorf("another owner's session was not sized: %v", r.calls)
+	}
+	if res := c.Do(bob, Input{Action: "left_mouse_down"}); !res.Success || !strings.Contains(r.calls[len(r.calls)-1], "mouse_down 640,400") {
+		t.Errorf("another owner's left_mouse_down pressed at %v", r.calls)
 	}
 }
 

@@ -35,6 +35,9 @@ type Input struct {
 
 	// scrollPixels: an OpenAI scroll, in pixels rather than wheel clicks.
 	scrollPixels int
+	// owner is the caller's (auth.Owner), set by Computer.Do: one
+	// owner's cursor is not another's, whatever their sessions are named.
+	owner string
 }
 
 // Actions are the computer tool's actions: computer_20250124's, and
