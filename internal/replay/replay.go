@@ -100,7 +100,6 @@ type Report struct {
 // fetchedNow is Report.Fetched.
 const fetchedNow = "every page from the site as it is now: the browser's HTTP cache was bypassed for the replay's task"
 
-
 // Step is one step replayed.
 type Step struct {
 	Seq    int    `json:"seq"` // the recording's
