@@ -60,6 +60,23 @@ const insertSecretJS = `function(origins, text, clear, mode) {
     set.call(target, clear ? text : target.value + text);
     target.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertText'}));
   }
+  // What holds a secret gives nothing to the clipboard or a drag: a copy,
+  // a cut or a drag that starts in it is cancelled (browserd's world; the
+  // page's own listeners see the event, the clipboard gets nothing).
+  const g = globalThis.__browserdSecretFields || (globalThis.__browserdSecretFields = new WeakSet());
+  g.add(target);
+  if (!globalThis.__browserdClipGuard) {
+    globalThis.__browserdClipGuard = true;
+    const inSecret = e => {
+      const hit = n => { for (let x = n; x; x = x.parentNode || x.host) if (x.nodeType === 1 && g.has(x)) return true; return false; };
+      let a = document.activeElement;
+      while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+      const sel = getSelection();
+      return hit(e.target) || hit(a) || (sel && sel.rangeCount > 0 && (hit(sel.anchorNode) || hit(sel.focusNode)));
+    };
+    const stop = e => { if (inSecret(e)) { e.preventDefault(); e.stopImmediatePropagation(); if (e.clipboardData) e.clipboardData.setData('text/plain', ''); } };
+    for (const type of ['copy', 'cut', 'dragstart']) window.addEventListener(type, stop, true);
+  }
   return {ok: true};
 }`
 

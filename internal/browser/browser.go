@@ -34,6 +34,12 @@ type Browser struct {
 	dlDir     string
 
 	loopDone chan struct{}
+
+	// clipMu makes a chord's copy or paste, and the emptying before a
+	// paste, one step; clipOwner is the scope that last copied into the
+	// clipboard (clipboard.go).
+	clipMu    sync.Mutex
+	clipOwner string
 }
 
 // claim is a tab's word that a download is its (Page.downloadWillBegin),

@@ -319,12 +319,14 @@ func (p *Page) Press(ctx context.Context, chord string) error {
 	if mods&2 != 0 && d.key == "a" {
 		down["commands"] = []string{"selectAll"}
 	}
-	wait := p.sess.Send(ctx, "Input.dispatchKeyEvent", down)
-	up := p.sess.Call(ctx, "Input.dispatchKeyEvent", map[string]any{"type": "keyUp", "key": d.key, "code": d.code, "windowsVirtualKeyCode": d.keyCode, "modifiers": mods}, nil)
-	if err := wait(nil); err != nil {
-		return err
-	}
-	return up
+	return p.guardClipboard(ctx, clipChord(d, mods), func() error {
+		wait := p.sess.Send(ctx, "Input.dispatchKeyEvent", down)
+		up := p.sess.Call(ctx, "Input.dispatchKeyEvent", map[string]any{"type": "keyUp", "key": d.key, "code": d.code, "windowsVirtualKeyCode": d.keyCode, "modifiers": mods}, nil)
+		if err := wait(nil); err != nil {
+			return err
+		}
+		return up
+	})
 }
 
 // Hold presses chord and holds it down for d, as a finger on a key does:

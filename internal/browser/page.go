@@ -38,6 +38,10 @@ type PageOptions struct {
 	// NoCache: every request bypasses the browser's HTTP cache (a
 	// replay's tabs, which test what the site serves now).
 	NoCache bool
+	// Scope is who the tab's clipboard chords act for (browserd gives
+	// each session its own): a paste in a tab sees only what a tab of the
+	// same scope copied (clipboard.go). "": the tab alone.
+	Scope string
 }
 
 // Emulation is what a session may override of the environment its pages

@@ -237,8 +237,23 @@ func (c *call) run(ctx context.Context) error {
 		return err
 	}
 	timing.Mark(ctx, "tab")
-	return c.act(ctx, sess, sl.Br)
+	err = c.act(ctx, sess, sl.Br)
+	if errors.Is(err, browser.ErrCrashed) && rereads[c.in.Action] && c.tab != nil && c.tab.Page.Crashed() {
+		// The renderer died while the action read the page: its crash
+		// was not known yet when the tab was picked, which revives a
+		// crashed tab. A read changes nothing, so it is done again on
+		// the tab brought back rather than failed.
+		if err := c.pickTab(ctx, sl); err != nil {
+			return err
+		}
+		return c.act(ctx, sess, sl.Br)
+	}
+	return err
 }
+
+// rereads are the actions that only read the page: one whose tab's
+// renderer crashed while it ran is done again once the tab is back.
+var rereads = map[string]bool{"snapshot": true, "extract": true, "screenshot": true, "console": true, "network": true, "pdf": true}
 
 // sessionless answers the calls that need no session; done says it did.
 func (c *call) sessionless(ctx context.Context) (done bool, err error) {

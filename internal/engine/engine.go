@@ -432,7 +432,7 @@ func (e *Engine) newTab(ctx context.Context, sl *sessions.Slot, t *sessions.Task
 	}
 	e.Mu.Lock()
 	opts := browser.PageOptions{Width: cmp.Or(t.Sess.Width, e.Cfg.Width), Height: cmp.Or(t.Sess.Height, e.Cfg.Height), InitScript: t.Sess.InitScript, Emulation: t.Sess.Emu, Credentials: t.Sess.Creds,
-		Router: routes.For(&t.Routes, &t.Sess.Routes), NoCache: t.NoCache}
+		Router: routes.For(&t.Routes, &t.Sess.Routes), NoCache: t.NoCache, Scope: t.Sess.ID}
 	e.Mu.Unlock()
 	if opts.Emulation.Geolocation != nil {
 		// Granted again for every tab: a relaunched browser or a new
@@ -550,7 +550,7 @@ func (e *Engine) OnPopup(opener string, info browser.TargetInfo) {
 	// The popup sees what its opener's session overrides (from its next
 	// document on: its first one may have loaded before browserd attached).
 	opts := browser.PageOptions{Emulation: parent.Task.Sess.Emu, Credentials: parent.Task.Sess.Creds,
-		Router: routes.For(&parent.Task.Routes, &parent.Task.Sess.Routes), NoCache: parent.Task.NoCache}
+		Router: routes.For(&parent.Task.Routes, &parent.Task.Sess.Routes), NoCache: parent.Task.NoCache, Scope: parent.Task.Sess.ID}
 	e.Mu.Unlock()
 	if br.Attached() && parent.Task.Sess.CtxID == "" {
 		opts.Guard = e.FetchGuard(parent.Task.Sess)

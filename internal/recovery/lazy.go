@@ -76,7 +76,7 @@ func (e *Recovery) Wake(ctx context.Context, tb *sessions.Tab, skip bool, limit 
 	s := tb.Task.Sess
 	opts := lz.Opts
 	opts.InitScript = inject.CombineScripts(lz.Opts.InitScript, s.InitScript)
-	opts.Emulation, opts.Credentials = s.Emu, s.Creds
+	opts.Emulation, opts.Credentials, opts.Scope = s.Emu, s.Creds, s.ID
 	e.Mu.Unlock()
 	lctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()

@@ -654,7 +654,7 @@ func (e *Recovery) openTabs(ctx context.Context, s *sessions.Session, sl *sessio
 		e.Mu.Lock()
 		opts := all[i]
 		opts.InitScript = inject.CombineScripts(opts.InitScript, s.InitScript)
-		opts.Emulation, opts.Credentials = s.Emu, s.Creds
+		opts.Emulation, opts.Credentials, opts.Scope = s.Emu, s.Creds, s.ID
 		e.Mu.Unlock()
 		if sl.Br.Attached() && ctxID == "" {
 			opts.Guard = e.FetchGuard(s)
