@@ -102,12 +102,12 @@ func (r *report) handle(e event) {
 		r.buf[k] = append(r.buf[k], e.Output)
 	case e.Action == "pass" || e.Action == "skip":
 		delete(r.buf, k)
-		if e.Action == "pass" && !strings.Contains(e.Test, "/") {
+		if e.Action == "pass" && e.Test != "" && !strings.Contains(e.Test, "/") {
 			r.times = append(r.times, timing{e.Package, e.Test, e.Elapsed, true})
 		}
 	case e.Action == "fail":
 		r.failed = true
-		if !strings.Contains(e.Test, "/") {
+		if e.Test != "" && !strings.Contains(e.Test, "/") {
 			r.times = append(r.times, timing{e.Package, e.Test, e.Elapsed, false})
 		}
 		r.flush(k)

@@ -24,6 +24,9 @@ func TestExamplesCoverEveryField(t *testing.T) {
 	}
 	ty := reflect.TypeOf(tool.Input{})
 	for i := range ty.NumField() {
+		if ty.Field(i).Tag.Get("json") == "-" {
+			continue // set inside the daemon (a replay's NoCache), never by a front end
+		}
 		if name := ty.Field(i).Name; !set[name] {
 			t.Errorf("no example sets tool.Input.%s: add one to Examples, so that every front end is tested with it", name)
 		}
