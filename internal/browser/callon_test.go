@@ -1,35 +1,15 @@
 package browser
 
 import (
-	"context"
 	"errors"
 	"testing"
-	"time"
-
-	"github.com/browserd/browserd/internal/chromium"
 )
 
 // TestCallOnKeepsTheObject: the calls of an action on one element resolve
 // it once; after a Release, a release behind CallOn's back, or a new
 // document, the next call still reaches the element it names.
 func TestCallOnKeepsTheObject(t *testing.T) {
-	if testing.Short() {
-		t.Skip("launches Chromium")
-	}
-	if _, err := chromium.Find(""); err != nil {
-		t.Skipf("no Chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	br, err := Start(ctx, chromium.Options{UserDataDir: t.TempDir(), Width: 800, Height: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer br.Close(context.Background())
-	pg, err := br.NewPage(ctx, "", PageOptions{Width: 800, Height: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, pg := startTestPage(t)
 	if err := pg.Navigate(ctx, `data:text/html,<input id="a" value="one"><input id="b" value="two">`); err != nil {
 		t.Fatal(err)
 	}
@@ -83,23 +63,7 @@ func TestCallOnKeepsTheObject(t *testing.T) {
 // element focused, on a kept object and on one resolved for it, and that a
 // field the page took out of its document is stale.
 func TestFocusThen(t *testing.T) {
-	if testing.Short() {
-		t.Skip("launches Chromium")
-	}
-	if _, err := chromium.Find(""); err != nil {
-		t.Skipf("no Chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	br, err := Start(ctx, chromium.Options{UserDataDir: t.TempDir(), Width: 800, Height: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer br.Close(context.Background())
-	pg, err := br.NewPage(ctx, "", PageOptions{Width: 800, Height: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, pg := startTestPage(t)
 	if err := pg.Navigate(ctx, `data:text/html,<input id="a" value="one"><input id="b" value="two"><div id="c">not focusable</div>`); err != nil {
 		t.Fatal(err)
 	}

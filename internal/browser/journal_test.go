@@ -1,12 +1,9 @@
 package browser
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/browserd/browserd/internal/chromium"
 	"github.com/browserd/browserd/internal/snapshot"
 )
 
@@ -15,23 +12,7 @@ import (
 // set without an event — and, while it says so, the journal runs on: the
 // next Patch from that read still sees a later change.
 func TestUnchanged(t *testing.T) {
-	if testing.Short() {
-		t.Skip("launches Chromium")
-	}
-	if _, err := chromium.Find(""); err != nil {
-		t.Skipf("no Chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	br, err := Start(ctx, chromium.Options{UserDataDir: t.TempDir(), Width: 800, Height: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer br.Close(context.Background())
-	pg, err := br.NewPage(ctx, "", PageOptions{Width: 800, Height: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, pg := startTestPage(t)
 	if err := pg.Navigate(ctx, `data:text/html,<p id="p">before</p><label>Name <input id="i"></label>`); err != nil {
 		t.Fatal(err)
 	}
@@ -85,23 +66,7 @@ func hasName(frames []snapshot.Frame, name string) bool {
 // calls sent after it — a change one of them makes is recorded — and a
 // read made meanwhile patches as one made after StartJournal.
 func TestSendStartJournal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("launches Chromium")
-	}
-	if _, err := chromium.Find(""); err != nil {
-		t.Skipf("no Chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	br, err := Start(ctx, chromium.Options{UserDataDir: t.TempDir(), Width: 800, Height: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer br.Close(context.Background())
-	pg, err := br.NewPage(ctx, "", PageOptions{Width: 800, Height: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, pg := startTestPage(t)
 	if err := pg.Navigate(ctx, `data:text/html,<p id="p">before</p>`); err != nil {
 		t.Fatal(err)
 	}

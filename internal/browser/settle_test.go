@@ -1,13 +1,10 @@
 package browser
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/browserd/browserd/internal/chromium"
 )
 
 // TestSettleCountsFromTheInput: the quiet counts its two frames from the
@@ -18,23 +15,7 @@ import (
 // input and the wait; and what a page draws when it scrolls, frames after
 // the wheel turned (a virtual list), is there too.
 func TestSettleCountsFromTheInput(t *testing.T) {
-	if testing.Short() {
-		t.Skip("launches Chromium")
-	}
-	if _, err := chromium.Find(""); err != nil {
-		t.Skipf("no Chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	br, err := Start(ctx, chromium.Options{UserDataDir: t.TempDir(), Width: 800, Height: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer br.Close(context.Background())
-	pg, err := br.NewPage(ctx, "", PageOptions{Width: 800, Height: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, pg := startTestPage(t)
 	const page = `data:text/html,<button id="b" style="position:fixed;left:10px;top:10px;width:100px;height:40px">go</button>` +
 		`<input id="i" style="position:fixed;left:10px;top:80px"><p id="out">none</p><script>` +
 		`const later = f => requestAnimationFrame(() => requestAnimationFrame(f));` +

@@ -1,12 +1,9 @@
 package browser
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
-
-	"github.com/browserd/browserd/internal/chromium"
 )
 
 // TestOverdueTimerStillPending: a short timer the page started that is
@@ -14,23 +11,7 @@ import (
 // Settle waits for what it does. lateJS runs in the same task as the busy
 // loop, so the timer cannot have run in between.
 func TestOverdueTimerStillPending(t *testing.T) {
-	if testing.Short() {
-		t.Skip("launches Chromium")
-	}
-	if _, err := chromium.Find(""); err != nil {
-		t.Skipf("no Chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	br, err := Start(ctx, chromium.Options{UserDataDir: t.TempDir(), Width: 800, Height: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer br.Close(context.Background())
-	pg, err := br.NewPage(ctx, "", PageOptions{Width: 800, Height: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, pg := startTestPage(t)
 	if err := pg.Navigate(ctx, "data:text/html,<p>timers</p>"); err != nil {
 		t.Fatal(err)
 	}
@@ -70,23 +51,7 @@ func TestOverdueTimerStillPending(t *testing.T) {
 // window left out the timer, and a menu opening 250 ms after a click was
 // missing from the click's answer.
 func TestLateTimersCountFromTheMark(t *testing.T) {
-	if testing.Short() {
-		t.Skip("launches Chromium")
-	}
-	if _, err := chromium.Find(""); err != nil {
-		t.Skipf("no Chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	br, err := Start(ctx, chromium.Options{UserDataDir: t.TempDir(), Width: 800, Height: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer br.Close(context.Background())
-	pg, err := br.NewPage(ctx, "", PageOptions{Width: 800, Height: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, pg := startTestPage(t)
 	if err := pg.Navigate(ctx, "data:text/html,<p>timers</p>"); err != nil {
 		t.Fatal(err)
 	}

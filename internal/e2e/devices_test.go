@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/browserd/browserd/internal/chromium"
 	"github.com/browserd/browserd/internal/emulation"
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -214,24 +213,9 @@ func sortedKeys(m map[string]any) []string {
 // is not there, or the registry cannot be reached.
 func playwrightProbes(t *testing.T, names []string) map[string]map[string]any {
 	t.Helper()
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("Playwright's emulation is not compared: npm is not installed (apt-get install npm)")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("Playwright's emulation is not compared: node is not installed")
-	}
-	chrome, err := chromium.Find("")
-	if err != nil {
-		t.Skip(err)
-	}
-	dir := t.TempDir()
+	node, chrome, dir := npmInstall(t, "Playwright's emulation is not compared", "playwright-core@1.65.1")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if out, err := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--prefix", dir, "playwright-core@1.65.1").CombinedOutput(); err != nil {
-		t.Skipf("Playwright's emulation is not compared: npm install playwright-core failed (registry unreachable?): %v\n%s", err, out)
-	}
 	probe, _ := json.Marshal(deviceProbe) // a string the page evaluates, not Node
 	script := strings.Replace(playwrightScript, "PROBE", string(probe), 1)
 	if err := os.WriteFile(filepath.Join(dir, "probe.js"), []byte(script), 0o600); err != nil {

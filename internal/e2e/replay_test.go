@@ -155,29 +155,39 @@ func TestPlaywrightExport(t *testing.T) {
 	runPlaywrightTest(t, code, "ORDER_CODE="+orderCode)
 }
 
+// npmInstall installs pkg from npm into a temporary folder (dir) and
+// finds node and Chromium; it skips, saying why (whyNot, then the cause),
+// when npm, node or Chromium is not there or the registry cannot be
+// reached.
+func npmInstall(t *testing.T, whyNot, pkg string) (node, chrome, dir string) {
+	t.Helper()
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Skip(whyNot + ": npm is not installed (apt-get install npm)")
+	}
+	if node, err = exec.LookPath("node"); err != nil {
+		t.Skip(whyNot + ": node is not installed")
+	}
+	if chrome, err = chromium.Find(""); err != nil {
+		t.Skip(err)
+	}
+	dir = t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--prefix", dir, pkg).CombinedOutput(); err != nil {
+		t.Skipf("%s: npm install %s failed (registry unreachable?): %v\n%s", whyNot, pkg, err, out)
+	}
+	return node, chrome, dir
+}
+
 // runPlaywrightTest runs a test file under @playwright/test (installed
 // from npm into a temporary folder) with Debian's Chromium; it skips when
 // npm is not there.
 func runPlaywrightTest(t *testing.T, spec []byte, env ...string) {
 	t.Helper()
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("the exported test is not run: npm is not installed (apt-get install npm)")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("the exported test is not run: node is not installed")
-	}
-	chrome, err := chromium.Find("")
-	if err != nil {
-		t.Skip(err)
-	}
-	dir := t.TempDir()
+	node, chrome, dir := npmInstall(t, "the exported test is not run", "@playwright/test@1.56.1")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if out, err := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--prefix", dir, "@playwright/test@1.56.1").CombinedOutput(); err != nil {
-		t.Skipf("the exported test is not run: npm install @playwright/test failed (registry unreachable?): %v\n%s", err, out)
-	}
 	cfg, _ := json.Marshal(map[string]any{"testDir": ".", "timeout": 60000, "workers": 1, "reporter": "line",
 		"use": map[string]any{"headless": true, "launchOptions": map[string]any{"executablePath": chrome, "chromiumSandbox": false,
 			"args": []string{"--no-sandbox", "--disable-gpu", "--no-first-run"}}}})
