@@ -206,16 +206,21 @@ func TestReviewGrace(t *testing.T) {
 		Error   string `json:"error"`
 		Content string `json:"content"`
 	}
-	for _, task := range []string{"review", "work"} {
+	// The review task is ended as soon as its page is there: with a 1 s
+	// idle timeout, a loaded machine's second navigate (seconds) would
+	// let it go idle first, and the reaper close it as any idle task.
+	navigate := func(task string) {
 		api.expect(200, "POST", "/api/actions", map[string]any{"action": "navigate", "session": "s", "task": task, "url": site.URL("/form"), "snapshot": false}, &res)
 		if !res.Success {
 			t.Fatal(res.Error)
 		}
 	}
+	navigate("review")
 	api.expect(200, "POST", "/api/actions", map[string]any{"action": "task_end", "session": "s", "task": "review"}, &res)
 	if !res.Success || !strings.Contains(res.Content, "until a person closes them") {
 		t.Fatalf("task_end: %+v", res)
 	}
+	navigate("work")
 	// The working task goes idle and closes; the review tab stays.
 	deadline := time.Now().Add(15 * time.Second)
 	for {
