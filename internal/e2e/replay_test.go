@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -105,7 +106,9 @@ func recordOrder(t *testing.T, api *apiClient, session, task string) ([]byte, re
 // the same pages: role locators where the role and name were unique, CSS
 // where not, the wait as an expectation, the navigation's URL expected.
 func TestPlaywrightExport(t *testing.T) {
-	t.Parallel() // its own daemon or engine: waits more than it works, beside others (make test's budget)
+	t.Parallel()     // its own daemon or engine: waits more than it works, beside others (make test's budget)
+	orderPage.Lock() // TestReplay renames the page's button for a while
+	defer orderPage.Unlock()
 	data := t.TempDir()
 	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr)
@@ -154,6 +157,12 @@ func TestPlaywrightExport(t *testing.T) {
 	}
 	runPlaywrightTest(t, code, "ORDER_CODE="+orderCode)
 }
+
+// orderPage is held by each test that uses the test site's order page,
+// whose button TestReplay renames site-wide for a while
+// (site.SetOrderRenamed): run beside each other, an exported test saw the
+// renamed page and failed.
+var orderPage sync.Mutex
 
 // npmInstall installs pkg from npm into a temporary folder (dir) and
 // finds node and Chromium; it skips, saying why (whyNot, then the cause),
@@ -213,7 +222,9 @@ func runPlaywrightTest(t *testing.T, spec []byte, env ...string) {
 // renamed) it stops at the click the change broke, saying why, with the
 // recorded frame and the page now side by side; from the CLI too.
 func TestReplay(t *testing.T) {
-	t.Parallel() // waits more than it works: run beside another (make test's budget)
+	t.Parallel()     // waits more than it works: run beside another (make test's budget)
+	orderPage.Lock() // it renames the page's button for a while: no other test reads it meanwhile
+	defer orderPage.Unlock()
 	data := t.TempDir()
 	addr := freeAddr(t)
 	startDaemon(t, data, "--listen", addr)
