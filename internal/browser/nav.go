@@ -480,7 +480,7 @@ const watchJS = `(() => { const w = globalThis.__browserdWatch;
   globalThis.__browserdWatch = m; return m.start; })()`
 
 // quietJS resolves once the page is settled: two animation frames passed
-// (or, when frames do not run, %[1]d ms) since the last mutation and
+// (or %[1]d ms and one frame; when frames do not run, %[1]d ms) since the last mutation and
 // since the wait began — %[3]d ms from now at the earliest (the last
 // timer the action started is due then) — and the animations the action
 // started have ended (see animationsLeftJS), two frames before too; never
@@ -508,8 +508,13 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
     if (now < until) { t = setTimeout(check, until - now); return; }
     if (m.pend > 0 && now < m.pendUntil) { t = setTimeout(check, Math.min(quiet, m.pendUntil - now)); return; }
     if (fromF < 0) fromF = %[4]d === 1 && m.inputF >= 0 && until === t0 ? m.inputF : m.frames;
-    const since = Math.max(until, m.last);
-    if (m.frames - Math.max(fromF, m.lastF, m.inputF) >= 2 || now - since >= quiet) {
+    const since = Math.max(until, m.last), base = Math.max(fromF, m.lastF, m.inputF);
+    // The time alone ends the wait only once a frame passed since the
+    // last change, while frames run (the page is visible): what the
+    // change asked to do at the next frame (requestAnimationFrame, as
+    // Alpine's x-show shows in) is part of it, and on a busy machine that
+    // frame can come later than the quiet.
+    if (m.frames - base >= 2 || (now - since >= quiet && (m.frames > base || document.visibilityState !== 'visible'))) {
       const left = (` + animationsLeftFn + `)();
       if (left <= 0) return finish();
       until = now + left; fromF = -1;

@@ -374,3 +374,35 @@ func actionName(target any) string {
 	}
 	return ""
 }
+
+// Input returns the browser tool call the command line args (without the
+// program name) would send to the daemon — the global flags filled in and
+// the call checked — without sending it. A command that is not one tool
+// call (serve, trace, state save, …) is an error, as is a bad command line.
+func Input(args []string) (tool.Input, error) {
+	var cli CLI
+	var out, errOut strings.Builder
+	target, _, err := parse(&cli, args, &out, &errOut)
+	if target == nil {
+		if err == nil {
+			err = fmt.Errorf("%s: nothing to send: %s%s", strings.Join(args, " "), out.String(), errOut.String())
+		}
+		return tool.Input{}, err
+	}
+	a, ok := target.(action)
+	if !ok {
+		return tool.Input{}, fmt.Errorf("%s: not one browser tool call", strings.Join(args, " "))
+	}
+	if err := cli.Config.Resolve(); err != nil {
+		return tool.Input{}, err
+	}
+	in, err := a.input()
+	if err != nil {
+		return tool.Input{}, err
+	}
+	e := &env{g: &cli.Globals}
+	if err := e.fill(&in); err != nil {
+		return tool.Input{}, err
+	}
+	return in, nil
+}

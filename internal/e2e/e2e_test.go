@@ -7,19 +7,23 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 
+	bcli "github.com/browserd/browserd/internal/cli"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/engine"
 	"github.com/browserd/browserd/internal/testsite"
 	"github.com/browserd/browserd/internal/tool"
+	"github.com/browserd/browserd/internal/tool/tooltest"
 )
 
 var (
@@ -48,11 +52,15 @@ func TestMain(m *testing.M) {
 type engineDriver struct {
 	e    *engine.Engine
 	data string
+	cli  bool // check that each call's command line sends the call (sameThroughCLI)
 }
 
 func (d *engineDriver) dataDir() string { return d.data }
 
 func (d *engineDriver) do(t *testing.T, in tool.Input) tool.Result {
+	if d.cli {
+		sameThroughCLI(t, in)
+	}
 	r, err := d.e.Do(context.Background(), in)
 	if err != nil {
 		t.Fatalf("engine: %v", err)
@@ -80,7 +88,7 @@ func TestEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &engineDriver{e: e, data: cfg.Data}
+	d := &engineDriver{e: e, data: cfg.Data, cli: true}
 	for _, s := range scenarios {
 		t.Run(s.name, func(t *testing.T) { s.run(t, d, "eng-"+s.name) })
 	}
@@ -91,4 +99,40 @@ func TestEngine(t *testing.T) {
 	// janitor) has an owner that stopped it.
 	goleak.VerifyNone(t, before)
 	waitNoChromium(t, cfg.Data)
+}
+
+// sameThroughCLI checks that the command line a person would type for in
+// (cliArgs) sends in itself: every scenario's every call goes through the
+// CLI's parsing this way, while TestCLI runs the scenarios whose answers
+// the CLI prints in its own ways (cliScenarios) as processes.
+func sameThroughCLI(t *testing.T, in tool.Input) {
+	t.Helper()
+	args, err := cliArgs(in)
+	if err != nil {
+		return // no command line for it: the scenario expects the error
+	}
+	got, err := bcli.Input(args)
+	if err != nil {
+		if in.Validate() != nil {
+			return // a call the scenario sends to see it refused
+		}
+		t.Errorf("browserd %s: %v", strings.Join(args, " "), err)
+		return
+	}
+	want := in
+	if want.Profile == "" {
+		want.Profile = got.Profile
+	}
+	if want.Task == "" {
+		want.Task = got.Task
+	}
+	if want.Action == "dialog" && want.Accept == nil {
+		yes := true
+		want.Accept = &yes // the tool's default, which `dialog accept` says
+	}
+	if !tooltest.Same(got, want) {
+		gj, _ := json.Marshal(got)
+		wj, _ := json.Marshal(want)
+		t.Errorf("browserd %s sends\n%s\nnot\n%s", strings.Join(args, " "), gj, wj)
+	}
 }
