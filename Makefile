@@ -69,7 +69,7 @@ cross:
 # Both steps run under `go test -json`, read by cmd/testreport: it prints
 # what go test prints without -v (each package's line, the whole output of
 # a failed test) and, with TEST_TIMES=DIR, writes the slowest tests of
-# each step to DIR/unit.txt and DIR/e2e.txt (docs/testing.md).
+# each step (all of them, slowest first) to DIR/unit.txt and DIR/e2e.txt (docs/testing.md).
 TEST_TIMES ?=
 test: chromium thirdparty vet cross
 	$(GO) build -o bin/testreport ./cmd/testreport
@@ -77,9 +77,9 @@ test: chromium thirdparty vet cross
 	trap 'scripts/ensure-postgres.sh stop "$$pgdir"' EXIT && trap 'exit 130' INT TERM && \
 	url=$$(scripts/ensure-postgres.sh start "$$pgdir") && \
 	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -json -race -count=1 -p 4 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e) \
-		| bin/testreport $(if $(TEST_TIMES),-times $(TEST_TIMES)/unit.txt) && \
+		| bin/testreport $(if $(TEST_TIMES),-top 500 -times $(TEST_TIMES)/unit.txt) && \
 	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -json -count=1 -parallel 2 -timeout 60m ./internal/e2e/ \
-		| bin/testreport $(if $(TEST_TIMES),-times $(TEST_TIMES)/e2e.txt)
+		| bin/testreport $(if $(TEST_TIMES),-top 500 -times $(TEST_TIMES)/e2e.txt)
 
 # The whole suite under load: `.ci/run` on a fresh clone of HEAD, SOAK
 # times in a row (5), with LOAD CPU-bound processes of the script's own
