@@ -325,7 +325,7 @@ func (e *Pool) launch(ctx context.Context, s *sessions.Session, key string, head
 			// Every request of the default context goes through the guard,
 			// loopback included (Chromium bypasses proxies for loopback
 			// unless told "<-loopback>").
-			ExtraArgs: e.ProxyArgs(proxyURL),
+			ExtraArgs: append(e.ProxyArgs(proxyURL), pageMemoryArgs(e.Cfg.PageMemoryMB)...),
 			// A profile's or a throwaway folder keeps no record of the
 			// pages once the browser stops; a caller's folder is theirs.
 			Forget: s.Dir == "",
@@ -566,4 +566,13 @@ func (e *Pool) StopUnused(ctx context.Context, only string, unusedSince time.Tim
 		keys = append(keys, ib.key)
 	}
 	return keys
+}
+
+// pageMemoryArgs bounds V8's heap in each renderer (--page-memory): a
+// page past it crashes its own tab, not the machine's memory.
+func pageMemoryArgs(mb int) []string {
+	if mb <= 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("--js-flags=--max-old-space-size=%d", mb)}
 }

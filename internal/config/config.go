@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ type Config struct {
 	Data          string   `name:"data" env:"BROWSERD_DATA" help:"Data directory (default: ~/.local/share/browserd or XDG_DATA_HOME/browserd; macOS ~/Library/Application Support/browserd; Windows %LocalAppData%\\browserd)." placeholder:"DIR"`
 	Chromium      string   `name:"chromium" env:"BROWSERD_CHROMIUM" help:"Chromium binary (default Debian's /usr/lib/chromium/chromium, then /usr/bin/chromium, then chromium or google-chrome on PATH)." placeholder:"PATH"`
 	HeadlessShell bool     `name:"headless-shell" env:"BROWSERD_HEADLESS_SHELL" help:"Run headless browsers on Chromium's headless shell when it is installed (Debian's chromium-headless-shell): about half the start time, with differences (docs/reference.md#which-chromium). Headed ones and a caller's --user-data-dir folder keep Chromium."`
+	PageMemoryMB  int      `name:"page-memory" env:"BROWSERD_PAGE_MEMORY" help:"The most memory a page's scripts may hold, in MB (V8's heap: --js-flags=--max-old-space-size): a page that wants more crashes its tab, which the next action reloads, sooner and with less of the machine's memory; 0 keeps Chromium's own limit." placeholder:"MB"`
 	AllowHosts    []string `name:"allow-host" env:"BROWSERD_ALLOW_HOSTS" sep:"," help:"Let pages reach this loopback/private HOST[:PORT] (repeatable)." placeholder:"HOST[:PORT]"`
 
 	AllowPrivate         bool     `name:"allow-private" env:"BROWSERD_ALLOW_PRIVATE" help:"Let pages reach every private, loopback and link-local address (the guard stays on for --block-host and --only-hosts)."`
@@ -275,6 +277,9 @@ func (c *Config) checkLimits() error {
 	if c.MaxSessionSnapshots < 1 {
 		return fmt.Errorf("--max-session-snapshots must be at least 1, got %d", c.MaxSessionSnapshots)
 	}
+	if c.PageMemoryMB != 0 && c.PageMemoryMB < 64 {
+		return fmt.Errorf("--page-memory %d: give at least 64 (MB), or 0 for Chromium's own limit", c.PageMemoryMB)
+	}
 	if c.Width <= 0 || c.Height <= 0 {
 		return fmt.Errorf("--viewport-width and --viewport-height must be positive, got %dx%d", c.Width, c.Height)
 	}
@@ -415,6 +420,7 @@ func (c *Config) settings(redact bool) []Setting {
 	}
 	add(c.Chromium != "", "chromium", c.Chromium)
 	add(c.HeadlessShell, "headless-shell")
+	add(c.PageMemoryMB != 0, "page-memory", strconv.Itoa(c.PageMemoryMB))
 	add(len(c.AllowHosts) > 0, "allow-host", c.AllowHosts...)
 	add(len(c.BlockHosts) > 0, "block-host", c.BlockHosts...)
 	add(len(c.OnlyHosts) > 0, "only-hosts", c.OnlyHosts...)

@@ -197,3 +197,21 @@ func TestSessionServiceToken(t *testing.T) {
 		}
 	}
 }
+
+// TestPageMemory: --page-memory is 0 (Chromium's own limit) or at least
+// 64 MB, and a daemon a command starts gets it.
+func TestPageMemory(t *testing.T) {
+	for mb, ok := range map[int]bool{0: true, 64: true, 512: true, 63: false, -1: false} {
+		c := Default()
+		c.Data = t.TempDir()
+		c.PageMemoryMB = mb
+		if err := c.Resolve(); (err == nil) != ok {
+			t.Errorf("--page-memory %d: %v", mb, err)
+		}
+	}
+	c := Default()
+	c.PageMemoryMB = 512
+	if args := strings.Join(c.DaemonArgs(), " "); !strings.Contains(args, "--page-memory 512") && !strings.Contains(args, "--page-memory=512") {
+		t.Errorf("daemon args without --page-memory: %s", args)
+	}
+}

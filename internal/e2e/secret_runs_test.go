@@ -82,7 +82,7 @@ function report(v) {
 	if r := call(map[string]any{"action": "type", "role": "textbox", "name": "Password", "secret": "SIGNUP_PW"}); !r.Success {
 		t.Fatalf("type secret: %s", r.Error)
 	}
-	if r := call(map[string]any{"action": "evaluate", "expression": "document.getElementById('pw').value === " + fmt.Sprintf("%q", value)}); !strings.Contains(r.Content, "true") {
+	if r := call(map[string]any{"action": "evaluate", "expression": holdsValue("pw", value)}); !strings.Contains(r.Content, "true") {
 		t.Fatalf("the page does not hold the secret: %s", r.Content)
 	}
 	call(map[string]any{"action": "wait", "time": 500}) // the last fetches end
@@ -128,6 +128,17 @@ function report(v) {
 		frames := regexp.MustCompile(`data:image/jpeg;base64,[A-Za-z0-9+/=]+`)
 		noRunOf(t, value, "the recording"+q, frames.ReplaceAllString(string(b), "data:image/jpeg;base64,"))
 	}
+}
+
+// holdsValue is an expression true when the field of that id holds
+// value, which writes no part of the value: what an agent writes itself
+// comes back unredacted (redact.Known).
+func holdsValue(id, value string) string {
+	sum := 0
+	for _, c := range value {
+		sum = sum*31%1000003 + int(c)
+	}
+	return fmt.Sprintf("[...document.getElementById(%q).value].reduce((s, c) => s * 31 %% 1000003 + c.charCodeAt(0), 0) === %d", id, sum)
 }
 
 // noRunOf fails when text holds a run of 4 characters of secret in any

@@ -79,7 +79,7 @@ func TestSecrets(t *testing.T) {
 			t.Errorf("%v: ok=%v err=%q, no <secret SHOP_PW> in %s", in["action"], r.Success, r.Error, r.Content)
 		}
 	}
-	if r := call(map[string]any{"action": "evaluate", "expression": "document.getElementById('pw').value === " + fmt.Sprintf("%q", value)}); !strings.Contains(r.Content, "true") {
+	if r := call(map[string]any{"action": "evaluate", "expression": holdsValue("pw", value)}); !strings.Contains(r.Content, "true") {
 		t.Errorf("the page does not hold the secret's value: %s", r.Content)
 	}
 	call(map[string]any{"action": "network", "path": "s.har"})

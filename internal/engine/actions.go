@@ -118,6 +118,9 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *inject.Launch) tool
 		e.Counters.Action(in.Action, false, 0)
 		return res
 	}
+	// What the agent writes is never taken for a secret's run when it
+	// comes back (redact.Known): redaction answers no questions.
+	e.Said(owner, orig)
 	pol := e.PolicyOf(ctx)
 	if err := e.Admit(ctx, owner, orig, pol); err != nil {
 		res.Error = err.Error()

@@ -13,6 +13,7 @@ package ownersecrets
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -156,6 +157,41 @@ func (v *Vault) ResolveSecrets(ctx context.Context, owner string, in *tool.Input
 			return nil, fmt.Errorf("reading secret %s: %w", name, err)
 		}
 		out[name] = act.Secret{Value: s.Value, Origins: s.Origins}
+		// From now on its runs are replaced too, and its value stays
+		// replaced if the secret changes (redact.Cache).
+		v.cache.Typed(owner, name, s.Value)
 	}
 	return out, nil
+}
+
+// Said records the texts of a call of owner's — every string it gives —
+// so that redaction leaves alone what the agent wrote itself
+// (redact.Known).
+func (v *Vault) Said(owner string, in tool.Input) {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return
+	}
+	var x any
+	if json.Unmarshal(b, &x) != nil {
+		return
+	}
+	var texts []string
+	var walk func(any)
+	walk = func(x any) {
+		switch x := x.(type) {
+		case string:
+			texts = append(texts, x)
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(x)
+	v.cache.Said(owner, texts...)
 }

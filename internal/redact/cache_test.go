@@ -49,3 +49,33 @@ func TestCache(t *testing.T) {
 		t.Errorf("an owner without secrets has a Redactor")
 	}
 }
+
+// TestCacheTyped: a stored secret is replaced whole until a call types
+// it, then by its runs too; a value typed stays replaced after the secret
+// changes or goes; what the owner's calls wrote is left as it is.
+func TestCacheTyped(t *testing.T) {
+	var c Cache
+	log := slog.New(slog.DiscardHandler)
+	ss := &countingSecrets{values: map[string]string{"PW": "Hunter2-Sekrit-99"}}
+	red := func(s string) string { return c.For(t.Context(), ss, "alice", log).String(s) }
+	if got := red("so far Hunter2-Sek, whole Hunter2-Sekrit-99"); got != "so far Hunter2-Sek, whole <secret PW>" {
+		t.Errorf("before typing: %q", got)
+	}
+	c.Typed("alice", "PW", "Hunter2-Sekrit-99")
+	if got := red("so far Hunter2-Sek"); got != "so far <secret PW>" {
+		t.Errorf("after typing: %q", got)
+	}
+	ss.values["PW"] = "another-value-42"
+	delete(ss.values, "PW")
+	c.Forget("alice")
+	if got := red("so far Hunter2-Sek"); got != "so far <secret PW>" {
+		t.Errorf("after the secret went: %q", got)
+	}
+	c.Said("alice", "https://x.example/?q=hunt+sekr")
+	if got := red("https://x.example/?q=hunt+sekr and Hunter2"); got != "https://x.example/?q=hunt+sekr and <secret PW>" {
+		t.Errorf("what alice wrote: %q", got)
+	}
+	if got := c.For(t.Context(), ss, "bob", log); got != nil {
+		t.Errorf("bob has alice's typed values: %v", got)
+	}
+}

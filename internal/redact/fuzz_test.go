@@ -145,3 +145,23 @@ func BenchmarkRedact(b *testing.B) {
 		r.String(text)
 	}
 }
+
+// FuzzKnown: a text the agent wrote comes back as it is, whatever the
+// secret and however the text is made of its runs (issue 47: redaction
+// answers no questions).
+func FuzzKnown(f *testing.F) {
+	f.Add("hunter2-sekrit-991", "q=hunt+ter2+zzzz+%2Dsek+HUNTER2-SEKRIT-991")
+	f.Add("4821", "0000 4821 9999")
+	f.Add("p@ss w&rd", "p%40ss+w%26rd &amp; p@ss")
+	f.Fuzz(func(t *testing.T, secret, text string) {
+		if secret == "" || len(secret) > 64 || len(text) > 4096 {
+			return
+		}
+		known := &Known{}
+		known.Add(text)
+		r := NewEntries([]Entry{{Name: "S", Value: secret, Runs: true}}, known)
+		if got := r.String(text); got != text {
+			t.Fatalf("secret %q: the agent wrote %q and got back %q", secret, text, got)
+		}
+	})
+}

@@ -3,8 +3,9 @@
 // evaluate results, console, the network log, HAR files, recordings), with
 // `<secret NAME>`.
 //
-// Not only the whole value: every run of 4 or more consecutive characters
-// of a secret is replaced, whole, in any letter case (Unicode simple case
+// The whole value always, and, for an entry with Runs (a secret a call
+// typed: Cache.Typed), every run of 4 or more consecutive characters of
+// it, replaced whole, in any letter case (Unicode simple case
 // folding, as strings.EqualFold) — so a page that logs, fetches or shows a
 // field's value while it is typed (all but its last characters), or shows
 // it upper-cased by CSS, gives nothing away. The run is recognised as
@@ -27,6 +28,9 @@
 // The price of the class is that ordinary text that shares a 4-character
 // run with a secret is replaced too ("Summer2024" as a password redacts
 // "summer" and "2024" wherever a page says them): keep secrets random.
+//
+// What the agent wrote itself is left as it is (Known): otherwise the
+// marks would tell an agent which strings it chose are runs of a secret.
 //
 // It costs about 3 ms of CPU on a 200 KB answer (BenchmarkRedact,
 // docs/benchmarks.md), and nothing for an owner without secrets.
@@ -56,6 +60,8 @@ type Redactor struct {
 	tables  []*table
 	// escapes: a secret holds a character that begins an escape.
 	escapes bool
+	// known is what the agent itself wrote (see Known); nil for none.
+	known *Known
 }
 
 // scan appends the hits of every table in v.
@@ -71,20 +77,44 @@ type secret struct {
 	runes      int
 }
 
-// New returns a Redactor for the secrets (name → value); nil when there
-// are none.
+// New returns a Redactor for the secrets (name → value), each replaced
+// whole and by its runs; nil when there are none.
 func New(secrets map[string]string) *Redactor {
-	names := make([]string, 0, len(secrets))
+	var es []Entry
 	for name, v := range secrets {
-		if v != "" {
-			names = append(names, name)
+		es = append(es, Entry{Name: name, Value: v, Runs: true})
+	}
+	return NewEntries(es, nil)
+}
+
+// Entry is one value to replace with `<secret Name>`: whole (in any case
+// and the encodings the package says), and, with Runs, every run of Run
+// characters of it too. Several entries may share a name (a secret's
+// value typed before it was changed, and its value now).
+type Entry struct {
+	Name, Value string
+	Runs        bool
+}
+
+// NewEntries returns a Redactor for the entries that leaves alone what
+// known explains (nil: nothing); nil when no entry has a value.
+func NewEntries(entries []Entry, known *Known) *Redactor {
+	es := make([]Entry, 0, len(entries))
+	for _, e := range entries {
+		if e.Value != "" {
+			es = append(es, e)
 		}
 	}
-	if len(names) == 0 {
+	if len(es) == 0 {
 		return nil
 	}
-	sort.Strings(names)
-	r := &Redactor{}
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].Name != es[j].Name {
+			return es[i].Name < es[j].Name
+		}
+		return es[i].Value < es[j].Value
+	})
+	r := &Redactor{known: known}
 	byKey := map[[2]int]*table{} // (k, fold) → table
 	tableFor := func(k int, fold bool) *table {
 		f := 0
@@ -99,18 +129,18 @@ func New(secrets map[string]string) *Redactor {
 		}
 		return t
 	}
-	for i, name := range names {
-		v := secrets[name]
+	for i, e := range es {
+		v := e.Value
 		rs := []rune(v)
 		r.escapes = r.escapes || strings.ContainsAny(v, "%\\&")
-		r.secrets = append(r.secrets, secret{name: name, mark: "<secret " + name + ">", runes: len(rs)})
+		r.secrets = append(r.secrets, secret{name: e.Name, mark: "<secret " + e.Name + ">", runes: len(rs)})
 		if len(rs) < Run {
-			tableFor(len(rs), false).add(i, rs, false)
+			tableFor(len(rs), false).add(i, rs, false, true)
 		} else {
-			tableFor(Run, true).add(i, rs, true)
+			tableFor(Run, true).add(i, rs, true, e.Runs)
 		}
 		for _, b64 := range base64Forms(v) {
-			tableFor(base64Run, false).add(i, []rune(b64), false)
+			tableFor(base64Run, false).add(i, []rune(b64), false, e.Runs)
 		}
 	}
 	return r
@@ -211,10 +241,13 @@ func (r *Redactor) replace(s string, hits []hit) string {
 		for k := i; k < j; k++ {
 			count[hits[k].secret] = 0
 		}
+		i = j
+		if r.known.Explains(s[start:end]) {
+			continue // the agent wrote it itself: it tells nothing
+		}
 		b.WriteString(s[last:start])
 		b.WriteString(r.secrets[best].mark)
 		last = end
-		i = j
 	}
 	b.WriteString(s[last:])
 	return b.String()
@@ -280,6 +313,7 @@ type table struct {
 	grams  map[uint64][]ref
 	pats   [][]rune // the patterns (folded when fold)
 	owner  []int    // each pattern's secret
+	whole  []bool   // each pattern is found only whole, not by its runs
 }
 
 type ref struct{ pat, pos int32 }
@@ -294,9 +328,10 @@ func newTable(k int, fold bool) *table {
 	return &table{k: k, fold: fold, bits: bits, mask: mask, grams: map[uint64][]ref{}}
 }
 
-// add adds the windows of secret n's pattern rs. With fold, windows
-// without a letter or a digit are left out, unless all are.
-func (t *table) add(n int, rs []rune, fold bool) {
+// add adds the windows of secret n's pattern rs: with runs, every one —
+// with fold, those without a letter or a digit left out, unless all are;
+// without, the first, which a hit then checks the whole pattern from.
+func (t *table) add(n int, rs []rune, fold, runs bool) {
 	f := make([]rune, len(rs))
 	for i, c := range rs {
 		if c == ' ' {
@@ -311,11 +346,15 @@ func (t *table) add(n int, rs []rune, fold bool) {
 	p := int32(len(t.pats))
 	t.pats = append(t.pats, rs)
 	t.owner = append(t.owner, n)
+	t.whole = append(t.whole, !runs)
 	any := false
 	for pass := 0; pass < 2 && !any; pass++ {
 		for i := 0; i+t.k <= len(rs); i++ {
 			w := rs[i : i+t.k]
-			if pass == 0 && fold && !hasAlnum(w) {
+			if !runs && i > 0 {
+				break
+			}
+			if pass == 0 && fold && runs && !hasAlnum(w) {
 				continue
 			}
 			any = true
@@ -364,7 +403,14 @@ func (t *table) scan(v *view, hits []hit) []hit {
 		from := i + 1 - t.k
 		lastSecret := -1
 		for _, rf := range t.grams[key] {
-			pat := t.pats[rf.pat][rf.pos : int(rf.pos)+t.k]
+			pat, last := t.pats[rf.pat][rf.pos:int(rf.pos)+t.k], i
+			if t.whole[rf.pat] {
+				// Found only whole: the pattern from here on.
+				pat, last = t.pats[rf.pat], from+len(t.pats[rf.pat])-1
+				if last >= len(rs) {
+					continue
+				}
+			}
 			same := true
 			for j, pc := range pat {
 				if rs[from+j] != pc {
@@ -372,8 +418,8 @@ func (t *table) scan(v *view, hits []hit) []hit {
 					break
 				}
 			}
-			if n := t.owner[rf.pat]; same && n != lastSecret {
-				hits = append(hits, hit{start: int(v.start[from]), end: int(v.end[i]), secret: n})
+			if n := t.owner[rf.pat]; same && (n != lastSecret || t.whole[rf.pat]) {
+				hits = append(hits, hit{start: int(v.start[from]), end: int(v.end[last]), secret: n})
 				lastSecret = n
 			}
 		}

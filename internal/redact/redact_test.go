@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,5 +80,63 @@ func TestDecodedFarApart(t *testing.T) {
 	want := filler + "a=<secret PW>" + filler + "&amp;<secret PW>" + filler + `\u0039\u0039 x %zz \q &nope;`
 	if got := r.String(in); got != want {
 		t.Errorf("String = %q\nwant     %q", got, want)
+	}
+}
+
+// TestWholeOnly: an entry without Runs is replaced whole, in any case and
+// encoding, and its runs stay.
+func TestWholeOnly(t *testing.T) {
+	const pw = "Hunter2-Sekrit-99"
+	r := NewEntries([]Entry{{Name: "PW", Value: pw}, {Name: "PIN", Value: "4711"}}, nil)
+	for in, want := range map[string]string{
+		"value: Hunter2-Sekrit-99 ok": "value: <secret PW> ok",
+		"HUNTER2-SEKRIT-99!":          "<secret PW>!",
+		"pw=hunter2%2Dsekrit-99&x":    "pw=<secret PW>&x",
+		"base64 " + b64(pw):           "base64 <secret PW>k=",
+		"hunt, Hunter2-Sekrit-9, 471": "hunt, Hunter2-Sekrit-9, 471",
+		"pin 4711 and 14711":          "pin <secret PIN> and 1<secret PIN>",
+	} {
+		if got := r.String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestKnownAnswersNoQuestions (issue 47 #1): what the agent wrote itself
+// comes back as it was, whichever of its strings are runs of a secret —
+// the probe of every 4-character string in a URL's query finds no mark —
+// while a run the agent did not write is replaced.
+func TestKnownAnswersNoQuestions(t *testing.T) {
+	const pw = "hunter2-sekrit-991"
+	known := &Known{}
+	r := NewEntries([]Entry{{Name: "PW", Value: pw, Runs: true}, {Name: "PIN", Value: "4821"}}, known)
+	var probe []string
+	for i := 0; i+4 <= len(pw); i++ {
+		probe = append(probe, pw[i:i+4], "zq"+pw[i:i+2])
+	}
+	for n := range 10000 {
+		probe = append(probe, fmt.Sprintf("%04d", n))
+	}
+	q := strings.Join(probe, "+")
+	url := "https://shop.example/search?q=" + q
+	known.Add(url, "Enter")
+	echo := "Results for " + strings.ToUpper(strings.Join(probe, " "))
+	for _, in := range []string{url, echo, "https://shop.example/search?q=" + strings.ReplaceAll(q, "-", "%2D"), "pressed Enter, Tab"} {
+		if got := r.String(in); strings.Contains(got, "<secret") {
+			t.Errorf("String of what the agent wrote marks it: %.200s", got[strings.Index(got, "<secret")-20:])
+		}
+	}
+	// What it does not hide: a whole value the agent wrote itself — here
+	// the PIN, among the 10,000 it wrote — is left as it is wherever it
+	// is (docs/security.md): a guess of the whole value.
+	for in, want := range map[string]string{
+		"console: so far hunter2-sek":             "console: so far <secret PW>",
+		"you typed 4821x; search hunt":            "you typed 4821x; search hunt",
+		"you typed 4821 and hunter2-sekr":         "you typed 4821 and <secret PW>",
+		"Results for hunter2-sekrit-991 (0 hits)": "Results for <secret PW> (0 hits)",
+	} {
+		if got := r.String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
