@@ -361,8 +361,10 @@ func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg
 	if dash != nil {
 		// The dashboard signs people in with a cookie of its own; the URL
 		// that does it comes from the API, as the caller's owner.
-		mux.Handle("POST /api/dashboard", auth.Require(tokens, dash.SigninURL()))
-		share := auth.Require(tokens, dash.ShareLinks())
+		// Both are a person's: the dashboard approves what confirm rules
+		// hold, and a share link hands over control of a tab.
+		mux.Handle("POST /api/dashboard", auth.Require(tokens, httpapi.Manages("signing in to the dashboard", dash.SigninURL())))
+		share := auth.Require(tokens, httpapi.Manages("a share link of the live view", dash.ShareLinks()))
 		mux.Handle("/api/sessions/{id}/live", share)
 		mux.Handle("DELETE /api/sessions/{id}/live/{link}", share)
 		mux.Handle("/", dash.Handler())

@@ -72,7 +72,7 @@ func TestPolicy(t *testing.T) {
 	startDaemon(t, data, "--listen", addr, "--default-policy", `{"deny":["evaluate"]}`, "--notify-url", hook.URL)
 
 	// The owner's token, made with the CLI, with its policy.
-	pol := `{"deny":["evaluate","state_save","network.bodies","secret:BANK_PIN"],"confirm":["secret:SHOP_PW"],"hosts":["127.0.0.1"],"confirmTimeout":"15s"}`
+	pol := `{"deny":["evaluate","state_save","network.bodies","secret:BANK_PIN","screenshot"],"confirm":["secret:SHOP_PW"],"hosts":["127.0.0.1"],"confirmTimeout":"15s"}`
 	out, err := exec.Command(browserdBin(t), "--json", "--data", data, "token", "create", "--owner", "bob", "--label", "shop agent", "--policy", pol).Output()
 	if err != nil {
 		t.Fatalf("browserd token create --policy: %v %s", err, out)
@@ -87,8 +87,27 @@ func TestPolicy(t *testing.T) {
 	}
 	src := "token " + tok.ID
 	bob := tcpAPI(t, addr, tok.Token)
-	bob.expect(200, "PUT", "/api/secrets/SHOP_PW", map[string]any{"value": value, "origins": []string{origin}}, nil)
-	bob.expect(200, "PUT", "/api/secrets/BANK_PIN", map[string]any{"value": "4829", "origins": []string{origin}}, nil)
+	// A person's token of bob's, without a policy, manages; the agent's,
+	// with one that does not grant manage, may not (issue 47 #2): not
+	// replace or delete the secrets it types, make tokens, sign in to the
+	// dashboard where its confirms are approved, or share the live view.
+	var ptok struct {
+		Token string `json:"token"`
+	}
+	tcpAPI(t, addr, adminToken(t, data)).expect(201, "POST", "/api/tokens", map[string]string{"owner": "bob"}, &ptok)
+	person := tcpAPI(t, addr, ptok.Token)
+	person.expect(200, "PUT", "/api/secrets/SHOP_PW", map[string]any{"value": value, "origins": []string{origin}}, nil)
+	person.expect(200, "PUT", "/api/secrets/BANK_PIN", map[string]any{"value": "4829", "origins": []string{origin}}, nil)
+	for _, door := range []struct{ method, path string }{
+		{"PUT", "/api/secrets/SHOP_PW"}, {"DELETE", "/api/secrets/SHOP_PW"}, {"POST", "/api/tokens"},
+		{"GET", "/api/tokens"}, {"POST", "/api/dashboard"}, {"POST", "/api/sessions/s/live"},
+		{"PUT", "/api/profiles/default/exclude-cookie-domains"},
+	} {
+		code, body := bob.call(door.method, door.path, map[string]any{"value": "replaced-by-the-agent", "owner": "bob", "domains": []string{"x.example"}}, nil)
+		if code != http.StatusForbidden || !strings.Contains(string(body), "grants manage") {
+			t.Errorf("%s %s with the agent's token: %d %s, want 403 saying it needs manage", door.method, door.path, code, body)
+		}
+	}
 
 	call := func(in map[string]any) tool.Result {
 		t.Helper()
@@ -144,8 +163,22 @@ func TestPolicy(t *testing.T) {
 	if code, body := bob.call("GET", "/api/sessions/s/har", nil, nil); code != http.StatusForbidden || !strings.Contains(string(body), `rule: deny \"network.bodies\"`) {
 		t.Fatalf("GET …/har: %d %s", code, body)
 	}
-	if r := call(map[string]any{"action": "status"}); !strings.Contains(r.Content, "policy ("+src+"): deny evaluate, state_save, network.bodies, secret:BANK_PIN; confirm secret:SHOP_PW; hosts 127.0.0.1") {
+	if r := call(map[string]any{"action": "status"}); !strings.Contains(r.Content, "policy ("+src+"): deny evaluate, state_save, network.bodies, secret:BANK_PIN, screenshot; confirm secret:SHOP_PW; hosts 127.0.0.1") {
 		t.Fatalf("status does not show the policy:\n%s", r.Content)
+	}
+	// Pixels are screenshot's kind: the recording's frames are refused,
+	// and its HTML comes without them.
+	refused("a screenshot", call(map[string]any{"action": "screenshot"}), `deny "screenshot"`)
+	if code, body := bob.call("GET", "/api/sessions/s/trace/frames/1", nil, nil); code != http.StatusForbidden || !strings.Contains(string(body), "screenshot") {
+		t.Errorf("a recording's frame with screenshot denied: %d %.200s", code, body)
+	}
+	if code, body := bob.call("GET", "/api/sessions/s/trace?format=html", nil, nil); code != 200 || bytes.Contains(body, []byte("data:image/jpeg")) {
+		t.Errorf("the trace's HTML with screenshot denied: %d, frames inlined %v", code, bytes.Contains(body, []byte("data:image/jpeg")))
+	}
+	// A person's token is held to the daemon's default, which allows
+	// them (a frame may be gone: 404, never 403).
+	if code, body := person.call("GET", "/api/sessions/s/trace/frames/1", nil, nil); code == http.StatusForbidden {
+		t.Errorf("a recording's frame for a person: %d %.200s", code, body)
 	}
 	var view struct {
 		Source string `json:"source"`
@@ -204,7 +237,7 @@ func TestPolicy(t *testing.T) {
 	var signin struct {
 		URL string `json:"url"`
 	}
-	bob.expect(200, "POST", "/api/dashboard", nil, &signin)
+	person.expect(200, "POST", "/api/dashboard", nil, &signin)
 	viewerDir := t.TempDir()
 	br, err := browser.Start(ctx, chromium.Options{UserDataDir: viewerDir, Width: 1024, Height: 768})
 	if err != nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/browserd/browserd/internal/computer"
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/files"
+	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/sessionservice"
 	"github.com/browserd/browserd/internal/tool"
@@ -114,14 +115,14 @@ func New(h tool.Handler, opts Options) http.Handler {
 	mux.HandleFunc("GET /api/stored-sessions/{id}/state", a.storedState)
 	mux.HandleFunc("GET /api/stored-sessions/{id}/profile", a.storedProfile)
 	mux.HandleFunc("GET /api/profiles/{name}/exclude-cookie-domains", a.profileExcludes)
-	mux.HandleFunc("PUT /api/profiles/{name}/exclude-cookie-domains", a.profileExcludes)
-	mux.HandleFunc("POST /api/tokens", a.createToken)
-	mux.HandleFunc("GET /api/tokens", a.listTokens)
-	mux.HandleFunc("DELETE /api/tokens/{id}", a.revokeToken)
+	mux.HandleFunc("PUT /api/profiles/{name}/exclude-cookie-domains", manages("changing a profile's excluded cookie domains", a.profileExcludes))
+	mux.HandleFunc("POST /api/tokens", manages("creating a token", a.createToken))
+	mux.HandleFunc("GET /api/tokens", manages("listing tokens", a.listTokens))
+	mux.HandleFunc("DELETE /api/tokens/{id}", manages("revoking a token", a.revokeToken))
 	mux.HandleFunc("GET /api/policy", a.getPolicy)
 	mux.HandleFunc("GET /api/secrets", a.listSecrets)
-	mux.HandleFunc("PUT /api/secrets/{name}", a.putSecret)
-	mux.HandleFunc("DELETE /api/secrets/{name}", a.deleteSecret)
+	mux.HandleFunc("PUT /api/secrets/{name}", manages("setting a secret", a.putSecret))
+	mux.HandleFunc("DELETE /api/secrets/{name}", manages("deleting a secret", a.deleteSecret))
 	mux.HandleFunc("GET /api/files/{id}", a.file)
 	mux.HandleFunc("/api/", a.notFound)
 	return Guard(ownNames(mux))
@@ -496,3 +497,20 @@ func hostAllowed(r *http.Request) bool {
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
 }
+
+// manages lets a request through to h only if its caller's policy grants
+// manage (policy.MayManage): secrets, tokens and profile settings are the
+// owner's, not an agent's to change. Refused with 403 and what to do.
+func manages(what string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := policy.MayManage(r.Context(), what); err != nil {
+			writeError(w, http.StatusForbidden, err.Error())
+			return
+		}
+		h(w, r)
+	}
+}
+
+// Manages is manages for the daemon's other management routes (the
+// dashboard's sign-in, share links).
+func Manages(what string, h http.Handler) http.Handler { return manages(what, h.ServeHTTP) }

@@ -98,6 +98,8 @@ func fail(w http.ResponseWriter, err error, prefix string) {
 		writeProblem(w, status, ie.Msg, ie.Fields, prefix)
 	case errors.Is(err, store.ErrNotFound):
 		writeError(w, http.StatusNotFound, strings.TrimPrefix(err.Error(), "store: not found: "))
+	case errors.Is(err, policy.ErrDenied):
+		writeError(w, http.StatusForbidden, err.Error())
 	case errors.Is(err, store.ErrConflict):
 		writeError(w, http.StatusConflict, err.Error())
 	default:

@@ -62,6 +62,10 @@ type Policy struct {
 	Allow   []string `json:"allow,omitempty"`
 	Confirm []string `json:"confirm,omitempty"`
 	Hosts   []string `json:"hosts,omitempty"`
+	// Manage lets the token manage its owner's secrets, tokens, share
+	// links and sign in to the dashboard (MayManage); a policy without it
+	// only uses the browser.
+	Manage bool `json:"manage,omitempty"`
 	// ConfirmTimeout is how long a confirm rule waits for a person, as
 	// Go writes a duration ("90s", "2m"); "" is DefaultConfirmTimeout.
 	ConfirmTimeout string `json:"confirmTimeout,omitempty"`
@@ -92,7 +96,7 @@ func Parse(b []byte) (*Policy, error) {
 	if dec.More() {
 		return nil, errors.New("policy: text after the policy object; give one JSON object")
 	}
-	p := Policy{Deny: r.Deny, Allow: r.Allow, Confirm: r.Confirm, Hosts: r.Hosts, ConfirmTimeout: r.ConfirmTimeout}
+	p := Policy{Deny: r.Deny, Allow: r.Allow, Confirm: r.Confirm, Hosts: r.Hosts, Manage: r.Manage, ConfirmTimeout: r.ConfirmTimeout}
 	if err := p.check(); err != nil {
 		return nil, err
 	}
@@ -108,6 +112,7 @@ type rawPolicy struct {
 	Allow          []string `json:"allow"`
 	Confirm        []string `json:"confirm"`
 	Hosts          []string `json:"hosts"`
+	Manage         bool     `json:"manage"`
 	ConfirmTimeout string   `json:"confirmTimeout"`
 }
 
@@ -513,6 +518,40 @@ func With(ctx context.Context, p *Policy) context.Context {
 		return ctx
 	}
 	return context.WithValue(ctx, ctxKey{}, p)
+}
+
+// ErrDenied wraps a refusal of something other than a tool call (a
+// recording's pictures) by the caller's policy: HTTP 403.
+var ErrDenied = errors.New("denied by the policy")
+
+// MaySee says whether the caller under p may see pictures of pages — a
+// screenshot's, and the same pixels elsewhere: the recording's frames,
+// the trace's HTML. Nil, or an error wrapping ErrDenied that says which
+// rule refuses it.
+func (p *Policy) MaySee() error {
+	if d := p.Decide(tool.Input{Action: "screenshot"}); d.Verdict == Denied {
+		return fmt.Errorf("%w (%s, %s): pictures of the page are screenshot's kind — the recording's frames too", ErrDenied, d.Source, d.Rule)
+	}
+	return nil
+}
+
+// MayManage says whether the caller in ctx may manage its owner's
+// secrets, tokens and share links, and sign in to the dashboard — where a
+// person approves what a confirm rule holds: a caller without a policy of
+// its own (the Unix socket, a token without one) may; a token's policy
+// must grant it ("manage": true). An agent's token that may not use
+// evaluate must not be able to replace the secret it types, nor approve
+// its own calls. The refusal is a *tool.Error that says so.
+func MayManage(ctx context.Context, what string) error {
+	p := From(ctx)
+	if p == nil || p.Manage {
+		return nil
+	}
+	src := p.Source
+	if src == "" {
+		src = "the caller's"
+	}
+	return tool.Fail("%s needs a policy that grants manage; this policy (%s) does not: a person does it with a token without a policy, or one whose policy has \"manage\": true", what, src)
 }
 
 // From is the policy ctx carries, nil if none (the daemon's default

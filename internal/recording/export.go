@@ -44,13 +44,19 @@ func (r *Recorder) HTML(session, task string) ([]byte, error) {
 
 // HTMLAs is HTML naming the session shown (see JSONAs).
 func (r *Recorder) HTMLAs(session, shown, task string) ([]byte, error) {
+	return r.HTMLFrames(session, shown, task, true)
+}
+
+// HTMLFrames is HTMLAs with the frames or without them (for a caller
+// that may not see pictures of the page).
+func (r *Recorder) HTMLFrames(session, shown, task string, withFrames bool) ([]byte, error) {
 	es, err := r.Entries(session, task)
 	if err != nil {
 		return nil, err
 	}
 	frames := map[int]string{}
 	for _, e := range es {
-		if e.Type == "action" && e.Frame != "" {
+		if withFrames && e.Type == "action" && e.Frame != "" {
 			if b, err := r.Frame(session, task, e.Seq); err == nil {
 				frames[e.Seq] = "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(b)
 			}

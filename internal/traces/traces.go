@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/browserd/browserd/internal/policy"
 	"github.com/browserd/browserd/internal/recording"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/store"
@@ -40,7 +41,9 @@ func (t *Traces) Trace(ctx context.Context, session, task, format string) ([]byt
 	// The caller's own name for the session, never the owner-qualified
 	// one the recording is kept under (bob~s9).
 	if format == "html" {
-		return t.Recorder.HTMLAs(q, session, task)
+		// Its frames are pictures of the page: left out for a caller
+		// whose policy denies screenshot.
+		return t.Recorder.HTMLFrames(q, session, task, t.policy(ctx).MaySee() == nil)
 	}
 	return t.Recorder.JSONAs(q, session, task)
 }
@@ -54,16 +57,28 @@ func (t *Traces) TraceEntries(ctx context.Context, session, task string) ([]reco
 	return t.Recorder.Entries(q, task)
 }
 
-// TraceFrame is the frame after a task's step seq.
+// TraceFrame is the frame after a task's step seq: refused (wrapping
+// policy.ErrDenied) to a caller whose policy denies screenshot.
 func (t *Traces) TraceFrame(ctx context.Context, session, task string, seq int) ([]byte, error) {
 	q, err := t.ownedSession(ctx, session)
 	if err != nil {
+		return nil, err
+	}
+	if err := t.policy(ctx).MaySee(); err != nil {
 		return nil, err
 	}
 	if t.Recorder == nil {
 		return nil, recording.ErrNoFrame
 	}
 	return t.Recorder.Frame(q, task, seq)
+}
+
+// policy is the caller's policy: its token's, or the daemon's default.
+func (t *Traces) policy(ctx context.Context) *policy.Policy {
+	if p := policy.From(ctx); p != nil {
+		return p
+	}
+	return t.Cfg.DefaultPolicy()
 }
 
 // ownedSession is the qualified id of the caller's session id, live or
