@@ -30,7 +30,6 @@ var valueTypes = map[string]string{
 // what was typed is reported. A stored secret is not typed as keys: it is
 // written into the field's own document in one step (typeSecret).
 func (c *Tab) Type(ctx context.Context) error {
-	pg := c.Page
 	var el browser.Elem
 	var err error
 	if c.Targeted() && !c.Pointed() {
@@ -55,57 +54,74 @@ func (c *Tab) Type(ctx context.Context) error {
 		defer func() { c.secret = "" }()
 	}
 	timing.Mark(ctx, "found")
-	kind, err := c.probeField(ctx, el)
+	// A page that draws its form again every few hundred ms (htmx, a
+	// polling component) can replace the field at any step before the
+	// caret is in it — on a loaded machine, more than once. Until then
+	// nothing was typed, so a ref is followed to the element that took
+	// its place and the steps start again, a few times at most.
+	var kind fieldKind
+	for follow := 0; ; follow++ {
+		var m browser.Mark
+		var done bool
+		kind, m, done, err = c.aimField(ctx, el)
+		if done {
+			return err
+		}
+		if err == nil {
+			timing.Mark(ctx, "caret")
+			spilled, err := c.typeInto(ctx, kind.Max)
+			if err != nil {
+				return err
+			}
+			timing.Mark(ctx, "typed")
+			c.checkValue(ctx, el, kind, spilled)
+			timing.Mark(ctx, "checked")
+			return c.submitAndSettle(ctx, m)
+		}
+		if !errors.Is(err, browser.ErrStale) || c.In.Ref == "" || follow == 3 {
+			return err
+		}
+		if el, err = c.Target(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// aimField readies el to take keys: it learns the field's kind, scrolls
+// it to where it can be used and places the caret. Fields set by value
+// (dates, colours, ranges), a secret and keys for a field that takes no
+// text are finished here (done); otherwise the caller types.
+func (c *Tab) aimField(ctx context.Context, el browser.Elem) (kind fieldKind, m browser.Mark, done bool, err error) {
+	pg := c.Page
+	kind, err = c.probeField(ctx, el)
 	if err != nil {
-		return err
+		return kind, m, false, err
 	}
 	timing.Mark(ctx, "probed")
 	// (A field that offers suggestions shows them after a debounce: a
 	// timer Settle waits for.)
 	if !kind.Editable && (c.Pointed() || !c.Targeted()) && c.In.Secret == "" {
-		return c.typeKeys(ctx) // the focus is on a canvas, a button: keys go there
+		return kind, m, true, c.typeKeys(ctx) // the focus is on a canvas, a button: keys go there
 	}
 	if err := kind.checkTypeable(); err != nil {
-		return err
+		return kind, m, true, err
 	}
 	if _, _, err := pg.Point(ctx, el, "type"); err != nil {
-		return err
+		return kind, m, false, err
 	}
 	timing.Mark(ctx, "aimed")
-	m := pg.Mark(ctx)
+	m = pg.Mark(ctx)
 	if format, ok := valueTypes[kind.Type]; ok {
 		if err := c.setByValue(ctx, el, kind.Type, format); err != nil {
-			return err
+			return kind, m, true, err
 		}
-		return c.submitAndSettle(ctx, m)
+		return kind, m, true, c.submitAndSettle(ctx, m)
 	}
 	if c.secret != "" {
-		return c.typeSecretAndSettle(ctx, el, kind, m)
+		return kind, m, true, c.typeSecretAndSettle(ctx, el, kind, m)
 	}
-	if err := c.placeCaret(ctx, el, kind.Focused); errors.Is(err, browser.ErrStale) && c.In.Ref != "" {
-		// The page drew the field again between finding it and focusing
-		// it (a form re-rendered every few hundred ms): the ref is
-		// followed to its new element once more.
-		if el, err = c.Target(ctx); err != nil {
-			return err
-		}
-		if err := c.placeCaret(ctx, el, false); err != nil {
-			return err
-		}
-	} else if err != nil {
-		return err
-	}
-	timing.Mark(ctx, "caret")
-	spilled, err := c.typeInto(ctx, kind.Max)
-	if err != nil {
-		return err
-	}
-	timing.Mark(ctx, "typed")
-	c.checkValue(ctx, el, kind, spilled)
-	timing.Mark(ctx, "checked")
-	return c.submitAndSettle(ctx, m)
+	return kind, m, false, c.placeCaret(ctx, el, kind.Focused)
 }
-
 // fieldKind is what Type learns about the field before it types (see
 // probeField).
 type fieldKind struct {
