@@ -14,7 +14,9 @@
 // (its action and each kind); it waits for a person's approval when a
 // confirm rule names what it does. hosts, when given, are the only hosts
 // the agent's navigations may go to ("*.example.org" covers example.org
-// and its sub-domains; "host:port" one port).
+// and its sub-domains; "host:port" one port). "manage": true grants the
+// right to manage what is not the agent's work — secrets, tokens, share
+// links, the dashboard (MayManage); a token's policy without it cannot.
 //
 // A token carries its own policy (browserd token create --policy); the
 // daemon's --default-policy is the default for tokens without one and for the
@@ -260,6 +262,9 @@ func (p *Policy) String() string {
 	add("allow only", p.Allow)
 	add("confirm", p.Confirm)
 	add("hosts", p.Hosts)
+	if p.Manage {
+		parts = append(parts, "manages secrets, tokens and the dashboard")
+	}
 	if len(p.Confirm) > 0 {
 		parts = append(parts, "a person has "+p.Timeout().String()+" to confirm")
 	}
