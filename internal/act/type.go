@@ -122,6 +122,7 @@ func (c *Tab) aimField(ctx context.Context, el browser.Elem) (kind fieldKind, m 
 	}
 	return kind, m, false, c.placeCaret(ctx, el, kind.Focused)
 }
+
 // fieldKind is what Type learns about the field before it types (see
 // probeField).
 type fieldKind struct {

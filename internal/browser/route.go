@@ -113,7 +113,13 @@ func (p *Page) answerRoute(id, networkID, url string, reqHeaders map[string]stri
 			}
 			params["headers"] = hs
 		}
-		_ = p.sess.Call(ctx, "Fetch.continueRequest", params, nil)
+		if err := p.sess.Call(ctx, "Fetch.continueRequest", params, nil); err != nil && !p.Closed() {
+			// Chromium would not send it so (a header it sets itself):
+			// the request fails now rather than stay paused until the
+			// page gives up on it.
+			p.netRefused(networkID, "route "+ans.Name+": Chromium refused to send the request with its headers")
+			_ = p.sess.Call(ctx, "Fetch.failRequest", map[string]any{"requestId": id, "errorReason": "Failed"}, nil)
+		}
 	}
 }
 

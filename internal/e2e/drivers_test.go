@@ -8,11 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -445,6 +447,9 @@ func cliArgs(in tool.Input) ([]string, error) {
 		add(in.Body != "", "--body", in.Body)
 		add(in.Abort != "", "--abort", in.Abort)
 		add(in.Scope != "", "--scope", in.Scope)
+		for _, k := range slices.Sorted(maps.Keys(in.Headers)) {
+			a = append(a, "--header", k+"="+in.Headers[k])
+		}
 	case "console", "tabs", "status", "close":
 		a = append(a, in.Action)
 	case "task_end":

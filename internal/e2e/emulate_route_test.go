@@ -60,6 +60,11 @@ func testEmulateRoute(t *testing.T, d driver, task string) {
 		document.body.insertAdjacentHTML('beforeend', '<p id="got">' + j.name + ' (' + document.readyState + ')</p>'); return j.name; })`)
 	contains(t, ok(t, d, tool.Input{Action: "extract", Profile: phone, Task: task, Selector: "#got"}).Content, "mocked item")
 	contains(t, evalIn(t, d, phone, task, `fetch('/mock/broken').then(() => 'answered', e => 'refused: ' + e.name)`), "refused: TypeError")
+	// A request passed on with a header Chromium will not send fails at
+	// once, and the log says why (it stayed paused until the page gave up).
+	ok(t, d, tool.Input{Action: "route", Profile: phone, Task: task, URL: "**/mock/override", Headers: map[string]string{"X-HTTP-Method-Override": "TRACE"}})
+	contains(t, evalIn(t, d, phone, task, `fetch('/mock/override').then(() => 'answered', e => 'refused: ' + e.name)`), "refused: TypeError")
+	contains(t, ok(t, d, tool.Input{Action: "network", Profile: phone, Task: task, Filter: "override"}).Content, "Chromium refused to send the request with its headers")
 	net := ok(t, d, tool.Input{Action: "network", Profile: phone, Task: task, Filter: "mock"}).Content
 	contains(t, net, "/mock/items [route **/mock/items]")
 	contains(t, net, "[route /\\/mock\\/broken$/]")

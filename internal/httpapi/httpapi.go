@@ -33,7 +33,7 @@ import (
 )
 
 // MaxBodyBytes bounds the body of an action request.
-const MaxBodyBytes = 1 << 20
+const MaxBodyBytes = 4 << 20 // a route's 1 MB body, escaped
 
 // Options are the optional parts of the API. The zero value is usable.
 type Options struct {

@@ -117,11 +117,42 @@ func (in *Input) checkRoute() error {
 	if in.Delay < 0 || in.Delay > 60000 {
 		return fmt.Errorf("route: delay is 0 to 60000 ms")
 	}
-	if len(in.Body) > 10<<20 {
-		return fmt.Errorf("route: body is at most 10 MB; give a file as path")
+	if len(in.Body) > MaxRouteBody {
+		return fmt.Errorf("route: body is at most 1 MB inline; put a bigger one (up to 10 MB) in the uploads folder and give it as path")
+	}
+	passesOn := in.Abort == "" && in.Status == 0 && in.Body == "" && in.Path == "" && in.ContentType == ""
+	for k, v := range in.Headers {
+		if why := refusedHeader(k, v); why != "" && passesOn {
+			return fmt.Errorf("route: Chromium will not send a request with header %q (%s); leave it out", k, why)
+		}
 	}
 	if strings.ContainsAny(in.ContentType, "\r\n") {
 		return fmt.Errorf("route: contentType is one line, e.g. application/json")
 	}
 	return checkHeaders(in.Headers)
+}
+
+// MaxRouteBody bounds a route's inline body; a file (path) may hold 10 MB.
+// The HTTP API's action body limit leaves room for it escaped in JSON.
+const MaxRouteBody = 1 << 20
+
+// refusedHeader says why Chromium refuses to send a request with header
+// name: value ("" when it sends it) — the headers a browser sets itself or
+// that belong to a proxy (Chromium's network::IsRequestHeaderSafe). A
+// route that passes a request on with one would leave it paused.
+func refusedHeader(name, value string) string {
+	n := strings.ToLower(strings.TrimSpace(name))
+	switch {
+	case n == "content-length", n == "transfer-encoding", n == "trailer", n == "te", n == "keep-alive":
+		return "the network stack sets it from the body and the connection"
+	case n == "host":
+		return "it comes from the URL"
+	case n == "upgrade", n == "connection" && strings.EqualFold(strings.TrimSpace(value), "upgrade"):
+		return "WebSockets upgrade their own way"
+	case n == "cookie2", n == "set-cookie":
+		return "not a request header the browser sends"
+	case strings.HasPrefix(n, "proxy-"):
+		return "it is for a proxy, not the site"
+	}
+	return ""
 }

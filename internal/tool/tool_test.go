@@ -62,6 +62,14 @@ func TestValidate(t *testing.T) {
 		{Input{Action: "launch", LoginCheck: &LoginCheck{URL: "https://a.example/", Text: "Ada\nLovelace"}}, "on one line"},
 		{Input{Action: "launch", LoginCheck: &LoginCheck{URL: "https://a.example/", Text: strings.Repeat("a", 1001)}}, "at most 1000"},
 		{Input{Action: "navigate", URL: "https://a.example", LoginCheck: &LoginCheck{URL: "https://a.example/", Text: "Ada"}}, "loginCheck is set with launch"},
+		// Issue 47 point 5: a request passed on with a header Chromium
+		// will not send is refused up front (it stayed paused for 30 s).
+		{Input{Action: "route", URL: "**/api", Headers: map[string]string{"Host": "evil.example"}}, `header "Host"`},
+		{Input{Action: "route", URL: "**/api", Headers: map[string]string{"proxy-authorization": "Basic x"}}, "for a proxy"},
+		{Input{Action: "route", URL: "**/api", Headers: map[string]string{"Connection": "upgrade"}}, "WebSockets"},
+		{Input{Action: "route", URL: "**/api", Headers: map[string]string{"X-Token": "a", "Authorization": "Bearer b"}}, ""},
+		{Input{Action: "route", URL: "**/api", Status: 200, Headers: map[string]string{"Content-Length": "2", "Set-Cookie": "a=b"}}, ""}, // an answer's headers are the response's
+		{Input{Action: "route", URL: "**/api", Body: strings.Repeat("a", MaxRouteBody+1)}, "1 MB inline"},
 	} {
 		err := c.in.Validate()
 		switch {
