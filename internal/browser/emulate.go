@@ -187,6 +187,18 @@ func (p *Page) newInitScripts(scripts []string) [][2]any {
 	return steps
 }
 
+// permissionTypes are Chromium's PermissionType names (what
+// Browser.grantPermissions takes) by the web's permission names, which
+// the tool takes, as Playwright maps them.
+var permissionTypes = map[string]string{
+	"geolocation": "geolocation", "notifications": "notifications", "midi": "midi",
+	"midi-sysex": "midiSysex", "camera": "videoCapture", "microphone": "audioCapture",
+	"background-sync": "backgroundSync", "clipboard-read": "clipboardReadWrite",
+	"clipboard-write": "clipboardSanitizedWrite", "storage-access": "storageAccess",
+	"payment-handler": "paymentHandler", "local-fonts": "localFonts",
+	"accelerometer": "sensors", "gyroscope": "sensors", "magnetometer": "sensors", "ambient-light-sensor": "sensors",
+}
+
 // grant grants perms in the tab's browser context: Chromium keeps them
 // per context, and a browser started again has forgotten them.
 func (p *Page) grant(ctx context.Context, perms []Permission) error {
@@ -199,7 +211,11 @@ func (p *Page) grant(ctx context.Context, perms []Permission) error {
 		return fmt.Errorf("granting permissions: %w", err)
 	}
 	for _, g := range perms {
-		params := map[string]any{"permissions": g.Names}
+		names := make([]string, 0, len(g.Names))
+		for _, n := range g.Names {
+			names = append(names, cmpOr(permissionTypes[n], n))
+		}
+		params := map[string]any{"permissions": names}
 		if g.Origin != "" {
 			params["origin"] = g.Origin
 		}

@@ -115,6 +115,18 @@ func TestEmulateRouteOverHTTP(t *testing.T) {
 		"throttle": "4G", "cpu": 2, "initScript": "window.early = String(document.body)"})
 	contains(t, act(map[string]any{"action": "evaluate", "task": "a", "expression": `navigator.permissions.query({name: 'geolocation'}).then(p => 'geolocation: ' + p.state + ', notifications: ' + Notification.permission)`}),
 		"geolocation: granted, notifications: granted")
+	// Every permission the tool names is one Chromium grants (six of them
+	// were "Unknown permission type").
+	var all []string
+	for _, p := range tool.Permissions {
+		if p != "none" {
+			all = append(all, p)
+		}
+	}
+	act(map[string]any{"action": "emulate", "task": "a", "permissions": all, "url": origin})
+	contains(t, act(map[string]any{"action": "evaluate", "task": "a", "expression": `Promise.all(['camera', 'microphone', 'clipboard-read', 'clipboard-write', 'midi', 'background-sync', 'storage-access', 'local-fonts', 'accelerometer']
+		.map(n => navigator.permissions.query({name: n}).then(p => n + ' ' + p.state, e => n + ' ' + e.name))).then(l => l.join(', '))`}),
+		"camera granted, microphone granted, clipboard-read granted, clipboard-write granted, midi granted, background-sync granted, storage-access granted, local-fonts granted, accelerometer granted")
 	act(map[string]any{"action": "reload", "task": "a", "snapshot": false})
 	contains(t, act(map[string]any{"action": "evaluate", "task": "a", "expression": `'early: ' + window.early`}), "early: null") // before the page's body
 

@@ -62,8 +62,8 @@ func parseHost(s string) (host, error) {
 		return ipHost(a), nil
 	}
 	labels := strings.Split(s, ".")
-	if endsInNumber(labels[len(labels)-1]) {
-		a, ok := parseLegacyIPv4(labels)
+	if urlpolicy.EndsInNumber(labels[len(labels)-1]) {
+		a, ok := urlpolicy.LegacyIPv4(labels)
 		if !ok {
 			return host{}, errBadIPv4
 		}
@@ -98,78 +98,6 @@ func unmap(a netip.Addr) netip.Addr {
 		return a.Unmap()
 	}
 	return a
-}
-
-// endsInNumber reports whether a label makes the WHATWG URL parser treat
-// the whole host as IPv4: all decimal digits, or 0x followed by hex digits.
-func endsInNumber(l string) bool {
-	if l == "" {
-		return false
-	}
-	if _, ok := parseIPv4Number(l); ok {
-		return true
-	}
-	for i := 0; i < len(l); i++ {
-		if l[i] < '0' || l[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// parseIPv4Number parses one part of a legacy IPv4 address: 0x-prefixed
-// hex, 0-prefixed octal, or decimal.
-func parseIPv4Number(s string) (uint64, bool) {
-	if s == "" || len(s) > 40 {
-		return 0, false
-	}
-	base := 10
-	switch {
-	case len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'):
-		s, base = s[2:], 16
-		if s == "" {
-			return 0, true
-		}
-	case len(s) >= 2 && s[0] == '0':
-		s, base = s[1:], 8
-	}
-	if s[0] == '+' || s[0] == '-' {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(s, base, 64)
-	if err != nil {
-		return 0, false
-	}
-	return n, true
-}
-
-// parseLegacyIPv4 implements the WHATWG IPv4 parser on labels.
-func parseLegacyIPv4(labels []string) (netip.Addr, bool) {
-	if len(labels) == 0 || len(labels) > 4 {
-		return netip.Addr{}, false
-	}
-	var nums []uint64
-	for _, l := range labels {
-		n, ok := parseIPv4Number(l)
-		if !ok {
-			return netip.Addr{}, false
-		}
-		nums = append(nums, n)
-	}
-	for _, n := range nums[:len(nums)-1] {
-		if n > 255 {
-			return netip.Addr{}, false
-		}
-	}
-	last := nums[len(nums)-1]
-	if last >= uint64(1)<<(8*(5-len(nums))) {
-		return netip.Addr{}, false
-	}
-	v := last
-	for i, n := range nums[:len(nums)-1] {
-		v += n << (8 * (3 - i))
-	}
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
 }
 
 // parsePort validates a decimal port 1-65535 and returns it without leading

@@ -41,7 +41,7 @@ func (a *api) sessionHAR(w http.ResponseWriter, r *http.Request) {
 	if a.s != nil {
 		_, tabs, err := a.s.SessionInfo(r.Context(), id)
 		if err != nil {
-			fail(w, err, "")
+			fail(w, r, err, "")
 			return
 		}
 		// The network action would start a task that is not there, and

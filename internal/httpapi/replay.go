@@ -33,7 +33,7 @@ const MaxReplayBytes = 16 << 20
 func playwrightTrace(w http.ResponseWriter, js []byte, id, task string) {
 	var x recording.Export
 	if err := json.Unmarshal(js, &x); err != nil {
-		fail(w, fmt.Errorf("reading the recording: %w", err), "")
+		writeError(w, http.StatusInternalServerError, "reading the recording: "+err.Error())
 		return
 	}
 	x.Session = id // as the caller names it
@@ -66,7 +66,7 @@ func (a *api) traceFrame(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, err.Error())
 		return
 	case err != nil:
-		fail(w, err, "")
+		fail(w, r, err, "")
 		return
 	}
 	h := w.Header()

@@ -15,6 +15,7 @@ import (
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/policy"
+	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/sessionservice"
 	"github.com/browserd/browserd/internal/storagestate"
 	"github.com/browserd/browserd/internal/store"
@@ -54,7 +55,7 @@ func (a *api) hint(stored bool) http.HandlerFunc {
 		}
 		h, err := a.s.SessionHint(r.Context(), session, storedID)
 		if err != nil {
-			fail(w, err, "")
+			fail(w, r, err, "")
 			return
 		}
 		writeJSON(w, http.StatusOK, Hint{h})
@@ -85,8 +86,13 @@ func writeProblem(w http.ResponseWriter, status int, msg string, fields storages
 	writeJSON(w, status, p)
 }
 
-// fail answers err with the status its kind calls for.
-func fail(w http.ResponseWriter, err error, prefix string) {
+// fail answers err with the status its kind calls for, in the caller's
+// names: its own sessions and profiles without the owner qualifier the
+// store knows them by (bob's "bob~priv" is "priv" to bob).
+func fail(w http.ResponseWriter, r *http.Request, err error, prefix string) {
+	if o := auth.Owner(r.Context()); o != auth.Admin {
+		err = bareError{err, strings.ReplaceAll(err.Error(), o+sessions.OwnerSep, "")}
+	}
 	var ie *inject.Error
 	switch {
 	case errors.As(err, &ie):
@@ -106,6 +112,15 @@ func fail(w http.ResponseWriter, err error, prefix string) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 	}
 }
+
+// bareError is an error said in its caller's names (fail).
+type bareError struct {
+	error
+	msg string
+}
+
+func (e bareError) Error() string { return e.msg }
+func (e bareError) Unwrap() error { return e.error }
 
 // decodeBody reads one JSON object into v (unknown fields allowed: source
 // 003's sandbox requests carry fields browserd has no use for).
@@ -269,7 +284,7 @@ func (a *api) createSession(w http.ResponseWriter, r *http.Request) {
 		if remote != "" {
 			prefix = remotePrefix(remote)
 		}
-		fail(w, err, prefix)
+		fail(w, r, err, prefix)
 		return
 	}
 	a.log.Info("session created", "session", out.ID, "owner", auth.Owner(r.Context()), "domains", len(out.AuthenticatedDomains), "ms", time.Since(start).Milliseconds())
@@ -324,7 +339,7 @@ func (a *api) remoteState(w http.ResponseWriter, r *http.Request, bs *BrowserSes
 	// A stored session past its expiresAt is refused, as here (inject.Check
 	// with no domains checks the expiry alone).
 	if _, err := inject.Check(got.State, got.ExpiresAt, nil, "", time.Now()); err != nil {
-		fail(w, err, remotePrefix(bs.SessionID))
+		fail(w, r, err, remotePrefix(bs.SessionID))
 		return nil, false
 	}
 	a.log.Info("stored session fetched from a session service", "service", serviceHost(bs.SessionServiceURL), "owner", auth.Owner(r.Context()), "ms", time.Since(start).Milliseconds())
@@ -353,7 +368,7 @@ func (a *api) getSession(w http.ResponseWriter, r *http.Request) {
 	}
 	info, tabs, err := a.s.SessionInfo(r.Context(), r.PathValue("id"))
 	if err != nil {
-		fail(w, err, "")
+		fail(w, r, err, "")
 		return
 	}
 	writeJSON(w, http.StatusOK, SessionDetail{SessionInfo: info, Tabs: tabs, LiveViewURL: a.liveURL(info.ID)})
@@ -364,7 +379,7 @@ func (a *api) deleteSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := a.s.CloseSession(r.Context(), r.PathValue("id")); err != nil {
-		fail(w, err, "")
+		fail(w, r, err, "")
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -376,7 +391,7 @@ func (a *api) sessionState(w http.ResponseWriter, r *http.Request) {
 	}
 	x, err := a.s.ExportSession(r.Context(), r.PathValue("id"))
 	if err != nil {
-		fail(w, err, "")
+		fail(w, r, err, "")
 		return
 	}
 	writeCredentials(w, x.Marshal)
@@ -412,7 +427,7 @@ func (a *api) sessionActions(w http.ResponseWriter, r *http.Request) {
 	}
 	if a.s != nil && in.Action != "launch" {
 		if _, _, err := a.s.SessionInfo(r.Context(), id); err != nil {
-			fail(w, err, "")
+			fail(w, r, err, "")
 			return
 		}
 	}
@@ -499,7 +514,7 @@ func (a *api) createStored(w http.ResponseWriter, r *http.Request) {
 	}
 	ss, err := a.s.SaveStored(r.Context(), body.Name, st, exp)
 	if err != nil {
-		fail(w, err, "")
+		fail(w, r, err, "")
 		return
 	}
 	writeJSON(w, http.StatusCreated, storedInfo(ss))
@@ -519,7 +534,7 @@ func (a *api) captureSession(w http.ResponseWriter, r *http.Request) {
 	}
 	ss, err := a.s.StoreSession(r.Context(), r.PathValue("id"), body.Name, exp)
 	if err != nil {
-		fail(w, err, "")
+		fail(w, r, err, "")
 		return
 	}
 	writeJSON(w, http.StatusCreated, storedInfo(ss))
@@ -536,7 +551,7 @@ func (a *api) listStored(w http.ResponseWriter, r *http.Request) {
 	}
 	list, err := a.s.StoredSessions().ListStored(r.Context(), auth.Owner(r.Context()))
 	if err != nil {
-		fail(w, err, "")
+		fail(w, r, err, "")
 		return
 	}
 	out := StoredList{StoredSessions: []StoredInfo{}}
@@ -552,7 +567,7 @@ func (a *api) getStored(w http.ResponseWriter, r *http.Request) (store.StoredSes
 	}
 	ss, err := a.s.StoredSessions().GetStored(r.Context(), auth.Owner(r.Context()), r.PathValue("id"))
 	if err != nil {
-		fail(w, err, "")
+		fail(w, r, err, "")
 		return ss, false
 	}
 	return ss, true
@@ -578,7 +593,7 @@ func (a *api) deleteStored(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := a.s.StoredSessions().DeleteStored(r.Context(), auth.Owner(r.Context()), r.PathValue("id")); err != nil {
-		fail(w, err, "")
+		fail(w, r, err, "")
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -647,7 +662,7 @@ func (a *api) listTokens(w http.ResponseWriter, r *http.Request) {
 	}
 	list, err := a.s.Tokens().ListTokens(r.Context(), r.URL.Query().Get("owner"))
 	if err != nil {
-		fail(w, err, "")
+		fail(w, r, err, "")
 		return
 	}
 	writeJSON(w, http.StatusOK, TokenList{Tokens: append([]auth.Token{}, list...)})
@@ -663,7 +678,7 @@ func (a *api) revokeToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		fail(w, err, "")
+		fail(w, r, err, "")
 		return
 	}
 	a.log.Info("token revoked", "id", r.PathValue("id"))

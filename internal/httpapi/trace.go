@@ -49,7 +49,7 @@ func (a *api) sessionTrace(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, err.Error())
 			return
 		}
-		fail(w, err, "")
+		fail(w, r, err, "")
 		return
 	}
 	h := w.Header()

@@ -30,6 +30,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/browserd/browserd/internal/urlpolicy"
 	"net"
 	"slices"
 	"strconv"
@@ -470,6 +471,13 @@ func parseHost(s string) (hostPattern, error) {
 	if s == "" || len(s) > 253 {
 		return hp, errors.New("empty or too long host name")
 	}
+	if ip, isIP, err := urlpolicy.IPv4Host(s); isIP {
+		// 0x7f.1 and 2130706433 are 127.0.0.1 to the browser.
+		if err != nil {
+			return hp, err
+		}
+		s = ip
+	}
 	if ip := net.ParseIP(s); ip != nil {
 		if hp.wildcard {
 			return hp, errors.New("a wildcard needs a domain name, not an address")
@@ -494,6 +502,9 @@ func parseHost(s string) (hostPattern, error) {
 func (h hostPattern) matches(host, port string) bool {
 	if h.port != "" && h.port != port {
 		return false
+	}
+	if ip, isIP, err := urlpolicy.IPv4Host(host); isIP && err == nil {
+		host = ip
 	}
 	if ip := net.ParseIP(host); ip != nil {
 		host = ip.String()

@@ -116,8 +116,9 @@ func TestDecideAllow(t *testing.T) {
 }
 
 func TestCheckURL(t *testing.T) {
-	p := MustParse(`{"hosts":["example.com","*.example.org","127.0.0.1:8080"]}`)
+	p := MustParse(`{"hosts":["example.com","*.example.org","0x7f.1:8080"]}`) // 127.0.0.1, as a browser reads it
 	for u, want := range map[string]Verdict{
+		"http://2130706433:8080/":        Allowed,
 		"https://example.com/a":          Allowed,
 		"https://EXAMPLE.com./a":         Allowed,
 		"https://www.example.com/":       Denied,

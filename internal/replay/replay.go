@@ -33,6 +33,10 @@ type Request struct {
 	Params    map[string]string `json:"params,omitempty"`
 }
 
+// MaxSteps bounds a replay's steps: each holds its request and a tab for
+// as long as it runs (20,000 made-up steps held a request 114 s).
+const MaxSteps = 2000
+
 // Parse reads a replay request: {"recording": …, "params": …}, or a
 // recording alone (the JSON GET /api/sessions/{id}/trace answers).
 func Parse(b []byte) (Request, error) {
@@ -58,6 +62,9 @@ func Parse(b []byte) (Request, error) {
 		if e.Type == "action" {
 			n++
 		}
+	}
+	if n > MaxSteps {
+		return Request{}, fmt.Errorf("the recording has %d steps; a replay runs at most %d — replay a shorter task, or its steps in parts", n, MaxSteps)
 	}
 	if n == 0 {
 		return Request{}, errors.New("the recording has no steps: give the JSON of GET /api/sessions/{id}/trace?task=… of a task that did something")

@@ -120,6 +120,11 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) took it", b)
 		}
 	}
+	// Issue 47 point 5: a replay has a step cap.
+	long := `{"entries":[` + strings.Repeat(`{"type":"action","name":"snapshot"},`, MaxSteps) + `{"type":"action","name":"snapshot"}]}`
+	if _, err := Parse([]byte(long)); err == nil || !strings.Contains(err.Error(), "at most 2000") {
+		t.Errorf("Parse of %d steps: %v", MaxSteps+1, err)
+	}
 }
 
 func TestRefLines(t *testing.T) {

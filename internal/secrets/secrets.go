@@ -10,6 +10,7 @@ package secrets
 
 import (
 	"fmt"
+	"github.com/browserd/browserd/internal/urlpolicy"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -129,6 +130,9 @@ func originHost(h string) (string, error) {
 		return "[" + a.String() + "]", nil
 	}
 	h = strings.ToLower(h)
+	if ip, isIP, err := urlpolicy.IPv4Host(h); isIP {
+		return ip, err
+	}
 	for _, label := range strings.Split(h, ".") {
 		if label == "" {
 			return "", fmt.Errorf("the host has an empty label (a dot too many)")

@@ -52,6 +52,14 @@ func TestOrigin(t *testing.T) {
 		"http://[0:0:0:0:0:0:0:1]:8080": "http://[::1]:8080",
 		"http://127.0.0.1:8765":         "http://127.0.0.1:8765",
 		"https://my_host.internal":      "https://my_host.internal",
+		// Issue 47 point 5: IPv4 as a browser reads it.
+		"http://0x7f.1:8765": "http://127.0.0.1:8765",
+		"http://2130706433":  "http://127.0.0.1",
+		"http://0177.0.0.1":  "http://127.0.0.1",
+		"http://127.1":       "http://127.0.0.1",
+		"http://0x7F000001":  "http://127.0.0.1",
+		"https://10.0.258":   "https://10.0.1.2",
+		"https://1.2.3.4":    "https://1.2.3.4",
 	} {
 		got, err := Origin(in)
 		if err != nil || got != want {
@@ -63,6 +71,7 @@ func TestOrigin(t *testing.T) {
 		"https://example.com/login", "https://example.com?x", "https://example.com#f", "https://example.com:0",
 		"https://example.com:99999", "https://example.com:", "https://bücher.de", "https://a..b", "https://.a",
 		"https://a.", "https://[fe80::1%25eth0]", "https://a b", "https://a!b", "javascript:alert(1)",
+		"http://256.0.0.1", "http://1.2.3.4.5", "http://4294967296", "http://09.1", "http://1.2.3.0x100", "https://host.example.0x",
 	} {
 		if got, err := Origin(bad); err == nil {
 			t.Errorf("Origin(%q) = %q, want an error", bad, got)

@@ -17,10 +17,11 @@ var (
 	ForcedColors   = []string{"active", "none"}
 )
 
-// Permissions are those emulate grants (Chromium's names; "none" takes
-// back every one granted).
+// Permissions are those emulate grants (the web's names, as Playwright
+// takes them; "none" takes back every one granted).
 var Permissions = []string{"geolocation", "notifications", "clipboard-read", "clipboard-write",
-	"camera", "microphone", "midi", "background-sync", "storage-access", "none"}
+	"camera", "microphone", "midi", "midi-sysex", "background-sync", "storage-access", "payment-handler",
+	"local-fonts", "accelerometer", "gyroscope", "magnetometer", "ambient-light-sensor", "none"}
 
 // AbortReasons are route's abort reasons (Playwright's error codes).
 var AbortReasons = []string{"aborted", "accessdenied", "addressunreachable", "blockedbyclient",
