@@ -53,6 +53,18 @@ func (in *Input) needTarget() error {
 }
 
 func (in *Input) checkLaunch() error {
+	var emu []string
+	for name, set := range map[string]bool{"headers": len(in.Headers) > 0, "permissions": len(in.Permissions) > 0,
+		"initScript": in.InitScript != "", "offline": in.Offline != nil, "throttle": in.Throttle != "", "cpu": in.CPU != 0} {
+		if set {
+			emu = append(emu, name)
+		}
+	}
+	if len(emu) > 0 {
+		// launch took them and applied nothing (issue 47 point 5).
+		slices.Sort(emu)
+		return fmt.Errorf("launch does not take %s: they are emulate's — launch, then send {\"action\":\"emulate\", …} with them (they hold for every tab of the session)", strings.Join(emu, ", "))
+	}
 	if len(in.State) > 0 && in.StoredSession != "" {
 		return fmt.Errorf("launch takes state (an inline storageState) or storedSession (a stored one's id), not both")
 	}
