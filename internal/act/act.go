@@ -63,6 +63,9 @@ type Tab struct {
 	// Snap reads the task's interactive snapshot of the tab, giving its
 	// elements refs (screenshot's annotate); nil on a bare tab.
 	Snap func(ctx context.Context) (string, error)
+	// Within refuses an element the caller may not act on (one in a frame
+	// showing a page outside its policy's hosts); nil: any.
+	Within func(ctx context.Context, el browser.Elem) error
 	// secret is the one being typed now ("" for none).
 	secret string
 }
@@ -83,8 +86,19 @@ func (c *Tab) Targeted() bool {
 // Target is the element the input names: a ref (checked to be this tab's
 // and fresh, and followed when the page replaced it), or the one element
 // with a role and name, or a selector's — waited for up to TargetWait (or
-// the call's timeout), as a page may still be drawing it.
+// the call's timeout), as a page may still be drawing it — if Within lets
+// the call act on it.
 func (c *Tab) Target(ctx context.Context) (browser.Elem, error) {
+	el, err := c.target(ctx)
+	if err == nil && c.Within != nil {
+		if err := c.Within(ctx, el); err != nil {
+			return browser.Elem{}, err
+		}
+	}
+	return el, err
+}
+
+func (c *Tab) target(ctx context.Context) (browser.Elem, error) {
 	in, pg := c.In, c.Page
 	switch {
 	case in.Ref != "":

@@ -131,6 +131,11 @@ func (c *Tab) aimAt(ctx context.Context) (x, y float64, h hit, err error) {
 		return 0, 0, h, err
 	}
 	h = c.hitAt(ctx, x, y)
+	if h.ok && c.Within != nil {
+		if err := c.Within(ctx, h.el); err != nil {
+			return x, y, h, err
+		}
+	}
 	return x, y, h, c.expect(ctx, x, y, h)
 }
 
@@ -227,6 +232,11 @@ func (c *Tab) dragFrom(ctx context.Context) error {
 	src := c.hitAt(ctx, x, y)
 	if !src.ok {
 		return tool.Fail("nothing is at %.0f,%.0f to drag", x, y)
+	}
+	if c.Within != nil {
+		if err := c.Within(ctx, src.el); err != nil {
+			return err
+		}
 	}
 	if err := c.expect(ctx, x, y, src); err != nil {
 		return err

@@ -533,3 +533,81 @@ func (p *Page) arrayItems(ctx context.Context, s *cdp.Session, array string) ([]
 	}
 	return out, nil
 }
+
+// FrameInfo is a frame's address and its parent's key ("" for the tab's
+// main frame).
+type FrameInfo struct {
+	URL, Parent string
+}
+
+// FrameURLs is each frame of the tab by its snapshot key (FrameKey): the
+// tab's own frames from its frame tree, and each out-of-process frame's
+// from its own, read now.
+func (p *Page) FrameURLs(ctx context.Context) (map[string]FrameInfo, error) {
+	out := map[string]FrameInfo{}
+	var walk func(t frameTree, s *cdp.Session, parent string)
+	walk = func(t frameTree, s *cdp.Session, parent string) {
+		key := FrameKey(s.ID(), t.Frame.ID)
+		out[key] = FrameInfo{URL: t.Frame.URL, Parent: parent}
+		for _, c := range t.ChildFrames {
+			walk(c, s, key)
+		}
+	}
+	type job struct {
+		s      *cdp.Session
+		parent string
+	}
+	p.mu.Lock()
+	jobs := []job{{s: p.sess}}
+	for _, fs := range p.oopifs {
+		owner := p.sess
+		if pfs, ok := p.oopifs[fs.parentFrame]; ok {
+			owner = pfs.sess
+		}
+		jobs = append(jobs, job{s: fs.sess, parent: FrameKey(owner.ID(), fs.parentFrame)})
+	}
+	p.mu.Unlock()
+	for i, j := range jobs {
+		var tree struct {
+			FrameTree frameTree `json:"frameTree"`
+		}
+		if err := j.s.Call(ctx, "Page.getFrameTree", nil, &tree); err != nil {
+			if i == 0 {
+				return nil, err
+			}
+			continue // a frame that went away meanwhile
+		}
+		walk(tree.FrameTree, j.s, j.parent)
+	}
+	return out, nil
+}
+
+// ContentFrameKey is the key (FrameKey) of the frame an <iframe> or
+// <frame> element shows — in the tab's process or out of it — or "" for
+// another element.
+func (p *Page) ContentFrameKey(ctx context.Context, e Elem) (string, error) {
+	s := p.SessionFor(e.Sess)
+	if s == nil {
+		return "", ErrStale
+	}
+	var d struct {
+		Node struct {
+			FrameID string `json:"frameId"`
+		} `json:"node"`
+	}
+	if err := s.Call(ctx, "DOM.describeNode", map[string]any{"backendNodeId": e.Backend}, &d); err != nil {
+		if isStale(err) {
+			return "", ErrStale
+		}
+		return "", err
+	}
+	if d.Node.FrameID == "" {
+		return "", nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if fs, ok := p.oopifs[d.Node.FrameID]; ok {
+		return FrameKey(fs.sess.ID(), d.Node.FrameID), nil
+	}
+	return FrameKey(e.Sess, d.Node.FrameID), nil
+}

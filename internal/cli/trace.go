@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/browserd/browserd/internal/untrusted"
 	"io"
 	"net/url"
 	"os"
@@ -107,22 +108,31 @@ func (c *replayCmd) run(ctx context.Context, e *env) error {
 	return nil
 }
 
-// printReport writes a replay's report for a person.
+// printReport writes a replay's report for a person. The steps' code
+// (locators hold the page's names), why a step broke and what the page
+// showed are page content: they go inside one untrusted-content envelope,
+// as every answer's page text does; browserd's own verdict stays outside.
 func printReport(e *env, rep replay.Report) {
 	w := &errWriter{w: e.stdout}
+	var in strings.Builder
 	for _, s := range rep.Steps {
 		mark := "ok  "
 		if !s.OK {
 			mark = "FAIL"
 		}
-		w.println(fmt.Sprintf("%s step %d %s (%d ms)  %s", mark, s.Seq, s.Action, s.MS, s.Code))
+		fmt.Fprintf(&in, "%s step %d %s (%d ms)  %s\n", mark, s.Seq, s.Action, s.MS, s.Code)
 	}
+	if f := rep.Failed; f != nil {
+		fmt.Fprintf(&in, "why: %s\n", f.Why)
+		b, _ := json.MarshalIndent(map[string]any{"expected": f.Expected, "actual": f.Actual}, "", "  ")
+		in.Write(b)
+	}
+	w.println(untrusted.New().Wrap(in.String()))
 	if rep.Passed {
 		w.println(fmt.Sprintf("replay passed: %d steps in task %s", len(rep.Steps), rep.Task))
 		return
 	}
-	f := rep.Failed
-	w.println(fmt.Sprintf("replay stopped at step %d (%s): %s", f.Seq, f.Action, f.Why))
-	b, _ := json.MarshalIndent(map[string]any{"expected": f.Expected, "actual": f.Actual}, "", "  ")
-	w.println(string(b))
+	if f := rep.Failed; f != nil {
+		w.println(fmt.Sprintf("replay stopped at step %d (%s); why, and what the page shows, are above", f.Seq, f.Action))
+	}
 }

@@ -212,7 +212,7 @@ func waitLines(c call) []string {
 	to := opt("timeout", timeout)
 	switch {
 	case in.Text != "":
-		return []string{"await expect(page.getByText(" + StrEnv(in.Text, false) + ").first()).toBeVisible(" + to + ");"}
+		return []string{"await expect(page.getByText(" + StrRedacted(in.Text) + ").first()).toBeVisible(" + to + ");"}
 	case in.TextGone != "":
 		return []string{"await expect(page.getByText(" + Str(in.TextGone) + ")).toHaveCount(0" + prefixComma(to) + ");"}
 	case in.Selector != "":
@@ -276,7 +276,7 @@ func value(text, secret string) string {
 	if secret != "" {
 		return "process.env." + EnvName(secret) + " ?? ''"
 	}
-	return StrEnv(text, false)
+	return StrRedacted(text)
 }
 
 // EnvName is a secret's name as a JavaScript identifier (letters, digits,
@@ -299,10 +299,14 @@ func EnvName(name string) string {
 // secretMark is how a recording writes a secret's value it redacted.
 var secretMark = regexp.MustCompile(`<secret ([A-Za-z0-9_.-]+)>`)
 
-// StrEnv is s as a JavaScript string expression in which a secret the
-// recording redacted (<secret NAME>) is read from the environment, URL-
-// encoded when inURL (a form sent by GET carries it so).
-func StrEnv(s string, inURL bool) string {
+// StrRedacted is s as a JavaScript string expression. A secret the
+// recording redacted inside recorded text (<secret NAME>) is not read
+// from the environment: the text may have been a page's words or the
+// agent's, and a test that typed an environment variable where a page
+// asked would hand it over. It becomes an expression that fails the test
+// there, saying what to write by hand; only a step's own secret field
+// reads the environment (value).
+func StrRedacted(s string) string {
 	ms := secretMark.FindAllStringSubmatchIndex(s, -1)
 	if len(ms) == 0 {
 		return Str(s)
@@ -313,11 +317,7 @@ func StrEnv(s string, inURL bool) string {
 		if m[0] > at {
 			parts = append(parts, Str(s[at:m[0]]))
 		}
-		v := "(process.env." + EnvName(s[m[2]:m[3]]) + " ?? '')"
-		if inURL {
-			v = "encodeURIComponent" + v
-		}
-		parts = append(parts, v)
+		parts = append(parts, "(() => { throw new Error("+Str("the recording redacted secret "+s[m[2]:m[3]]+" in this text: write the text here by hand")+"); })()")
 		at = m[1]
 	}
 	if at < len(s) {
@@ -326,13 +326,25 @@ func StrEnv(s string, inURL bool) string {
 	return strings.Join(parts, " + ")
 }
 
-// Secrets are the names of the secrets s refers to (<secret NAME>).
-func Secrets(s string) []string {
-	var out []string
-	for _, m := range secretMark.FindAllStringSubmatch(s, -1) {
-		out = append(out, EnvName(m[1]))
+// URLMatch is what toHaveURL is given for a recorded URL: the URL as a
+// string, or, where the recording redacted a secret in it (a form sent by
+// GET), a regular expression that takes any value there.
+func URLMatch(u string) string {
+	ms := secretMark.FindAllStringSubmatchIndex(u, -1)
+	if len(ms) == 0 {
+		return Str(u)
 	}
-	return out
+	var b strings.Builder
+	b.WriteString("^")
+	at := 0
+	for _, m := range ms {
+		b.WriteString(regexp.QuoteMeta(u[at:m[0]]))
+		b.WriteString("[^&#/]*")
+		at = m[1]
+	}
+	b.WriteString(regexp.QuoteMeta(u[at:]))
+	b.WriteString("$")
+	return "new RegExp(" + Str(b.String()) + ")"
 }
 
 // Locator is a locator as Playwright code.

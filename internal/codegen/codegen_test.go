@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,18 +120,22 @@ func BenchmarkLine(b *testing.B) {
 	b.ReportMetric(float64(n+len("playwright: ")), "bytes/line")
 }
 
-func TestStrEnv(t *testing.T) {
-	for _, tt := range []struct {
-		in    string
-		inURL bool
-		want  string
-	}{
-		{"plain", true, "'plain'"},
-		{"http://x.test/?code=<secret SHOP_PW>&b=1", true, "'http://x.test/?code=' + encodeURIComponent(process.env.SHOP_PW ?? '') + '&b=1'"},
-		{"Hello <secret A>", false, "'Hello ' + (process.env.A ?? '')"},
-	} {
-		if got := StrEnv(tt.in, tt.inURL); got != tt.want {
-			t.Errorf("StrEnv(%q) = %s, want %s", tt.in, got, tt.want)
-		}
+// TestRedactedText (issue 47 point 4): a <secret NAME> inside recorded
+// text exports as an expression that fails, never as an environment read;
+// in a URL, as a regular expression that takes any value there.
+func TestRedactedText(t *testing.T) {
+	if got, want := StrRedacted("plain"), "'plain'"; got != want {
+		t.Errorf("StrRedacted(plain) = %s", got)
+	}
+	got := StrRedacted("Hello <secret AWS_KEY>!")
+	if strings.Contains(got, "process.env") || !strings.Contains(got, "throw new Error(") || !strings.HasPrefix(got, "'Hello ' + ") {
+		t.Errorf("StrRedacted = %s", got)
+	}
+	u := URLMatch("http://x.test/a.b?code=<secret SHOP_PW>&b=1")
+	if want := `new RegExp('^http://x\\.test/a\\.b\\?code=[^&#/]*&b=1$')`; u != want {
+		t.Errorf("URLMatch = %s, want %s", u, want)
+	}
+	if u := URLMatch("http://x.test/"); u != "'http://x.test/'" {
+		t.Errorf("URLMatch(plain) = %s", u)
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"image/draw"
 	"image/png"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -347,7 +347,7 @@ func (c *Computer) screenshot(ctx context.Context, in Input, res *Result) {
 		}
 	}
 	if in.Action == "zoom" && len(img) > 0 {
-		if z, w, h, err := crop(img, in.Region); err == nil {
+		if z, w, h, err := zoom(img, in.Region, c.d); err == nil {
 			res.Image, res.Width, res.Height = z, w, h
 		} else {
 			res.Error, res.Success = err.Error(), false
@@ -355,21 +355,63 @@ func (c *Computer) screenshot(ctx context.Context, in Input, res *Result) {
 	}
 }
 
-// crop is the region [x1, y1, x2, y2] of a PNG, at its resolution.
-func crop(b []byte, region []float64) ([]byte, int, int, error) {
+// zoom is the region [x1, y1, x2, y2] (display pixels) of a PNG taken at
+// the device's full resolution, scaled up to fill the display d as far as
+// its aspect allows — what a model asks zoom for is to see small things
+// bigger, not the screenshot's pixels again.
+func zoom(b []byte, region []float64, d Display) ([]byte, int, int, error) {
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("reading the screenshot: %w", err)
 	}
-	r := image.Rect(int(region[0]), int(region[1]), int(region[2]), int(region[3])).Intersect(img.Bounds())
-	if r.Empty() {
-		return nil, 0, 0, fmt.Errorf("zoom region %v is outside the screen (%d×%d)", region, img.Bounds().Dx(), img.Bounds().Dy())
+	f := 1.0 // device pixels per display pixel
+	if d.Width > 0 {
+		f = float64(img.Bounds().Dx()) / float64(d.Width)
 	}
-	out := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
-	draw.Draw(out, out.Bounds(), img, r.Min, draw.Src)
+	r := image.Rect(int(region[0]*f), int(region[1]*f), int(math.Ceil(region[2]*f)), int(math.Ceil(region[3]*f))).Intersect(img.Bounds())
+	if r.Empty() {
+		return nil, 0, 0, fmt.Errorf("zoom region %v is outside the screen (%s)", region, d)
+	}
+	s := max(1, min(float64(d.Width)/float64(r.Dx()), float64(d.Height)/float64(r.Dy())))
+	w, h := max(1, int(math.Round(float64(r.Dx())*s))), max(1, int(math.Round(float64(r.Dy())*s)))
+	out := scaleBilinear(img, r, w, h)
 	var buf bytes.Buffer
 	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, out); err != nil {
 		return nil, 0, 0, err
 	}
-	return buf.Bytes(), r.Dx(), r.Dy(), nil
+	return buf.Bytes(), w, h, nil
+}
+
+// scaleBilinear draws the part r of src into a new w×h image, each pixel
+// mixed from the four nearest of src.
+func scaleBilinear(src image.Image, r image.Rectangle, w, h int) *image.RGBA {
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	sx, sy := float64(r.Dx())/float64(w), float64(r.Dy())/float64(h)
+	at := func(x, y int) (float64, float64, float64, float64) {
+		x, y = min(max(x, r.Min.X), r.Max.X-1), min(max(y, r.Min.Y), r.Max.Y-1)
+		cr, cg, cb, ca := src.At(x, y).RGBA()
+		return float64(cr), float64(cg), float64(cb), float64(ca)
+	}
+	for y := range h {
+		fy := (float64(y)+0.5)*sy - 0.5 + float64(r.Min.Y)
+		y0 := int(math.Floor(fy))
+		ty := fy - float64(y0)
+		for x := range w {
+			fx := (float64(x)+0.5)*sx - 0.5 + float64(r.Min.X)
+			x0 := int(math.Floor(fx))
+			tx := fx - float64(x0)
+			r00, g00, b00, a00 := at(x0, y0)
+			r10, g10, b10, a10 := at(x0+1, y0)
+			r01, g01, b01, a01 := at(x0, y0+1)
+			r11, g11, b11, a11 := at(x0+1, y0+1)
+			mix := func(c00, c10, c01, c11 float64) uint8 {
+				top := c00 + (c10-c00)*tx
+				bot := c01 + (c11-c01)*tx
+				return uint8((top + (bot-top)*ty) / 257)
+			}
+			i := out.PixOffset(x, y)
+			out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = mix(r00, r10, r01, r11), mix(g00, g10, g01, g11), mix(b00, b10, b01, b11), mix(a00, a10, a01, a11)
+		}
+	}
+	return out
 }

@@ -1,9 +1,13 @@
 package computer
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"strings"
 	"testing"
 
@@ -207,4 +211,35 @@ func FuzzComputerDecode(f *testing.F) {
 			_, _ = json.Marshal(in)
 		}
 	})
+}
+
+// TestZoomScalesUp (issue 51 point 3): zoom returns its region scaled up
+// to fill the display as far as its aspect allows, not at 1:1 — a 2×1
+// region of a red and a blue pixel becomes 1280×640, red on the left half
+// and blue on the right.
+func TestZoomScalesUp(t *testing.T) {
+	src := image.NewRGBA(image.Rect(0, 0, 1280, 800))
+	src.Set(10, 10, color.RGBA{255, 0, 0, 255})
+	src.Set(11, 10, color.RGBA{0, 0, 255, 255})
+	var b bytes.Buffer
+	if err := png.Encode(&b, src); err != nil {
+		t.Fatal(err)
+	}
+	z, w, h, err := zoom(b.Bytes(), []float64{10, 10, 12, 11}, Display{1280, 800})
+	if err != nil || w != 1280 || h != 640 {
+		t.Fatalf("zoom: %d×%d, %v; want 1280×640", w, h, err)
+	}
+	img, err := png.Decode(bytes.NewReader(z))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _, bl, _ := img.At(100, 320).RGBA(); r>>8 < 200 || bl>>8 > 50 {
+		t.Errorf("the left half is not red: %v", img.At(100, 320))
+	}
+	if r, _, bl, _ := img.At(1180, 320).RGBA(); bl>>8 < 200 || r>>8 > 50 {
+		t.Errorf("the right half is not blue: %v", img.At(1180, 320))
+	}
+	if _, _, _, err := zoom(b.Bytes(), []float64{2000, 2000, 2100, 2100}, Display{1280, 800}); err == nil {
+		t.Error("a region off the screen was zoomed")
+	}
 }

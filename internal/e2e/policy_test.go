@@ -46,7 +46,10 @@ func TestPolicy(t *testing.T) {
 			mu.Unlock()
 			fmt.Fprint(w, `<!doctype html><title>Sent</title><p>Thanks</p>`)
 		case "/away":
-			fmt.Fprint(w, `<!doctype html><title>Away</title><p>Another host</p>`)
+			fmt.Fprint(w, `<!doctype html><title>Away</title><p>Another host</p><button onclick="this.textContent='pressed'">Far button</button>`)
+		case "/framed":
+			fmt.Fprintf(w, `<!doctype html><title>Framed</title><p>Own text</p>
+<iframe src="http://localhost:%s/away"></iframe><iframe srcdoc="<button>Inner</button>"></iframe>`, strings.TrimPrefix(r.Host, "127.0.0.1:"))
 		default:
 			port := strings.TrimPrefix(r.Host, "127.0.0.1:")
 			fmt.Fprintf(w, `<!doctype html><title>Home</title><a href="http://localhost:%s/away">Away</a>
@@ -144,13 +147,38 @@ func TestPolicy(t *testing.T) {
 	if !r.Success || len(r.Popups) != 1 {
 		t.Fatalf("the click that opens a popup: %+v", r)
 	}
-	r = call(map[string]any{"action": "snapshot", "tab": r.Popups[0].ID})
+	if p := r.Popups[0]; strings.Contains(p.URL, "localhost") || p.Title == "Away" {
+		t.Fatalf("the answer quoted the popup outside the hosts: %+v", p)
+	}
+	popup := r.Popups[0].ID
+	for _, tb := range call(map[string]any{"action": "tabs"}).Tabs {
+		if strings.Contains(tb.URL, "localhost") || tb.Title == "Away" {
+			t.Fatalf("tabs quoted the popup outside the hosts: %+v", tb)
+		}
+	}
+	r = call(map[string]any{"action": "snapshot", "tab": popup})
 	refused("a popup outside the hosts", r, "hosts")
 	if strings.Contains(r.Content, "Another host") || strings.Contains(r.Error, "Another host") {
 		t.Fatalf("the popup outside the hosts was read: %+v", r)
 	}
 	call(map[string]any{"action": "tab_close", "tab": r.Tab})
 	call(map[string]any{"action": "tab_switch", "tab": "t1"})
+	// A frame of another host in a page of a listed one: not read, not
+	// acted on; a frame of the page's own origin is.
+	r = call(map[string]any{"action": "navigate", "url": origin + "/framed"})
+	if !r.Success || strings.Contains(r.Content, "Another host") || strings.Contains(r.Content, "Far button") || !strings.Contains(r.Content, "Inner") ||
+		!strings.Contains(strings.Join(r.Notes, " "), "outside the policy's hosts") {
+		t.Fatalf("a page framing another host: %+v", r)
+	}
+	if r := call(map[string]any{"action": "click", "role": "button", "name": "Far button"}); r.Success {
+		t.Fatalf("a click in a frame of another host went through: %+v", r)
+	}
+	// At a point: the frame of another host is the first thing under the
+	// paragraph (an iframe of 300×150 at the page's left).
+	if r := call(map[string]any{"action": "click", "x": 60, "y": 120}); r.Success || !strings.Contains(r.Error, "outside the listed hosts") {
+		t.Fatalf("a click at a point in a frame of another host: %+v", r)
+	}
+	call(map[string]any{"action": "navigate", "url": origin + "/"})
 	refused("a denied secret", call(map[string]any{"action": "type", "role": "textbox", "name": "PIN", "secret": "BANK_PIN"}), `deny "secret:BANK_PIN"`)
 	if code, body := bob.call("GET", "/api/sessions/s/state", nil, nil); code != http.StatusForbidden || !strings.Contains(string(body), `rule: deny \"state_save\"`) {
 		t.Fatalf("a state export: %d %s", code, body)

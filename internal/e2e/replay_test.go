@@ -308,4 +308,10 @@ func TestReplay(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "replay stopped at step") || !strings.Contains(string(out), "Check stock") {
 		t.Errorf("browserd replay of a changed page: %v\n%s", err, out)
 	}
+	// Issue 47 point 4: the page's names (a button's, in the steps' code)
+	// are inside the envelope; browserd's verdict is outside it.
+	open, end := strings.Index(string(out), "<<<page "), strings.Index(string(out), "<<<end ")
+	if at := strings.Index(string(out), "Check stock"); open < 0 || at < open || at > end || strings.Index(string(out), "replay stopped at step") < end {
+		t.Errorf("browserd replay's report: page text outside its envelope:\n%s", out)
+	}
 }

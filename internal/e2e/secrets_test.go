@@ -30,6 +30,14 @@ func TestSecrets(t *testing.T) {
 			fmt.Fprint(w, "ok")
 			return
 		}
+		if r.URL.Path == "/frames" {
+			// A srcdoc frame has its page's origin (its location says
+			// "null"); a sandboxed one has none.
+			fmt.Fprint(w, `<!doctype html><title>Frames</title>
+<iframe srcdoc="<label>Framed password <input></label>"></iframe>
+<iframe sandbox srcdoc="<label>Sandboxed password <input></label>"></iframe>`)
+			return
+		}
 		fmt.Fprint(w, `<!doctype html><title>Sign in</title><h1>Sign in</h1>
 <label>Password <input id=pw oninput="document.getElementById('echo').textContent = 'You typed ' + this.value;
   document.title = 'Hi ' + this.value; console.log('pw=' + this.value)"></label>
@@ -88,6 +96,16 @@ func TestSecrets(t *testing.T) {
 	call(map[string]any{"action": "navigate", "url": strings.Replace(origin, "127.0.0.1", "localhost", 1) + "/"})
 	if r := call(map[string]any{"action": "type", "role": "textbox", "name": "Password", "secret": "SHOP_PW"}); r.Success || !strings.Contains(r.Error, "typed only on "+origin) {
 		t.Errorf("a secret typed on another origin: ok=%v err=%q", r.Success, r.Error)
+	}
+	// Issue 47 point 5: a srcdoc frame of the bound origin takes it (it
+	// was refused); a sandboxed one does not.
+	call(map[string]any{"action": "navigate", "url": origin + "/frames", "snapshot": false})
+	fr := call(map[string]any{"action": "snapshot"}).Content
+	if r := call(map[string]any{"action": "type", "ref": ref(t, fr, "textbox", "Framed password"), "secret": "SHOP_PW"}); !r.Success {
+		t.Errorf("a secret typed in a srcdoc frame of its origin: %q", r.Error)
+	}
+	if r := call(map[string]any{"action": "type", "ref": ref(t, fr, "textbox", "Sandboxed password"), "secret": "SHOP_PW"}); r.Success || !strings.Contains(r.Error, "typed only on "+origin) {
+		t.Errorf("a secret typed in a sandboxed frame: ok=%v err=%q", r.Success, r.Error)
 	}
 	if r := call(map[string]any{"action": "type", "role": "textbox", "name": "Password", "secret": "NOPE"}); r.Success || !strings.Contains(r.Error, "browserd secret set NOPE") {
 		t.Errorf("an unknown secret: ok=%v err=%q", r.Success, r.Error)

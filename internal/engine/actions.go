@@ -162,6 +162,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *inject.Launch) tool
 		c.res.Error = c.explain(err)
 	}
 	c.addCode()
+	c.hideOutside()
 	owners.Unqualify(owner, &c.res)
 	// browserd's own words never quote a credential the call gave.
 	c.res.Error = orig.HideSensitive(c.res.Error)

@@ -103,6 +103,7 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 	if err != nil {
 		return "", err
 	}
+	frames = c.withinHosts(ctx, frames)
 	timing.Mark(ctx, "read")
 	opt.Page, opt.Windows = page, tb.Windows
 	var r snapshot.Result

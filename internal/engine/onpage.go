@@ -31,6 +31,9 @@ func (c *call) onTab() *act.Tab {
 	if c.tab != nil {
 		t.Page, t.Refs = c.tab.Page, tabRefs{c}
 		t.Snap = func(ctx context.Context) (string, error) { return c.snapshot(ctx, snapshot.Options{Interactive: true}) }
+		if c.pol != nil && len(c.pol.Hosts) > 0 {
+			t.Within = c.frameWithinHosts
+		}
 	}
 	return t
 }

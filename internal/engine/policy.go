@@ -3,10 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/browserd/browserd/internal/admission"
+	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/policy"
+	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/tool"
 )
 
 // The hosts a tab may be on (the call's policy's, policy.CheckURL),
@@ -76,4 +80,98 @@ func (c *call) leftHosts(ctx context.Context) error {
 	}
 	c.emptyTab(ctx)
 	return &userError{Msg: fmt.Sprintf("the page led the tab outside the listed hosts, so it was emptied (about:blank); the address is in the details (refused by policy: %s; rule: %s) — navigate to a listed host", admission.Source(d.Source), d.Rule)}
+}
+
+// outsideFrames are the keys of the tab's frames whose page is outside
+// the policy's hosts, and of those inside them (nil without hosts). A
+// page on a listed host may frame another site, which the agent then
+// neither reads nor acts on. The addresses are read afresh: a frame may
+// have been taken elsewhere since the page was read.
+func (c *call) outsideFrames(ctx context.Context) (map[string]bool, error) {
+	if c.pol == nil || len(c.pol.Hosts) == 0 || c.tab == nil {
+		return nil, nil
+	}
+	frames, err := c.tab.Page.FrameURLs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	var outside func(key string, depth int) bool
+	outside = func(key string, depth int) bool {
+		f, ok := frames[key]
+		switch {
+		case !ok || depth > 64:
+			return true
+		case f.Parent == "":
+			return false // the main frame: outsideHosts and leftHosts hold it
+		case c.pol.CheckURL(f.URL).Verdict == policy.Denied:
+			return true
+		}
+		return outside(f.Parent, depth+1)
+	}
+	for key := range frames {
+		if outside(key, 0) {
+			out[key] = true
+		}
+	}
+	return out, nil
+}
+
+// withinHosts leaves out of frames (the tab's read, main frame first)
+// those outsideFrames names; when their addresses cannot be read, only
+// the main frame is kept.
+func (c *call) withinHosts(ctx context.Context, frames []snapshot.Frame) []snapshot.Frame {
+	if c.pol == nil || len(c.pol.Hosts) == 0 || len(frames) < 2 {
+		return frames
+	}
+	gone, err := c.outsideFrames(ctx)
+	if err != nil {
+		return frames[:1]
+	}
+	out := make([]snapshot.Frame, 0, len(frames))
+	for i, f := range frames {
+		if i == 0 || !gone[f.Key] {
+			out = append(out, f)
+		}
+	}
+	if n := len(frames) - len(out); n > 0 {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d frame(s) of this page show pages outside the policy's hosts: they are not shown and their elements cannot be used", n))
+	}
+	return out
+}
+
+// frameWithinHosts refuses an element in a frame outsideFrames names, or
+// a frame's element showing one, however the call found it (a ref, a role
+// and name, a selector, a point).
+func (c *call) frameWithinHosts(ctx context.Context, el browser.Elem) error {
+	gone, err := c.outsideFrames(ctx)
+	if err != nil || gone == nil {
+		return err
+	}
+	// An <iframe> at a point stands for the frame it shows (out of
+	// process, what is inside it is not seen from here).
+	inner, _ := c.tab.Page.ContentFrameKey(ctx, el)
+	if gone[c.tab.Page.KeyOf(el).Frame] || inner != "" && gone[inner] {
+		return &tool.Error{Msg: fmt.Sprintf("the element is in a frame showing a page outside the listed hosts, so %s did not run (refused by policy: %s; rule: hosts) — act on the page's own elements", c.in.Action, admission.Source(c.pol.Source))}
+	}
+	return nil
+}
+
+// hideOutside leaves out the address and title of the tabs an answer
+// lists (tabs, popups) that are outside the policy's hosts: a popup the
+// page opened is named, not quoted.
+func (c *call) hideOutside() {
+	if c.pol == nil || len(c.pol.Hosts) == 0 {
+		return
+	}
+	hide := func(tabs []tool.Tab) {
+		for i, t := range tabs {
+			if t.URL != "" && c.pol.CheckURL(t.URL).Verdict == policy.Denied {
+				tabs[i].URL, tabs[i].Title = "", ""
+				tabs[i].State = strings.TrimSpace(t.State + " (outside the policy's hosts: emptied when an action uses it)")
+			}
+		}
+	}
+	hide(c.res.Tabs)
+	hide(c.res.Popups)
 }

@@ -38,6 +38,18 @@ func (a *api) allowed(w http.ResponseWriter, r *http.Request, action, what strin
 	return a.allowedCall(w, r, tool.Input{Action: action}, what)
 }
 
+// held serves h only when the caller's policy allows action, the action
+// the endpoint does by another door (closing a session is close; listing
+// them, list_sessions; a recording's text is what snapshot reads): a
+// policy holds by what a call does, not by which door it comes through.
+func (a *api) held(action, what string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if a.allowed(w, r, action, what) {
+			h(w, r)
+		}
+	}
+}
+
 // allowedCall is allowed for the call in that an endpoint makes.
 func (a *api) allowedCall(w http.ResponseWriter, r *http.Request, in tool.Input, what string) bool {
 	action := in.Action

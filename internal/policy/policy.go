@@ -55,6 +55,7 @@ var Kinds = map[string]string{
 	"network.bodies": "network that reads a request whole (request), writes a HAR file (path), or turns redaction off (redact: false)",
 	"secret":         "type or fill with any stored secret",
 	"secret:NAME":    "type or fill with the stored secret NAME",
+	"navigation":     "take a tab to a URL or through its history: navigate, tab_new with a url, back, forward; a rule on navigate holds for all of them",
 	"script":         "run script of the caller's in a page: evaluate, a route that answers with a body or a file (a page of the caller's on the site's origin), an init script (emulate initScript); a rule on evaluate holds for all of them",
 }
 
@@ -311,6 +312,12 @@ func source(s string) string {
 func Uses(in tool.Input) []string {
 	out := []string{in.Action}
 	switch in.Action {
+	case "navigate", "back", "forward":
+		out = append(out, "navigation")
+	case "tab_new":
+		if in.URL != "" {
+			out = append(out, "navigation")
+		}
 	case "evaluate":
 		out = append(out, "script")
 	case "route":
@@ -361,6 +368,9 @@ func (p *Policy) Decide(in tool.Input) Decision {
 			// route, or an init script, runs what evaluate would.
 			return Decision{Verdict: Denied, Rule: `deny "evaluate" (script is evaluate's kind: a route's body or file, an init script)`, Source: p.Source}
 		}
+		if u == "navigation" && slices.Contains(p.Deny, "navigate") {
+			return Decision{Verdict: Denied, Rule: `deny "navigate" (navigation is navigate's kind: tab_new with a url, back, forward)`, Source: p.Source}
+		}
 		if strings.HasPrefix(u, "secret:") && slices.Contains(p.Deny, "secret") {
 			return Decision{Verdict: Denied, Rule: `deny "secret"`, Source: p.Source}
 		}
@@ -376,6 +386,8 @@ func (p *Policy) Decide(in tool.Input) Decision {
 				ok = ok || slices.Contains(p.Allow, "secret")
 			case u == "script":
 				ok = ok || slices.Contains(p.Allow, "evaluate")
+			case u == "navigation":
+				ok = ok || slices.Contains(p.Allow, "navigate")
 			}
 			if !ok {
 				return Decision{Verdict: Denied, Rule: fmt.Sprintf("%q is not in allow", u), Source: p.Source}
@@ -384,7 +396,7 @@ func (p *Policy) Decide(in tool.Input) Decision {
 	}
 	for _, u := range uses {
 		if slices.Contains(p.Confirm, u) || strings.HasPrefix(u, "secret:") && slices.Contains(p.Confirm, "secret") ||
-			u == "script" && slices.Contains(p.Confirm, "evaluate") {
+			u == "script" && slices.Contains(p.Confirm, "evaluate") || u == "navigation" && slices.Contains(p.Confirm, "navigate") {
 			return Decision{Verdict: Confirm, Rule: fmt.Sprintf("confirm %q", u), Source: p.Source}
 		}
 	}

@@ -245,3 +245,34 @@ func TestScriptIsAKind(t *testing.T) {
 		}
 	}
 }
+
+// Navigation is a kind (issue 47): denying navigate left tab_new with a
+// URL, back and forward; a rule on navigate holds for all of them, and
+// "navigation" names them all.
+func TestNavigationIsAKind(t *testing.T) {
+	tabURL := tool.Input{Action: "tab_new", URL: "https://elsewhere.example/"}
+	blank := tool.Input{Action: "tab_new"}
+	back := tool.Input{Action: "back"}
+	fwd := tool.Input{Action: "forward"}
+	reload := tool.Input{Action: "reload"}
+	for _, c := range []struct {
+		policy string
+		in     tool.Input
+		want   Verdict
+	}{
+		{`{"deny":["navigate"]}`, tabURL, Denied},
+		{`{"deny":["navigate"]}`, back, Denied},
+		{`{"deny":["navigate"]}`, fwd, Denied},
+		{`{"deny":["navigate"]}`, blank, Allowed},
+		{`{"deny":["navigate"]}`, reload, Allowed},
+		{`{"deny":["navigation"]}`, back, Denied},
+		{`{"confirm":["navigate"]}`, tabURL, Confirm},
+		{`{"allow":["tab_new","back"]}`, tabURL, Denied},
+		{`{"allow":["tab_new","back"]}`, blank, Allowed},
+		{`{"allow":["tab_new","back","navigate"]}`, back, Allowed},
+	} {
+		if got := MustParse(c.policy).Decide(c.in); got.Verdict != c.want {
+			t.Errorf("%s on %s %+v: %v (%s), want %v", c.policy, c.in.Action, c.in, got.Verdict, got.Rule, c.want)
+		}
+	}
+}
