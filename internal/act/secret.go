@@ -32,9 +32,20 @@ import (
 // holds is replaced. It answers {ok} or {why: "origin" | "focus", origin,
 // where}: where is what has the focus instead (a word browserd chose, not
 // the page's text).
+// docOriginJS is the origin of the document it runs in, as a secret's
+// origins are checked: an about:blank or srcdoc frame has the origin of
+// the document that made it, though its location says "null" — the top's
+// when it may read the top's location (the same origin), none otherwise
+// (a sandboxed frame, another site's). location and top are properties
+// no page script can replace.
+const docOriginJS = `(() => { let o = location.origin;
+  if (o === 'null' && location.protocol === 'about:') { try { o = top.location.origin; } catch (e) {} }
+  return o; })()`
+
 const insertSecretJS = `function(origins, text, clear, mode) {
   const el = this.nodeType === 1 ? this : this.parentElement;
-  if (origins.length && !origins.includes(location.origin)) return {why: 'origin', origin: location.origin};
+  const origin = ` + docOriginJS + `;
+  if (origins.length && !origins.includes(origin)) return {why: 'origin', origin};
   if (el.ownerDocument !== document || !el.isConnected) return {why: 'focus', where: 'gone'};
   const deep = () => { let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; return a; };
   const textField = a => !!a && (a.isContentEditable || a.tagName === 'TEXTAREA' ||

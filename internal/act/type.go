@@ -331,16 +331,9 @@ func (c *Tab) useSecret(ctx context.Context, el browser.Elem, name string) error
 	}
 	if len(sec.Origins) > 0 {
 		// The element's own frame: a page on the secret's origin may
-		// frame another site's form. An about:blank or srcdoc frame has
-		// the origin of the document that made it, though its location
-		// says "null": it is the top's when it may read the top's
-		// location (the same origin), and nothing otherwise (a sandboxed
-		// frame, another site's). Location and top are properties no
-		// page script can replace.
+		// frame another site's form (docOriginJS).
 		var origin string
-		if err := c.Page.CallOn(ctx, el, `function() { let o = location.origin;
-		  if (o === 'null' && location.protocol === 'about:') { try { o = top.location.origin; } catch (e) {} }
-		  return o; }`, &origin); err != nil {
+		if err := c.Page.CallOn(ctx, el, `function() { return `+docOriginJS+`; }`, &origin); err != nil {
 			return err
 		}
 		if !slices.Contains(sec.Origins, origin) {
