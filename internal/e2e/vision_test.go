@@ -247,8 +247,8 @@ func testComputer(t *testing.T, d driver, do computerCall, task string, openAI b
 		t.Errorf("after a triple click and type the field holds %s, want Bo", r.Content)
 	}
 	z := act(map[string]any{"action": "zoom", "region": []int{500, 100, 600, 140}})
-	if cfg, _ := png.DecodeConfig(bytes.NewReader(z.Image)); cfg.Width != 100 || cfg.Height != 40 {
-		t.Errorf("zoom on 100×40 gave %d×%d", cfg.Width, cfg.Height)
+	if cfg, _ := png.DecodeConfig(bytes.NewReader(z.Image)); cfg.Width != 1280 || cfg.Height != 512 {
+		t.Errorf("zoom on 100×40 gave %d×%d, want it scaled up to the display's width, 1280×512", cfg.Width, cfg.Height)
 	}
 	act(map[string]any{"action": "wait", "duration": 0.1})
 	if r := do(t, map[string]any{"action": "left_click", "coordinate": []int{2000, 10}, "task": task}); r.Success || !strings.Contains(r.Error, "outside the viewport, which is 1280×800") {
