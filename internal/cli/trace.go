@@ -124,8 +124,12 @@ func printReport(e *env, rep replay.Report) {
 	}
 	if f := rep.Failed; f != nil {
 		fmt.Fprintf(&in, "why: %s\n", f.Why)
-		b, _ := json.MarshalIndent(map[string]any{"expected": f.Expected, "actual": f.Actual}, "", "  ")
-		in.Write(b)
+		// As a person reads it: < and > as themselves, not \u003c (the
+		// envelope defuses what could pass for its markers).
+		enc := json.NewEncoder(&in)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(map[string]any{"expected": f.Expected, "actual": f.Actual})
 	}
 	w.println(untrusted.New().Wrap(in.String()))
 	if rep.Passed {
