@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -735,7 +736,28 @@ func (p *Page) Reload(ctx context.Context) error {
 	if err := p.sess.Call(ctx, "Page.reload", map[string]any{}, nil); err != nil {
 		return err
 	}
-	return p.settle(ctx, seq)
+	if err := p.settle(ctx, seq); err != nil {
+		return err
+	}
+	return p.errorPage()
+}
+
+// errorPage is a NavError when the tab shows Chromium's own error page —
+// the load it just made failed (offline, refused, a name that does not
+// resolve) — as a navigation's failure is; nil otherwise.
+func (p *Page) errorPage() error {
+	if !strings.HasPrefix(p.URL().Unwrap(), "chrome-error:") {
+		return nil
+	}
+	text := "net::ERR_FAILED"
+	reqs, _ := p.NetLog()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if reqs[i].Type == "Document" && reqs[i].Failed != "" {
+			text = reqs[i].Failed
+			break
+		}
+	}
+	return &NavError{URL: p.URL(), Text: text}
 }
 
 // ErrNoHistory is returned by History when there is no entry to go to.

@@ -15,21 +15,30 @@ type media struct {
 
 // emulateCmd sends emulate.
 type emulateCmd struct {
-	media      `embed:""`
-	Offline    *bool             `negatable:"" help:"Cut the session's pages off the network (--no-offline: back on)."`
-	Throttle   string            `placeholder:"SPEED" help:"Network speed: Slow 3G, Fast 3G, Slow 4G, 4G, none, or DOWN,UP,LATENCY in kbit/s and ms."`
-	CPU        float64           `name:"cpu" placeholder:"RATE" help:"Slow the CPU down this many times (1: none)."`
-	Header     map[string]string `placeholder:"NAME=VALUE" help:"A header every request sends (an empty value removes it); repeatable."`
-	Permission []string          `placeholder:"NAME" help:"Grant a permission (geolocation, notifications, clipboard-read, clipboard-write, camera, microphone; none takes back all); repeatable."`
-	Origin     string            `placeholder:"ORIGIN" help:"The origin --permission grants to (default: every origin)."`
-	InitScript string            `name:"init-script" placeholder:"JS" help:"A script every new document runs before its own (main world)."`
-	Timeout    timeoutFlag       `embed:""`
+	media       `embed:""`
+	Offline     *bool             `negatable:"" help:"Cut the session's pages off the network (--no-offline: back on)."`
+	Throttle    string            `placeholder:"SPEED" help:"Network speed: Slow 3G, Fast 3G, Slow 4G, 4G, none, or DOWN,UP,LATENCY in kbit/s and ms."`
+	CPU         float64           `name:"cpu" placeholder:"RATE" help:"Slow the CPU down this many times (1: none)."`
+	Header      map[string]string `placeholder:"NAME=VALUE" help:"A header every request sends (an empty value removes it); repeatable."`
+	Permission  []string          `placeholder:"NAME" help:"Grant a permission (geolocation, notifications, clipboard-read, clipboard-write, camera, microphone; none takes back all); repeatable."`
+	Origin      string            `placeholder:"ORIGIN" help:"The origin --permission grants to (default: every origin)."`
+	InitScript  string            `name:"init-script" placeholder:"JS" help:"A script every new document runs before its own (main world)."`
+	Geolocation string            `placeholder:"LAT,LON[,ACC]" help:"Position navigator.geolocation reports from now on: degrees, and the accuracy in metres (grant it with --permission geolocation)."`
+	Timeout     timeoutFlag       `embed:""`
 }
 
 func (c *emulateCmd) input() (tool.Input, error) {
-	return tool.Input{Action: "emulate", ColorScheme: c.ColorScheme, ReducedMotion: c.ReducedMotion, ForcedColors: c.ForcedColors,
+	in := tool.Input{Action: "emulate", ColorScheme: c.ColorScheme, ReducedMotion: c.ReducedMotion, ForcedColors: c.ForcedColors,
 		Offline: c.Offline, Throttle: c.Throttle, CPU: c.CPU, Headers: c.Header, Permissions: c.Permission, URL: c.Origin,
-		InitScript: c.InitScript, Timeout: c.Timeout.Timeout}, nil
+		InitScript: c.InitScript, Timeout: c.Timeout.Timeout}
+	if c.Geolocation != "" {
+		g, err := parseGeolocation(c.Geolocation)
+		if err != nil {
+			return in, err
+		}
+		in.Geolocation = g
+	}
+	return in, nil
 }
 
 // routeCmd sends route.

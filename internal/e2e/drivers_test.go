@@ -440,6 +440,13 @@ func cliArgs(in tool.Input) ([]string, error) {
 		add(in.Offline != nil && !*in.Offline, "--no-offline")
 		add(in.Throttle != "", "--throttle", in.Throttle)
 		add(in.InitScript != "", "--init-script", in.InitScript)
+		for _, p := range in.Permissions {
+			a = append(a, "--permission", p)
+		}
+		add(in.URL != "", "--origin", in.URL)
+		if g := in.Geolocation; g != nil {
+			a = append(a, "--geolocation", fmt.Sprintf("%v,%v,%v", g.Latitude, g.Longitude, g.Accuracy))
+		}
 	case "route", "unroute":
 		a = append(a, in.Action)
 		add(in.URL != "", in.URL)

@@ -33,6 +33,14 @@ func testEmulateRoute(t *testing.T, d driver, task string) {
 		navigator.userAgent.includes('Pixel 7'), matchMedia('(prefers-color-scheme: dark)').matches, devicePixelRatio])`)
 	contains(t, env, `[412,true,1,true,true,2.625]`)
 
+	// The position changes at any time, and is granted apart (issue 51
+	// point 4: it could only be set at launch, which granted it too).
+	ok(t, d, tool.Input{Action: "emulate", Profile: phone, Task: task, Geolocation: &tool.Geolocation{Latitude: 48.85, Longitude: 2.35, Accuracy: 10}, Permissions: []string{"geolocation"}})
+	where := `new Promise(r => navigator.geolocation.getCurrentPosition(p => r(p.coords.latitude + ',' + p.coords.longitude), e => r('error ' + e.code)))`
+	contains(t, evalIn(t, d, phone, task, where), "48.85,2.35")
+	ok(t, d, tool.Input{Action: "emulate", Profile: phone, Task: task, Geolocation: &tool.Geolocation{Latitude: 40.7, Longitude: -74}})
+	contains(t, evalIn(t, d, phone, task, where), "40.7,-74")
+
 	// A tap: touchstart and touchend, then the click a browser makes of it.
 	evalIn(t, d, phone, task, `(() => {
 		document.body.insertAdjacentHTML('afterbegin', '<button id="tap" style="width:200px;height:80px">Tap me</button>');
@@ -75,6 +83,12 @@ func testEmulateRoute(t *testing.T, d driver, task string) {
 	contains(t, evalIn(t, d, phone, task, `fetch('/form').then(() => 'fetched', () => 'failed').then(f => f + ', online: ' + navigator.onLine)`), "failed, online: false")
 	ok(t, d, tool.Input{Action: "emulate", Profile: phone, Task: task, Offline: new(false)})
 	contains(t, evalIn(t, d, phone, task, `fetch('/form').then(() => 'fetched', () => 'failed').then(f => f + ', online: ' + navigator.onLine)`), "fetched, online: true")
+	// A reload while offline fails as a navigation does (it answered
+	// success with Chromium's error page), and works again online.
+	ok(t, d, tool.Input{Action: "emulate", Profile: phone, Task: task, Offline: new(true)})
+	bad(t, d, tool.Input{Action: "reload", Profile: phone, Task: task}, "ERR_INTERNET_DISCONNECTED")
+	ok(t, d, tool.Input{Action: "emulate", Profile: phone, Task: task, Offline: new(false)})
+	ok(t, d, tool.Input{Action: "navigate", Profile: phone, Task: task, URL: site.URL("/form"), Snapshot: new(false)})
 
 	ok(t, d, tool.Input{Action: "unroute", Profile: phone, Task: task})
 	if st := ok(t, d, tool.Input{Action: "status", Profile: phone, Task: task}).Content; strings.Contains(st, "route (task)") {

@@ -176,6 +176,12 @@ func Change(emu browser.Emulation, in *tool.Input) (browser.Emulation, []string,
 		}
 		said = append(said, "init script added: it runs in every new document, before the page's own (reload for this one)")
 	}
+	if g := in.Geolocation; g != nil {
+		// The position only: the permission is granted apart (permissions
+		// geolocation), as Playwright's setGeolocation does.
+		emu.Geolocation = &browser.Geolocation{Latitude: g.Latitude, Longitude: g.Longitude, Accuracy: g.Accuracy}
+		said = append(said, fmt.Sprintf("geolocation %v, %v", g.Latitude, g.Longitude))
+	}
 	emu.More = m
 	return emu, said, nil
 }

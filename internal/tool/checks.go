@@ -306,12 +306,17 @@ func (in *Input) checkEnvironment() error {
 	if in.Locale != "" && !ValidLocale(in.Locale) {
 		return fmt.Errorf("launch: locale %q is not a language tag; use one such as fr-FR, en-US or de", in.Locale)
 	}
+	return in.checkGeolocation()
+}
+
+// checkGeolocation checks a position launch or emulate sets.
+func (in *Input) checkGeolocation() error {
 	if g := in.Geolocation; g != nil {
 		if !(g.Latitude >= -90 && g.Latitude <= 90) || !(g.Longitude >= -180 && g.Longitude <= 180) {
-			return fmt.Errorf("launch: geolocation wants latitude -90 to 90 and longitude -180 to 180 degrees, not %v, %v", g.Latitude, g.Longitude)
+			return fmt.Errorf("%s: geolocation wants latitude -90 to 90 and longitude -180 to 180 degrees, not %v, %v", in.Action, g.Latitude, g.Longitude)
 		}
 		if !(g.Accuracy >= 0 && g.Accuracy <= 1e7) {
-			return fmt.Errorf("launch: geolocation accuracy is metres, 0 to 10000000 (0: 10 m), not %v", g.Accuracy)
+			return fmt.Errorf("%s: geolocation accuracy is metres, 0 to 10000000 (0: 10 m), not %v", in.Action, g.Accuracy)
 		}
 	}
 	return nil

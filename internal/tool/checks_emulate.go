@@ -49,8 +49,11 @@ func (in *Input) checkEmulate() error {
 		return err
 	}
 	if in.ColorScheme == "" && in.ReducedMotion == "" && in.ForcedColors == "" && in.Offline == nil && in.Throttle == "" &&
-		in.CPU == 0 && len(in.Headers) == 0 && len(in.Permissions) == 0 && in.InitScript == "" {
-		return fmt.Errorf("emulate needs what to change: colorScheme, reducedMotion, forcedColors, offline, throttle, cpu, headers, permissions (for url, an origin) or initScript")
+		in.CPU == 0 && len(in.Headers) == 0 && len(in.Permissions) == 0 && in.InitScript == "" && in.Geolocation == nil {
+		return fmt.Errorf("emulate needs what to change: colorScheme, reducedMotion, forcedColors, offline, throttle, cpu, headers, permissions (for url, an origin), geolocation or initScript")
+	}
+	if err := in.checkGeolocation(); err != nil {
+		return err
 	}
 	if in.CPU != 0 && !(in.CPU >= 1 && in.CPU <= 100) {
 		return fmt.Errorf("emulate: cpu is how many times slower, 1 (none) to 100, e.g. 4")

@@ -480,7 +480,17 @@ func (in *Input) Validate() error {
 	if !slices.Contains(Actions, in.Action) {
 		return fmt.Errorf("unknown action %q: use one of %s", in.Action, strings.Join(Actions, ", "))
 	}
-	if in.Action != "launch" && in.HasEnvironment() {
+	if in.Action == "emulate" && in.Geolocation != nil {
+		// The position changes at any time (Playwright's setGeolocation);
+		// the rest of the environment is launch's.
+		g := in.Geolocation
+		in.Geolocation = nil
+		env := in.HasEnvironment()
+		in.Geolocation = g
+		if env {
+			return fmt.Errorf("headless, userAgent, timezone, locale and device are set with launch, when it creates the session")
+		}
+	} else if in.Action != "launch" && in.HasEnvironment() {
 		return fmt.Errorf("headless, userAgent, timezone, locale, geolocation and device are set with launch, when it creates the session")
 	}
 	if in.UserDataDir != "" && in.Profile != "" {

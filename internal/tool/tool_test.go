@@ -62,6 +62,10 @@ func TestValidate(t *testing.T) {
 		{Input{Action: "launch", LoginCheck: &LoginCheck{URL: "https://a.example/", Text: "Ada\nLovelace"}}, "on one line"},
 		{Input{Action: "launch", LoginCheck: &LoginCheck{URL: "https://a.example/", Text: strings.Repeat("a", 1001)}}, "at most 1000"},
 		{Input{Action: "navigate", URL: "https://a.example", LoginCheck: &LoginCheck{URL: "https://a.example/", Text: "Ada"}}, "loginCheck is set with launch"},
+		// Issue 51 point 4: emulate sets the position at any time.
+		{Input{Action: "emulate", Geolocation: &Geolocation{Latitude: 48.85, Longitude: 2.35}}, ""},
+		{Input{Action: "emulate", Geolocation: &Geolocation{Latitude: 91}}, "emulate: geolocation wants latitude"},
+		{Input{Action: "emulate", Geolocation: &Geolocation{Latitude: 1}, Timezone: "UTC"}, "set with launch"},
 		// Issue 47 point 5: launch took emulate's fields and applied none.
 		{Input{Action: "launch", InitScript: "window.x = 1", Headers: map[string]string{"X-A": "1"}}, "launch does not take headers, initScript"},
 		{Input{Action: "launch", Permissions: []string{"geolocation"}}, "launch does not take permissions"},
