@@ -133,6 +133,7 @@ type env struct {
 	stdout, stderr io.Writer
 	connect        connectFunc
 	g              *Globals
+	legend         bool // print an annotated screenshot's labels after its file
 }
 
 // Run runs the command line args (without the program name) and returns the
@@ -322,6 +323,7 @@ func (e *env) act(ctx context.Context, a action) error {
 	if err != nil {
 		return err
 	}
+	e.legend = in.Annotate
 	return e.print(res)
 }
 

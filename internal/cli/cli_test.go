@@ -479,3 +479,17 @@ func TestLaunchLoginCheck(t *testing.T) {
 		t.Errorf("a launch without --login-check flags sent %+v", d.inputs)
 	}
 }
+
+// TestAnnotatedScreenshotPrintsLabels (issue 51 point 5): screenshot
+// --annotate prints the file, then the labels; a plain screenshot only
+// the file, one line for scripts.
+func TestAnnotatedScreenshotPrintsLabels(t *testing.T) {
+	d := &fakeDaemon{result: tool.Result{Action: "screenshot", Success: true, ScreenshotPath: "/tmp/t1.png",
+		Content: "screenshot saved to /tmp/t1.png (10 bytes)\ne3 button \"Submit\" 10,20 80×30"}}
+	if _, out, _ := runWith(t, d, "screenshot", "--annotate"); !strings.Contains(out, "/tmp/t1.png\n") || !strings.Contains(out, `e3 button "Submit"`) {
+		t.Errorf("screenshot --annotate printed %q", out)
+	}
+	if _, out, _ := runWith(t, d, "screenshot"); out != "/tmp/t1.png\n" {
+		t.Errorf("screenshot printed %q", out)
+	}
+}

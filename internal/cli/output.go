@@ -32,7 +32,13 @@ func (e *env) print(res tool.Result) error {
 		return errReported
 	}
 	if res.ScreenshotPath != "" {
-		_, err := fmt.Fprintln(e.stdout, res.ScreenshotPath)
+		// The file, for scripts that read one line; an annotated
+		// screenshot's labels (its legend) after it, as the answer has
+		// them.
+		if _, err := fmt.Fprintln(e.stdout, res.ScreenshotPath); err != nil || !e.legend {
+			return err
+		}
+		_, err := fmt.Fprintln(e.stdout, res.Content)
 		return err
 	}
 	w := &errWriter{w: e.stdout}
