@@ -16,7 +16,7 @@ import (
 // ratio other than 1 scales them) — and the list of the labels drawn:
 // those of the elements that show in the viewport.
 func Shot(ctx context.Context, pg *browser.Page, marks []Mark, els []browser.Elem) ([]byte, string, error) {
-	boxes := pg.Boxes(ctx, els)
+	boxes := pg.Clipped(ctx, els, pg.Boxes(ctx, els))
 	vw, _, err := pg.Viewport(ctx)
 	if err != nil {
 		return nil, "", err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -178,6 +179,62 @@ func (p *Page) Boxes(ctx context.Context, els []Elem) []Box {
 		}
 		off := offsets[string(els[i].Sess)]
 		out[i] = Box{X: minX + off[0], Y: minY + off[1], W: maxX - minX, H: maxY - minY}
+	}
+	return out
+}
+
+// clipJS is the part of the element its scrolling ancestors let show, in
+// its frame's viewport: each ancestor that clips (overflow other than
+// visible, a <select> list) narrows it to its client area; then its own
+// corner, to place the clip in the tab. The root and
+// body are left out (their overflow is the viewport's), and the walk stops
+// at a fixed element (the ancestors above do not clip it).
+const clipJS = `function() {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el) return null;
+  const r = el.getBoundingClientRect();
+  let x0 = r.left, y0 = r.top, x1 = r.right, y1 = r.bottom;
+  for (let e = el; e; ) {
+    if (getComputedStyle(e).position === 'fixed') break;
+    const a = e.parentElement;
+    if (!a || a === document.body || a === document.documentElement) break;
+    const cs = getComputedStyle(a);
+    if (a.tagName === 'SELECT' || cs.overflowX !== 'visible' || cs.overflowY !== 'visible') {
+      const b = a.getBoundingClientRect();
+      const l = b.left + a.clientLeft, t = b.top + a.clientTop;
+      x0 = Math.max(x0, l); y0 = Math.max(y0, t);
+      x1 = Math.min(x1, l + (a.clientWidth || b.width)); y1 = Math.min(y1, t + (a.clientHeight || b.height));
+    }
+    e = a;
+  }
+  return [x0, y0, Math.max(0, x1 - x0), Math.max(0, y1 - y0), r.left, r.top];
+}`
+
+// Clipped is boxes (from Boxes) each narrowed to the part of its element
+// that its scrolling containers let show (an option scrolled out of its
+// list, a row out of a scrolled table: none). An element it cannot ask
+// about keeps its box.
+func (p *Page) Clipped(ctx context.Context, els []Elem, boxes []Box) []Box {
+	out := slices.Clone(boxes)
+	for i, e := range els {
+		if out[i].W == 0 || out[i].H == 0 {
+			continue
+		}
+		var c []float64
+		if err := p.CallOn(ctx, e, clipJS, &c); err != nil || len(c) != 6 {
+			continue
+		}
+		// The clip is in the frame's coordinates, the box in the tab's:
+		// the frame's offset is the difference of the element's corners.
+		r := c[4:]
+		dx, dy := out[i].X-r[0], out[i].Y-r[1]
+		x0, y0 := max(out[i].X, c[0]+dx), max(out[i].Y, c[1]+dy)
+		x1, y1 := min(out[i].X+out[i].W, c[0]+dx+c[2]), min(out[i].Y+out[i].H, c[1]+dy+c[3])
+		if x1 <= x0 || y1 <= y0 {
+			out[i] = Box{}
+			continue
+		}
+		out[i] = Box{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
 	}
 	return out
 }

@@ -103,6 +103,15 @@ func testPoints(t *testing.T, d driver, task string) {
 	if _, isAPI := d.(*apiDriver); len(shot.Image) == 0 && !isAPI {
 		t.Errorf("annotated screenshot without an image")
 	}
+	// Options scrolled out of their list get no label (issue 51 point 3:
+	// they were drawn below it, over other elements).
+	ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: `(() => { document.body.insertAdjacentHTML('beforeend',
+	  '<select multiple size="3" aria-label="People" style="position:absolute;left:700px;top:400px">' +
+	  ['Ann', 'Bob', 'Carol', 'Dave', 'Eve', 'Fay'].map(n => '<option>' + n + '</option>').join('') + '</select>'); return 1; })()`})
+	listed := ok(t, d, tool.Input{Action: "screenshot", Task: task, Annotate: true, FullPage: &no}).Content
+	if !strings.Contains(listed, `option "Ann"`) || strings.Contains(listed, `option "Fay"`) || strings.Contains(listed, `option "Eve"`) {
+		t.Errorf("the labels of a list of three showing Ann, Bob and Carol:\n%s", listed)
+	}
 
 	// The page moved Save since the agent looked: a point with the ref
 	// it expects there presses nothing and says where the ref is now.
