@@ -751,10 +751,11 @@ func (p *Page) errorPage() error {
 	}
 	text := "net::ERR_FAILED"
 	reqs, _ := p.NetLog()
+	// The load's own failure; an aborted one is the error page taking
+	// its place, named only when nothing else is.
 	for i := len(reqs) - 1; i >= 0; i-- {
-		if reqs[i].Type == "Document" && reqs[i].Failed != "" {
-			text = reqs[i].Failed
-			break
+		if f := reqs[i].Failed; reqs[i].Type == "Document" && f != "" && (text == "net::ERR_FAILED" || text == "net::ERR_ABORTED") {
+			text = f
 		}
 	}
 	return &NavError{URL: p.URL(), Text: text}
