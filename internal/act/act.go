@@ -252,6 +252,8 @@ func (c *Tab) Explain(err error) (msg string, ok bool) {
 			return fmt.Sprintf("%s is not visible; open or scroll to what reveals it, or wait for it", what), true
 		case "offscreen":
 			return fmt.Sprintf("%s is outside the viewport and could not be scrolled into view", what), true
+		case "clipped":
+			return fmt.Sprintf("%s is cut off by a container that clips it (overflow or paint containment) and could not be scrolled into view; act on what reveals it", what), true
 		}
 		return fmt.Sprintf("%s cannot be used: %s", what, nae.Reason), true
 	}

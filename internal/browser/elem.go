@@ -30,7 +30,7 @@ var ErrStale = errors.New("element is gone from the page")
 
 // NotActionableError says why an element cannot take the action.
 type NotActionableError struct {
-	Reason string // hidden, disabled, offscreen, covered, detached
+	Reason string // hidden, disabled, offscreen, clipped, covered, detached
 	// Cover is the element on top, when Reason is covered.
 	Cover     *Elem
 	CoverDesc string
@@ -241,19 +241,27 @@ const checkJS = `async function(action) {
   if (el.tagName === 'OPTION' && el.closest('select') && !boxes().length) el = el.closest('select');
   if (!boxes().length) return {reason: 'hidden'};
   if (action !== 'hover' && action !== 'scroll' && action !== 'drop' && (el.disabled || el.closest('fieldset:disabled') || el.getAttribute('aria-disabled') === 'true')) return {reason: 'disabled'};
-  // The part of the element not clipped by a scrolling ancestor or the window.
+  // The part of the element not clipped by an ancestor or the window.
+  // The body's overflow is the window's when the root's is visible (CSS
+  // Overflow 3, 3.3): then the body clips nothing. Paint containment
+  // clips as overflow does. A scaled ancestor's client box is scaled too.
+  const rootst = getComputedStyle(document.documentElement);
+  const bodyPasses = rootst.overflowX === 'visible' && rootst.overflowY === 'visible';
   const visible = () => {
     let r = el.getBoundingClientRect();
     let l = r.left, t = r.top, ri = r.right, b = r.bottom;
-    for (let a = el, fixed = false; !fixed && (a = a.parentElement) && a !== document.documentElement; ) {
+    for (let a = el, fixed = st.position === 'fixed'; !fixed && (a = a.parentElement) && a !== document.documentElement; ) {
       const s = getComputedStyle(a);
       // What is fixed to the window (a modal's container) is clipped by
       // no ancestor of it: SweetAlert2 sets the body's overflow hidden.
       fixed = s.position === 'fixed';
-      if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+      const paint = /paint|strict|content/.test(s.contain) || s.contentVisibility === 'auto';
+      if (!paint && (s.overflowX === 'visible' && s.overflowY === 'visible' || a === document.body && bodyPasses)) continue;
       const c = a.getBoundingClientRect();
-      l = Math.max(l, c.left + a.clientLeft); t = Math.max(t, c.top + a.clientTop);
-      ri = Math.min(ri, c.left + a.clientLeft + a.clientWidth); b = Math.min(b, c.top + a.clientTop + a.clientHeight);
+      const sx = a.offsetWidth ? c.width / a.offsetWidth : 1, sy = a.offsetHeight ? c.height / a.offsetHeight : 1;
+      const cl = c.left + a.clientLeft * sx, ct = c.top + a.clientTop * sy;
+      l = Math.max(l, cl); t = Math.max(t, ct);
+      ri = Math.min(ri, cl + a.clientWidth * sx); b = Math.min(b, ct + a.clientHeight * sy);
     }
     l = Math.max(l, 0); t = Math.max(t, 0); ri = Math.min(ri, innerWidth); b = Math.min(b, innerHeight);
     return {l, t, ri, b, whole: ri - l >= Math.min(r.width, innerWidth) - 1 && b - t >= Math.min(r.height, innerHeight) - 1};
@@ -282,7 +290,22 @@ const checkJS = `async function(action) {
   };
   let v = visible();
   if (!v.whole) { el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); v = visible(); }
-  if (v.ri <= v.l || v.b <= v.t) return viaLabel() || {reason: 'offscreen'};
+  // Chromium's hit test has the last word on what shows: points of the
+  // element's boxes within the window, tried after those the model above
+  // finds, in case it clips what Chromium does not.
+  const inWindow = [];
+  for (const r of boxes()) {
+    const l = Math.max(r.left, 0), t = Math.max(r.top, 0), ri = Math.min(r.right, innerWidth), b = Math.min(r.bottom, innerHeight);
+    if (ri <= l || b <= t) continue;
+    inWindow.push([(l + ri) / 2, (t + b) / 2]);
+    for (const fx of [0.25, 0.75]) for (const fy of [0.25, 0.75]) inWindow.push([l + (ri - l) * fx, t + (b - t) * fy]);
+  }
+  const hitInWindow = () => {
+    if (action === 'scroll' || action === 'drop') return null;
+    const box = el.getBoundingClientRect();
+    for (const [x, y] of inWindow) if (ours(hitAt(x, y), x, y)) return {ok: true, cx: x, cy: y, rl: box.left, rt: box.top, toggle};
+    return null;
+  };
   // A hit that stops at a shadow host holding the element: the hit test
   // cannot look into a closed root, and answers with the host for a text
   // slotted there (a button labelled by its <slot>); no element of the
@@ -298,6 +321,7 @@ const checkJS = `async function(action) {
       n = r.host; }
     return false; };
   const ours = (hit, x, y) => hit && (within(el, hit) || hostOf(hit, x, y) || (el.labels && [...el.labels].some(lb => within(lb, hit))));
+  if (v.ri <= v.l || v.b <= v.t) return hitInWindow() || viaLabel() || {reason: inWindow.length ? 'clipped' : 'offscreen'};
   const pts = [];
   // An element whose box is mostly empty (a full-width list item, a wide
   // row around a short text) is aimed at its content — its text run, its
@@ -324,9 +348,11 @@ const checkJS = `async function(action) {
     pts.push([(l + ri) / 2, (t + b) / 2]);
     for (const fx of [0.25, 0.75, 0.5]) for (const fy of [0.5, 0.25, 0.75]) pts.push([l + (ri - l) * fx, t + (b - t) * fy]);
   }
-  if (!pts.length) return viaLabel() || {reason: 'offscreen'};
+  if (!pts.length) return hitInWindow() || viaLabel() || {reason: inWindow.length ? 'clipped' : 'offscreen'};
   const box = el.getBoundingClientRect();
   for (const [x, y] of pts) if (ours(hitAt(x, y), x, y)) return {ok: true, cx: x, cy: y, rl: box.left, rt: box.top, toggle};
+  const seen = hitInWindow();
+  if (seen) return seen;
   const [cx, cy] = pts[0];
   // A scroll box, or a drop zone under a placeholder, takes the pointer
   // where it is.

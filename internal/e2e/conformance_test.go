@@ -696,6 +696,23 @@ var confCases = []confCase{
 			func() error { return e(a.typeInto("textbox", "Email", "a@b.c", false, false)) },
 			func() error { return e(a.scroll("", "Log", "down", 100)) })
 	}, `document.getElementById('email').value === 'a@b.c' && document.getElementById('log').scrollTop > 0`},
+	{"overflow-body", "the body's overflow passes to the window: a Save button below its 720 px is clicked", func(a *agent) error {
+		return steps(func() error { return a.open("overflow-body") },
+			func() error { return e(a.typeInto("textbox", "Summary", "typo", false, false)) },
+			func() error { return e(a.click("button", "Save page", none)) })
+	}, `document.getElementById('out').textContent === 'saved: typo'`},
+	{"overflow-kinds", "buttons in clipping, contained, transformed, fixed and sticky boxes are clicked", func(a *agent) error {
+		return steps(func() error { return a.open("overflow-kinds") },
+			func() error { return e(a.click("button", "Paint inside", none)) },
+			func() error { return e(a.click("button", "In a moved scroll box", none)) },
+			func() error { return e(a.click("button", "Far down", none)) },
+			func() error { return e(a.click("button", "Fixed in a clipped parent", none)) })
+	}, `document.getElementById('out').textContent === 'clicked: fixed' && scrollY > 500`},
+	{"block-editor", "a block editor's blocks (role document, contenteditable) are typed into", func(a *agent) error {
+		return steps(func() error { return a.open("block-editor") },
+			func() error { return e(a.typeInto("document", "Block: Heading", "Hello blocks", false, false)) },
+			func() error { return e(a.click("button", "Publish", none)) })
+	}, `document.getElementById('out').textContent.startsWith('published: Hello blocks')`},
 	{"bfcache-a", "back to a page from the back/forward cache answers at once", func(a *agent) error {
 		return steps(func() error { return a.open("bfcache-a") },
 			func() error { return e(a.click("link", "Go to B", none)) },

@@ -657,7 +657,7 @@ func (b *builder) kindOf(fi, ni int, inRef bool) kind {
 	kd.cls = cls
 	kd.generic = n.Ignored || cls&rGeneric != 0
 	kd.clickable = n.BackendID != 0 && f.Clickable[n.BackendID] && !inRef &&
-		kd.pr.role != "document" && kd.pr.role != "iframe"
+		!frameRoot(n.Role) && kd.pr.role != "iframe"
 	kd.control = n.BackendID != 0 && (kd.clickable || !n.Ignored && actionable(n, cls))
 	kd.native = b.nativeSelect(fi, ni)
 	if kd.native && kd.pr.role == "option" {
@@ -831,7 +831,9 @@ func actionable(n *Node, cls roleBits) bool {
 	if n.Props["focusable"] != "true" {
 		return false
 	}
-	if r := roleOf(n.Role).role; r == "document" || r == "iframe" {
+	if frameRoot(n.Role) || roleOf(n.Role).role == "iframe" {
+		// (An element whose role is document — a block editor's block —
+		// is no frame's root: focusable, it takes a ref.)
 		return false
 	}
 	if cls&rGeneric != 0 {
@@ -839,6 +841,10 @@ func actionable(n *Node, cls roleBits) bool {
 	}
 	return true
 }
+
+// frameRoot reports whether Chromium's role is that of a frame's own
+// document, which never takes a ref (the iframe that holds it may).
+func frameRoot(role string) bool { return role == "RootWebArea" || role == "WebArea" }
 
 // editableRoot reports whether a node is the focusable root of an editor
 // the page made with contenteditable and no role (Quill, ProseMirror,
@@ -1283,8 +1289,13 @@ func (b *builder) attrs(n *Node, kd *kind, role, hint string, current bool) (str
 		if v := p["invalid"]; v != "" && v != "false" {
 			add("invalid")
 		}
-		if p["focused"] == "true" && role != "document" {
+		if p["focused"] == "true" && !frameRoot(n.Role) {
 			add("focused")
+		}
+		if ref != "" && p["editable"] != "" && role != "textbox" && !valueRoles[role] {
+			// Typed into, though its role does not say so: a block
+			// editor's block (role document), an editable cell.
+			add("editable")
 		}
 	}
 	if valueRoles[role] || pr.typ != "" {

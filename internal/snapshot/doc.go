@@ -52,11 +52,13 @@
 //
 // Attributes come in this order when present: ref, hint (a control the
 // page gave no name: a word for what it does, from its icon, test id or id
-// — Frame.Hints), type (inputs Chromium gives an internal role), level (headings), checked/checked=mixed,
-// selected, pressed/pressed=mixed/pressed=false, expanded/collapsed,
-// disabled, required, readonly, invalid, focused, value (text fields,
-// comboboxes, sliders, spin buttons, typed inputs), href (same-origin links
-// shortened to their path), current, placeholder.
+// — Frame.Hints), type (inputs Chromium gives an internal role), level
+// (headings), checked/checked=mixed, selected,
+// pressed/pressed=mixed/pressed=false, expanded/collapsed, disabled,
+// required, readonly, invalid, focused, editable (an element with a ref
+// typed into though its role is no field: a block editor's block), value
+// (text fields, comboboxes, sliders, spin buttons, typed inputs), href
+// (same-origin links shortened to their path), current, placeholder.
 //
 // A table row prints as one bare line, its cells joined with " | ". A cell
 // holding a simple control prints that control whole in place, role, name
@@ -72,21 +74,24 @@
 // # Refs
 //
 // Refs go to actionable nodes that have a DOM node: widgets (button, link,
-// textbox, checkbox, combobox, option, tab, slider, ...), focusable nodes with
-// a role, and elements the page made clickable without a role
+// textbox, checkbox, combobox, option, tab, slider, ...), focusable nodes
+// with a role, and elements the page made clickable without a role
 // (Frame.Clickable; a roleless one prints as "clickable"), even those
-// Chromium marks ignored (aria-hidden), which are named from their text, else
-// from Frame.ClickableText. A Clickable element inside another element with
-// a ref gets none (cursor:pointer is inherited). These get refs too, for
-// agents to click or hover them: list items that hold no control or list
+// Chromium marks ignored (aria-hidden), which are named from their text,
+// else from Frame.ClickableText. A Clickable element inside another element
+// with a ref gets none (cursor:pointer is inherited). These get refs too,
+// for agents to click or hover them: list items that hold no control or list
 // item (the options of an autocomplete, even inside a clickable box), named
 // images (hover an avatar), and <label> elements tied to no control (one
 // that neither names a control, through labelledby or by its text, nor holds
-// one: a to-do item's text), images and labels only outside controls. Iframes and documents never get refs. A ref names a (frame, backend
-// DOM node id) pair through [Refs]: the same node keeps its ref across
+// one: a to-do item's text), images and labels only outside controls.
+// Iframes and a frame's own document never get refs; an element whose role
+// is document (a block editor's block) takes one when it is focusable or
+// clickable, and says editable when it is. A ref names a (frame, backend DOM
+// node id) pair through [Refs]: the same node keeps its ref across
 // snapshots, a node seen for the first time gets the next number in document
-// order, and a ref is never reused, even after [Refs.Forget] drops a replaced
-// document.
+// order, and a ref is never reused, even after [Refs.Forget] drops a
+// replaced document.
 //
 // # Limits
 //
