@@ -39,7 +39,8 @@ func TestReadmeErrors(t *testing.T) {
 		fmt.Fprint(w, `<!doctype html><title>Errors</title>
 <button id="under" style="position:absolute;left:10px;top:10px;width:200px;height:40px">Under</button>
 <div id="cover" style="position:absolute;left:0;top:0;width:400px;height:100px;background:#eee" onclick="0">Cookie banner</div>
-<button id="later">Later</button>`)
+<button id="later">Later</button>
+<div style="overflow:clip;height:30px"><div style="height:40px"></div><button id="cut">Cut</button></div>`)
 	}))
 	defer page.Close()
 	data := t.TempDir()
@@ -50,13 +51,15 @@ func TestReadmeErrors(t *testing.T) {
 	}
 	under := firstRefIn(r.Content, "button", "Under")
 	later := firstRefIn(r.Content, "button", "Later")
-	if under == "" || later == "" {
+	cut := firstRefIn(r.Content, "button", "Cut")
+	if under == "" || later == "" || cut == "" {
 		t.Fatalf("no refs in:\n%s", r.Content)
 	}
 	got := map[string]string{}
 	got["covered"] = cli(t, data, "click", under).Error
 	cli(t, data, "eval", "document.getElementById('later').style.display = 'none'")
 	got["not visible"] = cli(t, data, "click", later).Error
+	got["cut off"] = cli(t, data, "click", cut).Error
 	got["refused: 10.0"] = cli(t, data, "open", "http://10.0.0.5/").Error
 	got["credentials"] = cli(t, data, "open", "https://ann:s3cret@intranet.example/").Error
 
