@@ -305,6 +305,9 @@ const clickableJS = `((roots) => {
       if (cur !== 'pointer' && cur !== 'grab' && cur !== 'move' && !cur.endsWith('resize')) return;
       const par = el.parentElement || (el.parentNode && el.parentNode.host);
       if (par && getComputedStyle(par).cursor === cur) return;
+      // An empty box of no size (a suggestions list before its results
+      // arrive) is nothing a hand can reach.
+      if (!el.firstElementChild && el.textContent.trim() === '' && (r => r.width === 0 || r.height === 0)(el.getBoundingClientRect())) return;
       hit = true;
     }
     if (!hidden && (!leaf && !knob && el.matches(skip) || el.closest('a[href],button'))) return;
