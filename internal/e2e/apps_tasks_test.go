@@ -129,7 +129,9 @@ var appTasks = []appTask{
 				func() error { return a.openApp(x, "index.php?title=Main_Page") },
 				func() error { return e(a.typeInto("searchbox", "Search Team Wiki", "Meeting notes", true, true)) },
 				func() error { return e(a.click("link", "Meeting notes", none)) },
-				func() error { return e(a.typeInto("textbox", "Wikitext source editor", "Agreed: ship on Friday.\n", true, false)) },
+				func() error {
+					return e(a.typeInto("textbox", "Wikitext source editor", "Agreed: ship on Friday.\n", true, false))
+				},
 				func() error { return mwSave(a, "Save page", "first notes") })
 		},
 		score: func(t *testing.T, x *app) error {
@@ -161,7 +163,9 @@ var appTasks = []appTask{
 				func() error { return e(a.click("link", "ADD USER", none)) },
 				func() error { return e(a.typeInto("textbox", "Username:", "maria", true, false)) },
 				func() error { return e(a.typeInto("textbox", "Password:", "Maria-pass-2026", true, false)) },
-				func() error { return e(a.typeInto("textbox", "Password confirmation:", "Maria-pass-2026", true, false)) },
+				func() error {
+					return e(a.typeInto("textbox", "Password confirmation:", "Maria-pass-2026", true, false))
+				},
 				func() error { return e(a.click("button", "Save", none)) },
 				func() error { return e(a.click("checkbox", "Staff status", none)) },
 				func() error { return e(a.click("option", "Editors", none)) },
@@ -180,7 +184,9 @@ var appTasks = []appTask{
 				func() error { return e(a.click("link", "Articles", none)) },
 				func() error { return e(a.click("link", "ADD ARTICLE", none)) },
 				func() error { return e(a.typeInto("textbox", "Title:", "Tram line opens", true, false)) },
-				func() error { return e(a.typeInto("textbox", "Body:", "The new tram line opened on Monday.", true, false)) },
+				func() error {
+					return e(a.typeInto("textbox", "Body:", "The new tram line opened on Monday.", true, false))
+				},
 				func() error { return e(a.pick("combobox", "Category:", "Sport")) },
 				func() error { return e(a.click("checkbox", "Published", none)) },
 				func() error { return e(a.click("link", "Today", none)) },

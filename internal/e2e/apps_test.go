@@ -38,8 +38,8 @@ import (
 // appTask is one task on one application.
 type appTask struct {
 	app, task string
-	what      string                         // what it asks, as a user would
-	run       func(a *agent, x *app) error   // the agent's way through
+	what      string                           // what it asks, as a user would
+	run       func(a *agent, x *app) error     // the agent's way through
 	score     func(t *testing.T, x *app) error // the application's state says it is done
 }
 
