@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -284,6 +285,112 @@ var appTasks = []appTask{
 			pub := one(t, db, `SELECT group_concat(title || '=' || published, ',') FROM articles_article WHERE title IN ('Harbour festival moves to June', 'Draft: budget leaks')`)
 			return need(pub == "Harbour festival moves to June=1,Draft: budget leaks=0" || pub == "Draft: budget leaks=0,Harbour festival moves to June=1", "published: %s", pub)
 		}},
+	{app: "adminer", task: "insert", what: "add a row to a table with the New item form",
+		run: func(a *agent, x *app) error {
+			return steps(func() error { return adLogin(a, x) },
+				func() error { return e(a.click("link", "products", none)) },
+				func() error { return e(a.click("link", "New item", none)) },
+				func() error { return a.typeInRow("name", "textbox", "Hammer") },
+				func() error { return a.typeInRow("price", "textbox", "15.5") },
+				func() error { return a.typeInRow("category", "textbox", "tools") },
+				func() error { return e(a.click("button", "Save", none)) })
+		},
+		score: func(t *testing.T, x *app) error {
+			row := one(t, x.db(t, "shop.db"), `SELECT name || '|' || price || '|' || category FROM products WHERE name = 'Hammer'`)
+			return need(row == "Hammer|15.5|tools", "the new row: %q", row)
+		}},
+	{app: "adminer", task: "edit", what: "change one value of a row from the table's data",
+		run: func(a *agent, x *app) error {
+			return steps(func() error { return adLogin(a, x) },
+				func() error { return e(a.click("link", "products", none)) },
+				func() error { return e(a.click("link", "Select data", none)) },
+				func() error { return a.clickInRow("Gadget", "link") },
+				func() error { return a.typeInRow("price", "textbox", "19.99") },
+				func() error { return e(a.click("button", "Save", none)) })
+		},
+		score: func(t *testing.T, x *app) error {
+			price := one(t, x.db(t, "shop.db"), `SELECT price FROM products WHERE name = 'Gadget'`)
+			return need(price == "19.99", "Gadget's price: %q", price)
+		}},
+	{app: "adminer", task: "sql", what: "run an UPDATE in the SQL command page",
+		run: func(a *agent, x *app) error {
+			return steps(func() error { return adLogin(a, x) },
+				func() error { return e(a.click("link", "SQL command", none)) },
+				func() error {
+					ref, err := a.refAfterRole("SQL command", "textbox")
+					if err != nil {
+						return err
+					}
+					return e(a.saw(a.tool.typeText(ref, "UPDATE orders SET status = 'shipped' WHERE quantity >= 10", true, false)))
+				},
+				func() error { return e(a.click("button", "Execute", none)) })
+		},
+		score: func(t *testing.T, x *app) error {
+			st := one(t, x.db(t, "shop.db"), `SELECT group_concat(status, ',') FROM (SELECT status FROM orders ORDER BY id)`)
+			return need(st == "new,shipped,shipped", "orders' statuses: %q", st)
+		}},
+	{app: "adminer", task: "delete-row", what: "select a row of the table's data and delete it",
+		run: func(a *agent, x *app) error {
+			return steps(func() error { return adLogin(a, x) },
+				func() error { return e(a.click("link", "products", none)) },
+				func() error { return e(a.click("link", "Select data", none)) },
+				func() error { return a.clickInRow("Discontinued lamp", "checkbox") },
+				func() error { return e(a.click("button", "Delete", none)) },
+				func() error { return e(a.saw(a.tool.dialog(true))) }) // "Are you sure?"
+		},
+		score: func(t *testing.T, x *app) error {
+			db := x.db(t, "shop.db")
+			n, all := one(t, db, `SELECT count(*) FROM products WHERE name LIKE 'Discontinued%'`), one(t, db, `SELECT count(*) FROM products`)
+			return need(n == "0" && all == "4", "lamps left %s, products %s (want 0 and 4)", n, all)
+		}},
+	{app: "adminer", task: "create-table", what: "create a table with a named text column",
+		run: func(a *agent, x *app) error {
+			return steps(func() error { return adLogin(a, x) },
+				func() error { return e(a.click("link", "Create table", none)) },
+				func() error {
+					ref, err := a.refAfterRole("Table name", "textbox")
+					if err != nil {
+						return err
+					}
+					return e(a.saw(a.tool.typeText(ref, "suppliers", true, false)))
+				},
+				// The column's type, then its name: a name typed adds an
+				// empty row below, with a Type of its own.
+				func() error { return e(a.pick("combobox", "Type", "text")) },
+				func() error { return e(a.typeInto("textbox", "Column name", "company", true, false)) },
+				func() error { return e(a.click("button", "Save", none)) })
+		},
+		score: func(t *testing.T, x *app) error {
+			sqlText := one(t, x.db(t, "shop.db"), `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'suppliers'`)
+			return need(strings.Contains(sqlText, "company") && strings.Contains(strings.ToLower(sqlText), "text"), "the suppliers table: %q", sqlText)
+		}},
+	{app: "adminer", task: "add-column", what: "add a column to an existing table with Alter table",
+		run: func(a *agent, x *app) error {
+			return steps(func() error { return adLogin(a, x) },
+				func() error { return e(a.click("link", "products", none)) },
+				func() error { return e(a.click("link", "Alter table", none)) },
+				func() error {
+					// The last column's "+" adds an empty row after it.
+					refs := a.candidates(a.seen, "button", "+")
+					if len(refs) == 0 {
+						return fmt.Errorf("no + button:\n%s", a.last)
+					}
+					return e(a.saw(a.tool.click(refs[len(refs)-1], none)))
+				},
+				func() error {
+					for _, l := range strings.Split(a.last, "\n") {
+						if i := strings.Index(l, `textbox "Column name" [ref=`); i >= 0 && !strings.Contains(l[i:], "value=") {
+							return e(a.saw(a.tool.typeText(quotedRef.FindStringSubmatch(l[i:])[1], "stock", true, false)))
+						}
+					}
+					return fmt.Errorf("no empty Column name field:\n%s", a.last)
+				},
+				func() error { return e(a.click("button", "Save", none)) })
+		},
+		score: func(t *testing.T, x *app) error {
+			sqlText := one(t, x.db(t, "shop.db"), `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'products'`)
+			return need(strings.Contains(sqlText, "stock"), "the products table: %q", sqlText)
+		}},
 }
 
 // djLogin logs in to the Django admin as its superuser.
@@ -294,26 +401,75 @@ func djLogin(a *agent, x *app) error {
 		func() error { return e(a.click("button", "Log in", none)) })
 }
 
-// clickInRow clicks the control of role in the table row that shows text
-// (a row's unnamed checkbox): on the row's line, or within the lines
-// under it (Playwright MCP puts a row's cells on lines of their own).
-func (a *agent) clickInRow(text, role string) error {
+// refInRow is the ref of the control of role in the table row that shows
+// text (a row's unnamed checkbox, a form's field beside its label cell):
+// on the row's line, or within the lines under it (Playwright MCP puts a
+// row's cells on lines of their own).
+func (a *agent) refInRow(text, role string) (string, error) {
+	isRow := func(l string) bool {
+		t := strings.TrimLeft(l, " ")
+		return strings.Contains(l, `"`+text+`"`) || strings.Contains(l, `"`+text+" ") ||
+			strings.HasPrefix(t, text+" |") || strings.HasPrefix(t, "row: "+text) || strings.Contains(l, "| "+text+" |") ||
+			strings.HasPrefix(t, "- row \"") && strings.Contains(l, " "+text+" ")
+	}
 	for k := len(a.seen) - 1; k >= 0; k-- {
 		ls := strings.Split(shownOnly(a.seen[k]), "\n")
 		for i, l := range ls {
-			if strings.HasPrefix(l, "- ") || !strings.Contains(l, `"`+text+`"`) && !strings.Contains(l, `"`+text+" ") {
+			if strings.HasPrefix(l, "- ") || !isRow(l) {
 				continue
 			}
-			for _, m := range ls[i:min(i+4, len(ls))] {
-				if j := strings.Index(m, role+" [ref="); j >= 0 || strings.Contains(m, role+" \"") {
-					if r := quotedRef.FindStringSubmatch(m[max(j, 0):]); r != nil {
-						return e(a.saw(a.tool.click(r[1], none)))
+			indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " +~-")) }
+			for n, m := range ls[i:] {
+				if n > 0 && indent(m) <= indent(l) {
+					break // past the row's own lines
+				}
+				j := strings.Index(m, role+" [ref=")
+				if j < 0 {
+					j = strings.Index(m, role+` "`)
+				}
+				if j >= 0 {
+					if r := quotedRef.FindStringSubmatch(m[j:]); r != nil {
+						return r[1], nil
 					}
 				}
 			}
 		}
 	}
-	return fmt.Errorf("no %s in the row of %q:\n%s", role, text, a.last)
+	return "", fmt.Errorf("no %s in the row of %q:\n%s", role, text, a.last)
+}
+
+// clickInRow clicks the control of role in the row that shows text.
+func (a *agent) clickInRow(text, role string) error {
+	ref, err := a.refInRow(text, role)
+	if err != nil {
+		return err
+	}
+	return e(a.saw(a.tool.click(ref, none)))
+}
+
+// typeInRow types into the field of role in the row that shows text.
+func (a *agent) typeInRow(text, role, typed string) error {
+	ref, err := a.refInRow(text, role)
+	if err != nil {
+		return err
+	}
+	return e(a.saw(a.tool.typeText(ref, typed, true, false)))
+}
+
+// adLogin logs in to Adminer's SQLite database of the shop.
+func adLogin(a *agent, x *app) error {
+	return steps(func() error { return a.openApp(x, "") },
+		func() error {
+			ref, err := a.refInRow("System", "combobox")
+			if err != nil {
+				return err
+			}
+			return e(a.pickRef(ref, "SQLite 3"))
+		},
+		func() error { return a.typeInRow("Username", "textbox", "admin") },
+		func() error { return a.typeInRow("Password", "textbox", appPassword) },
+		func() error { return a.typeInRow("Database", "textbox", filepath.Join(x.dir, "shop.db")) },
+		func() error { return e(a.click("button", "Login", none)) })
 }
 
 // refAfterText is the ref of the first role "name" after the newest line

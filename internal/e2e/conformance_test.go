@@ -56,6 +56,8 @@ type confTool interface {
 	upload(ref string, files []string) (string, error)
 	// login gives the session an HTTP basic-auth login for origin.
 	login(origin, user, password string) (string, error)
+	// dialog answers the alert, confirm or prompt the page opened.
+	dialog(accept bool) (string, error)
 	// eval is the test's own reading of the page, not the agent's.
 	eval(js string) (string, error)
 	uploadDir() string
@@ -140,6 +142,9 @@ func (b *browserdTool) upload(ref string, files []string) (string, error) {
 }
 func (b *browserdTool) login(origin, user, password string) (string, error) {
 	return b.do(tool.Input{Action: "launch", HTTPCredentials: []tool.HTTPCredential{{Origin: origin, Username: user, Password: password}}})
+}
+func (b *browserdTool) dialog(accept bool) (string, error) {
+	return b.do(tool.Input{Action: "dialog", Accept: &accept})
 }
 func (b *browserdTool) eval(js string) (string, error) {
 	return b.do(tool.Input{Action: "evaluate", Expression: js})
