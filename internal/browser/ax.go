@@ -313,8 +313,10 @@ const clickableJS = `((roots) => {
     if (!hidden && (!leaf && !knob && el.matches(skip) || el.closest('a[href],button'))) return;
     // Inside aria-hidden, only what shows counts (a closed modal's
     // buttons keep their pointer cursor under display: none).
+    // (Nor what is moved out of the page's reach, left of or above its
+    // origin: DokuWiki's pickers, aria-hidden at left: -1.4e6px.)
     if (hidden && (el.getClientRects().length === 0 || getComputedStyle(el).visibility !== 'visible' ||
-      (r => r.width <= 2 || r.height <= 2)(el.getBoundingClientRect()))) return; // a select a widget clipped to a pixel
+      (r => r.width <= 2 || r.height <= 2 || r.right + scrollX <= 0 || r.bottom + scrollY <= 0)(el.getBoundingClientRect()))) return; // a select a widget clipped to a pixel
     out.push(el);
   };
   // A control with no name (an icon button: <button><i class="fa

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -391,6 +392,150 @@ var appTasks = []appTask{
 			sqlText := one(t, x.db(t, "shop.db"), `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'products'`)
 			return need(strings.Contains(sqlText, "stock"), "the products table: %q", sqlText)
 		}},
+	{app: "dokuwiki", task: "edit-section", what: "add a line to one section of a page with that section's Edit button",
+		run: func(a *agent, x *app) error {
+			return steps(func() error { return dwLogin(a, x, "team:onboarding") },
+				func() error {
+					ref, err := a.refAfterRole("First week", "button")
+					if err != nil {
+						return err
+					}
+					return e(a.saw(a.tool.click(ref, none)))
+				},
+				func() error {
+					return a.typeWhereValue("textbox", "===== First week =====", "===== First week =====\nMeet the team and set up your laptop.\nBook the welcome lunch.\n")
+				},
+				func() error { return e(a.click("button", "Save", none)) })
+		},
+		score: func(t *testing.T, x *app) error {
+			text := dwPage(x, "team:onboarding")
+			i, j := strings.Index(text, "Book the welcome lunch"), strings.Index(text, "===== Tools =====")
+			return need(i > 0 && j > i && strings.Contains(text, "Welcome to the team.") && strings.Contains(text, "We use the wiki"),
+				"onboarding reads:\n%s", text)
+		}},
+	{app: "dokuwiki", task: "create", what: "create a page that does not exist yet",
+		run: func(a *agent, x *app) error {
+			return steps(func() error { return dwLogin(a, x, "team:retro") },
+				func() error { return e(a.click("link", "Create this page [e]", none)) },
+				func() error {
+					return a.typeWhereValue("textbox", "", "====== Retro ======\nWhat went well: the launch.\n")
+				},
+				func() error { return e(a.typeInto("textbox", "Edit summary", "first retro", true, false)) },
+				func() error { return e(a.click("button", "Save", none)) })
+		},
+		score: func(t *testing.T, x *app) error {
+			text := dwPage(x, "team:retro")
+			return need(strings.Contains(text, "What went well: the launch."), "team:retro reads %q", text)
+		}},
+	{app: "dokuwiki", task: "restore", what: "bring back the previous revision of a page someone blanked",
+		run: func(a *agent, x *app) error {
+			return steps(func() error { return dwLogin(a, x, "team:holidays") },
+				func() error { return e(a.click("link", "Old revisions [o]", none)) },
+				func() error {
+					// The list's second revision, the one before the blanking:
+					// its link shows its date and the page's name.
+					refs := a.candidates(a.seen, "link", "team:holidays")
+					if len(refs) < 2 {
+						return fmt.Errorf("no older revision to open:\n%s", a.last)
+					}
+					return e(a.saw(a.tool.click(refs[1], none)))
+				},
+				func() error { return e(a.click("link", "Restore", none)) },
+				func() error { return e(a.saw(a.tool.dialog(true))) }) // "Really restore this version?"
+		},
+		score: func(t *testing.T, x *app) error {
+			text := dwPage(x, "team:holidays")
+			return need(strings.Contains(text, "closes from 24 December") && !strings.Contains(text, "Nobody"), "team:holidays reads %q", text)
+		}},
+	{app: "dokuwiki", task: "add-user", what: "add a user in the admin's User Manager",
+		run: func(a *agent, x *app) error {
+			return steps(func() error { return dwLogin(a, x, "start") },
+				func() error { return e(a.click("link", "Admin", none)) },
+				func() error { return e(a.click("link", "User Manager", none)) },
+				func() error { return e(a.typeInto("textbox", "User:", "lena", true, false)) },
+				func() error { return e(a.typeInto("textbox", "Password:", "Lena-pass-2026", true, false)) },
+				func() error { return e(a.typeInto("textbox", "once again:", "Lena-pass-2026", true, false)) },
+				func() error { return e(a.typeInto("textbox", "Real Name:", "Lena Berg", true, false)) },
+				func() error { return e(a.typeInto("textbox", "Email:", "lena@example.org", true, false)) },
+				func() error { return e(a.click("button", "Add", none)) })
+		},
+		score: func(t *testing.T, x *app) error {
+			b, _ := os.ReadFile(filepath.Join(x.dir, "conf", "users.auth.php"))
+			return need(strings.Contains(string(b), "\nlena:") && strings.Contains(string(b), ":Lena Berg:lena@example.org:"), "users.auth.php:\n%s", b)
+		}},
+	{app: "dokuwiki", task: "search-append", what: "find a page by a word it holds and add a line to it",
+		run: func(a *agent, x *app) error {
+			return steps(func() error { return dwLogin(a, x, "start") },
+				func() error { return e(a.typeInto("textbox", "[F]", "descaled", true, true)) },
+				func() error { return e(a.click("link", "kitchen", none)) },
+				func() error { return e(a.click("link", "Edit this page [e]", none)) },
+				func() error {
+					return a.typeWhereValue("textbox", "====== Kitchen ======", "====== Kitchen ======\nThe coffee machine is descaled on Fridays.\nThe fridge is emptied on Mondays.\n")
+				},
+				func() error { return e(a.click("button", "Save", none)) })
+		},
+		score: func(t *testing.T, x *app) error {
+			text := dwPage(x, "team:kitchen")
+			return need(strings.Contains(text, "emptied on Mondays") && strings.Contains(text, "descaled"), "team:kitchen reads %q", text)
+		}},
+	{app: "dokuwiki", task: "upload", what: "upload a file to a namespace with the Media Manager",
+		run: func(a *agent, x *app) error {
+			if err := os.MkdirAll(a.tool.uploadDir(), 0o700); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(a.tool.uploadDir(), "floorplan.pdf"), []byte(floorplanPDF), 0o600); err != nil {
+				return err
+			}
+			return steps(func() error { return dwLogin(a, x, "team:onboarding") },
+				func() error { return e(a.click("link", "Media Manager", none)) },
+				func() error { return e(a.click("link", "Upload", none)) },
+				func() error {
+					ref, err := a.refAfterRole("Select files…", "button")
+					if err != nil {
+						return err
+					}
+					return e(a.saw(a.tool.upload(ref, []string{"floorplan.pdf"})))
+				},
+				func() error { return e(a.click("button", "Upload", none)) })
+		},
+		score: func(t *testing.T, x *app) error {
+			b, err := os.ReadFile(filepath.Join(x.dir, "data", "media", "team", "floorplan.pdf"))
+			return need(err == nil && string(b) == floorplanPDF, "team:floorplan.pdf: %v %.40q", err, b)
+		}},
+}
+
+// typeWhereValue replaces the text of the field of role whose line shows
+// value (an editor named by nothing but its text; with value "", the
+// first empty one named by nothing).
+func (a *agent) typeWhereValue(role, value, text string) error {
+	for k := len(a.seen) - 1; k >= 0; k-- {
+		for _, l := range strings.Split(shownOnly(a.seen[k]), "\n") {
+			i := strings.Index(l, role+" [ref=")
+			if i < 0 && value != "" {
+				i = strings.Index(l, role+` "`)
+			}
+			if i < 0 || strings.HasPrefix(l, "- ") || value != "" && !strings.Contains(l, value) ||
+				value == "" && (strings.Contains(l, "value=") || strings.Contains(l, "]: ")) {
+				continue
+			}
+			if r := quotedRef.FindStringSubmatch(l[i:]); r != nil {
+				return e(a.saw(a.tool.typeText(r[1], text, true, false)))
+			}
+		}
+	}
+	return fmt.Errorf("no %s showing %q:\n%s", role, value, a.last)
+}
+
+// floorplanPDF is the file the upload task sends (DokuWiki refuses .txt).
+const floorplanPDF = "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
+
+// dwLogin logs in to DokuWiki as its administrator from the page id.
+func dwLogin(a *agent, x *app, id string) error {
+	return steps(func() error { return a.openApp(x, "doku.php?id="+id) },
+		func() error { return e(a.click("link", "Log In", none)) },
+		func() error { return e(a.typeInto("textbox", "Username", "admin", true, false)) },
+		func() error { return e(a.typeInto("textbox", "Password", appPassword, true, false)) },
+		func() error { return e(a.click("button", "Log In", none)) })
 }
 
 // djLogin logs in to the Django admin as its superuser.

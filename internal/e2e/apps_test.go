@@ -346,13 +346,15 @@ $conf['updatecheck'] = 0;
 	commit := func(page, summary, text string) {
 		f := filepath.Join(x.dir, "in.txt")
 		write(f, text)
-		runIn(t, x.dir, nil, "", "php", append(php, "/usr/share/dokuwiki/bin/dwpage.php", "-m", summary, "commit", f, page)...)
+		runIn(t, x.dir, nil, "", "php", append(php, "/usr/share/dokuwiki/bin/dwpage.php", "commit", "-m", summary, f, page)...)
 	}
 	commit("team:onboarding", "start", "====== Onboarding ======\nWelcome to the team.\n\n===== First week =====\nMeet the team and set up your laptop.\n\n===== Tools =====\nWe use the wiki and the tracker.\n")
 	commit("team:holidays", "start", "====== Holidays ======\nThe office closes from 24 December to 1 January.\n")
 	time.Sleep(1100 * time.Millisecond) // a revision is named by its second
 	commit("team:holidays", "cleanup", "Nobody gets holidays.\n")
 	commit("team:kitchen", "start", "====== Kitchen ======\nThe coffee machine is descaled on Fridays.\n")
+	// The search index, which a page's first view would build.
+	runIn(t, x.dir, nil, "", "php", append(php, "/usr/share/dokuwiki/bin/indexer.php", "-q")...)
 	serve(t, x, nil, "doku.php", "php", append(php, "-S", addrOf(x), "-t", "/usr/share/dokuwiki")...)
 	return x
 }

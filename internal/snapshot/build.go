@@ -586,6 +586,11 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 	if strings.IndexFunc(name, iconRune) >= 0 {
 		name = norm(name) // an icon font's glyph is no name
 	}
+	if valueRoles[kd.pr.role] && name != "" && norm(name) == norm(n.Value) {
+		// Chromium names a field nothing labels by its value: the value
+		// is on the line already (a wiki's whole text, not twice).
+		name = ""
+	}
 	if kd.pr.role == "iframe" && len(kids) == 1 && kids[0].role == "document" && !kids[0].ref && norm(kids[0].name) == norm(name) {
 		// The frame's document line would only repeat its iframe's: what
 		// the document holds stands under the iframe.
@@ -596,7 +601,7 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 			return folded
 		}
 	}
-	if kd.hasRef && len(kids) == 0 && norm(name) == "" {
+	if kd.hasRef && len(kids) == 0 && norm(name) == "" && !(valueRoles[kd.pr.role] && norm(n.Value) != "") {
 		// An element the AX tree has no text for, such as a clickable
 		// aria-hidden one: the text of its ignored nodes if Chromium named
 		// them, else the text the page gave for it.
