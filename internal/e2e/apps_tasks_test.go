@@ -90,12 +90,12 @@ var appTasks = []appTask{
 				func() error { return e(a.click("button", "More", none)) },
 				func() error { return e(a.click("link", "Move", none)) },
 				func() error {
-					// A text field, or the combobox the page's script makes
-					// of it once it has loaded.
-					if _, err := a.find("combobox", "Draft plan"); err == nil {
-						return e(a.typeInto("combobox", "Draft plan", "Project plan", true, false))
+					// A text field that holds the old title, or the combobox
+					// the page's script makes of it once it has loaded.
+					if err := a.typeWhereValue("combobox", "Draft plan", "Project plan"); err == nil {
+						return nil
 					}
-					return e(a.typeInto("textbox", "Draft plan", "Project plan", true, false))
+					return a.typeWhereValue("textbox", "Draft plan", "Project plan")
 				},
 				func() error { return e(a.click("button", "Move page", none)) })
 		},
@@ -149,7 +149,14 @@ var appTasks = []appTask{
 				func() error { return a.openApp(x, "index.php?title=Main_Page") },
 				func() error { return e(a.click("button", "More", none)) },
 				func() error { return e(a.click("link", "Protect", none)) },
-				func() error { return e(a.pick("combobox", "Allow all users", "Allow only administrators")) },
+				func() error {
+					// The first dropdown of the group "Edit".
+					ref, err := a.refAfterRole(`group "Edit"`, "combobox")
+					if err != nil {
+						return err
+					}
+					return e(a.pickRef(ref, "Allow only administrators"))
+				},
 				func() error { return e(a.click("button", "Confirm", none)) })
 		},
 		score: func(t *testing.T, x *app) error {
