@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -125,11 +126,12 @@ func runIn(t *testing.T, dir string, env []string, stdin string, name string, ar
 	}
 }
 
-// serve starts an application's server and waits until path answers.
-func serve(t *testing.T, x *app, env []string, path string, name string, args ...string) {
+// serve starts an application's server in dir (x.dir when "") and waits
+// until path answers. Its output goes to x.dir/server.log.
+func serve(t *testing.T, x *app, dir string, env []string, path string, name string, args ...string) {
 	t.Helper()
 	cmd := exec.Command(name, args...)
-	cmd.Dir = x.dir
+	cmd.Dir = cmp.Or(dir, x.dir)
 	cmd.Env = append(os.Environ(), env...)
 	log, err := os.Create(filepath.Join(x.dir, "server.log"))
 	if err != nil {
@@ -215,7 +217,7 @@ func startMediaWiki(t *testing.T) *app {
 	edit("Admin", "Draft plan", "start", "The plan for next year: hire two people, move the office.\n")
 	edit("Admin", "Quokka", "start", "The quokka, the short-tailed scrub wallaby, lives on Rottnest Island.\n")
 	edit("Admin", "Wombat", "start", "Wombats are short-legged marsupials.\n")
-	serve(t, x, env, "index.php", "php", "-S", addrOf(x), "-t", mw)
+	serve(t, x, "", env, "index.php", "php", "-S", addrOf(x), "-t", mw)
 	return x
 }
 
@@ -281,10 +283,7 @@ func startDjango(t *testing.T) *app {
 	}
 	runIn(t, proj, env, string(seed), py, "manage.py", "shell")
 	runIn(t, proj, env, "", py, "manage.py", "createsuperuser", "--noinput", "--username", "admin", "--email", "admin@example.org")
-	x2 := *x
-	x2.dir = proj
-	serve(t, &x2, env, "admin/login/", py, "manage.py", "runserver", "--noreload", "--insecure", addrOf(x))
-	x.cmd = x2.cmd
+	serve(t, x, proj, env, "admin/login/", py, "manage.py", "runserver", "--noreload", "--insecure", addrOf(x))
 	return x
 }
 
@@ -304,7 +303,7 @@ func startAdminer(t *testing.T) *app {
 		t.Fatal(err)
 	}
 	db.Close()
-	serve(t, x, nil, "", "php", "-S", addrOf(x), "-t", filepath.Join(appsDir(t), "adminer"))
+	serve(t, x, "", nil, "", "php", "-S", addrOf(x), "-t", filepath.Join(appsDir(t), "adminer"))
 	return x
 }
 
@@ -355,7 +354,7 @@ $conf['updatecheck'] = 0;
 	commit("team:kitchen", "start", "====== Kitchen ======\nThe coffee machine is descaled on Fridays.\n")
 	// The search index, which a page's first view would build.
 	runIn(t, x.dir, nil, "", "php", append(php, "/usr/share/dokuwiki/bin/indexer.php", "-q")...)
-	serve(t, x, nil, "doku.php", "php", append(php, "-S", addrOf(x), "-t", "/usr/share/dokuwiki")...)
+	serve(t, x, "", nil, "doku.php", "php", append(php, "-S", addrOf(x), "-t", "/usr/share/dokuwiki")...)
 	return x
 }
 

@@ -188,10 +188,11 @@ func (w *diffWriter) write(c lineChange, target string) {
 		chain = chain[1:] // the document's root: the same for every line
 		depth -= 2
 	}
-	if p := pathOf(text, chain); p != w.path {
-		if p == "" && w.path != "\x00" {
-			p = root // back at the top, after a path
-		}
+	p := pathOf(text, chain)
+	if p == "" && w.path != "\x00" && w.path != "" {
+		p = root // back at the top, after a path (once for the run)
+	}
+	if p != w.path {
 		w.path = p
 		if p != "" {
 			w.out.WriteString(p)

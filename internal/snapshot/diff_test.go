@@ -35,6 +35,22 @@ func TestDiff(t *testing.T) {
 + listitem: three`,
 		},
 		{
+			// A menu drawn at the end of the document, after a change
+			// inside the page: the document's path once for the run, not
+			// once a line (MediaWiki's dropdown repeated it for each
+			// option).
+			name: "added at the top after a path",
+			prev: diffBase,
+			cur: strings.Replace(diffBase, "      listitem: two", "      listitem: two\n      listitem: three", 1) +
+				"\n  listbox [ref=e3]\n    option \"A\" [ref=e4]\n    option \"B\" [ref=e5]",
+			want: `main > list:
++ listitem: three
+document "T":
++ listbox [ref=e3]
++   option "A" [ref=e4]
++   option "B" [ref=e5]`,
+		},
+		{
 			name: "removed",
 			prev: diffBase,
 			cur:  strings.Replace(diffBase, "    link \"Home\" [ref=e1]\n", "", 1),
