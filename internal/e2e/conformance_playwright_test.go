@@ -81,7 +81,16 @@ func (p *playwrightTool) call(name string, args map[string]any) (string, error) 
 // snapshot, as an agent would take one.
 func (p *playwrightTool) act(name string, args map[string]any) (string, error) {
 	text, err := p.call(name, args)
-	if err != nil || strings.Contains(text, "[ref=") {
+	if err != nil && args["target"] != nil && strings.Contains(text, "not found in the current page snapshot") {
+		// "Try capturing new snapshot": an agent does, and acts again
+		// with the ref if the new snapshot still shows it.
+		if snap, serr := p.call("browser_snapshot", map[string]any{}); serr == nil && strings.Contains(snap, "[ref="+fmt.Sprint(args["target"])+"]") {
+			text, err = p.call(name, args)
+		}
+	}
+	if err != nil || strings.Contains(text, "[ref=") || strings.Contains(text, "### Modal state") {
+		// (A dialog the action opened is answered first: no snapshot
+		// is taken while it is open.)
 		return text, err
 	}
 	snap, err := p.call("browser_snapshot", map[string]any{})
@@ -176,6 +185,7 @@ func (p *playwrightTool) upload(ref string, files []string) (string, error) {
 func (p *playwrightTool) login(origin, user, password string) (string, error) {
 	return "", errUnsupported // only a launch-time config option
 }
+func (p *playwrightTool) snapshot() (string, error) { return p.call("browser_snapshot", map[string]any{}) }
 func (p *playwrightTool) dialog(accept bool) (string, error) {
 	return p.act("browser_handle_dialog", map[string]any{"accept": accept})
 }

@@ -58,6 +58,8 @@ type confTool interface {
 	login(origin, user, password string) (string, error)
 	// dialog answers the alert, confirm or prompt the page opened.
 	dialog(accept bool) (string, error)
+	// snapshot reads the page again.
+	snapshot() (string, error)
 	// eval is the test's own reading of the page, not the agent's.
 	eval(js string) (string, error)
 	uploadDir() string
@@ -143,6 +145,7 @@ func (b *browserdTool) upload(ref string, files []string) (string, error) {
 func (b *browserdTool) login(origin, user, password string) (string, error) {
 	return b.do(tool.Input{Action: "launch", HTTPCredentials: []tool.HTTPCredential{{Origin: origin, Username: user, Password: password}}})
 }
+func (b *browserdTool) snapshot() (string, error) { return b.do(tool.Input{Action: "snapshot"}) }
 func (b *browserdTool) dialog(accept bool) (string, error) {
 	return b.do(tool.Input{Action: "dialog", Accept: &accept})
 }
