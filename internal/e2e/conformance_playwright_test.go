@@ -185,7 +185,9 @@ func (p *playwrightTool) upload(ref string, files []string) (string, error) {
 func (p *playwrightTool) login(origin, user, password string) (string, error) {
 	return "", errUnsupported // only a launch-time config option
 }
-func (p *playwrightTool) snapshot() (string, error) { return p.call("browser_snapshot", map[string]any{}) }
+func (p *playwrightTool) snapshot() (string, error) {
+	return p.call("browser_snapshot", map[string]any{})
+}
 func (p *playwrightTool) dialog(accept bool) (string, error) {
 	return p.act("browser_handle_dialog", map[string]any{"accept": accept})
 }
