@@ -52,7 +52,9 @@ func TestHandSeesOverflow(t *testing.T) {
 // the agent types a heading and a paragraph into them and publishes
 // (issue 48 #1). A focusable block with a click handler takes a ref too; a
 // block that is neither stays text; empty pointer boxes of no size (a
-// suggestions list before its results) take none.
+// suggestions list before its results) take none, nor aria-hidden
+// controls moved out of the page's reach; a field nothing labels is not
+// named by its value (the real-application corpus met each).
 func TestEditableDocuments(t *testing.T) {
 	cfg := testConfig(t)
 	e, _ := newEngine(t, cfg)
@@ -66,6 +68,15 @@ func TestEditableDocuments(t *testing.T) {
 		t.Fatalf("a block nobody can edit or focus took a ref:\n%s", s)
 	}
 	ref(t, s, "document", "Block: Image")
+	// A field nothing labels is not named by its value (Chromium does):
+	// the value shows once. DokuWiki's special-character picker, hidden
+	// from assistive technology and moved 1.4 million pixels left, takes
+	// no refs.
+	contains(t, s, `textbox [ref=`)
+	contains(t, s, `value="new-post-slug"]`)
+	if strings.Contains(s, `"new-post-slug" [ref=`) || strings.Contains(s, `"Ö"`) {
+		t.Fatalf("a field named by its value, or the picker out of reach, in:\n%s", s)
+	}
 	if strings.Contains(s, "clickable [ref=") {
 		// An empty suggestions list (MediaWiki's before its results
 		// arrive): boxes of no size with a pointer cursor are no targets.
