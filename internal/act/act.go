@@ -31,6 +31,9 @@ type Refs interface {
 	// LabelOf is the role and name the snapshot that showed ref gave it,
 	// and whether no other ref of that snapshot had both.
 	LabelOf(ref string) (role, name string, unique bool)
+	// ShownOf is the role and name the snapshot printed for ref, the
+	// words the agent read (LabelOf's are the accessibility tree's).
+	ShownOf(ref string) (role, name string)
 	// Assign gives the element k of this tab a ref, remembering its role
 	// and name (unique: as LabelOf's); role "" leaves the label alone.
 	Assign(k snapshot.Key, role, name string, unique bool) string

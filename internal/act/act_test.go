@@ -65,6 +65,11 @@ func (r *mapRefs) LabelOf(ref string) (role, name string, unique bool) {
 	return l[0], l[1], ok
 }
 
+func (r *mapRefs) ShownOf(ref string) (role, name string) {
+	role, name, _ = r.LabelOf(ref)
+	return role, name
+}
+
 func (r *mapRefs) Assign(k snapshot.Key, role, name string, unique bool) string {
 	r.next++
 	ref := fmt.Sprintf("e%d", 100+r.next)

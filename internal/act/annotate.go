@@ -31,7 +31,7 @@ func (c *Tab) Annotated(ctx context.Context) ([]byte, string, error) {
 		if err != nil {
 			continue
 		}
-		role, name, _ := c.Refs.LabelOf(m[1])
+		role, name := c.Refs.ShownOf(m[1]) // the snapshot's words
 		marks, els = append(marks, annotate.Mark{Ref: m[1], Role: role, Name: name}), append(els, el)
 	}
 	return annotate.Shot(ctx, c.Page, marks, els)

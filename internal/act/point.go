@@ -81,7 +81,7 @@ func (c *Tab) hitAt(ctx context.Context, x, y float64) hit {
 	}
 	if c.Refs != nil {
 		if ref, ok := c.Refs.Find(pg.KeyOf(h.el)); ok {
-			if role, name, _ := c.Refs.LabelOf(ref); role != "" {
+			if role, name := c.Refs.ShownOf(ref); role != "" {
 				h.desc = fmt.Sprintf("%s %q [ref=%s]", role, name, ref)
 				return h
 			}

@@ -113,6 +113,21 @@ func testPoints(t *testing.T, d driver, task string) {
 		t.Errorf("the labels of a list of three showing Ann, Bob and Carol:\n%s", listed)
 	}
 
+	// The legend speaks the snapshot's words, not Chromium's internal
+	// roles (issue 51 point 3: LabelText, InputTime).
+	ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: `(() => { document.body.insertAdjacentHTML('beforeend',
+	  '<label style="position:absolute;left:20px;top:600px">Last reward:</label>' +
+	  '<input type="time" aria-label="Start" style="position:absolute;left:300px;top:600px">'); return 1; })()`})
+	worded := ok(t, d, tool.Input{Action: "screenshot", Task: task, Annotate: true, FullPage: &no}).Content
+	for _, w := range []string{`label "Last reward:" 20,600`, `textbox "Start" 300,600`} {
+		if !strings.Contains(worded, w) {
+			t.Errorf("the legend does not say %q:\n%s", w, worded)
+		}
+	}
+	if strings.Contains(worded, "LabelText") || strings.Contains(worded, "InputTime") {
+		t.Errorf("the legend speaks Chromium's internal roles:\n%s", worded)
+	}
+
 	// The page moved Save since the agent looked: a point with the ref
 	// it expects there presses nothing and says where the ref is now.
 	ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "document.getElementById('save').style.top = '300px'"})

@@ -43,6 +43,10 @@ type tabRefs struct{ c *call }
 
 func (r tabRefs) Elem(ref string) (browser.Elem, error) { return r.c.refElem(ref) }
 
+func (r tabRefs) ShownOf(ref string) (role, name string) {
+	return r.c.task.Sess.Refs.ShownOf(ref)
+}
+
 func (r tabRefs) LabelOf(ref string) (role, name string, unique bool) {
 	return r.c.task.Sess.Refs.LabelOf(ref)
 }

@@ -466,6 +466,7 @@ func Build(frames []Frame, refs *Refs, opt Options) Result {
 			*into = append(*into, &item{role: "iframe", children: b.frame(i, false)})
 		}
 	}
+	b.shown(items)
 	if opt.Page != nil {
 		return b.page(items)
 	}
@@ -476,6 +477,21 @@ func Build(frames []Frame, refs *Refs, opt Options) Result {
 		r.WholePage, r.Windows = true, l.used
 	}
 	return r
+}
+
+// shown records, for every item with a ref, the role and name it prints
+// with (Refs.Shown): a line's name, or the text after "role: ".
+func (b *builder) shown(items []*item) {
+	for _, it := range items {
+		if it.ref && it.refID != "" {
+			name := norm(it.name)
+			if name == "" && it.inline {
+				name = norm(it.rest)
+			}
+			b.refs.Shown(it.refID, it.role, name)
+		}
+		b.shown(it.children)
+	}
 }
 
 // nextOrphan returns an unprinted frame, preferring one whose parent frame is

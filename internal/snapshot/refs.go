@@ -22,6 +22,9 @@ type refEntry struct {
 	// no other ref of that snapshot had both.
 	role, name string
 	unique     bool
+	// shownRole and shownName are how the last snapshot that printed the
+	// ref named it (see Shown): the words an agent read.
+	shownRole, shownName string
 }
 
 type ownerFrame struct {
@@ -104,6 +107,30 @@ func (r *Refs) Label(ref, role, name string, unique bool) {
 	if e, ok := r.byRef[ref]; ok {
 		e.role, e.name, e.unique = role, name, unique
 	}
+}
+
+// Shown records how a snapshot printed ref: its role and name as the
+// agent read them (textbox, label "Last reward:"), which an annotated
+// screenshot's legend and a point's answer repeat.
+func (r *Refs) Shown(ref, role, name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := r.byRef[ref]; ok {
+		e.shownRole, e.shownName = role, name
+	}
+}
+
+// ShownOf returns what Shown recorded for ref, else what Label did.
+func (r *Refs) ShownOf(ref string) (role, name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := r.byRef[ref]; ok {
+		if e.shownRole != "" {
+			return e.shownRole, e.shownName
+		}
+		return e.role, e.name
+	}
+	return "", ""
 }
 
 // LabelOf returns what Label recorded for ref.
