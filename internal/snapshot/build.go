@@ -563,6 +563,70 @@ func (b *builder) find(k Key) (fi, ni int, ok bool) {
 	return 0, 0, false
 }
 
+// twice returns a name that says the same words twice ("Month Month",
+// "Show date picker Show date picker": Chromium joins a date field's
+// part's label and title) said once; any other name as it is. Only a date
+// field's parts go through it ("Duran Duran" stays).
+func twice(name string) string {
+	if len(name) < 3 || len(name)%2 == 0 {
+		return name
+	}
+	h := len(name) / 2
+	if name[h] == ' ' && name[:h] == name[h+1:] {
+		return name[:h]
+	}
+	return name
+}
+
+// inDateField reports whether node n of frame fi is a part of a date or
+// time field (one of its five nearest ancestors is one), whose names Chromium
+// doubles.
+func (b *builder) inDateField(fi int, n *Node) bool {
+	f, x := &b.frames[fi], &b.idx[fi]
+	for id, up := n.ParentID, 0; id != "" && up < 5; up++ {
+		pi, ok := x.byID.get(id)
+		if !ok {
+			return false
+		}
+		switch f.Nodes[pi].Role {
+		case "Date", "DateTime", "InputTime":
+			return true
+		}
+		id = f.Nodes[pi].ParentID
+	}
+	return false
+}
+
+// dateTimeKind tells which input Chromium's DateTime role stands for, from
+// the parts it shows (English names): week (a Week part), month (Month and
+// Year only) or datetime-local.
+func (b *builder) dateTimeKind(fi, ni int) string {
+	f, x := &b.frames[fi], &b.idx[fi]
+	parts := map[string]bool{}
+	var walk func(ni, depth int)
+	walk = func(ni, depth int) {
+		for _, id := range f.Nodes[ni].ChildIDs {
+			ci, ok := x.byID.get(id)
+			if !ok {
+				continue
+			}
+			if c := &f.Nodes[ci]; c.Role == "spinbutton" {
+				parts[twice(c.Name)] = true
+			} else if depth < 3 {
+				walk(ci, depth+1)
+			}
+		}
+	}
+	walk(ni, 0)
+	switch {
+	case parts["Week"]:
+		return "week"
+	case parts["Month"] && parts["Year"] && !parts["Day"] && !parts["Hours"]:
+		return "month"
+	}
+	return "datetime-local"
+}
+
 // frame renders a whole frame from its root.
 func (b *builder) frame(fi int, inRef bool) []*item {
 	b.used[fi] = true
@@ -596,9 +660,15 @@ func (b *builder) visit(fi, ni int, inRef, force bool) []*item {
 	}
 
 	kd := b.kindOf(fi, ni, inRef)
+	if kd.pr.typ == "datetime-local" {
+		kd.pr.typ = b.dateTimeKind(fi, ni) // one role for three types
+	}
 	kids := b.visitChildren(fi, ni, &kd, inRef)
 
 	name := n.Name
+	if b.inDateField(fi, n) {
+		name = twice(name)
+	}
 	if strings.IndexFunc(name, iconRune) >= 0 {
 		name = norm(name) // an icon font's glyph is no name
 	}

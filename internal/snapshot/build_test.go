@@ -345,3 +345,15 @@ func TestBuild(t *testing.T) {
 		})
 	}
 }
+
+func TestTwice(t *testing.T) {
+	for in, want := range map[string]string{
+		"Month Month": "Month", "Show date picker Show date picker": "Show date picker",
+		"Month": "Month", "New York New York!": "New York New York!", "Bye bye": "Bye bye",
+		"a a": "a", "": "", "ab ab ab": "ab ab ab",
+	} {
+		if got := twice(in); got != want {
+			t.Errorf("twice(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,34 @@
+//go:build linux
+
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// TestDateFieldsNamedOnce: a date or time field's parts are named once
+// (Chromium joins each part's label and title: "Month Month", "Show date
+// picker Show date picker"), and month and week inputs say their type —
+// Chromium gives them datetime-local's role (issue 51 point 3). Typed
+// values go in as before.
+func TestDateFieldsNamedOnce(t *testing.T) {
+	cfg := testConfig(t)
+	e, _ := newEngine(t, cfg)
+	d := &engineDriver{e: e, data: cfg.Data}
+	const task = "dates"
+	s := nav(t, d, task, site.URL("/c/inputs-datetime")).Content
+	for _, w := range []string{`spinbutton "Month" [ref=`, `button "Show date picker" [ref=`, `spinbutton "Hours" [ref=`,
+		`textbox "Meeting" [ref=e`, `, type=datetime-local]`, `textbox "Month" [ref=`, `, type=month]`, `, type=week]`} {
+		contains(t, s, w)
+	}
+	for _, bad := range []string{"Month Month", "picker Show", "Hours Hours"} {
+		if strings.Contains(s, bad) {
+			t.Fatalf("a part named twice (%q):\n%s", bad, s)
+		}
+	}
+	r := ok(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Month"), Text: "2025-03"})
+	contains(t, r.Content, `value="2025-03"`)
+}
