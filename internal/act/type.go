@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -112,6 +113,14 @@ func (c *Tab) aimField(ctx context.Context, el browser.Elem) (kind fieldKind, m 
 	timing.Mark(ctx, "aimed")
 	m = pg.Mark(ctx)
 	if format, ok := valueTypes[kind.Type]; ok {
+		if re, dated := keyedFormats[kind.Type]; dated && c.secret == "" && c.In.Text != "" && !re.MatchString(c.In.Text) {
+			// Not the value's format: what a keyboard enters into the
+			// field's parts ("06282014", "0537A"), as keys.
+			if err := c.typeDateKeys(ctx, el, kind, format); err != nil {
+				return kind, m, true, err
+			}
+			return kind, m, true, c.submitAndSettle(ctx, m)
+		}
 		if err := c.setByValue(ctx, el, kind.Type, format); err != nil {
 			return kind, m, true, err
 		}
@@ -206,6 +215,48 @@ func (c *Tab) setByValue(ctx context.Context, el browser.Elem, typ, format strin
 		c.Res.Notes = append(c.Res.Notes, fmt.Sprintf("the %s input holds another value than was typed (its bounds or format changed it); its value is in the details", safeWord(typ)))
 		c.Res.Details = append(c.Res.Details, "value now: "+jsString(truncate(got, 200)))
 	}
+	return nil
+}
+
+// keyedFormats are the value formats of the inputs a keyboard fills part
+// by part (month, day, year; hours, minutes, AM/PM): a text in the format
+// is set as the value, any other is typed as keys into the parts.
+var keyedFormats = map[string]*regexp.Regexp{
+	"date":           regexp.MustCompile(`^\d{4,}-\d{2}-\d{2}$`),
+	"time":           regexp.MustCompile(`^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$`),
+	"datetime-local": regexp.MustCompile(`^\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$`),
+	"month":          regexp.MustCompile(`^\d{4,}-\d{2}$`),
+	"week":           regexp.MustCompile(`^\d{4,}-W\d{2}$`),
+}
+
+// typeDateKeys types the call's text as keys into a date or time field's
+// parts: from the part that has the focus (the agent clicked it), else
+// from the first. The value the field ends with is reported; none is an
+// error that gives both ways to fill it.
+func (c *Tab) typeDateKeys(ctx context.Context, el browser.Elem, kind fieldKind, format string) error {
+	pg := c.Page
+	if !kind.Focused {
+		if err := pg.FocusThen(ctx, el, `function() {}`, nil); err != nil {
+			return err
+		}
+	}
+	var err error
+	if browser.KeyTypeable(c.In.Text) {
+		err = pg.TypeKeys(ctx, c.In.Text)
+	} else {
+		err = pg.InsertText(ctx, c.In.Text)
+	}
+	if err != nil {
+		return err
+	}
+	var got string
+	if err := pg.CallOn(ctx, el, `function() { return this.value; }`, &got); err != nil {
+		return err
+	}
+	if got == "" {
+		return tool.Fail("the %s input took no value from the keys %q: type its value as %s, or the digits of each part in the order it shows them (06282014 for 06/28/2014)", kind.Type, c.In.Text, format)
+	}
+	c.Res.Notes = append(c.Res.Notes, fmt.Sprintf("typed as keys into the %s input's parts; it holds %s", kind.Type, got))
 	return nil
 }
 

@@ -12,8 +12,9 @@ import (
 // TestDateFieldsNamedOnce: a date or time field's parts are named once
 // (Chromium joins each part's label and title: "Month Month", "Show date
 // picker Show date picker"), and month and week inputs say their type —
-// Chromium gives them datetime-local's role (issue 51 point 3). Typed
-// values go in as before.
+// Chromium gives them datetime-local's role (issue 51 point 3). Values
+// in the input's format are set; other text is typed as keys into the
+// parts, as a keyboard does.
 func TestDateFieldsNamedOnce(t *testing.T) {
 	cfg := testConfig(t)
 	e, _ := newEngine(t, cfg)
@@ -31,4 +32,14 @@ func TestDateFieldsNamedOnce(t *testing.T) {
 	}
 	r := ok(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Month"), Text: "2025-03"})
 	contains(t, r.Content, `value="2025-03"`)
+
+	// What a keyboard enters into the parts goes in as keys (issue 51
+	// point 3: the computer tool's type refused "06282014"): by ref, from
+	// the first part, and where the focus is, as the computer tool types.
+	r = ok(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Day"), Text: "06282014"})
+	contains(t, strings.Join(r.Notes, " "), "holds 2014-06-28")
+	ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "document.querySelector('[aria-label=Start], #start, input[type=time]').focus()"})
+	r = ok(t, d, tool.Input{Action: "type", Task: task, Text: "0537P"})
+	contains(t, strings.Join(r.Notes, " "), "holds 17:37")
+	bad(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Week"), Text: "soon"}, "took no value from the keys")
 }
