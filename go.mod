@@ -14,6 +14,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/syndtr/goleveldb v1.0.1-0.20220721030215-126854af5e6d
 	go.uber.org/goleak v1.3.0
+	golang.org/x/image v0.48.0
 	software.sslmate.com/src/go-pkcs12 v0.7.4
 )
 

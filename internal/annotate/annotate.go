@@ -5,9 +5,10 @@
 // refs a snapshot gives — and the list of labels (ref, role, name, box in
 // the image's pixels) says the same in text.
 //
-// The labels are drawn in Go on the captured PNG (a bitmap font of the
-// eleven characters a ref has): nothing is injected into the page, so
-// the page cannot see, move or hide them.
+// The labels are drawn in Go on the captured PNG, in Go's own bold
+// monospaced font (golang.org/x/image's gofont, 13 px, 9 px where labels
+// crowd): nothing is injected into the page, so the page cannot see, move
+// or hide them.
 package annotate
 
 import (
@@ -18,6 +19,12 @@ import (
 	"image/draw"
 	"image/png"
 	"strings"
+	"sync"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/gofont/gomonobold"
+	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/math/fixed"
 )
 
 // Mark is one element to label: its ref, role and name (from the
@@ -85,10 +92,30 @@ func Draw(src []byte, marks []Mark) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// size is a label's size at scale s: each glyph 3×5 cells and a cell
-// between glyphs, a cell of padding around.
+// faces are the label font at scale 1 and 2 (9 and 13 px), parsed once.
+var faces = sync.OnceValue(func() [3]font.Face {
+	var out [3]font.Face
+	f, err := opentype.Parse(gomonobold.TTF)
+	if err != nil {
+		panic(fmt.Sprintf("annotate: Go's own font does not parse: %v", err)) // it is compiled in
+	}
+	for s, px := range map[int]float64{1: 9, 2: 13} {
+		face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: px, DPI: 72, Hinting: font.HintingFull})
+		if err != nil {
+			panic(fmt.Sprintf("annotate: Go's own font at %v px: %v", px, err))
+		}
+		out[s] = face
+	}
+	return out
+})
+
+// size is a label's size at scale s (1 or 2): the text in the face of
+// that scale, with s+1 pixels of padding and a border around.
 func size(text string, s int) image.Point {
-	return image.Pt((len(text)*4+1)*s+2, 7*s+2)
+	face := faces()[s]
+	m := face.Metrics()
+	w := font.MeasureString(face, text).Ceil()
+	return image.Pt(w+2*(s+1)+2, (m.Ascent+m.Descent).Ceil()+2*s+2)
 }
 
 // place picks where m's label goes (see Draw).
@@ -120,7 +147,10 @@ func place(m Mark, bounds image.Rectangle, placed []image.Rectangle) (image.Rect
 		at := b.Min
 		first = image.Rectangle{Min: at, Max: at.Add(sz)}.Intersect(bounds)
 	}
-	return first, max(1, (first.Dy()-2)/7)
+	if first.Dy() >= size(m.Ref, 2).Y {
+		return first, 2
+	}
+	return first, 1
 }
 
 func overlaps(r image.Rectangle, placed []image.Rectangle) bool {
@@ -142,37 +172,15 @@ var (
 func label(img *image.RGBA, r image.Rectangle, text string, s int) {
 	draw.Draw(img, r, image.NewUniform(labelBorder), image.Point{}, draw.Src)
 	draw.Draw(img, r.Inset(1), image.NewUniform(labelBG), image.Point{}, draw.Src)
-	x0, y0 := r.Min.X+1+s, r.Min.Y+1+s
-	for i, ch := range text {
-		g, ok := glyphs[ch]
-		if !ok {
-			continue
-		}
-		for row := 0; row < 5; row++ {
-			for col := 0; col < 3; col++ {
-				if g[row][col] != '#' {
-					continue
-				}
-				cell := image.Rect(x0+(i*4+col)*s, y0+row*s, x0+(i*4+col+1)*s, y0+(row+1)*s).Intersect(r)
-				draw.Draw(img, cell, image.NewUniform(labelText), image.Point{}, draw.Src)
-			}
-		}
-	}
+	face := faces()[s]
+	d := font.Drawer{Dst: subImage(img, r.Inset(1)), Src: image.NewUniform(labelText), Face: face,
+		Dot: fixed.P(r.Min.X+1+(s+1), r.Min.Y+1+s+face.Metrics().Ascent.Ceil())}
+	d.DrawString(text)
 }
 
-// glyphs are the characters of a ref, 3×5.
-var glyphs = map[rune][5]string{
-	'e': {".#.", "#.#", "###", "#..", ".##"},
-	'0': {"###", "#.#", "#.#", "#.#", "###"},
-	'1': {".#.", "##.", ".#.", ".#.", "###"},
-	'2': {"###", "..#", "###", "#..", "###"},
-	'3': {"###", "..#", "###", "..#", "###"},
-	'4': {"#.#", "#.#", "###", "..#", "..#"},
-	'5': {"###", "#..", "###", "..#", "###"},
-	'6': {"###", "#..", "###", "#.#", "###"},
-	'7': {"###", "..#", ".#.", ".#.", ".#."},
-	'8': {"###", "#.#", "###", "#.#", "###"},
-	'9': {"###", "#.#", "###", "..#", "###"},
+// subImage is the part r of img, for drawing that must not spill out.
+func subImage(img *image.RGBA, r image.Rectangle) *image.RGBA {
+	return img.SubImage(r).(*image.RGBA)
 }
 
 // List is the answer's list of labels, a line each.

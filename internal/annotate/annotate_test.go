@@ -98,3 +98,30 @@ func TestVisible(t *testing.T) {
 		t.Errorf("visible %v", got)
 	}
 }
+
+// TestLabelsReadable: a full-size label's text is a real font's 13 px,
+// not a 5-pixel bitmap (issue 51 point 5), and its ink is inside it.
+func TestLabelsReadable(t *testing.T) {
+	sz := size("e12", 2)
+	if sz.Y < 15 || sz.X < 25 {
+		t.Fatalf("a full-size label is %v: too small to read", sz)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, 100, 40))
+	r := image.Rectangle{Min: image.Pt(10, 10), Max: image.Pt(10, 10).Add(sz)}
+	label(img, r, "e12", 2)
+	ink := 0
+	for y := 0; y < 40; y++ {
+		for x := 0; x < 100; x++ {
+			c := img.RGBAAt(x, y)
+			if !image.Pt(x, y).In(r) && c.A != 0 {
+				t.Fatalf("the label drew outside its box at %d,%d", x, y)
+			}
+			if image.Pt(x, y).In(r.Inset(2)) && c.R < 100 && c.G < 100 {
+				ink++
+			}
+		}
+	}
+	if ink < 40 {
+		t.Fatalf("the label's text has %d dark pixels: nothing legible was drawn", ink)
+	}
+}
