@@ -35,7 +35,10 @@ const (
 type Globals struct {
 	config.Config `embed:"" group:"Daemon settings (passed on to a daemon a command starts)"`
 
-	JSON    bool   `name:"json" help:"Print the result as JSON (the browser tool's result object)."`
+	JSON bool `name:"json" help:"Print the result as JSON (the browser tool's result object)."`
+	// Code is codegen: true on any action, before or after the command
+	// (browserd --code click e3, browserd wait --text Done --code).
+	Code    bool   `name:"code" help:"Also print the Playwright line that does the same as the action (codegen: true)."`
 	Session string `name:"session" env:"BROWSERD_SESSION,AGENT_BROWSER_SESSION" placeholder:"NAME" help:"Task to act in; each task has its own tabs and shares the profile's logins (default: default)."`
 	Profile string `name:"profile" env:"BROWSERD_PROFILE" placeholder:"NAME" help:"Persistent browser identity whose logins are used (default: default)."`
 	Tab     string `name:"tab" placeholder:"ID" help:"Tab of the task to act on, e.g. t2 (default: the task's active tab)."`
@@ -339,6 +342,9 @@ func (e *env) fill(in *tool.Input) error {
 	}
 	if in.Tab == "" {
 		in.Tab = e.g.Tab
+	}
+	if e.g.Code {
+		in.Codegen = true
 	}
 	if err := e.folder(in); err != nil {
 		return err

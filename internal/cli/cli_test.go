@@ -95,6 +95,10 @@ func TestCommandInputs(t *testing.T) {
 		{[]string{"eval", "1", "+", "2"}, tool.Input{Action: "evaluate", Expression: "1 + 2"}},
 		{[]string{"wait", "--selector", ".done", "--timeout", "3000"}, tool.Input{Action: "wait", Selector: ".done", Timeout: 3000}},
 		{[]string{"wait", "--load"}, tool.Input{Action: "wait", Load: true}},
+		// --code before or after the command, wait's too (issue 51 #5).
+		{[]string{"wait", "--load", "--code"}, tool.Input{Action: "wait", Load: true, Codegen: true}},
+		{[]string{"--code", "click", "e3"}, tool.Input{Action: "click", Ref: "e3", Codegen: true}},
+		{[]string{"click", "e3", "--code"}, tool.Input{Action: "click", Ref: "e3", Codegen: true}},
 		{[]string{"wait", "--text", "Welcome", "--text-gone", "Loading", "--url", "/home", "--time", "50"},
 			tool.Input{Action: "wait", Text: "Welcome", TextGone: "Loading", URL: "/home", Time: 50}},
 		{[]string{"tabs"}, tool.Input{Action: "tabs"}},

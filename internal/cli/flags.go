@@ -26,12 +26,11 @@ type pageFlags struct {
 	Timeout    int  `help:"Milliseconds to wait before giving up (default: the daemon's)." placeholder:"MS"`
 	NoSnapshot bool `name:"no-snapshot" help:"Do not print the page snapshot after the action."`
 	Full       bool `help:"Print the whole page after the action, not only what changed."`
-	Codegen    bool `name:"code" help:"Also print the Playwright line that does the same as the action (codegen: true)."`
 }
 
 // input starts the input of a page-changing action.
 func (p pageFlags) input(action string) tool.Input {
-	in := tool.Input{Action: action, Timeout: p.Timeout, Full: p.Full, Codegen: p.Codegen}
+	in := tool.Input{Action: action, Timeout: p.Timeout, Full: p.Full}
 	if p.NoSnapshot {
 		no := false
 		in.Snapshot = &no
