@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // door is one route of the HTTP API as an agent's token meets it under a
@@ -28,7 +31,8 @@ type door struct {
 // door that does what the policy denies — runs an action, starts or
 // closes a session, exports state, shows a page's pixels, bodies or
 // text, manages — fails the test; the few that answer say why they may.
-// Every route of openapi.json must have a row, so a new one is walked too.
+// Every route of openapi.json must have a row, so a new one is walked too;
+// so must every MCP tool the token is offered over HTTP.
 func TestPolicyEveryDoor(t *testing.T) {
 	t.Parallel() // its own daemon: waits more than it works
 	data := t.TempDir()
@@ -116,6 +120,52 @@ func TestPolicyEveryDoor(t *testing.T) {
 			t.Errorf("%s %s (open: %s): %d %.300s", d.method, d.path, d.open, code, body)
 		}
 	}
+	// The MCP doors: every tool the agent's token is offered over
+	// streamable HTTP, called as the agent would, is held the same way;
+	// a new tool must have a row here.
+	mcpDoors := map[string]map[string]any{
+		"browser":        {"action": "navigate", "session": "s", "url": site.URL("/")},
+		"computer":       {"action": "left_click", "session": "s", "coordinate": []int{10, 10}},
+		"list_sessions":  {},
+		"session_resume": {"session_id": "s"},
+	}
+	mc := mcp.NewClient(&mcp.Implementation{Name: "e2e-doors", Version: "1"}, nil)
+	ms, err := mc.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", HTTPClient: bearerClient(agent.Token)}, nil)
+	if err != nil {
+		t.Fatalf("MCP over HTTP with the agent's token: %v", err)
+	}
+	defer ms.Close()
+	tools, err := ms.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(tools.Tools, func(tl *mcp.Tool) bool { return tl.Name == "browser" }) {
+		t.Fatalf("the agent's token is not offered the browser tool over MCP: %d tools", len(tools.Tools))
+	}
+	for _, tl := range tools.Tools {
+		args, ok := mcpDoors[tl.Name]
+		if !ok {
+			t.Errorf("MCP tool %s has no row in TestPolicyEveryDoor: add the call an agent would make", tl.Name)
+			continue
+		}
+		r, err := ms.CallTool(context.Background(), &mcp.CallToolParams{Name: tl.Name, Arguments: args})
+		if err != nil {
+			t.Errorf("MCP tool %s: %v", tl.Name, err)
+			continue
+		}
+		var text strings.Builder
+		for _, c := range r.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				text.WriteString(tc.Text)
+			}
+		}
+		// (Refused by the policy, or by the tool's schema, which offers
+		// the token only the actions its policy allows.)
+		if !r.IsError || !strings.Contains(text.String(), "refused by policy") && !strings.Contains(text.String(), "does not equal any of") {
+			t.Errorf("MCP tool %s answered the agent's token that allows only status: %.300s", tl.Name, text.String())
+		}
+	}
+
 	// The person's session is still there: no door closed it.
 	p.expect(200, "GET", "/api/sessions/s", nil, nil)
 
