@@ -119,11 +119,14 @@ func (r *Resilient) Do(ctx context.Context, in tool.Input) (tool.Result, error) 
 	switch {
 	case errors.Is(err, ErrUnreachable):
 		// Nothing answered, so the call was never sent: start a daemon
-		// and send it.
+		// and send it. If that daemon dies under it too, the call is
+		// lost as below.
 		if c, err = r.ensure(ctx); err != nil {
 			return tool.Result{}, err
 		}
-		return c.Do(ctx, in)
+		if res, err = c.Do(ctx, in); !errors.Is(err, ErrLost) {
+			return res, err
+		}
 	case !errors.Is(err, ErrLost):
 		return res, err
 	}
