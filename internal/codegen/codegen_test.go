@@ -63,8 +63,10 @@ func TestStr(t *testing.T) {
 
 // TestTest: the exported file has the steps that succeeded, in order, the
 // answer to a dialog set up before the step that opened it, the URL a
-// click went to expected, secrets from the environment — never their
-// values — and nothing for what only read the page.
+// click went to expected (relative to the first page's origin, the
+// baseURL; its path whatever its query), the last title the agent saw,
+// secrets from the environment — never their values — and nothing for
+// what only read the page.
 func TestTest(t *testing.T) {
 	ok, bad := true, false
 	args := func(s string) map[string]any {
@@ -83,24 +85,31 @@ func TestTest(t *testing.T) {
 		{Type: "action", Seq: 5, Name: "click", Args: args(`{"ref":"e3"}`), OK: &ok, URL: "http://x.test/confirm", Locator: &recording.Locator{Role: "button", Name: "Log in"}},
 		{Type: "action", Seq: 6, Name: "dialog", Args: args(`{"accept":true,"text":"yes"}`), OK: &ok, URL: "http://x.test/confirm"},
 		{Type: "action", Seq: 7, Name: "wait", Args: args(`{"text":"Welcome"}`), OK: &ok, URL: "http://x.test/home"},
+		{Type: "action", Seq: 8, Name: "click", Args: args(`{"ref":"e5"}`), OK: &ok, URL: "http://x.test/search?q=mugs&sid=91", Title: "Results: mugs", Locator: &recording.Locator{Role: "link", Name: "Mugs"}},
 	}}
 	got := string(Test(x))
 	want := `// A browserd recording as a Playwright test: session s1, task log in now, exported 2026-01-02 03:04:05Z.
 // Secrets come from the environment: SITE_PW.
 import { test, expect } from '@playwright/test';
 
+test.use({ baseURL: 'http://x.test' });
+
 test('log in\nnow', async ({ page }) => {
   // step 1: navigate
-  await page.goto('http://x.test/login');
+  await page.goto('/login');
   // step 3: type
   await page.getByRole('textbox', { name: 'Password', exact: true }).fill(process.env.SITE_PW ?? '');
   page.once('dialog', d => d.accept('yes'));
   // step 5: click
   await page.getByRole('button', { name: 'Log in', exact: true }).click();
-  await expect(page).toHaveURL('http://x.test/confirm');
+  await expect(page).toHaveURL('/confirm');
   // step 7: wait
   await expect(page.getByText('Welcome').first()).toBeVisible();
-  await expect(page).toHaveURL('http://x.test/home');
+  await expect(page).toHaveURL('/home');
+  // step 8: click
+  await page.getByRole('link', { name: 'Mugs', exact: true }).click();
+  await expect(page).toHaveURL(new RegExp('^[a-z][a-z0-9+.-]*://[^/?#]+/search(?:[?#].*)?$'));
+  await expect(page).toHaveTitle('Results: mugs');
 });
 `
 	if got != want {
