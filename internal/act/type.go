@@ -113,9 +113,11 @@ func (c *Tab) aimField(ctx context.Context, el browser.Elem) (kind fieldKind, m 
 	timing.Mark(ctx, "aimed")
 	m = pg.Mark(ctx)
 	if format, ok := valueTypes[kind.Type]; ok {
-		if re, dated := keyedFormats[kind.Type]; dated && c.secret == "" && c.In.Text != "" && !re.MatchString(c.In.Text) {
-			// Not the value's format: what a keyboard enters into the
-			// field's parts ("06282014", "0537A"), as keys.
+		if re, dated := keyedFormats[kind.Type]; dated && c.secret == "" && !re.MatchString(c.In.Text) && partKeys.MatchString(c.In.Text) {
+			// Not the value's format but what a keyboard enters into the
+			// field's parts ("06282014", "0537A"), as keys. (Text with
+			// separators in another order, "27/11/2026", is refused below
+			// with the format: as keys it would make another date.)
 			if err := c.typeDateKeys(ctx, el, kind, format); err != nil {
 				return kind, m, true, err
 			}
@@ -228,6 +230,10 @@ var keyedFormats = map[string]*regexp.Regexp{
 	"month":          regexp.MustCompile(`^\d{4,}-\d{2}$`),
 	"week":           regexp.MustCompile(`^\d{4,}-W\d{2}$`),
 }
+
+// partKeys is text a keyboard types into a date or time field's parts:
+// digits, then perhaps an A or P (AM, PM).
+var partKeys = regexp.MustCompile(`^[0-9]+(?:[AaPp][Mm]?)?$`)
 
 // typeDateKeys types the call's text as keys into a date or time field's
 // parts: from the part that has the focus (the agent clicked it), else

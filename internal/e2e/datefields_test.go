@@ -14,7 +14,8 @@ import (
 // picker Show date picker"), and month and week inputs say their type —
 // Chromium gives them datetime-local's role (issue 51 point 3). Values
 // in the input's format are set; other text is typed as keys into the
-// parts, as a keyboard does.
+// parts as a keyboard does (digits, perhaps an A or P); other text is
+// refused with the format.
 func TestDateFieldsNamedOnce(t *testing.T) {
 	cfg := testConfig(t)
 	e, _ := newEngine(t, cfg)
@@ -41,5 +42,8 @@ func TestDateFieldsNamedOnce(t *testing.T) {
 	ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "document.querySelector('[aria-label=Start], #start, input[type=time]').focus()"})
 	r = ok(t, d, tool.Input{Action: "type", Task: task, Text: "0537P"})
 	contains(t, strings.Join(r.Notes, " "), "holds 17:37")
-	bad(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Week"), Text: "soon"}, "took no value from the keys")
+	bad(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Week"), Text: "soon"}, "type it as YYYY-Www")
+	// Separators in another order are refused with the format, not typed
+	// as keys into another date.
+	bad(t, d, tool.Input{Action: "type", Task: task, Ref: ref(t, s, "textbox", "Day"), Text: "27/11/2026"}, "type it as YYYY-MM-DD")
 }

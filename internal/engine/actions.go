@@ -1290,6 +1290,11 @@ func (c *call) closeTask(ctx context.Context) error {
 		e.RemoveTab(tb)
 	}
 	e.Recorder.DropTask(s.ID, t.Name) // kept as long as the task's tabs
+	e.Mu.Lock()
+	if s.Tasks[t.Name] == t {
+		delete(s.Tasks, t.Name) // status no longer lists it (a new call by its name starts it afresh)
+	}
+	e.Mu.Unlock()
 	c.res.Content = fmt.Sprintf("closed task %q (%d tabs)", t.Name, len(tabs))
 	if others {
 		if err := e.CaptureSession(ctx, s); err != nil {

@@ -89,7 +89,9 @@ func (b *Board) StatusText(owner string) string {
 	ids := make([]string, 0, len(b.Sessions))
 	tabs := 0
 	for id, s := range b.Sessions {
-		if o, _ := sessions.SplitName(id); o == owner {
+		// A session with no task is closed or parked (close, the idle
+		// timeout): list_sessions has it, status does not.
+		if o, _ := sessions.SplitName(id); o == owner && len(s.Tasks) > 0 {
 			ids = append(ids, id)
 			for _, t := range s.Tasks {
 				tabs += len(t.Tabs)
