@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chromedp/cdproto"
+
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/snapshot"
 	"github.com/browserd/browserd/internal/tool"
@@ -272,6 +274,12 @@ func (c *Tab) Explain(err error) (msg string, ok bool) {
 		return fmt.Sprintf("%s is stale: it is no longer on the page; take a new snapshot and use its refs", what), true
 	case errors.Is(err, browser.ErrCrashed):
 		return "the tab's renderer crashed (the page may have run out of memory); the next action reloads it — or navigate, which loads the new page without running this one again", true
+	}
+	var ce *cdproto.Error
+	if errors.As(err, &ce) && !errors.Is(err, browser.ErrClosedTab) && !errors.Is(err, context.DeadlineExceeded) {
+		// Not the protocol's words ("DOM.resolveNode: Could not find
+		// node with given id (-32000)"): what it means for the agent.
+		return fmt.Sprintf("%s could not be done: the browser refused a step of it (Chromium said %q); the page may have changed under it — take a new snapshot and try again", c.In.Action, ce.Message), true
 	}
 	return "", false
 }
