@@ -67,12 +67,20 @@ func (c *Tab) Scroll(ctx context.Context) error {
 func (c *Tab) scrollPoint(ctx context.Context) (x, y float64, el *browser.Elem, err error) {
 	x, y = float64(c.Width)/2, float64(c.Height)/2
 	if c.Pointed() {
-		// The wheel turns there: what scrolls is what is under it.
-		x, y, err = c.at(ctx)
-		if err == nil {
-			c.Res.Content = fmt.Sprintf("scrolled at %.0f,%.0f, over %s", x, y, c.hitAt(ctx, x, y).desc)
+		// The wheel turns there: what scrolls is what is under it — a
+		// frame of a host the policy does not list is refused, as a
+		// click there is.
+		if x, y, err = c.at(ctx); err != nil {
+			return x, y, nil, err
 		}
-		return x, y, nil, err
+		h := c.hitAt(ctx, x, y)
+		if h.ok && c.Within != nil {
+			if err := c.Within(ctx, h.el); err != nil {
+				return x, y, nil, err
+			}
+		}
+		c.Res.Content = fmt.Sprintf("scrolled at %.0f,%.0f, over %s", x, y, h.desc)
+		return x, y, nil, nil
 	}
 	var wh []float64
 	if c.Page.Touch() && c.Page.Run(ctx, "[visualViewport.width * visualViewport.scale, visualViewport.height * visualViewport.scale]", &wh) == nil && len(wh) == 2 {

@@ -178,6 +178,9 @@ func TestPolicy(t *testing.T) {
 	if r := call(map[string]any{"action": "click", "x": 60, "y": 120}); r.Success || !strings.Contains(r.Error, "outside the listed hosts") {
 		t.Fatalf("a click at a point in a frame of another host: %+v", r)
 	}
+	if r := call(map[string]any{"action": "scroll", "x": 60, "y": 120, "direction": "down"}); r.Success || !strings.Contains(r.Error, "outside the listed hosts") {
+		t.Fatalf("a scroll at a point over a frame of another host: %+v", r)
+	}
 	call(map[string]any{"action": "navigate", "url": origin + "/"})
 	refused("a denied secret", call(map[string]any{"action": "type", "role": "textbox", "name": "PIN", "secret": "BANK_PIN"}), `deny "secret:BANK_PIN"`)
 	if code, body := bob.call("GET", "/api/sessions/s/state", nil, nil); code != http.StatusForbidden || !strings.Contains(string(body), `rule: deny \"state_save\"`) {
