@@ -11,7 +11,9 @@ import (
 
 // TestDateFieldsNamedOnce: a date or time field's parts are named once
 // (Chromium joins each part's label and title: "Month Month", "Show date
-// picker Show date picker"), and month and week inputs say their type —
+// picker Show date picker") and takes no ref — the field's ref takes the
+// typing, and a part's "Month" must not stand for a "Month" input — and
+// month and week inputs say their type —
 // Chromium gives them datetime-local's role (issue 51 point 3). Values
 // in the input's format are set; other text is typed as keys into the
 // parts as a keyboard does (digits, perhaps an A or P); other text is
@@ -22,11 +24,11 @@ func TestDateFieldsNamedOnce(t *testing.T) {
 	d := &engineDriver{e: e, data: cfg.Data}
 	const task = "dates"
 	s := nav(t, d, task, site.URL("/c/inputs-datetime")).Content
-	for _, w := range []string{`spinbutton "Month" [ref=`, `button "Show date picker" [ref=`, `spinbutton "Hours" [ref=`,
+	for _, w := range []string{"spinbutton \"Month\"", `button "Show date picker" [ref=`, "spinbutton \"Hours\"",
 		`textbox "Meeting" [ref=e`, `, type=datetime-local]`, `textbox "Month" [ref=`, `, type=month]`, `, type=week]`} {
 		contains(t, s, w)
 	}
-	for _, bad := range []string{"Month Month", "picker Show", "Hours Hours"} {
+	for _, bad := range []string{"Month Month", "picker Show", "Hours Hours", `spinbutton "Month" [ref=`} {
 		if strings.Contains(s, bad) {
 			t.Fatalf("a part named twice (%q):\n%s", bad, s)
 		}

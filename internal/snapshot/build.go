@@ -756,6 +756,13 @@ func (b *builder) kindOf(fi, ni int, inRef bool) kind {
 		// select's ref, never clicked, so it needs no ref of its own.
 		kd.control, kd.clickable = false, false
 	}
+	if n.Role == "spinbutton" && b.inDateField(fi, n) {
+		// A date or time field's part (Month, Hours): the field's ref
+		// takes the typing; a part takes none by ref, and its name must
+		// not stand for the field (a "Month" input beside a date's
+		// "Month" part).
+		kd.control, kd.clickable = false, false
+	}
 	// A list item, image or label gets a ref of its own but leaves those
 	// inside it theirs.
 	kd.hasRef = kd.control || n.BackendID != 0 && !n.Ignored && b.ownRef(fi, ni, inRef)
