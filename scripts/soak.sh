@@ -6,9 +6,15 @@
 # docs/testing.md: commit, load, time, failures. Each run's output is kept
 # in $SOAK_DIR (default /tmp/browserd-soak) as run-N.log.
 #
+# Soak runs the drills at full length: TestDrillKill9 kills ten times
+# (make test: five) and TestClusterTakeoverRace races for 20 sessions
+# (make test: eight); set BROWSERD_DRILL_KILLS / BROWSERD_RACE_SESSIONS to
+# change that.
+#
 # The load processes are this script's children: they are stopped when a
 # run ends, and when the script ends for any reason (trap).
 set -uo pipefail
+export BROWSERD_DRILL_KILLS=${BROWSERD_DRILL_KILLS:-10} BROWSERD_RACE_SESSIONS=${BROWSERD_RACE_SESSIONS:-20}
 
 n=${SOAK:-5}
 load=${LOAD:-2}

@@ -31,6 +31,21 @@ import (
 
 var drillSeed = flag.Uint64("drill.seed", 0, "seed of the drills' random moments (0: from the clock)")
 
+// drillKills is how many times TestDrillKill9 kills the daemon: five in
+// make test, each kind of moment once in a random order (a kill, a
+// restart and a resume of three sessions of three tabs cost about ten
+// seconds of the machine); make soak kills ten times (BROWSERD_DRILL_KILLS,
+// or -drill.kills), the extra moments drawn at random.
+var drillKills = flag.Int("drill.kills", envInt("BROWSERD_DRILL_KILLS", 5), "kills of TestDrillKill9 (at least 5: every kind of moment once)")
+
+// envInt is the number in the environment variable name, or def.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
 // drillRand returns the drill's random source and logs its seed, so that a
 // failure can be replayed with -drill.seed.
 func drillRand(t *testing.T) *rand.Rand {
@@ -114,8 +129,8 @@ func (p *drillPlan) slow(session string) drillOp {
 		URL: site.URL(fmt.Sprintf("/slow?ms=3000&drill=%d", *p.n)), Snapshot: &no}}
 }
 
-// TestDrillKill9 is issue #13's drill: kill -9 of the daemon 10 times at
-// random moments under three logged-in sessions of three tabs over two
+// TestDrillKill9 is issue #13's drill: kill -9 of the daemon at random
+// moments (five times in make test, ten in make soak: drillKills) under three logged-in sessions of three tabs over two
 // tasks (a session cookie, localStorage, sessionStorage). The moments:
 //
 //   - navigation: one session's tab loads a page that answers after 3 s
@@ -181,14 +196,15 @@ func TestDrillKill9(t *testing.T) {
 	// Every kind of moment at least once, in a random order; the first
 	// kill finds the sessions live, not to be resumed.
 	kinds := []string{"navigation", "capture", "random", "resume", "resume-nav"}
-	for range 10 - len(kinds) {
+	kills := max(*drillKills, len(kinds))
+	for range kills - len(kinds) {
 		kinds = append(kinds, kinds[rng.IntN(5)])
 	}
 	rng.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
 	if i := slices.IndexFunc(kinds, func(k string) bool { return !strings.HasPrefix(k, "resume") }); i > 0 {
 		kinds[0], kinds[i] = kinds[i], kinds[0]
 	}
-	for k := 1; k <= 10; k++ {
+	for k := 1; k <= kills; k++ {
 		kind := kinds[k-1]
 		var earlier map[string]tabState
 		if !live && kind != "resume" && kind != "resume-nav" {
@@ -384,8 +400,8 @@ func TestDrillKill9(t *testing.T) {
 		}
 	}
 	drillResume(t, do, rng, &n, cur)
-	t.Logf("10 kills in %v; changed tabs captured in their last state %d times, in an earlier one %d times",
-		time.Since(begin).Round(time.Millisecond), kept, lost)
+	t.Logf("%d kills in %v; changed tabs captured in their last state %d times, in an earlier one %d times",
+		kills, time.Since(begin).Round(time.Millisecond), kept, lost)
 }
 
 // drillCaptures reads, from the store of a killed daemon, each session's
