@@ -38,8 +38,11 @@ type Globals struct {
 	JSON bool `name:"json" help:"Print the result as JSON (the browser tool's result object)."`
 	// Code is codegen: true on any action, before or after the command
 	// (browserd --code click e3, browserd wait --text Done --code).
-	Code    bool   `name:"code" help:"Also print the Playwright line that does the same as the action (codegen: true)."`
-	Session string `name:"session" env:"BROWSERD_SESSION,AGENT_BROWSER_SESSION" placeholder:"NAME" help:"Task to act in; each task has its own tabs and shares the profile's logins (default: default)."`
+	Code bool `name:"code" help:"Also print the Playwright line that does the same as the action (codegen: true)."`
+	// Session is the task to act in: --task, or --session as
+	// agent-browser's users type it (the tool's "session" is the profile's
+	// session; --profile names that).
+	Session string `name:"task" aliases:"session" env:"BROWSERD_TASK,BROWSERD_SESSION,AGENT_BROWSER_SESSION" placeholder:"NAME" help:"Task to act in; each task has its own tabs and shares the profile's logins (default: default). --session is the same flag, as agent-browser names it."`
 	Profile string `name:"profile" env:"BROWSERD_PROFILE" placeholder:"NAME" help:"Persistent browser identity whose logins are used (default: default)."`
 	Tab     string `name:"tab" placeholder:"ID" help:"Tab of the task to act on, e.g. t2 (default: the task's active tab)."`
 	// UserDataDir is source 003's AGENT_BROWSER_PROFILE: the session runs
@@ -74,7 +77,7 @@ type CLI struct {
 	Eval       evalCmd       `cmd:"" group:"Reading" help:"Evaluate a JavaScript expression in the page."`
 	Wait       waitCmd       `cmd:"" group:"Reading" help:"Wait for a selector, text, URL or time."`
 	Console    consoleCmd    `cmd:"" group:"Reading" help:"Print the page's console messages."`
-	Trace      traceCmd      `cmd:"" group:"Reading" help:"Print a task's recording (--session names the task): its steps as JSON, --html one file with the frames, to open offline, or --format playwright a runnable Playwright test."`
+	Trace      traceCmd      `cmd:"" group:"Reading" help:"Print a task's recording (--task names the task): its steps as JSON, --html one file with the frames, to open offline, or --format playwright a runnable Playwright test."`
 	Replay     replayCmd     `cmd:"" group:"Reading" help:"Walk a recording (browserd trace's JSON) again without the model, in a task of its own: stops at the first step that no longer holds and shows what was expected beside what the page shows."`
 	Network    networkCmd    `cmd:"" group:"Reading" help:"List the tab's requests since its last navigation (network [FILTER]: URL text, a type such as fetch, or failed); --request r3 shows one with its body; --har NAME writes the log as HAR."`
 

@@ -131,6 +131,8 @@ func TestCommandInputs(t *testing.T) {
 			tool.Input{Action: "launch", Headless: ptr(true), Geolocation: &tool.Geolocation{Latitude: -33.87, Longitude: 151.21}}},
 		// Globals go anywhere and fill task and profile.
 		{[]string{"--session", "research", "snapshot"}, tool.Input{Action: "snapshot", Task: "research"}},
+		{[]string{"--task", "research", "snapshot"}, tool.Input{Action: "snapshot", Task: "research"}},
+		{[]string{"click", "e1", "--task", "s2"}, tool.Input{Action: "click", Ref: "e1", Task: "s2"}},
 		{[]string{"click", "e1", "--session", "s2", "--profile", "work"}, tool.Input{Action: "click", Ref: "e1", Task: "s2", Profile: "work"}},
 	}
 	for _, tt := range tests {

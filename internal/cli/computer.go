@@ -23,7 +23,7 @@ func (c *computerCmd) run(ctx context.Context, e *env) error {
 		return usagef("computer takes one action as a JSON object, e.g. '{\"action\":\"left_click\",\"coordinate\":[480,240]}': %v", err)
 	}
 	if _, ok := body["task"]; !ok && e.g.Session != "" {
-		body["task"] = e.g.Session // --session names the task, as for every command
+		body["task"] = e.g.Session // --task (or --session) names the task, as for every command
 	}
 	var res computer.Result
 	if err := e.api(ctx, "POST", "/api/computer", body, &res); err != nil {
