@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"github.com/browserd/browserd/internal/untrusted"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/browserd/browserd/internal/replay"
@@ -57,7 +59,6 @@ func writeOut(e *env, path string, b []byte, what string) error {
 // walked again without the model, in a task of its own.
 type replayCmd struct {
 	File   string   `arg:"" name:"file" help:"The recording: the JSON of browserd trace (- reads standard input)."`
-	Task   string   `name:"task" help:"The task the replay runs in (default: replay-<the recorded task>); a fresh one." placeholder:"NAME"`
 	Params []string `name:"param" short:"p" help:"A value to type instead of the recorded one: STEP=VALUE (the step's number), TEXT=VALUE (the text it typed) or SECRET=OTHER (a secret's name); repeatable." placeholder:"K=V"`
 }
 
@@ -86,7 +87,9 @@ func (c *replayCmd) run(ctx context.Context, e *env) error {
 		}
 		req.Params[k] = v
 	}
-	task := cmp.Or(c.Task, e.g.Session, "replay-"+cmp.Or(req.Recording.Task, "default"))
+	// The global --task names the task the replay runs in (default:
+	// replay-<the recorded task>, a fresh one).
+	task := cmp.Or(e.g.Session, "replay-"+cmp.Or(req.Recording.Task, "default"))
 	path := "/api/replay?task=" + url.QueryEscape(task)
 	if e.g.Profile != "" {
 		path += "&session=" + url.QueryEscape(e.g.Profile)
@@ -100,12 +103,51 @@ func (c *replayCmd) run(ctx context.Context, e *env) error {
 			return err
 		}
 	} else {
+		saveFrames(ctx, e, &rep)
 		printReport(e, rep)
 	}
 	if !rep.Passed {
 		return errReported
 	}
 	return nil
+}
+
+// saveFrames fetches the failed step's two pictures — the recording's
+// frame and the page's screenshot when it broke — into files a person
+// opens, and names those files in their place: the URLs the daemon gives
+// need its token, which a person at a terminal does not hold. A picture
+// that cannot be fetched (the recording keeps only its last frames) is
+// left out, saying why on stderr.
+func saveFrames(ctx context.Context, e *env, rep *replay.Report) {
+	f := rep.Failed
+	if f == nil || (f.Expected.Frame == "" && f.Actual.Frame == "") {
+		return
+	}
+	dir, err := os.MkdirTemp("", "browserd-replay-")
+	if err != nil {
+		return
+	}
+	save := func(link *string, name string) {
+		if !strings.HasPrefix(*link, "/api/") {
+			return
+		}
+		var raw []byte
+		if err := e.api(ctx, "GET", *link, nil, &raw); err != nil || len(raw) == 0 {
+			fmt.Fprintf(e.stderr, "browserd: the %s picture of step %d is not saved: %v\n", name, f.Seq, err)
+			*link = "" // a link that needs the daemon's token helps no one here
+			return
+		}
+		ext := ".png"
+		if strings.Contains(http.DetectContentType(raw), "jpeg") {
+			ext = ".jpg"
+		}
+		path := filepath.Join(dir, fmt.Sprintf("step-%d-%s%s", f.Seq, name, ext))
+		if os.WriteFile(path, raw, 0o600) == nil {
+			*link = path
+		}
+	}
+	save(&f.Expected.Frame, "recorded")
+	save(&f.Actual.Frame, "now")
 }
 
 // printReport writes a replay's report for a person. The steps' code

@@ -318,4 +318,15 @@ func TestReplay(t *testing.T) {
 	if at := strings.Index(string(out), "Check stock"); open < 0 || at < open || at > end || strings.Index(string(out), "replay stopped at step") < end {
 		t.Errorf("browserd replay's report: page text outside its envelope:\n%s", out)
 	}
+	// Issue 51 point 5: the failure's pictures are files a person opens,
+	// not links that need the daemon's token.
+	frames := regexp.MustCompile(`"frame": "([^"]+)"`).FindAllStringSubmatch(string(out), -1)
+	if len(frames) == 0 {
+		t.Errorf("browserd replay's report names no picture of the failure:\n%s", out)
+	}
+	for _, m := range frames {
+		if st, err := os.Stat(m[1]); err != nil || st.Size() < 100 {
+			t.Errorf("browserd replay's report names the picture %q, not a file it saved: %v\n%s", m[1], err, out)
+		}
+	}
 }
