@@ -107,6 +107,9 @@ func TestLiveView(t *testing.T) {
 	// Each tab is a picture (its recording's latest frame) with its last
 	// step, and a step that failed says why.
 	waitFor("the tab's picture", "String(!!document.querySelector('img.shot') && document.querySelector('img.shot').naturalWidth > 0)", "true")
+	// The whole picture, from its left edge: a page wider than the card's
+	// 16:10 was cut at both sides (issue 51 point 5).
+	waitFor("the picture shown whole from its top left", "(() => { const s = getComputedStyle(document.querySelector('img.shot')); return s.objectFit + ' ' + s.objectPosition })()", "contain 0% 0%")
 	admin.expect(200, "POST", "/api/actions", map[string]any{"action": "click", "session": "watched", "selector": "#nowhere", "timeout": 300}, &res)
 	if res.Success {
 		t.Fatal("a click on nothing succeeded")
