@@ -119,12 +119,38 @@ const scrollPosJS = `function() { const el = this && this.nodeType ? (this.nodeT
   let n = 0; for (let a = el; a; a = a.parentElement) n += a.scrollTop + a.scrollLeft;
   return [scrollX, scrollY, n]; }`
 
+// clickStepJS is how far one wheel click moves at (%v, %v) along the
+// axis (%v: vertical): 100 px, or 0.8 of the scroll box under the point
+// (the window's, when none) when that is smaller, so that a list shorter
+// than a click is stepped through rather than skipped.
+const clickStepJS = `((x, y, vertical) => {
+  let size = vertical ? innerHeight : innerWidth;
+  for (let el = document.elementFromPoint(x, y); el; el = el.parentElement) {
+    if (el === document.documentElement || el === document.body) break;
+    const s = getComputedStyle(el);
+    if (vertical ? el.scrollHeight > el.clientHeight && /auto|scroll/.test(s.overflowY)
+                 : el.scrollWidth > el.clientWidth && /auto|scroll/.test(s.overflowX)) {
+      size = vertical ? el.clientHeight : el.clientWidth; break;
+    }
+  }
+  return Math.max(1, Math.min(100, Math.round(size * 0.8))); })(%v, %v, %v)`
+
 // wheel turns the mouse wheel at (x, y) towards dir by the input's amount
-// (0.8 of the window), and when nothing moved, scrolls what a person would
-// reach for: the element's own box, or the largest box in view.
+// (0.8 of the window) or its wheel clicks, and when nothing moved, scrolls
+// what a person would reach for: the element's own box, or the largest
+// box in view.
 func (c *Tab) wheel(ctx context.Context, el *browser.Elem, x, y float64, dir string) error {
 	pg := c.Page
 	amount := float64(c.In.Amount)
+	if c.In.Clicks > 0 {
+		step := 100.0
+		vertical := dir == "up" || dir == "down"
+		if err := pg.Run(ctx, fmt.Sprintf(clickStepJS, x, y, vertical), &step); err != nil {
+			return err
+		}
+		amount = step * float64(c.In.Clicks)
+		c.Res.Notes = append(c.Res.Notes, fmt.Sprintf("%d wheel clicks of %.0f px", c.In.Clicks, step))
+	}
 	if amount == 0 {
 		amount = float64(c.Height) * 0.8
 	}

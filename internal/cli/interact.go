@@ -172,6 +172,7 @@ func (c *pressCmd) input() (tool.Input, error) {
 type scrollCmd struct {
 	Direction string      `arg:"" optional:"" help:"down (default), up, left, right, top or bottom."`
 	Amount    int         `help:"Pixels to scroll (default: one screen)." placeholder:"N"`
+	Clicks    int         `help:"Wheel clicks to scroll, in place of --amount: 100 px each, or 0.8 of a smaller scroll box under the wheel." placeholder:"N"`
 	Ref       string      `name:"ref" help:"Scroll inside this element (ref from the last snapshot) instead of the page." placeholder:"REF"`
 	Point     pointFlag   `embed:""`
 	Target    targetFlags `embed:""`
@@ -180,7 +181,7 @@ type scrollCmd struct {
 
 func (c *scrollCmd) input() (tool.Input, error) {
 	in := c.Page.input("scroll")
-	in.Direction, in.Amount = c.Direction, c.Amount
+	in.Direction, in.Amount, in.Clicks = c.Direction, c.Amount, c.Clicks
 	c.Target.apply(&in, c.Ref)
 	return in, c.Point.apply(&in)
 }

@@ -185,6 +185,9 @@ func scrollLines(c call) []string {
 		return []string{"await " + c.loc + ".scrollIntoViewIfNeeded();"}
 	}
 	amount := in.Amount
+	if in.Clicks > 0 {
+		amount = 100 * in.Clicks // a wheel click (less over a smaller box)
+	}
 	if amount <= 0 {
 		amount = 600
 	}

@@ -211,12 +211,15 @@ func (c *Computer) step(ctx context.Context, in Input) (string, error) {
 		c.moveCursor(in, p)
 		return c.call(ctx, in, tool.Input{Action: "drag", X: fx, Y: fy, To: fmt.Sprintf("%d,%d", p.X, p.Y)})
 	case "scroll":
-		amount := in.scrollPixels
-		if amount == 0 {
-			amount = 100 * max(in.ScrollAmount, 1) // a wheel click is 100 px
+		// Pixels when the model gave them (OpenAI's scroll_x and
+		// scroll_y), else wheel clicks: 100 px each, less over a scroll box
+		// smaller than that (tool.Input.Clicks).
+		s := tool.Input{Action: "scroll", X: x, Y: y, Direction: in.ScrollDirection, Amount: in.scrollPixels}
+		if s.Amount == 0 {
+			s.Clicks = max(in.ScrollAmount, 1)
 		}
 		c.moveCursor(in, p)
-		return c.call(ctx, in, tool.Input{Action: "scroll", X: x, Y: y, Direction: in.ScrollDirection, Amount: amount})
+		return c.call(ctx, in, s)
 	case "key", "hold_key":
 		return c.pressKeys(ctx, in)
 	case "type":

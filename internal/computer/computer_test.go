@@ -32,6 +32,9 @@ func (r *recorder) Do(_ context.Context, in tool.Input) (tool.Result, error) {
 	if in.Amount > 0 {
 		s += fmt.Sprintf(" amount=%d", in.Amount)
 	}
+	if in.Clicks > 0 {
+		s += fmt.Sprintf(" clicks=%d", in.Clicks)
+	}
 	if in.Double {
 		s += " double"
 	}
@@ -65,7 +68,7 @@ func TestTranslation(t *testing.T) {
 		{`{"action":"triple_click","coordinate":[1,2]}`, []string{"mouse_down 1,2", "mouse_up 1,2", "mouse_down 1,2", "mouse_up 1,2", "mouse_down 1,2", "mouse_up 1,2"}},
 		{`{"action":"mouse_move","coordinate":[5,6]}`, []string{"mouse_move 5,6"}},
 		{`{"action":"left_click_drag","start_coordinate":[10,10],"coordinate":[200,150]}`, []string{"drag 10,10 to=200,150"}},
-		{`{"action":"scroll","coordinate":[300,200],"scroll_direction":"down","scroll_amount":3}`, []string{"scroll 300,200 dir=down amount=300"}},
+		{`{"action":"scroll","coordinate":[300,200],"scroll_direction":"down","scroll_amount":3}`, []string{"scroll 300,200 dir=down clicks=3"}},
 		{`{"action":"key","text":"ctrl+s"}`, []string{"press key=Control+s"}},
 		{`{"action":"key","text":"Return"}`, []string{"press key=Enter"}},
 		{`{"action":"key","text":"ctrl+a BackSpace"}`, []string{"press key=Control+a", "press key=Backspace"}},

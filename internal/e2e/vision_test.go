@@ -261,6 +261,14 @@ func testComputer(t *testing.T, d driver, do computerCall, task string, openAI b
 	heard("rightclick 300,120")
 	act(map[string]any{"action": "scroll", "coordinate": []int{200, 150}, "scroll_direction": "down", "scroll_amount": 2})
 	heard("wheel 0,200")
+	// A list 90 px high: a wheel click there moves 0.8 of it, 72 px, not
+	// the 100 px that would skip rows (issue 51 point 3).
+	for i, want := range []string{"72", "144"} {
+		act(map[string]any{"action": "scroll", "coordinate": []int{880, 60}, "scroll_direction": "down", "scroll_amount": 1})
+		if r := ok(t, d, tool.Input{Action: "evaluate", Task: task, Expression: "String(document.getElementById('short').scrollTop)"}); !strings.Contains(r.Content, `"`+want+`"`) {
+			t.Errorf("after %d wheel clicks over a 90 px list it is scrolled by %s, want %s px", i+1, r.Content, want)
+		}
+	}
 	act(map[string]any{"action": "key", "text": "Escape"})
 	heard("key Escape")
 	act(map[string]any{"action": "left_click", "coordinate": []int{600, 35}})

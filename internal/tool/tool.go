@@ -106,6 +106,11 @@ type Input struct {
 	Y        *int `json:"y,omitempty"`
 	Annotate bool `json:"annotate,omitempty" jsonschema:"screenshot: label refs"`
 	Amount   int  `json:"amount,omitempty" jsonschema:"scroll: pixels"`
+	// Clicks are wheel clicks, in place of Amount: 100 px each, or 0.8 of
+	// the scroll box under the wheel when that box is smaller (a 90 px
+	// list is stepped through, not skipped) — the computer tool's
+	// scroll_amount.
+	Clicks int `json:"clicks,omitempty"`
 
 	StoredSession string `json:"storedSession,omitempty"`
 	Width         int    `json:"width,omitempty"`
@@ -516,8 +521,14 @@ func (in *Input) Validate() error {
 			return err
 		}
 	}
-	if in.Timeout < 0 || in.Time < 0 || in.Depth < 0 || in.MaxChars < 0 || in.Amount < 0 {
-		return fmt.Errorf("timeout, time, depth, maxChars and amount must not be negative")
+	if in.Timeout < 0 || in.Time < 0 || in.Depth < 0 || in.MaxChars < 0 || in.Amount < 0 || in.Clicks < 0 {
+		return fmt.Errorf("timeout, time, depth, maxChars, amount and clicks must not be negative")
+	}
+	if in.Clicks > 0 && in.Amount > 0 {
+		return fmt.Errorf("give amount (pixels) or clicks (wheel clicks), not both")
+	}
+	if in.Clicks > 100 {
+		return fmt.Errorf("clicks is at most 100 wheel clicks; to reach an end, scroll with direction top or bottom")
 	}
 	// Bounds for every number from outside: a time near 2^63 ms would
 	// overflow a duration and end a wait at once.

@@ -32,6 +32,9 @@ func TestValidate(t *testing.T) {
 		{Input{Action: "wait", Text: "x", Timeout: 9223372036854775807}, "at most 3600000"},
 		{Input{Action: "wait", Text: "x", Timeout: MaxMillis}, ""},
 		{Input{Action: "scroll", Amount: 1 << 40}, "amount 1000000"},
+		{Input{Action: "scroll", Clicks: -1}, "must not be negative"},
+		{Input{Action: "scroll", Clicks: 2, Amount: 100}, "not both"},
+		{Input{Action: "scroll", Clicks: 101}, "at most 100 wheel clicks"},
 		{Input{Action: "snapshot", Depth: 1 << 40}, "depth is at most"},
 		{Input{Action: "navigate", URL: "https://a.example", HTTPCredentials: []HTTPCredential{{Origin: "x", Username: "u"}}}, "set with launch"},
 		// Issue 17 point 4: launch's environment, checked before any browser.
