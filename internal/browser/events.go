@@ -339,8 +339,29 @@ func (p *Page) onRequestPaused(ev cdp.Event) {
 			Method  string            `json:"method"`
 			Headers map[string]string `json:"headers"`
 		} `json:"request"`
+		// Set when the request paused at its answer: a fetch route's
+		// (changeAnswer).
+		ResponseStatusCode  int    `json:"responseStatusCode"`
+		ResponseErrorReason string `json:"responseErrorReason"`
+		ResponseHeaders     []struct {
+			Name  string `json:"name"`
+			Value string `json:"value"`
+		} `json:"responseHeaders"`
 	}
 	if ev.Decode(&e) != nil {
+		return
+	}
+	if e.ResponseStatusCode != 0 || e.ResponseErrorReason != "" {
+		ans, ok := p.fetched(e.RequestID)
+		if !ok || e.ResponseErrorReason != "" {
+			go continueRequest(p.sess, e.RequestID) // a failure goes to the page as it is
+			return
+		}
+		hs := make([]Header, len(e.ResponseHeaders))
+		for i, h := range e.ResponseHeaders {
+			hs[i] = Header{h.Name, h.Value}
+		}
+		go p.changeAnswer(e.RequestID, e.ResponseStatusCode, hs, ans)
 		return
 	}
 	// The verdict may need a DNS lookup: answer off the loop. The

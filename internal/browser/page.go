@@ -225,7 +225,8 @@ type Page struct {
 	objs        map[objKey]string        // elements resolved since the last Release (see CallOn)
 	journalSeq  int64                    // the last journal started (see journal.go)
 	crashed     bool
-	crashing    bool // unfreeze asked for the crash: actions go on
+	crashing    bool                   // unfreeze asked for the crash: actions go on
+	fetching    map[string]RouteAnswer // Fetch request id -> its fetch route, until the server's answer pauses (route.go)
 	windowOpens int
 	// navRequests counts the navigations the tab's main frame was asked
 	// for or started loading; downloadsBegun the downloads it began (see

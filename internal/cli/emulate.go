@@ -50,14 +50,24 @@ type routeCmd struct {
 	ContentType string            `name:"content-type" placeholder:"TYPE" help:"The answer's Content-Type (default: from the body or file)."`
 	Header      map[string]string `placeholder:"NAME=VALUE" help:"A header of the answer, or of the request passed on; repeatable."`
 	Abort       string            `placeholder:"REASON" help:"Fail the request: failed, aborted, timedout, accessdenied, connectionrefused, internetdisconnected, …"`
+	Fetch       bool              `help:"Answer with the server's own answer, changed by --status, --header, --content-type and --replace (Playwright's route.fetch() then fulfill)."`
+	Replace     string            `placeholder:"TEXT=VALUE" help:"With --fetch: put VALUE in place of every TEXT in the server's body."`
 	Delay       int               `placeholder:"MS" help:"Wait this long first."`
 	Scope       string            `placeholder:"SCOPE" help:"task (default: this task's tabs) or session (every task's)."`
 	Timeout     timeoutFlag       `embed:""`
 }
 
 func (c *routeCmd) input() (tool.Input, error) {
-	return tool.Input{Action: "route", URL: c.Pattern, Status: c.Status, Body: c.Body, Path: c.Path, ContentType: c.ContentType,
-		Headers: c.Header, Abort: strings.ToLower(c.Abort), Delay: c.Delay, Scope: c.Scope, Timeout: c.Timeout.Timeout}, nil
+	in := tool.Input{Action: "route", URL: c.Pattern, Status: c.Status, Body: c.Body, Path: c.Path, ContentType: c.ContentType,
+		Headers: c.Header, Abort: strings.ToLower(c.Abort), Delay: c.Delay, Scope: c.Scope, Timeout: c.Timeout.Timeout, Fetch: c.Fetch}
+	if c.Replace != "" {
+		from, to, ok := strings.Cut(c.Replace, "=")
+		if !ok || from == "" {
+			return in, usagef("--replace %q: give TEXT=VALUE, the text of the server's body and what to put in its place", c.Replace)
+		}
+		in.Text, in.Value = from, to
+	}
+	return in, nil
 }
 
 // unrouteCmd sends unroute.

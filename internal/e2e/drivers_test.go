@@ -454,6 +454,8 @@ func cliArgs(in tool.Input) ([]string, error) {
 		add(in.Body != "", "--body", in.Body)
 		add(in.Abort != "", "--abort", in.Abort)
 		add(in.Scope != "", "--scope", in.Scope)
+		add(in.Fetch, "--fetch")
+		add(in.Text != "" || in.Value != "", "--replace", in.Text+"="+in.Value)
 		for _, k := range slices.Sorted(maps.Keys(in.Headers)) {
 			a = append(a, "--header", k+"="+in.Headers[k])
 		}

@@ -68,6 +68,14 @@ func testEmulateRoute(t *testing.T, d driver, task string) {
 		document.body.insertAdjacentHTML('beforeend', '<p id="got">' + j.name + ' (' + document.readyState + ')</p>'); return j.name; })`)
 	contains(t, ok(t, d, tool.Input{Action: "extract", Profile: phone, Task: task, Selector: "#got"}).Content, "mocked item")
 	contains(t, evalIn(t, d, phone, task, `fetch('/mock/broken').then(() => 'answered', e => 'refused: ' + e.name)`), "refused: TypeError")
+	// The server's own answer, changed (issue 51 point 4: Playwright's
+	// route.fetch() then route.fulfill()): its status, a header and a
+	// text of its body; its Content-Type kept.
+	ok(t, d, tool.Input{Action: "route", Profile: phone, Task: task, URL: "**/net/data.json", Fetch: true, Status: 203,
+		Headers: map[string]string{"X-Routed": "changed"}, Text: `"items":3`, Value: `"items":7`})
+	contains(t, evalIn(t, d, phone, task, `fetch('/net/data.json').then(async r => [r.status, r.headers.get('x-routed'), r.headers.get('content-type'), await r.text()].join(' '))`),
+		`203 changed application/json {\"items\":7}`)
+	contains(t, ok(t, d, tool.Input{Action: "status", Profile: phone, Task: task}).Content, `route (task) **/net/data.json: the server's answer, changed: status 203, 1 headers, "\"items\":3" replaced; 1 served`)
 	// A request passed on with a header Chromium will not send fails at
 	// once, and the log says why (it stayed paused until the page gave up).
 	ok(t, d, tool.Input{Action: "route", Profile: phone, Task: task, URL: "**/mock/override", Headers: map[string]string{"X-HTTP-Method-Override": "TRACE"}})

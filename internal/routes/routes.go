@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"mime"
@@ -193,6 +194,17 @@ func refresh(ctx context.Context, env Env) error {
 // answer is what a route call answers with.
 func answer(in *tool.Input, file func(string) (string, error)) (browser.RouteAnswer, error) {
 	a := browser.RouteAnswer{Name: in.URL, Delay: time.Duration(in.Delay) * time.Millisecond}
+	if in.Fetch {
+		a.Fetch, a.Status, a.From, a.To = true, in.Status, in.Text, in.Value
+		a.Headers = map[string]string{}
+		for k, v := range in.Headers {
+			a.Headers[k] = v
+		}
+		if in.ContentType != "" {
+			a.Headers["Content-Type"] = in.ContentType
+		}
+		return a, nil
+	}
 	if in.Abort != "" {
 		a.Abort = abortReasons[in.Abort]
 		return a, nil
@@ -270,6 +282,18 @@ func Describe(a browser.RouteAnswer) string {
 	switch {
 	case a.Abort != "":
 		s = "aborted (" + a.Abort + ")"
+	case a.Fetch:
+		var what []string
+		if a.Status > 0 {
+			what = append(what, fmt.Sprintf("status %d", a.Status))
+		}
+		if len(a.Headers) > 0 {
+			what = append(what, fmt.Sprintf("%d headers", len(a.Headers)))
+		}
+		if a.From != "" {
+			what = append(what, fmt.Sprintf("%q replaced", a.From))
+		}
+		s = "the server's answer, changed: " + cmp.Or(strings.Join(what, ", "), "nothing")
 	case a.Status > 0:
 		s = fmt.Sprintf("answered %d, %d bytes", a.Status, len(a.Body))
 	default:

@@ -118,13 +118,22 @@ func (in *Input) checkRoute() error {
 	if in.Body != "" && in.Path != "" {
 		return fmt.Errorf("route: body or path (a file in the uploads folder), not both")
 	}
+	if in.Fetch && (in.Abort != "" || in.Body != "" || in.Path != "") {
+		return fmt.Errorf("route: fetch changes the server's answer: give status, headers, contentType, or text and value to replace in its body; not abort, body or path (leave fetch out to make the answer up)")
+	}
+	if !in.Fetch && (in.Text != "" || in.Value != "") {
+		return fmt.Errorf("route: text and value replace a text in the server's answer: add fetch: true")
+	}
+	if in.Value != "" && in.Text == "" {
+		return fmt.Errorf("route: value replaces text in the fetched body: give text, what to replace")
+	}
 	if in.Delay < 0 || in.Delay > 60000 {
 		return fmt.Errorf("route: delay is 0 to 60000 ms")
 	}
 	if len(in.Body) > MaxRouteBody {
 		return fmt.Errorf("route: body is at most 1 MB inline; put a bigger one (up to 10 MB) in the uploads folder and give it as path")
 	}
-	passesOn := in.Abort == "" && in.Status == 0 && in.Body == "" && in.Path == "" && in.ContentType == ""
+	passesOn := !in.Fetch && in.Abort == "" && in.Status == 0 && in.Body == "" && in.Path == "" && in.ContentType == ""
 	for k, v := range in.Headers {
 		if why := refusedHeader(k, v); why != "" && passesOn {
 			return fmt.Errorf("route: Chromium will not send a request with header %q (%s); leave it out", k, why)

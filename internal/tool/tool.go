@@ -99,7 +99,7 @@ type Input struct {
 	Double    bool     `json:"double,omitempty"`
 	Button    string   `json:"button,omitempty" jsonschema:"click: left, right, middle"`
 	Modifiers []string `json:"modifiers,omitempty" jsonschema:"click: held keys, e.g. Shift"`
-	Direction string   `json:"direction,omitempty" jsonschema:"scroll direction"`
+	Direction string   `json:"direction,omitempty"`
 	// X and Y are a point of the viewport in CSS pixels (a fullPage false
 	// screenshot's), in place of a target (point.go).
 	X        *int `json:"x,omitempty" jsonschema:"viewport px (with y)"`
@@ -148,6 +148,10 @@ type Input struct {
 	// A route's answer (internal/routes): status, contentType and body
 	// (or path, a file in the uploads folder); or abort with a reason;
 	// after delay ms; for the task or, with scope "session", the session.
+	// With fetch, the server's own answer changed: its status, headers
+	// and contentType replaced by those given, every text in its body by
+	// value (Playwright's route.fetch() then route.fulfill()).
+	Fetch       bool   `json:"fetch,omitempty"`
 	Status      int    `json:"status,omitempty"`
 	ContentType string `json:"contentType,omitempty"`
 	Body        string `json:"body,omitempty"`

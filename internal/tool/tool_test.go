@@ -81,6 +81,10 @@ func TestValidate(t *testing.T) {
 		{Input{Action: "route", URL: "**/api", Headers: map[string]string{"X-Token": "a", "Authorization": "Bearer b"}}, ""},
 		{Input{Action: "route", URL: "**/api", Status: 200, Headers: map[string]string{"Content-Length": "2", "Set-Cookie": "a=b"}}, ""}, // an answer's headers are the response's
 		{Input{Action: "route", URL: "**/api", Body: strings.Repeat("a", MaxRouteBody+1)}, "1 MB inline"},
+		{Input{Action: "route", URL: "**/api", Fetch: true, Body: "x"}, "fetch changes the server's answer"},
+		{Input{Action: "route", URL: "**/api", Text: "a", Value: "b"}, "add fetch: true"},
+		{Input{Action: "route", URL: "**/api", Fetch: true, Value: "b"}, "give text"},
+		{Input{Action: "route", URL: "**/api", Fetch: true, Text: "a", Value: "b", Status: 201, Headers: map[string]string{"Set-Cookie": "a=b"}}, ""},
 	} {
 		err := c.in.Validate()
 		switch {
