@@ -1358,17 +1358,8 @@ func (b *builder) attrs(n *Node, kd *kind, role, hint string, current bool) (str
 			add("selected")
 		}
 	}
-	switch p["pressed"] {
-	case "true":
-		add("pressed")
-	case "mixed":
-		add("pressed=mixed")
-	case "false":
-		add("pressed=false")
-	case "":
-		if n.Role == "ToggleButton" {
-			add("pressed=false")
-		}
+	if s := pressedAttr(p["pressed"], n.Role); s != "" {
+		add(s)
 	}
 	if len(p) > 0 {
 		switch {
@@ -1416,6 +1407,24 @@ func (b *builder) attrs(n *Node, kd *kind, role, hint string, current bool) (str
 	}
 	b.abuf = a
 	return string(a), cut
+}
+
+// pressedAttr is a toggle button's state as its line says it ("": none);
+// Chromium gives an unpressed ToggleButton no pressed property.
+func pressedAttr(v, axRole string) string {
+	switch v {
+	case "true":
+		return "pressed"
+	case "mixed":
+		return "pressed=mixed"
+	case "false":
+		return "pressed=false"
+	case "":
+		if axRole == "ToggleButton" {
+			return "pressed=false"
+		}
+	}
+	return ""
 }
 
 // line is one rendered output line.
