@@ -51,6 +51,7 @@ func Examples() []tool.Input {
 		{Action: "fill", Fields: []tool.Field{{Ref: "e3", Value: "Ada"}, {Ref: "e5", Value: "true"}, {Ref: "e6", Secret: "SHOP_PASSWORD"}}},
 		{Action: "type", Ref: "e4", Secret: "SHOP_PASSWORD"},
 		{Action: "scroll", Direction: "down", Amount: 300},
+		{Action: "scroll", Direction: "up", Clicks: 2, X: new(40), Y: new(60)},
 		{Action: "snapshot", Interactive: true, Depth: 4, MaxChars: 2000, Diff: true},
 		{Action: "network", Request: "r3", Redact: &no},
 		{Action: "network", Filter: "fetch"},
@@ -61,6 +62,7 @@ func Examples() []tool.Input {
 			Permissions: []string{"geolocation"}, URL: "https://example.com", InitScript: "window.seen = true"},
 		{Action: "route", URL: "**/api/items", Status: 200, ContentType: "application/json", Body: "[]", Delay: 100, Scope: "session"},
 		{Action: "route", URL: "/\\/ads\\//", Abort: "blockedbyclient"},
+		{Action: "route", URL: "**/api/cart", Fetch: true, Status: 201, Text: `"stock":0`, Value: `"stock":5`, Headers: map[string]string{"X-Mocked": "1"}},
 		{Action: "unroute", URL: "**/api/items", Scope: "session"},
 	}
 }
