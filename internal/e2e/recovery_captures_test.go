@@ -47,6 +47,28 @@ func waitCapture(t *testing.T, do func(tool.Input) tool.Result, session string, 
 	}
 }
 
+// settledCapture is session's newest capture once no newer one has come
+// for a second (10 s at most): the capturer has written what it had to.
+// Its first tab's URL must contain url.
+func settledCapture(t *testing.T, do func(tool.Input) tool.Result, session, url string) tool.CaptureInfo {
+	t.Helper()
+	var last tool.CaptureInfo
+	since := time.Now()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		cs := captures(t, do, session)
+		if len(cs) > 0 && cs[0].ID != last.ID {
+			last, since = cs[0], time.Now()
+		}
+		if time.Since(since) >= time.Second || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !strings.Contains(last.URL, url) {
+		t.Fatalf("the newest capture of %s is at %s, want %s", session, last.URL, url)
+	}
+	return last
+}
+
 // killAndRestart kills the daemon of data with SIGKILL and starts another
 // with extra flags; it returns the new daemon and a caller for it.
 func killAndRestart(t *testing.T, d *exec.Cmd, data string, extra ...string) (*exec.Cmd, func(tool.Input) tool.Result) {
@@ -191,11 +213,18 @@ func TestResumeOlderCapture(t *testing.T) {
 		if !r.Success {
 			t.Fatal(r.Error)
 		}
+		// The evaluate's change makes the session due at once: its
+		// capture may be written before the answer reaches here (a
+		// loaded machine did), so it counts from before the call, and the
+		// capture that holds the state is the newest once the capturer has
+		// nothing more to write.
+		before := time.Now()
 		r = do(tool.Input{Action: "evaluate", Session: "hist", Task: "k", Expression: fmt.Sprintf("localStorage.setItem('acct', %q), sessionStorage.setItem('tabid', %q), 1", name, name)})
 		if !r.Success {
 			t.Fatal(r.Error)
 		}
-		return waitCapture(t, do, "hist", time.Now(), "/account?"+name, 5*time.Second), r.Tab
+		waitCapture(t, do, "hist", before, "/account?"+name, 5*time.Second)
+		return settledCapture(t, do, "hist", "/account?"+name), r.Tab
 	}
 	one, tab := step("one")
 	two, _ := step("two")
