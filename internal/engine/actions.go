@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -24,6 +22,7 @@ import (
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recording"
 	"github.com/browserd/browserd/internal/recovery"
+	"github.com/browserd/browserd/internal/refusals"
 	"github.com/browserd/browserd/internal/sessionproxy"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/snapshot"
@@ -1034,7 +1033,9 @@ func (c *call) report(ctx context.Context, br *browser.Browser, since time.Time,
 	c.navRefused = ""
 	if c.tab != nil {
 		c.res.Blocked = append(c.res.Blocked, c.tab.Page.TakeBlocked()...)
-		c.reportInvalid(c.tab.Page.TakeInvalid())
+		sends := c.in.Action == "click" || c.in.Action == "press" || c.in.Action == "type" && c.in.Submit
+		notes, details := refusals.Invalid(sends, c.tab.Page.TakeInvalid())
+		c.res.Notes, c.res.Details = append(c.res.Notes, notes...), append(c.res.Details, details...)
 	}
 	c.reportEgress()
 }
@@ -1062,108 +1063,27 @@ func (c *call) reportDownloads(ctx context.Context, br *browser.Browser, since t
 }
 
 // reportEgress adds what the session's guard and proxy refused or failed
-// while the action ran: the page's own requests, and the navigation the
-// answer must refuse (navRefused) when the page itself was one of them.
+// while the action ran (internal/refusals).
 func (c *call) reportEgress() {
 	e := c.e
 	e.Mu.Lock()
-	eg := c.task.Sess.Egress
+	eg, own := c.task.Sess.Egress, c.task.Sess.Proxy != nil
 	e.Mu.Unlock()
 	if eg == nil || (c.slot != nil && c.slot.Br != nil && c.slot.Br.Attached() && c.task.Sess.CtxID == "") {
 		return
 	}
-	page := stripQuery(c.res.URL)
-	for _, d := range eg.Blocked() {
-		// The page chose these requests: no hint invites loosening the
-		// guard for them, and their URLs stay inside the envelope.
-		d.Hint = ""
-		c.res.Blocked = append(c.res.Blocked, d.Error())
-		if page != "" && (d.URL == page || d.URL == hostPortOf(c.res.URL)) && c.navRefused == "" {
-			// The page chose the address: it is in the details, inside
-			// the envelope, not in the error.
-			c.navRefused = fmt.Sprintf("the page led the tab to an address the guard refuses (rule: %s; the address is in the details); the page chose it, not you — go back or navigate elsewhere", d.Rule)
-			c.res.Details = append(c.res.Details, "refused: "+c.res.URL)
-		}
+	a := refusals.Action{PageURL: c.res.URL, OwnProxy: own, NavRefused: c.navRefused}
+	if c.in.Action == "navigate" || c.in.Action == "tab_new" {
+		a.AskedURL = c.in.URL
 	}
-	e.Mu.Lock()
-	own := c.task.Sess.Proxy != nil
-	e.Mu.Unlock()
-	for _, f := range eg.UpstreamFailures() {
-		// The proxy failed the request: said in browserd's words, which
-		// name the proxy, never the page's address.
-		msg := sessionproxy.Failure(own, f.Err)
-		if c.proxyFailed == "" {
-			c.proxyFailed = msg
-		}
-		if page != "" && (f.URL == page || f.URL == hostPortOf(c.res.URL)) && c.navRefused == "" {
-			c.navRefused = "the page did not load: " + msg
-			if c.in.URL != "" && (c.in.Action == "navigate" || c.in.Action == "tab_new") {
-				c.navRefused = fmt.Sprintf("navigation to %s failed: %s", c.in.URL, msg)
-			}
-			c.res.Details = append(c.res.Details, "through the proxy: "+c.res.URL)
-		}
+	r := refusals.FromEgress(eg, a)
+	c.res.Blocked = append(c.res.Blocked, r.Blocked...)
+	c.res.Details = append(c.res.Details, r.Details...)
+	c.res.Notes = append(c.res.Notes, r.Notes...)
+	c.navRefused = r.NavRefused
+	if c.proxyFailed == "" {
+		c.proxyFailed = r.ProxyFailed
 	}
-	if f := eg.CertFailures(); len(f) > 0 {
-		// The TLS error may quote the site's certificate: in the details.
-		c.res.Details = append(c.res.Details, f...)
-		c.res.Notes = append(c.res.Notes, "the TLS handshake with a site the session has a client certificate for failed (the details say why): check the certificate launch's clientCertificates gave for it, and its ca when the site's own certificate comes from a private CA")
-	}
-	for _, d := range eg.Unresolved() {
-		// A page that led the tab to a host that does not resolve did
-		// not load: say so, as the guard's refusals are said.
-		if page != "" && (d.URL == page || d.URL == hostPortOf(c.res.URL)) && c.navRefused == "" {
-			c.navRefused = "the page led the tab to an address whose host does not resolve (the address is in the details); the page chose it, not you — go back or navigate elsewhere"
-			c.res.Details = append(c.res.Details, "did not resolve: "+c.res.URL)
-		}
-	}
-}
-
-// reportInvalid tells the agent that a form it tried to send was stopped
-// by the browser's own checks (a required field left empty, an email
-// without an @): the page shows why only in a bubble no snapshot holds, and
-// without this the action looks as if it did nothing. Only an action that
-// can send a form says so; a page checking its fields itself while text is
-// typed is not a form stopped.
-func (c *call) reportInvalid(fields []browser.InvalidField) {
-	sends := c.in.Action == "click" || c.in.Action == "press" || c.in.Action == "type" && c.in.Submit
-	if len(fields) == 0 || !sends {
-		return
-	}
-	what := "a field"
-	if len(fields) > 1 {
-		what = fmt.Sprintf("%d fields", len(fields))
-	}
-	c.res.Notes = append(c.res.Notes, "the form was not sent: the browser's own checks stopped it at "+what+
-		" (what the browser says is in the details, as its bubble is not in the page) — correct them and send it again")
-	for _, f := range fields {
-		c.res.Details = append(c.res.Details, fmt.Sprintf("not sent: %s (%s): %s", jsString(f.Name), f.Type, f.Message))
-	}
-}
-
-// stripQuery is a URL as the guard names requests: no query, no fragment.
-func stripQuery(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
-	if u.Path == "" {
-		u.Path = "/"
-	}
-	return u.String()
-}
-
-// hostPortOf is how the guard names an HTTPS request: host:port.
-func hostPortOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "https" {
-		return "\x00"
-	}
-	port := u.Port()
-	if port == "" {
-		port = "443"
-	}
-	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // checkNav checks a URL the agent wants to open: scheme, then the
