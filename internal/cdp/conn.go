@@ -70,6 +70,10 @@ type Conn struct {
 type pending struct {
 	sess *Session
 	ch   chan *cdproto.Message // buffered 1
+	// relay, when set, takes the reply instead of ch, its id set back to
+	// clientID (Forward).
+	relay    Relay
+	clientID int64
 }
 
 // NewConn starts reading from t. Close (or the transport's end) stops it.
@@ -160,7 +164,11 @@ func (c *Conn) read() {
 			p := c.pending[msg.ID]
 			delete(c.pending, msg.ID)
 			c.mu.Unlock()
-			if p != nil {
+			switch {
+			case p != nil && p.relay != nil:
+				msg.ID = p.clientID
+				p.relay(msg)
+			case p != nil:
 				p.ch <- msg
 			}
 			continue
@@ -175,7 +183,14 @@ func (c *Conn) read() {
 		}
 		c.mu.Lock()
 		s := c.sessions[msg.SessionID]
+		var relay Relay
+		if s != nil {
+			relay = s.relay
+		}
 		c.mu.Unlock()
+		if relay != nil {
+			c.relayEvent(relay, msg)
+		}
 		if s != nil {
 			s.dispatch(string(msg.Method), msg.Params)
 		}
@@ -200,7 +215,7 @@ func (c *Conn) detach(id target.SessionID, why error) {
 	}
 	c.mu.Unlock()
 	for _, p := range failed {
-		p.ch <- nil
+		p.fail()
 	}
 	if s != nil {
 		s.end(why)
@@ -216,7 +231,7 @@ func (c *Conn) shutdown(err error) {
 	c.sessions = map[target.SessionID]*Session{}
 	c.mu.Unlock()
 	for _, p := range pend {
-		p.ch <- nil
+		p.fail()
 	}
 	for _, s := range sess {
 		s.end(err)
@@ -252,6 +267,7 @@ type Session struct {
 
 	mu        sync.Mutex // protects listeners, goneErr
 	listeners map[string][]*Listener
+	relay     Relay // guarded by conn.mu (SetRelay)
 	goneErr   error
 	gone      chan struct{}
 }

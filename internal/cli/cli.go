@@ -99,6 +99,7 @@ type CLI struct {
 	Secret    secretCmd    `cmd:"" group:"Profiles" help:"Keep, list and delete secrets: values agents type by name (type and fill's secret field) without ever seeing them."`
 	Token     tokenCmd     `cmd:"" group:"Daemon" help:"Create, list and revoke the API's bearer tokens."`
 	Dashboard dashboardCmd `cmd:"" group:"Daemon" help:"Print a one-time URL to the dashboard: every session's tabs, watched live."`
+	CDPURL    cdpURLCmd    `cmd:"" name:"cdp-url" group:"Daemon" help:"Print the URL of the daemon's CDP endpoint for the task (--task, --profile): what Playwright's connectOverCDP, Puppeteer's connect and agent-browser --cdp take. It holds admin's token."`
 	Nodes     nodesCmd     `cmd:"" group:"Daemon" help:"List the nodes sharing this daemon's store: live or not, sessions, tabs, Chromium memory, last heartbeat."`
 
 	Sessions sessionsCmd `cmd:"" group:"Recovery" help:"List sessions: active, recoverable after a restart or crash, stale, closed, failed."`

@@ -32,9 +32,11 @@ import (
 	"time"
 
 	"github.com/browserd/browserd/internal/auth"
+	"github.com/browserd/browserd/internal/cdpproxy"
 	"github.com/browserd/browserd/internal/cluster"
 	"github.com/browserd/browserd/internal/computer"
 	"github.com/browserd/browserd/internal/config"
+	"github.com/browserd/browserd/internal/engine"
 	"github.com/browserd/browserd/internal/filelock"
 	"github.com/browserd/browserd/internal/files"
 	"github.com/browserd/browserd/internal/httpapi"
@@ -358,6 +360,16 @@ func newMux(eng Engine, tokens auth.Store, log *slog.Logger, version string, cfg
 	}
 	mux.Handle("/mcp", httpapi.Guard(auth.Require(tokens, mcpserver.HTTPHandlerWith(eng, version, mo))))
 	mux.Handle("GET /metrics", httpapi.Guard(auth.Require(tokens, adminOnly("the metrics", set.Handler()))))
+	if e, ok := eng.(*engine.Engine); ok {
+		// The CDP endpoint (internal/cdpproxy): a task's pages for
+		// Playwright, Puppeteer and agent-browser; /json/version for the
+		// clients that take http://host:port. ?token= for clients that
+		// set no headers.
+		h := httpapi.Guard(cdpproxy.TokenFromQuery(auth.Require(tokens, &cdpproxy.Handler{Host: cdpTasks{e}, Log: log})))
+		for _, p := range []string{"/cdp", "/cdp/", "GET /json/version", "GET /json/version/"} {
+			mux.Handle(p, h)
+		}
+	}
 	if dash != nil {
 		// The dashboard signs people in with a cookie of its own; the URL
 		// that does it comes from the API, as the caller's owner.

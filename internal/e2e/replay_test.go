@@ -172,7 +172,7 @@ var orderPage sync.Mutex
 // finds node and Chromium; it skips, saying why (whyNot, then the cause),
 // when npm, node or Chromium is not there or the registry cannot be
 // reached.
-func npmInstall(t *testing.T, whyNot, pkg string) (node, chrome, dir string) {
+func npmInstall(t *testing.T, whyNot string, pkgs ...string) (node, chrome, dir string) {
 	t.Helper()
 	npm, err := exec.LookPath("npm")
 	if err != nil {
@@ -187,8 +187,9 @@ func npmInstall(t *testing.T, whyNot, pkg string) (node, chrome, dir string) {
 	dir = t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if out, err := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--prefix", dir, pkg).CombinedOutput(); err != nil {
-		t.Skipf("%s: npm install %s failed (registry unreachable?): %v\n%s", whyNot, pkg, err, out)
+	args := append([]string{"install", "--no-audit", "--no-fund", "--prefix", dir}, pkgs...)
+	if out, err := exec.CommandContext(ctx, npm, args...).CombinedOutput(); err != nil {
+		t.Skipf("%s: npm install %s failed (registry unreachable?): %v\n%s", whyNot, strings.Join(pkgs, " "), err, out)
 	}
 	return node, chrome, dir
 }

@@ -1090,16 +1090,16 @@ func (c *call) reportEgress() {
 // session's guard policy (the same check the proxy makes at dial time, made
 // early for a clear error).
 func (c *call) checkNav(ctx context.Context, raw string) (string, error) {
-	u, err := c.e.checkURL(ctx, c.task.Sess, raw)
+	u, err := c.e.CheckURL(ctx, c.task.Sess, raw)
 	if err != nil {
 		return "", err
 	}
 	return u, c.checkHosts(u)
 }
 
-// checkURL checks a URL to open in one of s's tabs (checkNav; a login
-// check's page).
-func (e *Engine) checkURL(ctx context.Context, s *sessions.Session, raw string) (string, error) {
+// CheckURL checks a URL to open in one of s's tabs (checkNav; a login
+// check's page: logincheck.Pages; a CDP client's navigation).
+func (e *Engine) CheckURL(ctx context.Context, s *sessions.Session, raw string) (string, error) {
 	u, err := urlpolicy.Parse(raw)
 	if err != nil {
 		return "", &userError{Msg: err.Error()}

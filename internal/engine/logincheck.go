@@ -11,11 +11,6 @@ import (
 // Launch's loginCheck (internal/logincheck runs it): kept with the
 // profile or the session, run, and put in the call's answer.
 
-// CheckURL vets a login check's URL as a navigation's (logincheck.Pages).
-func (e *Engine) CheckURL(ctx context.Context, s *sessions.Session, raw string) (string, error) {
-	return e.checkURL(ctx, s, raw)
-}
-
 // keepProfileLoginCheck keeps launch's loginCheck of a profile in the
 // store, before the profile's browser starts (prepareLaunch); a session
 // without a profile keeps its own (launchLoginCheck).

@@ -1,0 +1,260 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/browserd/browserd/internal/tool"
+)
+
+// cdpPlaywright drives a task of a browserd session with playwright-core's
+// connectOverCDP, as a program built on Playwright does: a login (its
+// response waited for), a screenshot, a second page, a download, and each
+// refusal tried through Playwright's own API. It prints what it saw as
+// JSON. Between its pages and its look at the targets it waits for
+// $BARRIER/other (the Puppeteer client's pages are open then).
+const cdpPlaywright = `const { chromium } = require('playwright-core');
+const fs = require('fs');
+const [endpoint, site, barrier] = process.argv.slice(2);
+const out = {};
+const text = e => String(e && e.message || e).split('\n')[0];
+(async () => {
+  const browser = await chromium.connectOverCDP(endpoint);
+  out.contexts = browser.contexts().length;
+  const ctx = browser.contexts()[0];
+  out.firstPages = ctx.pages().length;
+  const page = ctx.pages()[0];
+  await page.goto(site + '/login');
+  await page.fill('#username', 'cdp-ada');
+  const [resp] = await Promise.all([
+    page.waitForResponse(r => r.url().endsWith('/login') && r.request().method() === 'POST'),
+    page.click('button[type=submit]'),
+  ]);
+  out.loginStatus = resp.status();
+  await page.waitForURL('**/account');
+  out.account = (await page.textContent('body')).trim();
+  out.shot = (await page.screenshot()).length;
+  const second = await ctx.newPage();
+  await second.goto(site + '/download?pw');
+  const [download] = await Promise.all([second.waitForEvent('download'), second.click('#report')]);
+  out.download = download.suggestedFilename();
+  out.pages = ctx.pages().length;
+  out.file = await page.goto('file:///etc/passwd').then(() => 'loaded', text);
+  out.proxy = await browser.newContext({ proxy: { server: 'http://127.0.0.1:9' } }).then(() => 'made', text);
+  const own = await browser.newContext();
+  const ownPage = await own.newPage();
+  out.ownContext = await ownPage.goto('http://169.254.169.254/latest/meta-data/').then(() => 'loaded', text);
+  await own.close();
+  const b = await browser.newBrowserCDPSession();
+  out.systemInfo = await b.send('SystemInfo.getInfo').then(() => 'answered', text);
+  out.crash = await b.send('Browser.crash').then(() => 'crashed', text);
+  out.tracing = await b.send('Tracing.start').then(() => 'tracing', text);
+  fs.writeFileSync(barrier + '/playwright', '');
+  for (let i = 0; i < 600 && !fs.existsSync(barrier + '/puppeteer'); i++) await new Promise(r => setTimeout(r, 100));
+  out.targets = (await b.send('Target.getTargets')).targetInfos.map(t => t.url);
+  await browser.close();
+  console.log(JSON.stringify(out));
+})().catch(e => { console.error(e); process.exit(1); });
+`
+
+// cdpPuppeteer drives another task of the same session with
+// puppeteer-core's connect, at the same time.
+const cdpPuppeteer = `const puppeteer = require('puppeteer-core');
+const fs = require('fs');
+const [endpoint, site, barrier] = process.argv.slice(2);
+const out = {};
+(async () => {
+  const browser = await puppeteer.connect({ browserWSEndpoint: endpoint, defaultViewport: null });
+  const pages = await browser.pages();
+  out.firstPages = pages.length;
+  const page = pages[0];
+  await page.goto(site + '/form?pp');
+  await page.type('#name', 'Grace');
+  out.typed = await page.$eval('#name', e => e.value);
+  out.shot = (await page.screenshot()).length;
+  const second = await browser.newPage();
+  await second.goto(site + '/login?pp');
+  fs.writeFileSync(barrier + '/puppeteer', '');
+  for (let i = 0; i < 600 && !fs.existsSync(barrier + '/playwright'); i++) await new Promise(r => setTimeout(r, 100));
+  out.targets = browser.targets().map(t => t.url());
+  out.pages = (await browser.pages()).map(p => p.url());
+  await browser.close();
+  console.log(JSON.stringify(out));
+})().catch(e => { console.error(e); process.exit(1); });
+`
+
+// TestCDPEndpoint: Playwright's connectOverCDP, Puppeteer's connect and
+// agent-browser's --cdp drive tasks of one browserd session (issue 49):
+// each sees only its own task's pages, a login made over CDP is the
+// session's (an MCP-side call of another task finds it, and a new session
+// of the profile does after a restart), the refusals hold whatever the
+// client library sends, the client's pages are the task's tabs, a close
+// leaves the session's browser up, and a token whose policy denies
+// evaluate gets no CDP at all.
+func TestCDPEndpoint(t *testing.T) {
+	node, _, dir := npmInstall(t, "the CDP clients are not run", "playwright-core@1.65.1", "puppeteer-core@24.43.1", "agent-browser@0.41.2")
+	data := t.TempDir()
+	addr := freeAddr(t)
+	d := startDaemon(t, data, "--listen", addr)
+	token := adminToken(t, data)
+	api := tcpAPI(t, addr, token)
+	var res tool.Result
+	api.expect(200, "POST", "/api/actions", map[string]any{"action": "launch", "session": "cdp", "profile": "cdp"}, &res)
+	if !res.Success {
+		t.Fatalf("launch: %s", res.Error)
+	}
+	endpoint := func(task string) string {
+		return "ws://" + addr + "/cdp?session=cdp&task=" + task + "&token=" + token
+	}
+
+	// No token, no CDP; /json/version names the endpoint for clients
+	// that take http://host:port.
+	if resp, err := http.Get("http://" + addr + "/cdp?session=cdp"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("/cdp without a token: %v %v, want 401", resp, err)
+	}
+	var version struct {
+		URL string `json:"webSocketDebuggerUrl"`
+	}
+	api.expect(200, "GET", "/json/version?session=cdp&task=x", nil, &version)
+	if version.URL != "ws://"+addr+"/cdp?session=cdp&task=x" {
+		t.Errorf("/json/version: %q", version.URL)
+	}
+
+	// Playwright and Puppeteer at once, on two tasks.
+	barrier := t.TempDir()
+	for name, script := range map[string]string{"pw.js": cdpPlaywright, "pp.js": cdpPuppeteer} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pw struct {
+		Contexts, FirstPages, LoginStatus, Shot, Pages int
+		Account, Download, File, Proxy, OwnContext     string
+		SystemInfo, Crash, Tracing                     string
+		Targets                                        []string
+	}
+	var pp struct {
+		FirstPages, Shot int
+		Typed            string
+		Targets, Pages   []string
+	}
+	var wg sync.WaitGroup
+	runNode := func(script, task string, out any) {
+		defer wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, node, filepath.Join(dir, script), endpoint(task), site.URL(""), barrier)
+		cmd.Dir = dir
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		b, err := cmd.Output()
+		if err != nil {
+			t.Errorf("%s: %v\n%s", script, err, stderr.String())
+			return
+		}
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Errorf("%s: %v: %s", script, err, b)
+		}
+	}
+	wg.Add(2)
+	go runNode("pw.js", "pw", &pw)
+	go runNode("pp.js", "pp", &pp)
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	t.Logf("playwright: %+v", pw)
+	t.Logf("puppeteer: %+v", pp)
+	if pw.Contexts != 1 || pw.FirstPages != 1 || pp.FirstPages != 1 {
+		t.Errorf("each client should find one context with its task's one page: %d contexts, %d and %d pages", pw.Contexts, pw.FirstPages, pp.FirstPages)
+	}
+	if pw.LoginStatus != http.StatusSeeOther || !strings.Contains(pw.Account, "cdp-ada") || pw.Shot == 0 || pp.Shot == 0 {
+		t.Errorf("login over CDP: status %d, account %q, screenshots %d and %d bytes", pw.LoginStatus, pw.Account, pw.Shot, pp.Shot)
+	}
+	if pw.Download != "report.csv" || pw.Pages != 2 || pp.Typed != "Grace" {
+		t.Errorf("download %q, %d pages, typed %q", pw.Download, pw.Pages, pp.Typed)
+	}
+	for what, msg := range map[string]string{"file: navigation": pw.File, "a context's own proxy": pw.Proxy, "SystemInfo": pw.SystemInfo,
+		"Browser.crash": pw.Crash, "tracing every tab": pw.Tracing, "a page of its own context at the metadata address": pw.OwnContext} {
+		if !strings.Contains(msg, "browserd") && !strings.Contains(msg, "refused") {
+			t.Errorf("%s: %q, want browserd's refusal", what, msg)
+		}
+	}
+	for _, u := range pw.Targets {
+		if strings.Contains(u, "pp") {
+			t.Errorf("Playwright's task sees Puppeteer's page %s", u)
+		}
+	}
+	for _, u := range append(pp.Targets, pp.Pages...) {
+		if strings.Contains(u, "/account") || strings.Contains(u, "pw") {
+			t.Errorf("Puppeteer's task sees Playwright's page %s", u)
+		}
+	}
+	if len(pw.Targets) != 2 || len(pp.Pages) != 2 {
+		t.Errorf("each client should see its own two pages: %q and %q", pw.Targets, pp.Pages)
+	}
+
+	// The client's pages are the task's tabs; the session's browser
+	// outlived both clients' close; another task of the session (an MCP
+	// agent's) finds the login made over CDP.
+	api.expect(200, "POST", "/api/actions", map[string]any{"action": "tabs", "session": "cdp", "task": "pw"}, &res)
+	if len(res.Tabs) != 2 {
+		t.Errorf("task pw's tabs: %+v, want the two pages Playwright used", res.Tabs)
+	}
+	api.expect(200, "POST", "/api/actions", map[string]any{"action": "navigate", "session": "cdp", "task": "mcp", "url": site.URL("/account")}, &res)
+	if !res.Success || !strings.Contains(res.Content, "cdp-ada") {
+		t.Fatalf("an MCP-side task of the session after the CDP login: %s %s", res.Error, res.Content)
+	}
+
+	// agent-browser --cdp, on a task of its own.
+	ab := filepath.Join(dir, "node_modules", "agent-browser", "bin", "agent-browser-linux-x64")
+	if _, err := os.Stat(ab); err == nil {
+		_ = os.Chmod(ab, 0o755)
+		home := t.TempDir()
+		run := func(args ...string) string {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, ab, append([]string{"--cdp", endpoint("ab")}, args...)...)
+			cmd.Env = append(os.Environ(), "AGENT_BROWSER_HOME="+home, "HOME="+home)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Errorf("agent-browser %s: %v\n%s", args[0], err, out)
+			}
+			return string(out)
+		}
+		run("open", site.URL("/form?ab"))
+		if snap := run("snapshot"); !strings.Contains(snap, "Name") {
+			t.Errorf("agent-browser's snapshot over browserd's CDP: %s", snap)
+		}
+		run("close")
+	}
+
+	// A token whose policy denies evaluate gets no CDP at all.
+	var limited struct {
+		Token string `json:"token"`
+	}
+	api.expect(201, "POST", "/api/tokens", map[string]any{"owner": "dana", "policy": map[string]any{"deny": []string{"evaluate"}}}, &limited)
+	req, _ := http.NewRequest("GET", "http://"+addr+"/cdp?task=x", nil)
+	req.Header.Set("Authorization", "Bearer "+limited.Token)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("/cdp for a token that may not evaluate: %v %v, want 403", resp, err)
+	}
+
+	// The login made over CDP survives a restart: a new session of the
+	// profile is logged in.
+	stopDaemon(t, data)
+	_, _ = d.Process.Wait()
+	startDaemon(t, data, "--listen", addr)
+	api.expect(200, "POST", "/api/actions", map[string]any{"action": "navigate", "profile": "cdp", "task": "after", "url": site.URL("/account")}, &res)
+	if !res.Success || !strings.Contains(res.Content, "cdp-ada") {
+		t.Errorf("the profile after a restart: %s %s", res.Error, res.Content)
+	}
+}
