@@ -153,6 +153,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzCheckName -fuzztime 30s ./internal/secrets/
 	$(GO) test -run '^$$' -fuzz FuzzRedact -fuzztime 30s ./internal/redact/
 	$(GO) test -run '^$$' -fuzz FuzzGlob -fuzztime 30s ./internal/routes/
+	$(GO) test -run '^$$' -fuzz FuzzFor -fuzztime 30s ./internal/cdpfilter/
+	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime 30s ./internal/cdpproxy/
 
 clean:
 	rm -rf bin

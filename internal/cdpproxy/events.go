@@ -71,7 +71,7 @@ func (c *client) browserEvent(ctx context.Context, ev cdp.Event) {
 		}
 	case "Target.detachedFromTarget":
 		c.mu.Lock()
-		mine := c.top[e.SessionID]
+		parent, mine := c.top[e.SessionID]
 		delete(c.top, e.SessionID)
 		delete(c.sessions, e.SessionID)
 		for id, a := range c.attachedTo {
@@ -81,7 +81,7 @@ func (c *client) browserEvent(ctx context.Context, ev cdp.Event) {
 		}
 		c.mu.Unlock()
 		if mine {
-			c.event("", ev.Method, params)
+			c.event(parent, ev.Method, params)
 		}
 	case "Browser.downloadWillBegin":
 		c.mu.Lock()

@@ -172,14 +172,14 @@ type client struct {
 	out  *outbox
 
 	mu         sync.Mutex
-	pages      map[string]bool             // targets it may see
-	infos      map[string]json.RawMessage  // their last TargetInfo
-	sessions   map[target.SessionID]string // its sessions → their target ("" for a child)
-	top        map[target.SessionID]bool   // sessions attached at the browser level
-	attachedTo map[string]*attaching       // auto-attached pages
-	contexts   map[string]bool             // contexts it created
-	downloads  map[string]bool             // guids of its downloads
-	announced  map[string]bool             // pages a targetCreated was sent for
+	pages      map[string]bool                       // targets it may see
+	infos      map[string]json.RawMessage            // their last TargetInfo
+	sessions   map[target.SessionID]string           // its sessions → their target ("" for a child)
+	top        map[target.SessionID]target.SessionID // sessions it attached to pages → the session it asked on
+	attachedTo map[string]*attaching                 // auto-attached pages
+	contexts   map[string]bool                       // contexts it created
+	downloads  map[string]bool                       // guids of its downloads
+	announced  map[string]bool                       // pages a targetCreated was sent for
 	discover   bool
 	autoAttach bool
 	// browserSessions counts the browser sessions it opened.
@@ -190,7 +190,7 @@ func newClient(task Task, ws *websocket.Conn, log *slog.Logger) *client {
 	return &client{
 		task: task, conn: task.Conn(), ws: ws, log: log, out: newOutbox(),
 		pages: map[string]bool{}, infos: map[string]json.RawMessage{},
-		sessions: map[target.SessionID]string{}, top: map[target.SessionID]bool{},
+		sessions: map[target.SessionID]string{}, top: map[target.SessionID]target.SessionID{},
 		attachedTo: map[string]*attaching{}, contexts: map[string]bool{},
 		downloads: map[string]bool{}, announced: map[string]bool{},
 	}

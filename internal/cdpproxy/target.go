@@ -109,12 +109,20 @@ func (c *client) emulate(ctx context.Context, cmd command) (any, error) {
 		if p.Flatten == nil || !*p.Flatten {
 			return nil, errors.New("only flat sessions are offered: send flatten: true")
 		}
-		sid, err := c.attach(ctx, p.TargetID)
+		sid, err := c.attach(ctx, p.TargetID, target.SessionID(cmd.SessionID))
 		return map[string]any{"sessionId": sid}, err
 	case "Target.detachFromTarget":
 		c.mu.Lock()
-		mine := c.top[p.SessionID]
+		_, mine := c.top[p.SessionID]
+		virtual := c.sessions[p.SessionID] == browserTarget
+		if virtual {
+			delete(c.sessions, p.SessionID)
+		}
 		c.mu.Unlock()
+		if virtual {
+			c.event(target.SessionID(cmd.SessionID), "Target.detachedFromTarget", map[string]any{"sessionId": p.SessionID})
+			return struct{}{}, nil
+		}
 		if !mine {
 			return nil, fmt.Errorf("session %s is not one of this connection's", p.SessionID)
 		}
@@ -226,8 +234,10 @@ func (c *client) announce(ctx context.Context, id string) {
 }
 
 // attach opens a flat session of the client's own with the page, relayed
-// to it, and tells it so (Target.attachedToTarget).
-func (c *client) attach(ctx context.Context, id string) (target.SessionID, error) {
+// to it, and tells it so (Target.attachedToTarget) on parent: the session
+// that asked, as Chromium does — the connection's own ("") or a browser
+// session of the client's (Playwright's newCDPSession asks on one).
+func (c *client) attach(ctx context.Context, id string, parent target.SessionID) (target.SessionID, error) {
 	var r struct {
 		SessionID target.SessionID `json:"sessionId"`
 	}
@@ -237,13 +247,13 @@ func (c *client) attach(ctx context.Context, id string) (target.SessionID, error
 	c.conn.SetRelay(r.SessionID, c.relay)
 	c.mu.Lock()
 	c.sessions[r.SessionID] = id
-	c.top[r.SessionID] = true
+	c.top[r.SessionID] = parent
 	c.mu.Unlock()
 	info, err := c.info(ctx, id)
 	if err != nil {
 		return "", err
 	}
-	c.event("", "Target.attachedToTarget", map[string]any{"sessionId": r.SessionID, "targetInfo": info, "waitingForDebugger": false})
+	c.event(parent, "Target.attachedToTarget", map[string]any{"sessionId": r.SessionID, "targetInfo": info, "waitingForDebugger": false})
 	return r.SessionID, nil
 }
 
@@ -275,7 +285,7 @@ func (c *client) autoAttachTo(ctx context.Context, id string) error {
 			return ctx.Err()
 		}
 	}
-	a.sid, a.err = c.attach(ctx, id)
+	a.sid, a.err = c.attach(ctx, id, "")
 	if a.err != nil {
 		c.mu.Lock()
 		delete(c.attachedTo, id)
