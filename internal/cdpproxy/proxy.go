@@ -68,6 +68,10 @@ type Task interface {
 	// UploadPath is the file a client may hand a file input: inside the
 	// owner's upload folder.
 	UploadPath(path string) (string, error)
+	// Navigated records a navigation of a page's main frame the client
+	// made (or its page did) in the task's recording, with a frame of
+	// the page once loaded.
+	Navigated(ctx context.Context, targetID, url string)
 	// Release says the client is gone: the task's pages stay for review.
 	Release()
 }
@@ -170,6 +174,9 @@ type client struct {
 	ws   *websocket.Conn
 	log  *slog.Logger
 	out  *outbox
+	// navs are the main-frame navigations the recording is to note
+	// (relay never blocks: one dropped when the recorder lags is lost).
+	navs chan navigation
 
 	mu         sync.Mutex
 	pages      map[string]bool                       // targets it may see
@@ -188,7 +195,7 @@ type client struct {
 
 func newClient(task Task, ws *websocket.Conn, log *slog.Logger) *client {
 	return &client{
-		task: task, conn: task.Conn(), ws: ws, log: log, out: newOutbox(),
+		task: task, conn: task.Conn(), ws: ws, log: log, out: newOutbox(), navs: make(chan navigation, 64),
 		pages: map[string]bool{}, infos: map[string]json.RawMessage{},
 		sessions: map[target.SessionID]string{}, top: map[target.SessionID]target.SessionID{},
 		attachedTo: map[string]*attaching{}, contexts: map[string]bool{},
@@ -215,6 +222,18 @@ func (c *client) serve(ctx context.Context) {
 	}()
 	events := c.conn.Browser().Listen("Target.targetCreated", "Target.targetInfoChanged", "Target.targetDestroyed",
 		"Target.targetCrashed", "Target.detachedFromTarget", "Browser.downloadWillBegin", "Browser.downloadProgress")
+	recorded := make(chan struct{})
+	go func() { // the navigations, into the task's recording
+		defer close(recorded)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case n := <-c.navs:
+				c.task.Navigated(ctx, n.target, n.url)
+			}
+		}
+	}()
 	eventsDone := make(chan struct{})
 	go func() { // the browser's events, for this client's pages
 		defer close(eventsDone)
@@ -244,6 +263,7 @@ func (c *client) serve(ctx context.Context) {
 	events.Close()
 	<-eventsDone
 	<-writer
+	<-recorded
 	c.ws.Close(websocket.StatusNormalClosure, "")
 	c.detachAll()
 }
@@ -387,6 +407,8 @@ func (c *client) relay(msg *cdproto.Message) {
 			c.sessions[ev.SessionID] = ""
 			c.mu.Unlock()
 		}
+	case "Page.frameNavigated":
+		c.noteNavigation(msg)
 	case "Target.detachedFromTarget":
 		var ev struct {
 			SessionID target.SessionID `json:"sessionId"`
@@ -402,6 +424,32 @@ func (c *client) relay(msg *cdproto.Message) {
 		return
 	}
 	c.out.push(b)
+}
+
+// navigation is a main-frame navigation of one of the client's pages.
+type navigation struct{ target, url string }
+
+// noteNavigation queues a page's main-frame navigation for the recording.
+func (c *client) noteNavigation(msg *cdproto.Message) {
+	var ev struct {
+		Frame struct {
+			ParentID string `json:"parentId"`
+			URL      string `json:"url"`
+		} `json:"frame"`
+	}
+	if jsonv2.Unmarshal(msg.Params, &ev) != nil || ev.Frame.ParentID != "" {
+		return
+	}
+	c.mu.Lock()
+	tid := c.sessions[msg.SessionID]
+	c.mu.Unlock()
+	if tid == "" || tid == browserTarget {
+		return // a frame's or a worker's session
+	}
+	select {
+	case c.navs <- navigation{tid, ev.Frame.URL}:
+	default:
+	}
 }
 
 func (c *client) reply(cmd command, result any) {

@@ -35,7 +35,8 @@ func (f fakeTask) UploadPath(p string) (string, error) {
 	}
 	return p, nil
 }
-func (f fakeTask) Release() {}
+func (f fakeTask) Release()                                  {}
+func (f fakeTask) Navigated(context.Context, string, string) {}
 
 func testClient(ctxID string) *client {
 	c := newClient(fakeTask{ctx: ctxID}, nil, nil)

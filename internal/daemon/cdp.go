@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/browserd/browserd/internal/auth"
 	"github.com/browserd/browserd/internal/cdp"
 	"github.com/browserd/browserd/internal/cdpproxy"
 	"github.com/browserd/browserd/internal/engine"
 	"github.com/browserd/browserd/internal/policy"
+	"github.com/browserd/browserd/internal/recording"
 	"github.com/browserd/browserd/internal/sessions"
 	"github.com/browserd/browserd/internal/tool"
 )
@@ -158,6 +160,35 @@ func (c *cdpTask) DisposeContext(ctx context.Context, id string) error {
 }
 
 func (c *cdpTask) UploadPath(path string) (string, error) { return c.h.e.UploadFile(c.owner, path) }
+
+// Navigated records a navigation made over CDP as a navigate step of the
+// task's recording, with the page's frame once it loaded (within 5 s).
+func (c *cdpTask) Navigated(ctx context.Context, targetID, url string) {
+	rec := c.h.e.Recorder
+	if rec == nil || url == "" || url == "about:blank" {
+		return
+	}
+	c.h.e.Mu.Lock()
+	var tab *sessions.Tab
+	for _, tb := range c.t.Tabs {
+		if tb.Page != nil && tb.Page.TargetID == targetID {
+			tab = tb
+		}
+	}
+	c.h.e.Mu.Unlock()
+	if tab == nil {
+		return // a page of a context the client made
+	}
+	for deadline := time.Now().Add(5 * time.Second); tab.Page.Loading() && time.Now().Before(deadline) && ctx.Err() == nil; {
+		time.Sleep(50 * time.Millisecond)
+	}
+	red := c.h.e.Redactor(c.ctx, c.owner)
+	ok := true
+	e := recording.Entry{Time: time.Now().UTC(), Name: "navigate", Tab: tab.ID, Args: map[string]any{"url": red.String(url), "by": "cdp"}, OK: &ok, URL: red.String(url)}
+	if _, err := rec.Record(c.s.ID, c.t.Name, e, nil, nil, tab.Page); err != nil {
+		c.h.e.Log.Warn("recording a CDP navigation failed", "session", c.s.ID, "task", c.t.Name, "err", err)
+	}
+}
 
 // Release ends the task as task_end does: its pages stay for review.
 func (c *cdpTask) Release() {

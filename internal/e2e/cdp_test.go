@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
+	"github.com/browserd/browserd/internal/recording"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -209,9 +212,58 @@ func TestCDPEndpoint(t *testing.T) {
 	if len(res.Tabs) != 2 {
 		t.Errorf("task pw's tabs: %+v, want the two pages Playwright used", res.Tabs)
 	}
+	// Its navigations are in the task's recording, each with a frame.
+	var seen map[string]bool
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		var tr recording.Export
+		api.expect(200, "GET", "/api/sessions/cdp/trace?task=pw", nil, &tr)
+		seen = map[string]bool{}
+		for _, e := range tr.Entries {
+			if e.Type == "action" && e.Name == "navigate" && e.Args["by"] == "cdp" && e.Frame != "" {
+				seen[strings.TrimPrefix(e.URL, site.URL(""))] = true
+			}
+		}
+		if seen["/account"] && seen["/download?pw"] || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !seen["/login"] || !seen["/account"] || !seen["/download?pw"] {
+		t.Errorf("the recording of task pw has CDP navigations with frames to %v, want /login, /account and /download?pw", seen)
+	}
 	api.expect(200, "POST", "/api/actions", map[string]any{"action": "navigate", "session": "cdp", "task": "mcp", "url": site.URL("/account")}, &res)
 	if !res.Success || !strings.Contains(res.Content, "cdp-ada") {
 		t.Fatalf("an MCP-side task of the session after the CDP login: %s %s", res.Error, res.Content)
+	}
+
+	// An agent's calls and a raw CDP client on one task: what the client
+	// changed is in the agent's next answer, and a ref to an element it
+	// removed is stale, not another element.
+	api.expect(200, "POST", "/api/actions", map[string]any{"action": "navigate", "session": "cdp", "task": "mix", "url": site.URL("/form")}, &res)
+	nameRef := ref(t, res.Content, "textbox", "Name")
+	raw := dialCDP(t, endpoint("mix"))
+	var targets struct {
+		TargetInfos []struct {
+			TargetID string `json:"targetId"`
+			URL      string `json:"url"`
+		} `json:"targetInfos"`
+	}
+	raw.call(t, "", "Target.getTargets", nil, &targets)
+	if len(targets.TargetInfos) != 1 || !strings.HasSuffix(targets.TargetInfos[0].URL, "/form") {
+		t.Fatalf("the raw client's targets: %+v, want the task's one page", targets.TargetInfos)
+	}
+	var attached struct {
+		SessionID string `json:"sessionId"`
+	}
+	raw.call(t, "", "Target.attachToTarget", map[string]any{"targetId": targets.TargetInfos[0].TargetID, "flatten": true}, &attached)
+	raw.call(t, attached.SessionID, "Runtime.evaluate", map[string]any{"expression": `document.getElementById('name').remove(); document.body.insertAdjacentHTML('afterbegin', '<button id="fresh">Fresh from CDP</button>')`}, nil)
+	raw.close()
+	api.expect(200, "POST", "/api/actions", map[string]any{"action": "type", "session": "cdp", "task": "mix", "ref": nameRef, "text": "x"}, &res)
+	if res.Success {
+		t.Errorf("typing into a field the CDP client removed succeeded: %s", res.Content)
+	}
+	api.expect(200, "POST", "/api/actions", map[string]any{"action": "snapshot", "session": "cdp", "task": "mix"}, &res)
+	if !strings.Contains(res.Content, "Fresh from CDP") || strings.Contains(res.Content, `textbox "Name"`) {
+		t.Errorf("the agent's snapshot after the CDP client's change:\n%s", res.Content)
 	}
 
 	// agent-browser --cdp, on a task of its own.
@@ -258,3 +310,66 @@ func TestCDPEndpoint(t *testing.T) {
 		t.Errorf("the profile after a restart: %s %s", res.Error, res.Content)
 	}
 }
+
+// rawCDP is a bare CDP client: one command at a time, events skipped.
+type rawCDP struct {
+	ws *websocket.Conn
+	id int64
+}
+
+func dialCDP(t *testing.T, endpoint string) *rawCDP {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, endpoint, nil)
+	if err != nil {
+		t.Fatalf("dialing %s: %v", endpoint, err)
+	}
+	ws.SetReadLimit(64 << 20)
+	return &rawCDP{ws: ws}
+}
+
+func (r *rawCDP) call(t *testing.T, session, method string, params, out any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r.id++
+	msg := map[string]any{"id": r.id, "method": method, "params": params}
+	if session != "" {
+		msg["sessionId"] = session
+	}
+	if params == nil {
+		msg["params"] = map[string]any{}
+	}
+	b, _ := json.Marshal(msg)
+	if err := r.ws.Write(ctx, websocket.MessageText, b); err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	for {
+		_, data, err := r.ws.Read(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		var reply struct {
+			ID     int64           `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(data, &reply) != nil || reply.ID != r.id {
+			continue
+		}
+		if reply.Error != nil {
+			t.Fatalf("%s: %s", method, reply.Error.Message)
+		}
+		if out != nil {
+			if err := json.Unmarshal(reply.Result, out); err != nil {
+				t.Fatalf("%s: %v", method, err)
+			}
+		}
+		return
+	}
+}
+
+func (r *rawCDP) close() { r.ws.Close(websocket.StatusNormalClosure, "") }
