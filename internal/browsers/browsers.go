@@ -34,8 +34,6 @@ type Hooks interface {
 	// RestoreProfile puts a profile's saved cookies and storage into its
 	// browser as it starts.
 	RestoreProfile(ctx context.Context, br *browser.Browser, s *sessions.Session) error
-	// OnPopup adopts a tab a page opened.
-	OnPopup(opener string, info browser.TargetInfo)
 	// SaveProfileState saves a profile's state before its browser stops.
 	SaveProfileState(ctx context.Context, s *sessions.Session) error
 }

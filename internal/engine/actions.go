@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -749,7 +748,7 @@ func (c *call) pickTab(ctx context.Context, sl *sessions.Slot) error {
 				return err
 			}
 		}
-		tb, err := e.newTab(ctx, sl, t)
+		tb, err := e.NewTab(ctx, sl, t)
 		if err != nil {
 			return err
 		}
@@ -795,7 +794,7 @@ func (c *call) revive(ctx context.Context, sl *sessions.Slot, want *sessions.Tab
 	if err != nil {
 		_ = want.Page.Close(ctx)
 		e.RemoveTab(want)
-		tb, err := e.newTab(ctx, sl, t)
+		tb, err := e.NewTab(ctx, sl, t)
 		if err != nil {
 			return nil, "", err
 		}
@@ -934,7 +933,7 @@ func (c *call) tabSwitch(_ context.Context, _ *browser.Browser) error {
 
 func (c *call) tabClose(ctx context.Context, _ *browser.Browser) error {
 	tb := c.tab
-	last := c.e.lastTab(tb)
+	last := c.e.LastTab(tb)
 	if last {
 		c.e.EndTabs(tb.Task.Sess)
 	}
@@ -1248,37 +1247,14 @@ func (c *call) closeTask(ctx context.Context) error {
 // owner may see them (internal/status).
 func (e *Engine) status(_ context.Context, owner string) string { return e.StatusText(owner) }
 
+// screenshot and pdf save into the owner's folders (internal/act takes
+// the picture).
 func (c *call) screenshot(ctx context.Context) error {
-	pg := c.tab.Page
-	var el *browser.Elem
-	if c.in.Ref != "" || c.in.Selector != "" || c.in.Role != "" {
-		x, err := c.onTab().Target(ctx)
-		if err != nil {
-			return err
-		}
-		el = &x
-	}
 	path, err := c.e.DataFile(c.owner, "screenshots", c.in.Path, fmt.Sprintf("%s-%s.png", c.tab.ID, browser.Stamp(time.Now())), ".png")
 	if err != nil {
 		return &userError{Msg: err.Error()}
 	}
-	// The whole page unless the agent asks for the viewport (001's default).
-	png, list, err := []byte(nil), "", error(nil)
-	if c.in.Annotate {
-		png, list, err = c.onTab().Annotated(ctx)
-	} else {
-		png, err = pg.Screenshot(ctx, c.in.FullPage == nil || *c.in.FullPage, el)
-	}
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, png, 0o600); err != nil {
-		return fmt.Errorf("saving screenshot: %w", err)
-	}
-	c.res.ScreenshotPath = path
-	c.res.Image = png
-	c.res.Content = joinContent(fmt.Sprintf("screenshot saved to %s (%d bytes)", path, len(png)), list)
-	return nil
+	return c.onTab().Screenshot(ctx, path)
 }
 
 func (c *call) pdf(ctx context.Context) error {
@@ -1286,19 +1262,7 @@ func (c *call) pdf(ctx context.Context) error {
 	if err != nil {
 		return &userError{Msg: err.Error()}
 	}
-	b, err := c.tab.Page.PDF(ctx)
-	if err != nil {
-		if strings.Contains(err.Error(), "PrintToPDF is not implemented") {
-			return fail("pdf needs a headless browser; this one is headed")
-		}
-		return err
-	}
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		return fmt.Errorf("saving pdf: %w", err)
-	}
-	c.res.Path = path
-	c.res.Content = fmt.Sprintf("pdf saved to %s (%d bytes)", path, len(b))
-	return nil
+	return c.onTab().PDF(ctx, path)
 }
 
 func jsString(s string) string {

@@ -34,14 +34,12 @@ import (
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/egress"
 	"github.com/browserd/browserd/internal/idle"
-	"github.com/browserd/browserd/internal/inject"
 	"github.com/browserd/browserd/internal/leases"
 	"github.com/browserd/browserd/internal/logincheck"
 	"github.com/browserd/browserd/internal/metrics"
 	"github.com/browserd/browserd/internal/ownersecrets"
 	"github.com/browserd/browserd/internal/profiles"
 	"github.com/browserd/browserd/internal/recovery"
-	"github.com/browserd/browserd/internal/routes"
 	"github.com/browserd/browserd/internal/sealkey"
 	"github.com/browserd/browserd/internal/sessionproxy"
 	"github.com/browserd/browserd/internal/sessions"
@@ -420,153 +418,6 @@ func (e *Engine) TaskFor(s *sessions.Session, name string) (*sessions.Task, erro
 	}
 	t.LastUsed = time.Now()
 	return t, nil
-}
-
-// newTab opens a tab for the task in its session's browser context.
-func (e *Engine) newTab(ctx context.Context, sl *sessions.Slot, t *sessions.Task) (*sessions.Tab, error) {
-	defer e.HoldSlot(sl)()
-	br := sl.Br
-	ctxID, err := e.ContextFor(ctx, sl, t.Sess)
-	if err != nil {
-		return nil, err
-	}
-	e.Mu.Lock()
-	opts := browser.PageOptions{Width: cmp.Or(t.Sess.Width, e.Cfg.Width), Height: cmp.Or(t.Sess.Height, e.Cfg.Height), InitScript: t.Sess.InitScript, Emulation: t.Sess.Emu, Credentials: t.Sess.Creds,
-		Router: routes.For(&t.Routes, &t.Sess.Routes), NoCache: t.NoCache, Scope: t.Sess.ID}
-	e.Mu.Unlock()
-	if opts.Emulation.Geolocation != nil {
-		// Granted again for every tab: a relaunched browser or a new
-		// context forgets it, and the call is idempotent.
-		if err := inject.GrantGeolocation(ctx, br, ctxID); err != nil {
-			return nil, fmt.Errorf("granting the position: %w", err)
-		}
-	}
-	if br.Attached() && ctxID == "" {
-		// Not routed through the egress proxy: vet requests over CDP.
-		opts.Guard = e.FetchGuard(t.Sess)
-	}
-	if ctxID == "" {
-		// A task that opens a second tab may well open more: a blank tab
-		// is opened ahead for the next (RefillSpare), once this one is.
-		if len(t.Tabs) > 0 {
-			defer e.RefillSpare(sl, br)
-		}
-		// The browser's own first tab (about:blank, nobody attached), or
-		// the one opened ahead, is ready to use: taking it saves opening
-		// one.
-		if id := e.SpareTab(sl, br); id != "" {
-			if pg, err := br.AttachPage(ctx, id, opts); err == nil {
-				return e.addTab(t, pg), nil
-			}
-		}
-	}
-	pg, err := br.NewPage(ctx, ctxID, opts)
-	if err != nil {
-		return nil, err
-	}
-	return e.addTab(t, pg), nil
-}
-
-func (e *Engine) addTab(t *sessions.Task, pg *browser.Page) *sessions.Tab {
-	return e.AddTabID(t, pg, "")
-}
-
-// addTabID adds a tab under id (a resumed tab keeps its id), or under a
-// new id of its session when id is "" or taken.
-func (e *Engine) AddTabID(t *sessions.Task, pg *browser.Page, id string) *sessions.Tab {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
-	s := t.Sess
-	if n := sessions.TabNum(id); n <= 0 || e.Tabs[sessions.TabKey{Sess: s.ID, Tab: id}] != nil || id != fmt.Sprintf("t%d", n) {
-		s.NextTab++
-		id = fmt.Sprintf("t%d", s.NextTab)
-	} else {
-		s.NextTab = max(s.NextTab, n)
-	}
-	tb := &sessions.Tab{ID: id, Task: t, Page: pg}
-	s.TabsEnded = false
-	e.Tabs[tb.Key()] = tb
-	t.Tabs = append(t.Tabs, tb)
-	t.Active = tb
-	return tb
-}
-
-// lastTab reports whether tb is the only tab of its session.
-func (e *Engine) lastTab(tb *sessions.Tab) bool {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
-	for _, t := range tb.Task.Sess.Tasks {
-		for _, x := range t.Tabs {
-			if x != tb {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// removeTab forgets a tab (closed by the agent, by the page, or reaped).
-func (e *Engine) RemoveTab(tb *sessions.Tab) {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
-	delete(e.Tabs, tb.Key())
-	t := tb.Task
-	for i, x := range t.Tabs {
-		if x == tb {
-			t.Tabs = append(t.Tabs[:i:i], t.Tabs[i+1:]...)
-			break
-		}
-	}
-	if t.Active == tb {
-		t.Active = nil
-		if n := len(t.Tabs); n > 0 {
-			t.Active = t.Tabs[n-1]
-		}
-	}
-	t.Sess.Refs.ForgetOwner(tb.ID)
-	left := 0
-	for _, x := range t.Sess.Tasks {
-		left += len(x.Tabs)
-	}
-	t.Sess.TabsEnded = left == 0
-}
-
-// onPopup adopts a page that a task's page opened: it becomes a tab of the
-// same task and is reported in the task's next result.
-func (e *Engine) OnPopup(opener string, info browser.TargetInfo) {
-	e.Mu.Lock()
-	var parent *sessions.Tab
-	for _, tb := range e.Tabs {
-		if tb.Page != nil && tb.Page.TargetID == opener {
-			parent = tb
-		}
-	}
-	e.Mu.Unlock()
-	if parent == nil {
-		return
-	}
-	br := parent.Page.Browser()
-	e.Mu.Lock()
-	// The popup sees what its opener's session overrides (from its next
-	// document on: its first one may have loaded before browserd attached).
-	opts := browser.PageOptions{Emulation: parent.Task.Sess.Emu, Credentials: parent.Task.Sess.Creds,
-		Router: routes.For(&parent.Task.Routes, &parent.Task.Sess.Routes), NoCache: parent.Task.NoCache, Scope: parent.Task.Sess.ID}
-	e.Mu.Unlock()
-	if br.Attached() && parent.Task.Sess.CtxID == "" {
-		opts.Guard = e.FetchGuard(parent.Task.Sess)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	pg, err := br.AttachPage(ctx, info.TargetID, opts)
-	if err != nil {
-		e.Log.Debug("popup could not be attached", "err", err)
-		return
-	}
-	tb := e.addTab(parent.Task, pg)
-	e.Mu.Lock()
-	parent.Task.Active = parent // the opener stays active until tab_switch
-	parent.Task.Popups = append(parent.Task.Popups, tb)
-	e.Mu.Unlock()
 }
 
 // checkKeyPresent refuses to make a new secret key while anything sealed

@@ -60,8 +60,6 @@ type Rooms interface {
 	SpareTab(sl *sessions.Slot, br *browser.Browser) string
 	FetchGuard(s *sessions.Session) func(ctx context.Context, raw string) error
 	TaskFor(s *sessions.Session, name string) (*sessions.Task, error)
-	AddTabID(t *sessions.Task, pg *browser.Page, id string) *sessions.Tab
-	RemoveTab(tb *sessions.Tab)
 	LeaseTTL() time.Duration
 	StatePath(profile string) string
 	SaveProfileState(ctx context.Context, s *sessions.Session) error
