@@ -68,6 +68,9 @@ type Task interface {
 	// UploadPath is the file a client may hand a file input: inside the
 	// owner's upload folder.
 	UploadPath(path string) (string, error)
+	// HeldBy is the person who controls the page from the dashboard
+	// (takeover), "" when nobody does.
+	HeldBy(targetID string) string
 	// Navigated records a navigation of a page's main frame the client
 	// made (or its page did) in the task's recording, with a frame of
 	// the page once loaded.
@@ -327,6 +330,10 @@ func (c *client) handle(ctx context.Context, cmd command) {
 		c.reply(cmd, res)
 		return
 	}
+	if who := c.heldBy(sid, cmd.Method); who != "" {
+		c.replyError(cmd, -32000, fmt.Sprintf("browserd: %s refused: a person (%s) controls this page from the dashboard; wait until they hand it back", cmd.Method, who))
+		return
+	}
 	params, err := c.check(ctx, cmd, rule)
 	if err != nil {
 		c.replyError(cmd, -32000, fmt.Sprintf("browserd: %s refused: %s", cmd.Method, err))
@@ -335,6 +342,29 @@ func (c *client) handle(ctx context.Context, cmd command) {
 	if err := c.conn.Forward(ctx, sid, cmd.ID, cmd.Method, jsonv2.Value(params), relay); err != nil {
 		c.replyError(cmd, -32001, "browserd: "+err.Error())
 	}
+}
+
+// heldBy is the person who holds the page of session sid, for a command
+// that acts on it as a hand does (input, navigation): a person who took
+// a page over in the dashboard has it to themselves until they hand it
+// back, as an agent's actions wait for them.
+func (c *client) heldBy(sid target.SessionID, method string) string {
+	if sid == "" || !strings.HasPrefix(method, "Input.") && !handMethods[method] {
+		return ""
+	}
+	c.mu.Lock()
+	tid := c.sessions[sid]
+	c.mu.Unlock()
+	if tid == "" || tid == browserTarget {
+		return ""
+	}
+	return c.task.HeldBy(tid)
+}
+
+// handMethods act on a page as a hand does, besides the Input domain.
+var handMethods = map[string]bool{
+	"Page.navigate": true, "Page.reload": true, "Page.navigateToHistoryEntry": true,
+	"Page.close": true, "Page.stopLoading": true, "DOM.setFileInputFiles": true,
 }
 
 // check applies a forwarded command's checks, returning its params.

@@ -37,6 +37,7 @@ func (f fakeTask) UploadPath(p string) (string, error) {
 }
 func (f fakeTask) Release()                                  {}
 func (f fakeTask) Navigated(context.Context, string, string) {}
+func (f fakeTask) HeldBy(string) string                      { return "" }
 
 func testClient(ctxID string) *client {
 	c := newClient(fakeTask{ctx: ctxID}, nil, nil)

@@ -81,6 +81,7 @@ func (c *client) emulate(ctx context.Context, cmd command) (any, error) {
 
 // setDiscoverTargets announces the client's pages, now and as they come.
 func (c *client) setDiscoverTargets(ctx context.Context, _ command, p *targetParams) (any, error) {
+	c.refreshPages(ctx)
 	c.mu.Lock()
 	c.discover = p.Discover
 	pages := c.pageList()
@@ -99,6 +100,7 @@ func (c *client) setAutoAttach(ctx context.Context, _ command, p *targetParams) 
 	if p.Flatten != nil && !*p.Flatten {
 		return nil, errors.New("only flat sessions are offered: send flatten: true")
 	}
+	c.refreshPages(ctx)
 	c.mu.Lock()
 	c.autoAttach = p.AutoAttach
 	pages := c.pageList()
@@ -115,6 +117,7 @@ func (c *client) setAutoAttach(ctx context.Context, _ command, p *targetParams) 
 
 // getTargets lists the client's pages.
 func (c *client) getTargets(ctx context.Context, _ command, _ *targetParams) (any, error) {
+	c.refreshPages(ctx)
 	c.mu.Lock()
 	pages := c.pageList()
 	c.mu.Unlock()
@@ -247,6 +250,20 @@ func (c *client) own(cmd command, id *string) error {
 		return fmt.Errorf("no target %q among this task's pages (Target.getTargets lists them)", *id)
 	}
 	return nil
+}
+
+// refreshPages takes in the task's tabs opened since the client came (an
+// agent's tab_new in the same task): they are the client's pages too.
+func (c *client) refreshPages(ctx context.Context) {
+	ids, err := c.task.Pages(ctx)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	for _, id := range ids {
+		c.pages[id] = true
+	}
+	c.mu.Unlock()
 }
 
 // pageList is the client's pages; c.mu held.

@@ -161,6 +161,27 @@ func (c *cdpTask) DisposeContext(ctx context.Context, id string) error {
 
 func (c *cdpTask) UploadPath(path string) (string, error) { return c.h.e.UploadFile(c.owner, path) }
 
+// HeldBy is who took the page over in the dashboard.
+func (c *cdpTask) HeldBy(targetID string) string {
+	if tb := c.tabOf(targetID); tb != nil {
+		who, _ := c.h.e.HeldBy(tb)
+		return who
+	}
+	return ""
+}
+
+// tabOf is the task's tab showing the target, nil for none.
+func (c *cdpTask) tabOf(targetID string) *sessions.Tab {
+	c.h.e.Mu.Lock()
+	defer c.h.e.Mu.Unlock()
+	for _, tb := range c.t.Tabs {
+		if tb.Page != nil && tb.Page.TargetID == targetID {
+			return tb
+		}
+	}
+	return nil
+}
+
 // Navigated records a navigation made over CDP as a navigate step of the
 // task's recording, with the page's frame once it loaded (within 5 s).
 func (c *cdpTask) Navigated(ctx context.Context, targetID, url string) {
@@ -168,14 +189,7 @@ func (c *cdpTask) Navigated(ctx context.Context, targetID, url string) {
 	if rec == nil || url == "" || url == "about:blank" {
 		return
 	}
-	c.h.e.Mu.Lock()
-	var tab *sessions.Tab
-	for _, tb := range c.t.Tabs {
-		if tb.Page != nil && tb.Page.TargetID == targetID {
-			tab = tb
-		}
-	}
-	c.h.e.Mu.Unlock()
+	tab := c.tabOf(targetID)
 	if tab == nil {
 		return // a page of a context the client made
 	}

@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"os/exec"
@@ -133,6 +134,15 @@ func TestCDPEndpoint(t *testing.T) {
 		t.Errorf("/json/version: %q", version.URL)
 	}
 
+	// The same over the Unix socket, as admin.
+	var viaSocket struct {
+		URL string `json:"webSocketDebuggerUrl"`
+	}
+	socketAPI(t, data).expect(200, "GET", "/json/version?task=x", nil, &viaSocket)
+	if !strings.HasSuffix(viaSocket.URL, "/cdp?task=x") {
+		t.Errorf("/json/version over the socket: %q", viaSocket.URL)
+	}
+
 	// Playwright and Puppeteer at once, on two tasks.
 	barrier := t.TempDir()
 	for name, script := range map[string]string{"pw.js": cdpPlaywright, "pp.js": cdpPuppeteer} {
@@ -232,6 +242,9 @@ func TestCDPEndpoint(t *testing.T) {
 	if !seen["/login"] || !seen["/account"] || !seen["/download?pw"] {
 		t.Errorf("the recording of task pw has CDP navigations with frames to %v, want /login, /account and /download?pw", seen)
 	}
+	if status, har := api.call("GET", "/api/sessions/cdp/har?task=pw", nil, nil); status != 200 || !strings.Contains(string(har), "/download?pw") {
+		t.Errorf("the task's HAR has not the page Playwright loaded last: %d %.300s", status, har)
+	}
 	api.expect(200, "POST", "/api/actions", map[string]any{"action": "navigate", "session": "cdp", "task": "mcp", "url": site.URL("/account")}, &res)
 	if !res.Success || !strings.Contains(res.Content, "cdp-ada") {
 		t.Fatalf("an MCP-side task of the session after the CDP login: %s %s", res.Error, res.Content)
@@ -241,7 +254,7 @@ func TestCDPEndpoint(t *testing.T) {
 	// changed is in the agent's next answer, and a ref to an element it
 	// removed is stale, not another element.
 	api.expect(200, "POST", "/api/actions", map[string]any{"action": "navigate", "session": "cdp", "task": "mix", "url": site.URL("/form")}, &res)
-	nameRef := ref(t, res.Content, "textbox", "Name")
+	nameRef, mixTab := ref(t, res.Content, "textbox", "Name"), res.Tab
 	raw := dialCDP(t, endpoint("mix"))
 	var targets struct {
 		TargetInfos []struct {
@@ -258,6 +271,41 @@ func TestCDPEndpoint(t *testing.T) {
 	}
 	raw.call(t, "", "Target.attachToTarget", map[string]any{"targetId": targets.TargetInfos[0].TargetID, "flatten": true}, &attached)
 	raw.call(t, attached.SessionID, "Runtime.evaluate", map[string]any{"expression": `document.getElementById('name').remove(); document.body.insertAdjacentHTML('afterbegin', '<button id="fresh">Fresh from CDP</button>')`}, nil)
+
+	// A person who takes the page over in the dashboard has it to
+	// themselves: the client's input is refused until they hand it back.
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	cookie := signedInCookie(t, socketAPI(t, data), noRedirect)
+	h := http.Header{}
+	h.Set("Origin", "http://"+addr)
+	h.Set("Cookie", cookie.Name+"="+cookie.Value)
+	lctx, lcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer lcancel()
+	live, _, err := websocket.Dial(lctx, "ws://"+addr+"/dashboard/ws?session=cdp&tab="+mixTab, &websocket.DialOptions{HTTPHeader: h})
+	if err != nil {
+		t.Fatalf("the dashboard's socket: %v", err)
+	}
+	move := map[string]any{"type": "mouseMoved", "x": 5, "y": 5}
+	_ = live.Write(lctx, websocket.MessageText, []byte(`{"t":"take"}`))
+	var held error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, held = raw.do(attached.SessionID, "Input.dispatchMouseEvent", move); held != nil {
+			break
+		}
+	}
+	if held == nil || !strings.Contains(held.Error(), "a person") {
+		t.Errorf("the client's input while a person holds the page: %v, want a refusal", held)
+	}
+	_ = live.Write(lctx, websocket.MessageText, []byte(`{"t":"release"}`))
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, held = raw.do(attached.SessionID, "Input.dispatchMouseEvent", move); held == nil {
+			break
+		}
+	}
+	if held != nil {
+		t.Errorf("the client's input once the person handed the page back: %v", held)
+	}
+	live.CloseNow()
 	raw.close()
 	api.expect(200, "POST", "/api/actions", map[string]any{"action": "type", "session": "cdp", "task": "mix", "ref": nameRef, "text": "x"}, &res)
 	if res.Success {
@@ -268,7 +316,8 @@ func TestCDPEndpoint(t *testing.T) {
 		t.Errorf("the agent's snapshot after the CDP client's change:\n%s", res.Content)
 	}
 
-	// agent-browser --cdp, on a task of its own.
+	// agent-browser --cdp, on a task of an ephemeral session (a context
+	// of the browser every such session shares).
 	ab := filepath.Join(dir, "node_modules", "agent-browser", "bin", "agent-browser-linux-x64")
 	if _, err := os.Stat(ab); err == nil {
 		_ = os.Chmod(ab, 0o755)
@@ -276,7 +325,8 @@ func TestCDPEndpoint(t *testing.T) {
 		run := func(args ...string) string {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, ab, append([]string{"--cdp", endpoint("ab")}, args...)...)
+			eph := "ws://" + addr + "/cdp?session=eph&task=ab&token=" + token
+			cmd := exec.CommandContext(ctx, ab, append([]string{"--cdp", eph}, args...)...)
 			cmd.Env = append(os.Environ(), "AGENT_BROWSER_HOME="+home, "HOME="+home)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
@@ -289,6 +339,10 @@ func TestCDPEndpoint(t *testing.T) {
 			t.Errorf("agent-browser's snapshot over browserd's CDP: %s", snap)
 		}
 		run("close")
+		api.expect(200, "POST", "/api/actions", map[string]any{"action": "tabs", "session": "eph", "task": "ab"}, &res)
+		if len(res.Tabs) != 1 || !strings.HasSuffix(res.Tabs[0].URL, "/form?ab") {
+			t.Errorf("the ephemeral session's task after agent-browser: %+v", res.Tabs)
+		}
 	}
 
 	// A token whose policy denies evaluate gets no CDP at all.
@@ -310,6 +364,15 @@ func TestCDPEndpoint(t *testing.T) {
 	api.expect(200, "POST", "/api/actions", map[string]any{"action": "navigate", "profile": "cdp", "task": "after", "url": site.URL("/account")}, &res)
 	if !res.Success || !strings.Contains(res.Content, "cdp-ada") {
 		t.Errorf("the profile after a restart: %s %s", res.Error, res.Content)
+	}
+	// The pages Playwright opened come back with the session, as any tab.
+	api.expect(200, "POST", "/api/actions", map[string]any{"action": "tabs", "session": "cdp", "task": "pw"}, &res)
+	var urls []string
+	for _, tb := range res.Tabs {
+		urls = append(urls, strings.TrimPrefix(tb.URL, site.URL("")))
+	}
+	if strings.Join(urls, " ") != "/account /download?pw" {
+		t.Errorf("task pw after the restart: %q, want the pages Playwright left", urls)
 	}
 }
 
@@ -333,24 +396,37 @@ func dialCDP(t *testing.T, endpoint string) *rawCDP {
 
 func (r *rawCDP) call(t *testing.T, session, method string, params, out any) {
 	t.Helper()
+	result, err := r.do(session, method, params)
+	if err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+	if out != nil {
+		if err := json.Unmarshal(result, out); err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+	}
+}
+
+// do sends one command and waits for its answer.
+func (r *rawCDP) do(session, method string, params any) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	r.id++
+	if params == nil {
+		params = map[string]any{}
+	}
 	msg := map[string]any{"id": r.id, "method": method, "params": params}
 	if session != "" {
 		msg["sessionId"] = session
 	}
-	if params == nil {
-		msg["params"] = map[string]any{}
-	}
 	b, _ := json.Marshal(msg)
 	if err := r.ws.Write(ctx, websocket.MessageText, b); err != nil {
-		t.Fatalf("%s: %v", method, err)
+		return nil, err
 	}
 	for {
 		_, data, err := r.ws.Read(ctx)
 		if err != nil {
-			t.Fatalf("%s: %v", method, err)
+			return nil, err
 		}
 		var reply struct {
 			ID     int64           `json:"id"`
@@ -363,14 +439,9 @@ func (r *rawCDP) call(t *testing.T, session, method string, params, out any) {
 			continue
 		}
 		if reply.Error != nil {
-			t.Fatalf("%s: %s", method, reply.Error.Message)
+			return nil, errors.New(reply.Error.Message)
 		}
-		if out != nil {
-			if err := json.Unmarshal(reply.Result, out); err != nil {
-				t.Fatalf("%s: %v", method, err)
-			}
-		}
-		return
+		return reply.Result, nil
 	}
 }
 
