@@ -19,10 +19,13 @@ func (c *client) browserEvent(ctx context.Context, ev cdp.Event) {
 			OpenerID         string `json:"openerId"`
 			BrowserContextID string `json:"browserContextId"`
 		} `json:"targetInfo"`
-		TargetID  string           `json:"targetId"`
-		SessionID target.SessionID `json:"sessionId"`
-		FrameID   string           `json:"frameId"`
-		GUID      string           `json:"guid"`
+		TargetID          string           `json:"targetId"`
+		SessionID         target.SessionID `json:"sessionId"`
+		FrameID           string           `json:"frameId"`
+		GUID              string           `json:"guid"`
+		URL               string           `json:"url"`
+		SuggestedFilename string           `json:"suggestedFilename"`
+		State             string           `json:"state"`
 	}
 	if ev.Decode(&e) != nil {
 		return
@@ -87,7 +90,7 @@ func (c *client) browserEvent(ctx context.Context, ev cdp.Event) {
 		c.mu.Lock()
 		mine := c.pages[e.FrameID]
 		if mine {
-			c.downloads[e.GUID] = true
+			c.downloads[e.GUID] = &Step{Action: "download", Target: e.FrameID, URL: e.URL, File: e.SuggestedFilename}
 		}
 		c.mu.Unlock()
 		if mine {
@@ -95,9 +98,14 @@ func (c *client) browserEvent(ctx context.Context, ev cdp.Event) {
 		}
 	case "Browser.downloadProgress":
 		c.mu.Lock()
-		mine := c.downloads[e.GUID]
+		st := c.downloads[e.GUID]
+		if st != nil && (e.State == "completed" || e.State == "canceled") {
+			delete(c.downloads, e.GUID)
+			st.Failed = e.State == "canceled"
+			c.note(*st)
+		}
 		c.mu.Unlock()
-		if mine {
+		if st != nil {
 			c.event("", ev.Method, params)
 		}
 	}

@@ -71,10 +71,10 @@ type Task interface {
 	// HeldBy is the person who controls the page from the dashboard
 	// (takeover), "" when nobody does.
 	HeldBy(targetID string) string
-	// Navigated records a navigation of a page's main frame the client
-	// made (or its page did) in the task's recording, with a frame of
-	// the page once loaded.
-	Navigated(ctx context.Context, targetID, url string)
+	// Record puts a step of the client's in the task's recording: a
+	// navigation of a page's main frame (made by the client or by its
+	// page), with a frame of the page once loaded, or a download.
+	Record(ctx context.Context, s Step)
 	// Release says the client is gone: the task's pages stay for review.
 	Release()
 }
@@ -177,9 +177,9 @@ type client struct {
 	ws   *websocket.Conn
 	log  *slog.Logger
 	out  *outbox
-	// navs are the main-frame navigations the recording is to note
-	// (relay never blocks: one dropped when the recorder lags is lost).
-	navs chan navigation
+	// steps are what the recording is to note (relay never blocks: a
+	// step dropped when the recorder lags is lost).
+	steps chan Step
 
 	mu         sync.Mutex
 	pages      map[string]bool                       // targets it may see
@@ -188,7 +188,7 @@ type client struct {
 	top        map[target.SessionID]target.SessionID // sessions it attached to pages → the session it asked on
 	attachedTo map[string]*attaching                 // auto-attached pages
 	contexts   map[string]bool                       // contexts it created
-	downloads  map[string]bool                       // guids of its downloads
+	downloads  map[string]*Step                      // its downloads under way, by guid
 	announced  map[string]bool                       // pages a targetCreated was sent for
 	discover   bool
 	autoAttach bool
@@ -198,11 +198,11 @@ type client struct {
 
 func newClient(task Task, ws *websocket.Conn, log *slog.Logger) *client {
 	return &client{
-		task: task, conn: task.Conn(), ws: ws, log: log, out: newOutbox(), navs: make(chan navigation, 64),
+		task: task, conn: task.Conn(), ws: ws, log: log, out: newOutbox(), steps: make(chan Step, 64),
 		pages: map[string]bool{}, infos: map[string]json.RawMessage{},
 		sessions: map[target.SessionID]string{}, top: map[target.SessionID]target.SessionID{},
 		attachedTo: map[string]*attaching{}, contexts: map[string]bool{},
-		downloads: map[string]bool{}, announced: map[string]bool{},
+		downloads: map[string]*Step{}, announced: map[string]bool{},
 	}
 }
 
@@ -232,8 +232,8 @@ func (c *client) serve(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 				return
-			case n := <-c.navs:
-				c.task.Navigated(ctx, n.target, n.url)
+			case st := <-c.steps:
+				c.task.Record(ctx, st)
 			}
 		}
 	}()
@@ -456,8 +456,22 @@ func (c *client) relay(msg *cdproto.Message) {
 	c.out.push(b)
 }
 
-// navigation is a main-frame navigation of one of the client's pages.
-type navigation struct{ target, url string }
+// Step is a step of a client's for the task's recording.
+type Step struct {
+	// Action is "navigate" (a page's main frame committed URL) or
+	// "download" (a page's download of URL ended, saved as File unless
+	// Failed).
+	Action, Target, URL, File string
+	Failed                    bool
+}
+
+// note queues a step for the recording, never blocking.
+func (c *client) note(st Step) {
+	select {
+	case c.steps <- st:
+	default:
+	}
+}
 
 // noteNavigation queues a page's main-frame navigation for the recording.
 func (c *client) noteNavigation(msg *cdproto.Message) {
@@ -476,10 +490,7 @@ func (c *client) noteNavigation(msg *cdproto.Message) {
 	if tid == "" || tid == browserTarget {
 		return // a frame's or a worker's session
 	}
-	select {
-	case c.navs <- navigation{tid, ev.Frame.URL}:
-	default:
-	}
+	c.note(Step{Action: "navigate", Target: tid, URL: ev.Frame.URL})
 }
 
 func (c *client) reply(cmd command, result any) {

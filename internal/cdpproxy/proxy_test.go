@@ -35,9 +35,9 @@ func (f fakeTask) UploadPath(p string) (string, error) {
 	}
 	return p, nil
 }
-func (f fakeTask) Release()                                  {}
-func (f fakeTask) Navigated(context.Context, string, string) {}
-func (f fakeTask) HeldBy(string) string                      { return "" }
+func (f fakeTask) Release()                     {}
+func (f fakeTask) Record(context.Context, Step) {}
+func (f fakeTask) HeldBy(string) string         { return "" }
 
 func testClient(ctxID string) *client {
 	c := newClient(fakeTask{ctx: ctxID}, nil, nil)

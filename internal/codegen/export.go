@@ -18,6 +18,7 @@ var skipped = map[string]bool{
 	"list_sessions": true, "session_resume": true, "launch": true, "close": true,
 	"task_end": true, "state_save": true, "state_load": true, "handoff": true,
 	"tab_switch": true, "tab_close": true,
+	"download": true, // a CDP client's (internal/cdpproxy): the step that started it does it again
 }
 
 // Test is a task's recording as a runnable @playwright/test file (name it

@@ -182,23 +182,33 @@ func (c *cdpTask) tabOf(targetID string) *sessions.Tab {
 	return nil
 }
 
-// Navigated records a navigation made over CDP as a navigate step of the
-// task's recording, with the page's frame once it loaded (within 5 s).
-func (c *cdpTask) Navigated(ctx context.Context, targetID, url string) {
+// Record puts a step made over CDP in the task's recording: a navigate
+// step, with the page's frame once it loaded (within 5 s), or a download
+// step ("download": replays and exported tests leave it out, as the step
+// that started it does it again).
+func (c *cdpTask) Record(ctx context.Context, st cdpproxy.Step) {
 	rec := c.h.e.Recorder
-	if rec == nil || url == "" || url == "about:blank" {
+	if rec == nil || st.URL == "" || st.URL == "about:blank" {
 		return
 	}
-	tab := c.tabOf(targetID)
+	tab := c.tabOf(st.Target)
 	if tab == nil {
 		return // a page of a context the client made
 	}
-	for deadline := time.Now().Add(5 * time.Second); tab.Page.Loading() && time.Now().Before(deadline) && ctx.Err() == nil; {
+	for deadline := time.Now().Add(5 * time.Second); st.Action == "navigate" && tab.Page.Loading() && time.Now().Before(deadline) && ctx.Err() == nil; {
 		time.Sleep(50 * time.Millisecond)
 	}
 	red := c.h.e.Redactor(c.ctx, c.owner)
-	ok := true
-	e := recording.Entry{Time: time.Now().UTC(), Name: "navigate", Tab: tab.ID, Args: map[string]any{"url": red.String(url), "by": "cdp"}, OK: &ok, URL: red.String(url)}
+	ok := !st.Failed
+	args := map[string]any{"url": red.String(st.URL), "by": "cdp"}
+	if st.File != "" {
+		args["file"] = red.String(st.File)
+	}
+	at := st.URL // a navigation's page; a download's is the page it left
+	if st.Action != "navigate" {
+		at = tab.Page.URL().Unwrap()
+	}
+	e := recording.Entry{Time: time.Now().UTC(), Name: st.Action, Tab: tab.ID, Args: args, OK: &ok, URL: red.String(at)}
 	if _, err := rec.Record(c.s.ID, c.t.Name, e, nil, nil, tab.Page); err != nil {
 		c.h.e.Log.Warn("recording a CDP navigation failed", "session", c.s.ID, "task", c.t.Name, "err", err)
 	}

@@ -234,13 +234,16 @@ func TestCDPEndpoint(t *testing.T) {
 			if e.Type == "action" && e.Name == "navigate" && e.Args["by"] == "cdp" && e.Frame != "" {
 				seen[strings.TrimPrefix(e.URL, site.URL(""))] = true
 			}
+			if e.Type == "action" && e.Name == "download" && e.Args["file"] == "report.csv" && e.OK != nil && *e.OK {
+				seen["download"] = true
+			}
 		}
-		if seen["/account"] && seen["/download?pw"] || time.Now().After(deadline) {
+		if seen["/account"] && seen["/download?pw"] && seen["download"] || time.Now().After(deadline) {
 			break
 		}
 	}
-	if !seen["/login"] || !seen["/account"] || !seen["/download?pw"] {
-		t.Errorf("the recording of task pw has CDP navigations with frames to %v, want /login, /account and /download?pw", seen)
+	if !seen["/login"] || !seen["/account"] || !seen["/download?pw"] || !seen["download"] {
+		t.Errorf("the recording of task pw has CDP navigations with frames to %v, want /login, /account and /download?pw, and the download of report.csv", seen)
 	}
 	if status, har := api.call("GET", "/api/sessions/cdp/har?task=pw", nil, nil); status != 200 || !strings.Contains(string(har), "/download?pw") {
 		t.Errorf("the task's HAR has not the page Playwright loaded last: %d %.300s", status, har)

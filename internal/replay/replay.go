@@ -152,6 +152,7 @@ var skipped = map[string]bool{
 	"list_sessions": true, "session_resume": true, "launch": true, "close": true,
 	"task_end": true, "state_save": true, "state_load": true, "handoff": true,
 	"screenshot": true, "pdf": true, "extract": true,
+	"download": true, // a CDP client's (internal/cdpproxy): the step that started it does it again
 }
 
 // Run replays x in opt.Task.
