@@ -183,7 +183,6 @@ type client struct {
 
 	mu         sync.Mutex
 	pages      map[string]bool                       // targets it may see
-	infos      map[string]json.RawMessage            // their last TargetInfo
 	sessions   map[target.SessionID]string           // its sessions → their target ("" for a child)
 	top        map[target.SessionID]target.SessionID // sessions it attached to pages → the session it asked on
 	attachedTo map[string]*attaching                 // auto-attached pages
@@ -199,7 +198,7 @@ type client struct {
 func newClient(task Task, ws *websocket.Conn, log *slog.Logger) *client {
 	return &client{
 		task: task, conn: task.Conn(), ws: ws, log: log, out: newOutbox(), steps: make(chan Step, 64),
-		pages: map[string]bool{}, infos: map[string]json.RawMessage{},
+		pages:    map[string]bool{},
 		sessions: map[target.SessionID]string{}, top: map[target.SessionID]target.SessionID{},
 		attachedTo: map[string]*attaching{}, contexts: map[string]bool{},
 		downloads: map[string]*Step{}, announced: map[string]bool{},
@@ -226,7 +225,7 @@ func (c *client) serve(ctx context.Context) {
 	events := c.conn.Browser().Listen("Target.targetCreated", "Target.targetInfoChanged", "Target.targetDestroyed",
 		"Target.targetCrashed", "Target.detachedFromTarget", "Browser.downloadWillBegin", "Browser.downloadProgress")
 	recorded := make(chan struct{})
-	go func() { // the navigations, into the task's recording
+	go func() { // the client's steps, into the task's recording
 		defer close(recorded)
 		for {
 			select {
@@ -248,7 +247,9 @@ func (c *client) serve(ctx context.Context) {
 			c.browserEvent(ctx, ev)
 		}
 	}()
+	browserGone := make(chan struct{})
 	go func() { // the browser's end ends the connection
+		defer close(browserGone)
 		select {
 		case <-ctx.Done():
 		case <-c.conn.Done():
@@ -267,6 +268,7 @@ func (c *client) serve(ctx context.Context) {
 	<-eventsDone
 	<-writer
 	<-recorded
+	<-browserGone
 	c.ws.Close(websocket.StatusNormalClosure, "")
 	c.detachAll()
 }
@@ -282,7 +284,7 @@ func (c *client) readLoop(ctx context.Context) {
 			c.replyError(cmd, -32700, "browserd: a CDP message is a JSON object with id and method")
 			continue
 		}
-		if cmd.Method == "Browser.close" && cmd.SessionID == "" {
+		if cmd.Method == "Browser.close" && c.browserLevel(cmd.SessionID) {
 			// The session's browser serves other tasks: a client's close
 			// ends its own contexts and its connection.
 			c.closeContexts(ctx)
@@ -292,6 +294,17 @@ func (c *client) readLoop(ctx context.Context) {
 		}
 		c.handle(ctx, cmd)
 	}
+}
+
+// browserLevel reports whether sid is the connection's browser level: no
+// session, or a browser session of the client's own.
+func (c *client) browserLevel(sid string) bool {
+	if sid == "" {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessions[target.SessionID(sid)] == browserTarget
 }
 
 // handle answers, checks and forwards one command.
