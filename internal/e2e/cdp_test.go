@@ -359,6 +359,30 @@ func TestCDPEndpoint(t *testing.T) {
 		t.Errorf("/cdp for a token that may not evaluate: %v %v, want 403", resp, err)
 	}
 
+	// Another owner naming the same session gets a session of its own:
+	// none of admin's pages, none of its cookies.
+	var other struct {
+		Token string `json:"token"`
+	}
+	api.expect(201, "POST", "/api/tokens", map[string]any{"owner": "erin"}, &other)
+	erin := dialCDP(t, "ws://"+addr+"/cdp?session=cdp&task=pw&token="+other.Token)
+	var erinTargets struct {
+		TargetInfos []struct {
+			URL string `json:"url"`
+		} `json:"targetInfos"`
+	}
+	erin.call(t, "", "Target.getTargets", nil, &erinTargets)
+	var cookies struct {
+		Cookies []struct {
+			Name string `json:"name"`
+		} `json:"cookies"`
+	}
+	erin.call(t, "", "Storage.getCookies", nil, &cookies)
+	erin.close()
+	if len(erinTargets.TargetInfos) != 1 || erinTargets.TargetInfos[0].URL != "about:blank" || len(cookies.Cookies) != 0 {
+		t.Errorf("another owner's session=cdp: targets %+v, cookies %+v, want a blank page of its own and no cookie", erinTargets.TargetInfos, cookies.Cookies)
+	}
+
 	// The login made over CDP survives a restart: a new session of the
 	// profile is logged in.
 	stopDaemon(t, data)
