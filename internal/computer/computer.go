@@ -3,6 +3,7 @@ package computer
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -77,7 +78,7 @@ func (c *Computer) Do(ctx context.Context, ins ...Input) Result {
 			return res
 		}
 	}
-	c.size(ctx, last)
+	sizing := c.size(ctx, last)
 	for _, in := range ins {
 		res.Action = in.Action
 		line, err := c.step(ctx, in)
@@ -88,7 +89,20 @@ func (c *Computer) Do(ctx context.Context, ins ...Input) Result {
 		}
 	}
 	res.Success = res.Error == ""
+	if sizing != nil && res.Success {
+		res.Text += " (" + sizing.Error() + "; the next action tries again)"
+	}
+	text := res.Text
 	c.screenshot(ctx, last, &res)
+	if sizing == nil && c.offDisplay(res) {
+		// The session was sized, and the screen is not the display: the
+		// resize was lost. Sized again, and shown as it is then.
+		c.unsize(last)
+		if err := c.size(ctx, last); err == nil {
+			res.Text = text
+			c.screenshot(ctx, last, &res)
+		}
+	}
 	return res
 }
 
@@ -102,20 +116,44 @@ func sessionKey(in Input) string { return in.owner + "\x00" + in.Session }
 
 // size sets the viewport of the session to the display, once: launch
 // with its width and height creates the session at that size, or sets it
-// for the session's new tabs.
-func (c *Computer) size(ctx context.Context, in Input) {
+// for the session's tabs. A launch that failed is tried again by the next
+// action, and its reason is returned for the answer: a session left at
+// another size is never taken as sized.
+func (c *Computer) size(ctx context.Context, in Input) error {
 	c.mu.Lock()
 	done := c.sized[sessionKey(in)]
+	c.mu.Unlock()
+	if done {
+		return nil
+	}
+	no := false
+	res, err := c.h.Do(ctx, tool.Input{Action: "launch", Session: in.Session, Task: in.Task, Width: c.d.Width, Height: c.d.Height, Snapshot: &no})
+	if err == nil && !res.Success {
+		err = errors.New(res.Error)
+	}
+	if err != nil {
+		return fmt.Errorf("sizing the session to the display failed: %w", err)
+	}
+	c.mu.Lock()
 	if len(c.sized) > maxCursors {
 		clear(c.sized)
 	}
 	c.sized[sessionKey(in)] = true
 	c.mu.Unlock()
-	if done {
-		return
-	}
-	no := false
-	_, _ = c.h.Do(ctx, tool.Input{Action: "launch", Session: in.Session, Task: in.Task, Width: c.d.Width, Height: c.d.Height, Snapshot: &no})
+	return nil
+}
+
+// unsize forgets that in's session was sized: the next action sizes it.
+func (c *Computer) unsize(in Input) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.sized, sessionKey(in))
+}
+
+// offDisplay reports whether res's screenshot is not the display's size
+// (a zoom's region aside).
+func (c *Computer) offDisplay(res Result) bool {
+	return res.Action != "zoom" && res.Width > 0 && (res.Width != c.d.Width || res.Height != c.d.Height)
 }
 
 func (c *Computer) cursorOf(in Input) (point, bool) {

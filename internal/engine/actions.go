@@ -480,7 +480,9 @@ func (c *call) launched(ctx context.Context, sess *sessions.Session) error {
 		}
 	}
 	if in.Width > 0 {
-		e.Resize(ctx, sess, in.Width, in.Height)
+		if err := e.Resize(ctx, sess, in.Width, in.Height); err != nil {
+			return err
+		}
 	}
 	if len(in.HTTPCredentials) > 0 {
 		if err := c.setCredentials(ctx, sess); err != nil {

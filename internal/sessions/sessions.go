@@ -13,6 +13,7 @@ package sessions
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -408,8 +409,9 @@ func ParseClientCerts(certs []store.ClientCert) ([]egress.ClientCert, error) {
 
 // Resize sets the viewport of the session's tabs to w×h (launch's width
 // and height for a session that runs: the computer tool's display); the
-// session's new tabs get it from Session.Width and Height.
-func (r *Registry) Resize(ctx context.Context, s *Session, w, h int) {
+// session's new tabs get it from Session.Width and Height. It says which
+// tabs it could not resize.
+func (r *Registry) Resize(ctx context.Context, s *Session, w, h int) error {
 	var pages []*browser.Page
 	r.Mu.Lock()
 	s.Width, s.Height = w, h
@@ -419,7 +421,14 @@ func (r *Registry) Resize(ctx context.Context, s *Session, w, h int) {
 		}
 	}
 	r.Mu.Unlock()
+	var errs []error
 	for _, pg := range pages {
-		_ = pg.SetViewport(ctx, w, h)
+		if err := pg.SetViewport(ctx, w, h); err != nil && !pg.Closed() {
+			errs = append(errs, err)
+		}
 	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("resizing the session's tabs to %d×%d: %w", w, h, err)
+	}
+	return nil
 }
