@@ -34,7 +34,11 @@ func (r refusal) StatusCode() int { return r.status }
 func (h cdpTasks) Open(ctx context.Context, w cdpproxy.Want) (cdpproxy.Task, error) {
 	session, task := w.Session, w.Task
 	if d := policy.From(ctx).Decide(tool.Input{Action: "evaluate"}); d.Verdict != policy.Allowed {
-		return nil, refusal{http.StatusForbidden, fmt.Sprintf("no CDP for this caller: its policy does not allow evaluate (rule: %s), and a CDP client can do anything a script can", d.Rule)}
+		why := "does not allow evaluate"
+		if d.Verdict == policy.Confirm {
+			why = "asks a person before each evaluate, which a CDP connection cannot wait for"
+		}
+		return nil, refusal{http.StatusForbidden, fmt.Sprintf("no CDP for this caller: its policy %s (rule: %s), and a CDP client can do anything a script can; use the browser tool", why, d.Rule)}
 	}
 	if task == "" {
 		task = "default"
