@@ -27,7 +27,10 @@ sp=$(port); (cd "$tmp/site" && exec python3 -m http.server "$sp" --bind 127.0.0.
 bp=$(port)
 "$BD" serve --data "$tmp/data" --listen "127.0.0.1:$bp" --allow-host 127.0.0.1 >"$tmp/daemon.log" 2>&1 & pids+=($!)
 cp=$(port)
-chrome=$(command -v chromium-headless-shell || command -v chromium)
+# The binary itself, not Debian's wrapper script: killing the wrapper's pid
+# would leave Chromium running.
+chrome=$(ls /usr/lib/chromium/chromium-headless-shell /usr/lib/chromium/chromium 2>/dev/null | head -1)
+[ -n "$chrome" ] || chrome=$(command -v chromium-headless-shell || command -v chromium)
 "$chrome" --headless --no-sandbox --no-first-run --disable-gpu --disable-background-networking --disable-component-update --disable-sync \
   --remote-debugging-port="$cp" --user-data-dir="$tmp/chrome" about:blank >/dev/null 2>&1 & pids+=($!)
 sleep 2
