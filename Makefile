@@ -57,28 +57,43 @@ cross:
 # Every test: unit tests with the race detector — the PostgreSQL store's
 # against a throwaway cluster (scripts/ensure-postgres.sh, which installs
 # PostgreSQL when missing), stopped afterwards whatever the outcome — then
-# the end-to-end suites (the cluster's on the same PostgreSQL) against real headless Chromium, the conformance
-# corpora (ours and the third-party one) included. The end-to-end tests
-# marked t.Parallel wait more than they work (daemons killed and started
-# again, captures, idle timers): two of them run at once (-parallel 2),
-# after the others, which run one at a time — four at once on 2 cores
-# made each one 3 to 9 times slower than alone (TestCLI 75 s alone, more
-# than 11 minutes among three others) and ran past the 25-minute limit. Unit test packages run four
-# at a time (-p 4): many wait on timers and subprocesses (74 s, not 105).
+# the end-to-end suites (the cluster's on the same PostgreSQL) against
+# real headless Chromium, the conformance corpora (ours and the
+# third-party one) included. Unit test packages run four at a time (-p 4):
+# many wait on timers and subprocesses. GORACE's atexit_sleep_ms=0 spares
+# each race-built test binary the second it sleeps before it exits.
 #
-# Both steps run under `go test -json`, read by cmd/testreport: it prints
+# The end-to-end tests run E2E_PARALLEL at a time (2), each in a process
+# of its own, the longest first (cmd/testrun, with the times of an earlier
+# run in internal/e2e/testdata/durations.txt): a test whose checks need
+# its process to itself (a goroutine leak check, a drill that kills what
+# it started) runs beside another all the same, and the two cores stay
+# busy through the whole step. Four at once on 2 cores made each test 3
+# to 9 times slower than alone. One browserd binary (bin/e2e-browserd) and
+# one test binary (bin/e2e.test) serve every process.
+#
+# Both steps' `go test -json` events are read by cmd/testreport: it prints
 # what go test prints without -v (each package's line, the whole output of
 # a failed test) and, with TEST_TIMES=DIR, writes the slowest tests of
-# each step (all of them, slowest first) to DIR/unit.txt and DIR/e2e.txt (docs/testing.md).
+# each step (all of them, slowest first) to DIR/unit.txt and DIR/e2e.txt
+# (docs/testing.md; copy e2e.txt over internal/e2e/testdata/durations.txt
+# when the suite's times have moved).
 TEST_TIMES ?=
+E2E_PARALLEL ?= 2
+E2E_PKG := github.com/browserd/browserd/internal/e2e
 test: chromium thirdparty vet cross
 	$(GO) build -o bin/testreport ./cmd/testreport
+	$(GO) build -o bin/testrun ./cmd/testrun
+	$(GO) build -o bin/e2e-browserd ./cmd/browserd
+	$(GO) test -c -o bin/e2e.test ./internal/e2e
 	pgdir=$$(mktemp -d /tmp/browserd-pg.XXXXXX) && \
 	trap 'scripts/ensure-postgres.sh stop "$$pgdir"' EXIT && trap 'exit 130' INT TERM && \
 	url=$$(scripts/ensure-postgres.sh start "$$pgdir") && \
-	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -json -race -count=1 -p 4 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e) \
+	BROWSERD_TEST_POSTGRES="$$url" GORACE=atexit_sleep_ms=0 $(GO) test -json -race -count=1 -p 4 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e) \
 		| bin/testreport $(if $(TEST_TIMES),-top 500 -times $(TEST_TIMES)/unit.txt) && \
-	BROWSERD_TEST_POSTGRES="$$url" $(GO) test -json -count=1 -parallel 2 -timeout 60m ./internal/e2e/ \
+	BROWSERD_TEST_POSTGRES="$$url" BROWSERD_TEST_BIN=$(CURDIR)/bin/e2e-browserd \
+		bin/testrun -n $(E2E_PARALLEL) -dir internal/e2e -pkg $(E2E_PKG) -order internal/e2e/testdata/durations.txt \
+		$(CURDIR)/bin/e2e.test -test.timeout 15m \
 		| bin/testreport $(if $(TEST_TIMES),-top 500 -times $(TEST_TIMES)/e2e.txt)
 
 # The whole suite under load: `.ci/run` on a fresh clone of HEAD, SOAK

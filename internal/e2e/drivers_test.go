@@ -34,9 +34,14 @@ var (
 	binErr  error
 )
 
-// browserdBin builds cmd/browserd once per test run.
+// browserdBin builds cmd/browserd once per test run, or returns
+// BROWSERD_TEST_BIN, a browserd binary built from this tree (make test
+// builds one for all the test processes it starts).
 func browserdBin(t testing.TB) string {
 	t.Helper()
+	if p := os.Getenv("BROWSERD_TEST_BIN"); p != "" {
+		return p
+	}
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "browserd-bin-")
 		if err != nil {

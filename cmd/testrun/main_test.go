@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// demoBinary compiles testdata/demo's tests.
+func demoBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "demo.test")
+	if out, err := exec.Command("go", "test", "-c", "-o", bin, "./testdata/demo").CombinedOutput(); err != nil {
+		t.Fatalf("compiling the demo tests: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// run runs bin's tests with testrun and returns its events by test.
+func run(t *testing.T, bin string, n int, env ...string) (map[string][]event, bool) {
+	t.Helper()
+	for _, e := range env {
+		k, v, _ := strings.Cut(e, "=")
+		t.Setenv(k, v)
+	}
+	var out bytes.Buffer
+	r := &runner{bin: bin, dir: "testdata/demo", pkg: "demo", out: &out}
+	tests, err := r.list(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := r.run(context.Background(), tests, n)
+	events := map[string][]event{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var e event
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("a line that is no event: %q", l)
+		}
+		events[e.Test] = append(events[e.Test], e)
+	}
+	return events, ok
+}
+
+func result(evs []event) string {
+	for _, e := range evs {
+		if e.Action == "pass" || e.Action == "fail" || e.Action == "skip" {
+			return e.Action
+		}
+	}
+	return ""
+}
+
+func TestRun(t *testing.T) {
+	bin := demoBinary(t)
+	events, ok := run(t, bin, 2, "DEMO_MEET="+t.TempDir())
+	if ok {
+		t.Error("a run with a failing test reported success")
+	}
+	for test, want := range map[string]string{"TestPass": "pass", "TestFail": "fail", "TestSkip": "skip", "TestPanic": "pass", "TestMeetA": "pass", "TestMeetB": "pass"} {
+		if got := result(events[test]); got != want {
+			t.Errorf("%s: %q, want %q (two at a time: the meeting tests pass only side by side)", test, got, want)
+		}
+	}
+	// One line for the package, at the end: the processes' own are gone.
+	pkg := events[""]
+	if len(pkg) != 2 || !strings.HasPrefix(pkg[0].Output, "FAIL\tdemo\t") || pkg[1].Action != "fail" {
+		t.Errorf("package events: %+v", pkg)
+	}
+}
+
+// A test binary that panics: its test fails, and the panic is passed on.
+func TestRunPanic(t *testing.T) {
+	bin := demoBinary(t)
+	events, ok := run(t, bin, 1, "DEMO_PANIC=1")
+	if ok || result(events["TestPanic"]) != "fail" {
+		t.Fatalf("the panicking test: ok %v, events %+v", ok, events["TestPanic"])
+	}
+	var all strings.Builder
+	for _, evs := range events {
+		for _, e := range evs {
+			all.WriteString(e.Output)
+		}
+	}
+	if !strings.Contains(all.String(), "kaboom") {
+		t.Errorf("the panic's message is not in the output:\n%s", all.String())
+	}
+}
+
+func TestLongestFirst(t *testing.T) {
+	got := longestFirst([]string{"TestA", "TestB", "TestNew", "TestC"}, map[string]float64{"TestA": 1, "TestB": 30, "TestC": 5})
+	if want := "TestNew TestB TestC TestA"; strings.Join(got, " ") != want {
+		t.Errorf("order %v, want %s", got, want)
+	}
+}
+
+func TestReadTimes(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "times.txt")
+	os.WriteFile(p, []byte("    44.5 s  TestBig  pkg\n     1.0 s  TestSmall  pkg FAIL\nnoise\n"), 0o644)
+	times, err := readTimes(p)
+	if err != nil || times["TestBig"] != 44.5 || times["TestSmall"] != 1 || len(times) != 2 {
+		t.Errorf("times %v, err %v", times, err)
+	}
+}

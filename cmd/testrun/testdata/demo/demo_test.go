@@ -1,0 +1,44 @@
+// Package demo is testrun's test binary: tests that pass, fail, skip and
+// panic, and two that meet (each waits for the other to have started, so
+// they pass only when they run at once).
+package demo
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestPass(t *testing.T) { t.Log("noise") }
+
+func TestFail(t *testing.T) { t.Error("boom") }
+
+func TestSkip(t *testing.T) { t.Skip("not here") }
+
+func TestPanic(t *testing.T) {
+	if os.Getenv("DEMO_PANIC") == "" {
+		return
+	}
+	panic("kaboom")
+}
+
+func TestMeetA(t *testing.T) { meet(t, "a", "b") }
+
+func TestMeetB(t *testing.T) { meet(t, "b", "a") }
+
+func meet(t *testing.T, me, other string) {
+	dir := os.Getenv("DEMO_MEET")
+	if dir == "" {
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, me), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, other)); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s never started beside %s", other, me)
+}
