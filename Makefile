@@ -54,47 +54,17 @@ cross:
 		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./... || exit 1; \
 	done
 
-# Every test: unit tests with the race detector — the PostgreSQL store's
-# against a throwaway cluster (scripts/ensure-postgres.sh, which installs
-# PostgreSQL when missing), stopped afterwards whatever the outcome — then
-# the end-to-end suites (the cluster's on the same PostgreSQL) against
-# real headless Chromium, the conformance corpora (ours and the
-# third-party one) included. Unit test packages run four at a time (-p 4):
-# many wait on timers and subprocesses. GORACE's atexit_sleep_ms=0 spares
-# each race-built test binary the second it sleeps before it exits.
-#
-# The end-to-end tests run E2E_PARALLEL at a time (2), each in a process
-# of its own, the longest first (cmd/testrun, with the times of an earlier
-# run in internal/e2e/testdata/durations.txt): a test whose checks need
-# its process to itself (a goroutine leak check, a drill that kills what
-# it started) runs beside another all the same, and the two cores stay
-# busy through the whole step. Four at once on 2 cores made each test 3
-# to 9 times slower than alone. One browserd binary (bin/e2e-browserd) and
-# one test binary (bin/e2e.test) serve every process.
-#
-# Both steps' `go test -json` events are read by cmd/testreport: it prints
-# what go test prints without -v (each package's line, the whole output of
-# a failed test) and, with TEST_TIMES=DIR, writes the slowest tests of
-# each step (all of them, slowest first) to DIR/unit.txt and DIR/e2e.txt
-# (docs/testing.md; copy e2e.txt over internal/e2e/testdata/durations.txt
-# when the suite's times have moved).
+# Every test (scripts/test.sh says how): the end-to-end suites against
+# real headless Chromium — the conformance corpora (ours and the
+# third-party one) and the cluster's on a throwaway PostgreSQL included —
+# two at a time, each in a process of its own (cmd/testrun); beside them
+# vet for Linux, macOS and Windows and the unit tests with the race
+# detector. TEST_TIMES=DIR keeps every test's time in DIR/unit.txt and
+# DIR/e2e.txt; E2E_PARALLEL sets how many end-to-end tests run at once.
 TEST_TIMES ?=
 E2E_PARALLEL ?= 2
-E2E_PKG := github.com/browserd/browserd/internal/e2e
-test: chromium thirdparty vet cross
-	$(GO) build -o bin/testreport ./cmd/testreport
-	$(GO) build -o bin/testrun ./cmd/testrun
-	$(GO) build -o bin/e2e-browserd ./cmd/browserd
-	$(GO) test -c -o bin/e2e.test ./internal/e2e
-	pgdir=$$(mktemp -d /tmp/browserd-pg.XXXXXX) && \
-	trap 'scripts/ensure-postgres.sh stop "$$pgdir"' EXIT && trap 'exit 130' INT TERM && \
-	url=$$(scripts/ensure-postgres.sh start "$$pgdir") && \
-	BROWSERD_TEST_POSTGRES="$$url" GORACE=atexit_sleep_ms=0 $(GO) test -json -race -count=1 -p 4 -timeout 10m $$($(GO) list ./... | grep -v /internal/e2e) \
-		| bin/testreport $(if $(TEST_TIMES),-top 500 -times $(TEST_TIMES)/unit.txt) && \
-	BROWSERD_TEST_POSTGRES="$$url" BROWSERD_TEST_BIN=$(CURDIR)/bin/e2e-browserd \
-		bin/testrun -n $(E2E_PARALLEL) -dir internal/e2e -pkg $(E2E_PKG) -order internal/e2e/testdata/durations.txt \
-		$(CURDIR)/bin/e2e.test -test.timeout 15m \
-		| bin/testreport $(if $(TEST_TIMES),-top 500 -times $(TEST_TIMES)/e2e.txt)
+test: chromium thirdparty
+	GO=$(GO) MAKE=$(MAKE) TEST_TIMES=$(TEST_TIMES) E2E_PARALLEL=$(E2E_PARALLEL) scripts/test.sh
 
 # The whole suite under load: `.ci/run` on a fresh clone of HEAD, SOAK
 # times in a row (5), with LOAD CPU-bound processes of the script's own
