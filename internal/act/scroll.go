@@ -42,7 +42,7 @@ func (c *Tab) Scroll(ctx context.Context) error {
 	// What the page does when it scrolls (a virtual list drawing the rows
 	// now in view, an infinite feed loading more) is waited for, as a
 	// click's reaction is.
-	m := pg.Mark(ctx)
+	m := pg.Mark(ctx).TwoFrames()
 	if dir == "top" || dir == "bottom" {
 		if err := c.scrollToEnd(ctx, el, dir == "bottom"); err != nil {
 			return err

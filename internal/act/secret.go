@@ -211,7 +211,7 @@ func (c *Tab) typeSecretAndSettle(ctx context.Context, el browser.Elem, kind fie
 	if err != nil {
 		return err
 	}
-	c.checkValue(ctx, el, kind, spilled)
+	c.note(c.checkValue(ctx, el, kind, spilled))
 	if c.In.Submit {
 		// What Enter submits after a page moved the focus: not the form
 		// the secret is in.

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/browserd/browserd/internal/browser"
@@ -75,9 +76,23 @@ func (c *Tab) Type(ctx context.Context) error {
 				return err
 			}
 			timing.Mark(ctx, "typed")
-			c.checkValue(ctx, el, kind, spilled)
-			timing.Mark(ctx, "checked")
-			return c.submitAndSettle(ctx, m)
+			if c.In.Submit {
+				// What the field holds is read before Enter can send the
+				// form and empty it.
+				c.note(c.checkValue(ctx, el, kind, spilled))
+				timing.Mark(ctx, "checked")
+				return c.submitAndSettle(ctx, m)
+			}
+			// Else the field is read back while the page settles: the
+			// read goes to the page at once, the quiet does not wait on
+			// its answer.
+			var notes, details []string
+			var wg sync.WaitGroup
+			wg.Go(func() { notes, details = c.checkValue(ctx, el, kind, spilled) })
+			err = c.Page.Settle(ctx, m)
+			wg.Wait()
+			c.note(notes, details)
+			return err
 		}
 		if !errors.Is(err, browser.ErrStale) || c.In.Ref == "" || follow == 3 {
 			return err
@@ -338,7 +353,9 @@ func (c *Tab) typeInto(ctx context.Context, maxLen int) (spilled bool, err error
 // not hold what was typed: the text spilled (see typeInto) into the
 // fields the page moved the focus to, or the page or the input type
 // changed the value, which then goes in the details.
-func (c *Tab) checkValue(ctx context.Context, el browser.Elem, kind fieldKind, spilled bool) {
+// It touches nothing of c's but reads (Type runs it beside Settle): the
+// notes and details are returned, for note.
+func (c *Tab) checkValue(ctx context.Context, el browser.Elem, kind fieldKind, spilled bool) (notes, details []string) {
 	pg := c.Page
 	var moved bool
 	if spilled && pg.CallOn(ctx, el, `function() { return document.activeElement !== this; }`, &moved) == nil && moved {
@@ -346,7 +363,7 @@ func (c *Tab) checkValue(ctx context.Context, el browser.Elem, kind fieldKind, s
 		if kind.Max > 1 {
 			takes = fmt.Sprintf("%d characters", kind.Max)
 		}
-		c.Res.Notes = append(c.Res.Notes, "the field takes "+takes+": the rest of the text went, a character at a time, where the page moved the focus (its next fields)")
+		notes = append(notes, "the field takes "+takes+": the rest of the text went, a character at a time, where the page moved the focus (its next fields)")
 	}
 	// What the field holds now, before Enter can submit and clear it.
 	var now string
@@ -359,13 +376,19 @@ func (c *Tab) checkValue(ctx context.Context, el browser.Elem, kind fieldKind, s
 		if strings.TrimRight(now, "\n") != strings.TrimRight(want, "\n") {
 			if c.secret != "" {
 				// Not even a part of it is shown (a maxlength cut).
-				c.Res.Notes = append(c.Res.Notes, "the field's value is not secret "+c.secret+" as typed (the page, its maxlength or the input type changed it)")
-				return
+				return append(notes, "the field's value is not secret "+c.secret+" as typed (the page, its maxlength or the input type changed it)"), details
 			}
-			c.Res.Notes = append(c.Res.Notes, "the field's value is not what was typed (the page or the input type changed it); its value is in the details")
-			c.Res.Details = append(c.Res.Details, "value now: "+jsString(truncate(now, 200)))
+			notes = append(notes, "the field's value is not what was typed (the page or the input type changed it); its value is in the details")
+			details = append(details, "value now: "+jsString(truncate(now, 200)))
 		}
 	}
+	return notes, details
+}
+
+// note adds notes and details to the call's result.
+func (c *Tab) note(notes, details []string) {
+	c.Res.Notes = append(c.Res.Notes, notes...)
+	c.Res.Details = append(c.Res.Details, details...)
 }
 
 // submitAndSettle presses Enter when the call asks to submit, then waits,

@@ -403,6 +403,27 @@ type Mark struct {
 	// started: the short timers the action started are those the page
 	// started since (lateTimers). 0 when there is no watch.
 	pageAt float64
+	// twoFrames: the quiet counts two frames after the last change, not
+	// one (see TwoFrames).
+	twoFrames bool
+}
+
+// TwoFrames makes the quiet after m's action two animation frames after
+// the page's last change rather than one: for a wheel or a scroll, whose
+// scroll comes frames after the input and whose reaction (a virtual
+// list's rows, an infinite feed's sentinel) comes in the frames after it.
+func (m Mark) TwoFrames() Mark {
+	m.twoFrames = true
+	return m
+}
+
+// frames is how many animation frames after the page's last change the
+// quiet counts (quietJS's need).
+func (m Mark) frames() int {
+	if m.twoFrames {
+		return 2
+	}
+	return 1
 }
 
 // The page's reaction to an action is waited for until the page is
@@ -480,7 +501,9 @@ const watchJS = `(() => { const w = globalThis.__browserdWatch;
     for (const type of m.inputs) document.removeEventListener(type, m.onInput, true); };
   globalThis.__browserdWatch = m; return m.start; })()`
 
-// quietJS resolves once the page is settled: two animation frames passed
+// quietJS resolves once the page is settled: %[5]d animation frames passed
+// (and, for one, the tasks that frame queued ran: see TwoFrames and
+// waitDOMQuiet's extra frame for a page that asked for the next)
 // (or %[1]d ms and one frame; when frames do not run, %[1]d ms) since the last mutation and
 // since the wait began — %[3]d ms from now at the earliest (the last
 // timer the action started is due then) — and the animations the action
@@ -499,7 +522,8 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
   // later of the last change and the wait's start (now, or when the
   // last timer or animation waited for is due: what it does comes with
   // it, so the frames are counted from there too).
-  let until = t0 + %[3]d, fromF = -1, done = false, t = 0;
+  let until = t0 + %[3]d, fromF = -1, done = false, t = 0, hopF = -1;
+  const need = %[5]d;
   const finish = () => { if (done) return; done = true; clearTimeout(cap); clearTimeout(t); m.stop(); if (globalThis.__browserdWatch === m) delete globalThis.__browserdWatch;
     res({changed: m.n > 0, invalid: m.attempt && !m.submitted ? m.invalid : []}); };
   const cap = setTimeout(finish, most);
@@ -515,7 +539,11 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
     // change asked to do at the next frame (requestAnimationFrame, as
     // Alpine's x-show shows in) is part of it, and on a busy machine that
     // frame can come later than the quiet.
-    if (m.frames - base >= 2 || (now - since >= quiet && (m.frames > base || document.visibilityState !== 'visible'))) {
+    if (m.frames - base >= need || (now - since >= quiet && (m.frames > base || document.visibilityState !== 'visible'))) {
+      // One frame is enough only once the tasks that frame queued have
+      // run too: an IntersectionObserver's callback comes as a task after
+      // the frame's rendering, after this look's own.
+      if (need < 2 && m.frames - base < 2 && hopF !== m.frames) { hopF = m.frames; t = setTimeout(check, 0); return; }
       const left = (` + animationsLeftFn + `)();
       if (left <= 0) return finish();
       until = now + left; fromF = -1;
@@ -616,7 +644,7 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 		// download, a 204): look again.
 		lctx, cancel := context.WithTimeout(ctx, left+time.Second)
 		if p.Run(lctx, watchJS, nil) == nil {
-			_ = p.Run(lctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), 0, 0), nil)
+			_ = p.Run(lctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), 0, 0, 2), nil)
 		}
 		cancel()
 	}
@@ -644,7 +672,8 @@ func (p *Page) waitDOMQuiet(ctx, nctx context.Context, m Mark) {
 		fromInput = 1
 	}
 	p.mu.Unlock()
-	if p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), DOMMax.Milliseconds(), 0, fromInput), &r) == nil {
+	need := m.frames()
+	if p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), DOMMax.Milliseconds(), 0, fromInput, need), &r) == nil {
 		timing.Mark(ctx, "quiet")
 		p.mu.Lock()
 		p.invalid = r.Invalid
@@ -654,14 +683,24 @@ func (p *Page) waitDOMQuiet(ctx, nctx context.Context, m Mark) {
 	// click, a debounced search, a fallback for a transition's end) is
 	// waited for, and what it changes — and so is the timer that starts
 	// in turn (a dialog's backdrop fading out after the dialog) — within
-	// DOMMax.
+	// DOMMax. After a quiet of one frame, a page that asked for another
+	// frame (a transition started a frame late, a frame loop) is given
+	// it, once.
+	extra := need < 2
 	for left := DOMMax - time.Since(m.at); left > DOMQuiet && p.Dialog() == nil && qctx.Err() == nil; left = DOMMax - time.Since(m.at) {
-		late := min(p.lateTimers(qctx, m), left)
-		if late <= 0 || p.Run(qctx, watchJS, nil) != nil {
+		late, frames := p.lateTimers(qctx, m)
+		late = min(late, left)
+		frames = frames && extra
+		if late <= 0 && !frames || p.Run(qctx, watchJS, nil) != nil {
 			break
 		}
-		timing.Mark(ctx, "timers")
-		_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds(), 0), nil)
+		if frames {
+			extra = false
+			timing.Mark(ctx, "frame")
+		} else {
+			timing.Mark(ctx, "timers")
+		}
+		_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds(), 0, need), nil)
 	}
 }
 

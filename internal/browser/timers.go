@@ -35,6 +35,22 @@ const timersJS = `(() => { const w = window;
     try { if (apply(msize, due, []) < 1000) apply(mset, due, [id, [now(), now() + d]]); } catch (e) {}
     return id; }});
   w.clearTimeout = new P(ct, {apply(target, self, args) { try { apply(mdel, due, [args[0]]); } catch (e) {} return apply(target, w, args); }});
+  // The page's animation-frame callbacks yet to run: after an action, a
+  // page that asked for the next frame (a double requestAnimationFrame
+  // that starts a transition, a frame loop) is given one frame more.
+  const raf = w.requestAnimationFrame, caf = w.cancelAnimationFrame, sadd = Set.prototype.add, sdel = Set.prototype.delete, ssize = Object.getOwnPropertyDescriptor(Set.prototype, 'size').get;
+  const frames = new Set();
+  Object.defineProperty(w, '__browserdFrames', {value: frames});
+  if (typeof raf !== 'function') return;
+  w.requestAnimationFrame = new P(raf, {apply(target, self, args) {
+    const fn = args[0];
+    if (typeof fn !== 'function') return apply(target, w, args);
+    let id;
+    args[0] = function () { try { apply(sdel, frames, [id]); } catch (e) {} return apply(fn, this, arguments); };
+    id = apply(target, w, args);
+    try { if (apply(ssize, frames, []) < 1000) apply(sadd, frames, [id]); } catch (e) {}
+    return id; }});
+  w.cancelAnimationFrame = new P(caf, {apply(target, self, args) { try { apply(sdel, frames, [args[0]]); } catch (e) {} return apply(target, w, args); }});
 })()`
 
 // lateJS gives the milliseconds until the last short timer started since
@@ -48,31 +64,45 @@ const lateJS = `(() => { const due = window.__browserdTimers;
     if (v[1] < t - 1000) due.delete(id); else if (v[0] >= since) { pending = true; if (v[1] > last) last = v[1]; } }
   return Math.max(pending ? 1 : 0, Math.ceil(last - t)); })()`
 
+// pendingJS tells how long until the short timers started since %s are
+// due (lateJS) and whether the page has animation-frame callbacks yet to
+// run (timersJS keeps them).
+const pendingJS = `({late: ` + lateJS + `, frames: (() => { const f = window.__browserdFrames;
+  try { return f instanceof Set ? Reflect.apply(Object.getOwnPropertyDescriptor(Set.prototype, 'size').get, f, []) : 0; } catch (e) { return 0; } })()})`
+
 // lateTimers is how long until the short timers the page started since
-// m (0 when none), at most DOMMax. The window starts at the page's own
-// clock reading when m's watch started: a window counted back from when
-// this asks would shrink by as long as the question waits in a busy
+// m (0 when none), at most DOMMax, and whether the page asked for an
+// animation frame that has not come yet. The window starts at the page's
+// own clock reading when m's watch started: a window counted back from
+// when this asks would shrink by as long as the question waits in a busy
 // renderer's queue (tabs of one site share its thread) and leave out the
 // timer the action started. It asks the page's main world: what it
 // answers only bounds a wait.
-func (p *Page) lateTimers(ctx context.Context, m Mark) time.Duration {
+func (p *Page) lateTimers(ctx context.Context, m Mark) (late time.Duration, frames bool) {
 	since := fmt.Sprintf("%.3f", m.pageAt)
 	if m.pageAt <= 0 {
 		since = fmt.Sprintf("performance.now() - %d", time.Since(m.at).Milliseconds()+1)
 	}
 	var r struct {
 		Result struct {
-			Value float64 `json:"value"`
+			Value struct {
+				Late   float64 `json:"late"`
+				Frames float64 `json:"frames"`
+			} `json:"value"`
 		} `json:"result"`
 	}
 	err := p.sess.Call(ctx, "Runtime.evaluate", map[string]any{
-		"expression": fmt.Sprintf(lateJS, since), "returnByValue": true,
+		"expression": fmt.Sprintf(pendingJS, since), "returnByValue": true,
 	}, &r)
-	v := r.Result.Value
-	if err != nil || math.IsNaN(v) || v <= 0 {
-		return 0
+	if err != nil {
+		return 0, false
 	}
-	return min(time.Duration(v)*time.Millisecond, DOMMax)
+	v := r.Result.Value
+	frames = v.Frames > 0
+	if math.IsNaN(v.Late) || v.Late <= 0 {
+		return 0, frames
+	}
+	return min(time.Duration(v.Late)*time.Millisecond, DOMMax), frames
 }
 
 // animationsLeftJS gives the milliseconds until the page's running finite

@@ -66,7 +66,39 @@ func TestLateTimersCountFromTheMark(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(20 * time.Millisecond)
-	if late := pg.lateTimers(ctx, m); late <= 0 {
+	if late, _ := pg.lateTimers(ctx, m); late <= 0 {
 		t.Errorf("the timer the action started was not found after the page's thread was busy: %v", late)
+	}
+}
+
+// TestPendingFrames: the page's animation-frame callbacks yet to run are
+// known to lateTimers (a page that asked for the next frame gets one more
+// after the quiet); one that ran or was cancelled is not.
+func TestPendingFrames(t *testing.T) {
+	ctx, _, pg := startTestPage(t)
+	if err := pg.Navigate(ctx, "data:text/html,<p>frames</p>"); err != nil {
+		t.Fatal(err)
+	}
+	m := pg.Mark(ctx)
+	for _, c := range []struct {
+		script string
+		want   bool
+		what   string
+	}{
+		{"requestAnimationFrame(() => {})", true, "a frame callback just asked for is pending"},
+		{"new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))))", false, "callbacks that ran are not"},
+		{"cancelAnimationFrame(requestAnimationFrame(() => {}))", false, "a cancelled one is not"},
+		{"window.requestAnimationFrame.call(null, () => {})", true, "the wrapper takes any this"},
+	} {
+		var v any
+		if err := pg.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": c.script, "awaitPromise": true}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, frames := pg.lateTimers(ctx, m); frames != c.want {
+			t.Errorf("%s: frames pending %v", c.what, frames)
+		}
+		// Whatever was asked runs before the next case.
+		_ = pg.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))", "awaitPromise": true}, &v)
+		time.Sleep(50 * time.Millisecond)
 	}
 }
