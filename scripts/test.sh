@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make test's every test, after `make chromium thirdparty`: the end-to-end
+# make test's every test, after `make chromium`: the end-to-end
 # suite, and beside it vet (Linux's, then macOS's and Windows's) and the
 # unit tests with the race detector.
 #
@@ -23,7 +23,8 @@
 # (each package's line, the whole output of a failed test) and, with
 # TEST_TIMES=DIR, every test's time, slowest first, in DIR/unit.txt and
 # DIR/e2e.txt (docs/testing.md; copy e2e.txt over the durations file when
-# the suite's times have moved).
+# the suite's times have moved); testrun adds each end-to-end test's CPU
+# time, Chromium's included, in DIR/e2e-cpu.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -41,10 +42,20 @@ if [ "${1:-}" = checks ]; then
   exit
 fi
 
-$GO build -o bin/testreport ./cmd/testreport &&
-  $GO build -o bin/testrun ./cmd/testrun &&
-  $GO build -o bin/e2e-browserd ./cmd/browserd &&
-  $GO test -c -o bin/e2e.test ./internal/e2e || exit 1
+# The binaries, and the third-party corpus's bundle (npm, esbuild), at
+# once.
+"$MAKE" -s thirdparty >"${TMPDIR:-/tmp}/browserd-thirdparty.$$.log" 2>&1 &
+tp=$!
+mkdir -p bin
+$GO build -o bin/ ./cmd/testreport ./cmd/testrun &
+tools=$!
+$GO build -o bin/e2e-browserd ./cmd/browserd &
+daemon=$!
+$GO test -c -o bin/e2e.test ./internal/e2e
+built=$?
+for p in $tools $daemon $tp; do wait "$p" || built=1; done
+cat "${TMPDIR:-/tmp}/browserd-thirdparty.$$.log"; rm -f "${TMPDIR:-/tmp}/browserd-thirdparty.$$.log"
+[ "$built" -eq 0 ] || { echo "FAIL: building the tests, their tools or the third-party corpus" >&2; exit 1; }
 
 pgdir=$(mktemp -d /tmp/browserd-pg.XXXXXX)
 side=$(mktemp -d /tmp/browserd-checks.XXXXXX)
@@ -64,8 +75,9 @@ setsid -w "$0" checks >"$side/checks.log" 2>&1 &
 checks=$!
 
 e2ereport=(bin/testreport)
-[ -n "$times" ] && e2ereport+=(-top 500 -times "$times/e2e.txt")
-BROWSERD_TEST_BIN="$PWD/bin/e2e-browserd" bin/testrun -n "${E2E_PARALLEL:-2}" -dir internal/e2e -pkg "$e2e_pkg" \
+cpu=()
+[ -n "$times" ] && e2ereport+=(-top 500 -times "$times/e2e.txt") && cpu=(-cpu "$times/e2e-cpu.txt")
+BROWSERD_TEST_BIN="$PWD/bin/e2e-browserd" bin/testrun -n "${E2E_PARALLEL:-2}" "${cpu[@]}" -dir internal/e2e -pkg "$e2e_pkg" \
   -order internal/e2e/testdata/durations.txt "$PWD/bin/e2e.test" -test.timeout 15m | "${e2ereport[@]}"
 e2e_rc=$?
 

@@ -17,10 +17,16 @@
 // binary's "ok" or "FAIL", a panic outside any test) are passed on only
 // when its process failed; one "ok" or "FAIL" line for the package ends
 // the output. It exits 1 when a test failed or a process could not run.
+//
+// -cpu FILE writes each test's CPU time — its process's and every process
+// it started and waited for: the daemons, and the Chromium each daemon
+// started and reaped — with its wall time, the most CPU first: on two
+// cores the suite's time is its CPU, and most of it is Chromium's.
 package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -45,6 +51,7 @@ func main() {
 	pkg := flag.String("pkg", "", "the package's import path, for the events (required)")
 	order := flag.String("order", "", "a file of earlier times (testreport -times) to start the longest first")
 	only := flag.String("run", "", "run only the top-level tests this regular expression matches")
+	cpuFile := flag.String("cpu", "", "write each test's CPU and wall time to this file, the most CPU first")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: testrun [-n N] [-dir DIR] -pkg PKG [-order FILE] [-run REGEXP] BINARY [test flags...]")
 		flag.PrintDefaults()
@@ -77,7 +84,13 @@ func main() {
 		}
 		tests = longestFirst(tests, times)
 	}
-	if !r.run(ctx, tests, *n) {
+	ok := r.run(ctx, tests, *n)
+	if *cpuFile != "" {
+		if err := r.writeCPU(*cpuFile); err != nil {
+			fmt.Fprintf(os.Stderr, "testrun: %v\n", err)
+		}
+	}
+	if !ok {
 		os.Exit(1)
 	}
 }
@@ -92,6 +105,7 @@ type runner struct {
 	mu     sync.Mutex // held while a line is written to out
 	out    io.Writer
 	failed bool
+	cpu    []usage
 }
 
 // list asks the binary for its top-level tests.
@@ -220,6 +234,7 @@ func (r *runner) one(ctx context.Context, test string) {
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
 	stdout, err := cmd.StdoutPipe()
+	began := time.Now()
 	if err == nil {
 		err = cmd.Start()
 	}
@@ -247,6 +262,11 @@ func (r *runner) one(ctx context.Context, test string) {
 		r.write(line)
 	}
 	err = cmd.Wait()
+	if ps := cmd.ProcessState; ps != nil {
+		r.mu.Lock()
+		r.cpu = append(r.cpu, usage{test, ps.UserTime() + ps.SystemTime(), time.Since(began)})
+		r.mu.Unlock()
+	}
 	if err == nil && sawResult {
 		return
 	}
@@ -263,6 +283,32 @@ func (r *runner) one(ctx context.Context, test string) {
 	if !sawResult {
 		r.fail(test, fmt.Sprintf("testrun: %s's process ended without its result: %v\n", test, err))
 	}
+}
+
+// usage is a test's process's CPU (its children's it waited for
+// included) and wall time.
+type usage struct {
+	test      string
+	cpu, wall time.Duration
+}
+
+// writeCPU writes each test's CPU and wall time, the most CPU first, and
+// their sums.
+func (r *runner) writeCPU(path string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	slices.SortFunc(r.cpu, func(a, b usage) int { return cmp.Compare(b.cpu, a.cpu) })
+	var b strings.Builder
+	var cpu, wall time.Duration
+	for _, u := range r.cpu {
+		fmt.Fprintf(&b, "%8.1f s CPU %8.1f s  %s\n", u.cpu.Seconds(), u.wall.Seconds(), u.test)
+		cpu, wall = cpu+u.cpu, wall+u.wall
+	}
+	fmt.Fprintf(&b, "%8.1f s CPU %8.1f s  (all %d tests)\n", cpu.Seconds(), wall.Seconds(), len(r.cpu))
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("writing the CPU times: %w", err)
+	}
+	return nil
 }
 
 // routine reports whether a package-level line is one every process

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // demoBinary compiles testdata/demo's tests.
@@ -88,6 +90,40 @@ func TestRunPanic(t *testing.T) {
 	}
 	if !strings.Contains(all.String(), "kaboom") {
 		t.Errorf("the panic's message is not in the output:\n%s", all.String())
+	}
+}
+
+// The CPU a test's process and the processes it waited for used is kept,
+// the most first.
+func TestCPU(t *testing.T) {
+	bin := demoBinary(t)
+	t.Setenv("DEMO_BURN", "1")
+	r := &runner{bin: bin, dir: "testdata/demo", pkg: "demo", out: io.Discard}
+	r.run(context.Background(), []string{"TestPass", "TestBurn"}, 1)
+	path := filepath.Join(t.TempDir(), "cpu.txt")
+	if err := r.writeCPU(path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[0], "  TestBurn") || !strings.HasSuffix(lines[1], "  TestPass") || !strings.Contains(lines[2], "(all 2 tests)") {
+		t.Fatalf("the CPU file:\n%s", b)
+	}
+	var burn, pass usage
+	for _, u := range r.cpu {
+		if u.test == "TestBurn" {
+			burn = u
+		} else {
+			pass = u
+		}
+	}
+	// The shell's 300,000 iterations take a CPU tenth of a second or
+	// more, on a machine busy or not: a child's CPU went uncounted if not.
+	if burn.cpu-pass.cpu < 50*time.Millisecond {
+		t.Errorf("TestBurn's CPU %v is not TestPass's %v plus its shell's", burn.cpu, pass.cpu)
 	}
 }
 

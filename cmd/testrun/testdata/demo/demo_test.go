@@ -5,6 +5,7 @@ package demo
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -41,4 +42,17 @@ func meet(t *testing.T, me, other string) {
 		}
 	}
 	t.Fatalf("%s never started beside %s", other, me)
+}
+
+// TestBurn starts a shell that works for a while (a fixed count of
+// iterations, CPU whatever the machine's load) and waits for it: its CPU
+// is counted in the test's.
+func TestBurn(t *testing.T) {
+	if os.Getenv("DEMO_BURN") == "" {
+		return
+	}
+	out, err := exec.Command("sh", "-c", `i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; echo $i`).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
 }
