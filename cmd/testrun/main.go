@@ -18,9 +18,9 @@
 // when its process failed; one "ok" or "FAIL" line for the package ends
 // the output. It exits 1 when a test failed or a process could not run.
 //
-// -cpu FILE writes each test's CPU time — its process's and every process
-// it started and waited for: the daemons, and the Chromium each daemon
-// started and reaped — with its wall time, the most CPU first: on two
+// -cpu FILE writes each test's CPU time — that of its process and of every
+// process below it: the daemons it starts, their Chromium and Chromium's
+// renderers (cpuMeter) — with its wall time, the most CPU first: on two
 // cores the suite's time is its CPU, and most of it is Chromium's.
 package main
 
@@ -64,6 +64,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := &runner{bin: flag.Arg(0), args: flag.Args()[1:], dir: *dir, pkg: *pkg, out: os.Stdout}
+	if *cpuFile != "" {
+		r.meter = newCPUMeter(500 * time.Millisecond)
+	}
 	tests, err := r.list(ctx)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testrun: %v\n", err)
@@ -106,6 +109,7 @@ type runner struct {
 	out    io.Writer
 	failed bool
 	cpu    []usage
+	meter  *cpuMeter // nil: no CPU is counted
 }
 
 // list asks the binary for its top-level tests.
@@ -170,6 +174,12 @@ func (r *runner) run(ctx context.Context, tests []string, n int) bool {
 	start := time.Now()
 	next := make(chan string)
 	var wg sync.WaitGroup
+	if r.meter != nil {
+		mctx, stop := context.WithCancel(context.Background())
+		var mg sync.WaitGroup
+		mg.Go(func() { r.meter.run(mctx) })
+		defer func() { stop(); mg.Wait() }()
+	}
 	for range n {
 		wg.Go(func() {
 			for t := range next {
@@ -242,6 +252,9 @@ func (r *runner) one(ctx context.Context, test string) {
 		r.fail(test, fmt.Sprintf("testrun: could not run %s: %v\n", test, err))
 		return
 	}
+	if r.meter != nil {
+		r.meter.start(test, cmd.Process.Pid)
+	}
 	var pkgLines [][]byte
 	sawResult := false
 	sc := bufio.NewScanner(stdout)
@@ -262,9 +275,10 @@ func (r *runner) one(ctx context.Context, test string) {
 		r.write(line)
 	}
 	err = cmd.Wait()
-	if ps := cmd.ProcessState; ps != nil {
+	if r.meter != nil {
+		cpu := r.meter.stop(test, cmd.Process.Pid)
 		r.mu.Lock()
-		r.cpu = append(r.cpu, usage{test, ps.UserTime() + ps.SystemTime(), time.Since(began)})
+		r.cpu = append(r.cpu, usage{test, cpu, time.Since(began)})
 		r.mu.Unlock()
 	}
 	if err == nil && sawResult {
@@ -285,8 +299,7 @@ func (r *runner) one(ctx context.Context, test string) {
 	}
 }
 
-// usage is a test's process's CPU (its children's it waited for
-// included) and wall time.
+// usage is a test's CPU (cpuMeter) and wall time.
 type usage struct {
 	test      string
 	cpu, wall time.Duration

@@ -93,12 +93,12 @@ func TestRunPanic(t *testing.T) {
 	}
 }
 
-// The CPU a test's process and the processes it waited for used is kept,
-// the most first.
+// The CPU of a test's process and of the processes below it is kept, the
+// most first.
 func TestCPU(t *testing.T) {
 	bin := demoBinary(t)
 	t.Setenv("DEMO_BURN", "1")
-	r := &runner{bin: bin, dir: "testdata/demo", pkg: "demo", out: io.Discard}
+	r := &runner{bin: bin, dir: "testdata/demo", pkg: "demo", out: io.Discard, meter: newCPUMeter(20 * time.Millisecond)}
 	r.run(context.Background(), []string{"TestPass", "TestBurn"}, 1)
 	path := filepath.Join(t.TempDir(), "cpu.txt")
 	if err := r.writeCPU(path); err != nil {
@@ -140,5 +140,18 @@ func TestReadTimes(t *testing.T) {
 	times, err := readTimes(p)
 	if err != nil || times["TestBig"] != 44.5 || times["TestSmall"] != 1 || len(times) != 2 {
 		t.Errorf("times %v, err %v", times, err)
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	line := "4242 (a (b) c) S 17 4242 4242 0 -1 4194560 500 0 0 0 250 31 0 0 20 0 1 0 987654 1000 100 18446744073709551615"
+	p, ok := parseStat([]byte(line))
+	if !ok || p.pid != 4242 || p.ppid != 17 || p.ticks != 281 || p.start != 987654 {
+		t.Errorf("parseStat(%q) = %+v, %v", line, p, ok)
+	}
+	for _, bad := range []string{"", "4242", "x (a) S 1", "4242 (a) S 17 1 2"} {
+		if _, ok := parseStat([]byte(bad)); ok {
+			t.Errorf("parseStat(%q) took a line that is no stat", bad)
+		}
 	}
 }
