@@ -204,6 +204,34 @@ func TestOnABareTab(t *testing.T) {
 		}
 	})
 
+	t.Run("keys only where a script hears them", func(t *testing.T) {
+		// No key listener: the text goes in at once, as one input event.
+		tb, _ := b.open(t, "/form", tool.Input{Action: "type", Selector: "#name", Text: "Ada Lovelace"})
+		if _, err := tb.Page.Eval(context.Background(), "window.n = {input: 0}; window.f = document.getElementById('name'); f.addEventListener('input', () => n.input++); 1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := run(t, tb, (*Tab).Type); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := tb.Page.Eval(context.Background(), "[f.value, n.input].join()"); got != `"Ada Lovelace,1"` {
+			t.Errorf("typed where no script hears keys: %s, want the text in one input event", got)
+		}
+		// A listener of keys, added by a script or in an attribute on the
+		// field's way up: a key a character.
+		for _, add := range []string{"f.addEventListener('keydown', () => n.down++)", "f.parentElement.setAttribute('onkeydown', 'n.down++')"} {
+			tb, _ = b.open(t, "/form", tool.Input{Action: "type", Selector: "#name", Text: "Ada"})
+			if _, err := tb.Page.Eval(context.Background(), "window.n = {input: 0, down: 0}; window.f = document.getElementById('name'); f.addEventListener('input', () => n.input++); "+add+"; 1"); err != nil {
+				t.Fatal(err)
+			}
+			if err := run(t, tb, (*Tab).Type); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := tb.Page.Eval(context.Background(), "[f.value, n.input, n.down].join()"); got != `"Ada,3,3"` {
+				t.Errorf("typed where %s: %s, want three keys", add, got)
+			}
+		}
+	})
+
 	t.Run("a picker's input and a short field", func(t *testing.T) {
 		tb, _ := b.open(t, "/form", tool.Input{Action: "type", Selector: "#day", Text: "2026-11-27"})
 		if err := run(t, tb, (*Tab).Type); err != nil {

@@ -318,7 +318,7 @@ func (c *Tab) focusedField(ctx context.Context) (el browser.Elem, ok bool, err e
 func (c *Tab) typeKeys(ctx context.Context) error {
 	pg := c.Page
 	m := pg.Mark(ctx)
-	if _, err := c.typeInto(ctx, 0); err != nil {
+	if _, err := c.typeInto(ctx, 0, false); err != nil {
 		return err
 	}
 	if !strings.HasPrefix(c.Res.Content, "clicked") {

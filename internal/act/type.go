@@ -71,7 +71,7 @@ func (c *Tab) Type(ctx context.Context) error {
 		}
 		if err == nil {
 			timing.Mark(ctx, "caret")
-			spilled, err := c.typeInto(ctx, kind.Max)
+			spilled, err := c.typeInto(ctx, kind.Max, kind.keysUnheard())
 			if err != nil {
 				return err
 			}
@@ -160,6 +160,22 @@ type fieldKind struct {
 	Max      int    `json:"max"` // maxlength; 0: none
 	ReadOnly bool   `json:"readOnly"`
 	Focused  bool   `json:"focused"` // it has the focus already
+	Top      bool   `json:"top"`     // it is in the tab's top document
+	KeyAttr  bool   `json:"keyAttr"` // a key handler in an attribute on its way up
+	// KeysHeard: a script of the top document may hear keys
+	// (browser.Page.KeysHeard), asked beside the probe.
+	KeysHeard bool `json:"-"`
+}
+
+// keysUnheard says whether no script of the page can hear a key typed
+// into the field: a text input or textarea of the top document, offering
+// no suggestions, with no key handler in an attribute on its way up and
+// none added by a script. Such a field takes the text at once
+// (Input.insertText: the same beforeinput and input events, without the
+// keydown, keypress and keyup no one listens to), in one round trip
+// instead of two a character.
+func (kind fieldKind) keysUnheard() bool {
+	return kind.Top && !kind.KeyAttr && !kind.KeysHeard && !kind.Suggests && (kind.Tag == "input" || kind.Tag == "textarea")
 }
 
 // probeField reads, in the page, what kind of field el is: whether text
@@ -169,6 +185,9 @@ type fieldKind struct {
 // has the focus already.
 func (c *Tab) probeField(ctx context.Context, el browser.Elem) (fieldKind, error) {
 	var kind fieldKind
+	heard := true
+	var wg sync.WaitGroup
+	wg.Go(func() { heard = c.Page.KeysHeard(ctx) })
 	err := c.Page.CallOn(ctx, el, `function() {
 	  const el = this.nodeType === 1 ? this : this.parentElement;
 	  const tag = el.tagName.toLowerCase();
@@ -180,8 +199,16 @@ func (c *Tab) probeField(ctx context.Context, el browser.Elem) (fieldKind, error
 	  const readOnly = (tag === 'input' || tag === 'textarea') && el.readOnly;
 	  let a = document.activeElement;
 	  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-	  return {editable, tag, type: tag === 'input' ? el.type : '', value: 'value' in el && tag !== 'button' ? String(el.value) : el.innerText, suggests, max, readOnly, focused: a === el};
+	  // A key handler in an attribute on the way the field's keys bubble
+	  // (its ancestors, through shadow roots, to the document).
+	  let keyAttr = false;
+	  for (let n = el; n && !keyAttr; n = n.parentNode || n.host)
+	    if (n.nodeType === 1) keyAttr = n.hasAttribute('onkeydown') || n.hasAttribute('onkeypress') || n.hasAttribute('onkeyup');
+	  return {editable, tag, type: tag === 'input' ? el.type : '', value: 'value' in el && tag !== 'button' ? String(el.value) : el.innerText, suggests, max, readOnly, focused: a === el,
+	    top: window === window.top, keyAttr};
 	}`, &kind)
+	wg.Wait()
+	kind.KeysHeard = heard
 	return kind, err
 }
 
@@ -316,9 +343,10 @@ const selectAllJS = `function() {
 	}`
 
 // typeInto types the call's text into the focused field, whose maxlength
-// is maxLen (0: none). spilled reports whether the text was longer than the
-// field takes, and so was typed a character at a time.
-func (c *Tab) typeInto(ctx context.Context, maxLen int) (spilled bool, err error) {
+// is maxLen (0: none); unheard says no script can hear its keys
+// (fieldKind.keysUnheard). spilled reports whether the text was longer
+// than the field takes, and so was typed a character at a time.
+func (c *Tab) typeInto(ctx context.Context, maxLen int, unheard bool) (spilled bool, err error) {
 	pg, text := c.Page, c.In.Text
 	// More text than the field takes (a one-time code's six one-digit
 	// boxes): typed a character at a time, as a keyboard does, so that
@@ -326,12 +354,13 @@ func (c *Tab) typeInto(ctx context.Context, maxLen int) (spilled bool, err error
 	//
 	// A text of up to browser.KeyTypeMax characters is typed a key at a
 	// time (keydown, keypress, input, keyup), so pages that listen to keys
-	// hear it; a longer one, or one with a newline or tab, is inserted at
-	// once, as a paste.
+	// hear it — unless none can (unheard): then it goes in at once, with
+	// the same input events; a longer one, or one with a newline or tab,
+	// is inserted at once, as a paste.
 	spill := maxLen > 0 && utf8.RuneCountInString(text) > maxLen
 	switch {
 	case text == "":
-	case browser.KeyTypeable(text):
+	case browser.KeyTypeable(text) && !(unheard && !spill):
 		if err := pg.TypeKeys(ctx, text); err != nil {
 			return spill, err
 		}

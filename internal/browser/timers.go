@@ -35,6 +35,25 @@ const timersJS = `(() => { const w = window;
     try { if (apply(msize, due, []) < 1000) apply(mset, due, [id, [now(), now() + d]]); } catch (e) {}
     return id; }});
   w.clearTimeout = new P(ct, {apply(target, self, args) { try { apply(mdel, due, [args[0]]); } catch (e) {} return apply(target, w, args); }});
+  // Whether the page listens to keys: a text typed where no script hears
+  // a key goes in at once (KeysHeard). Listeners added with
+  // addEventListener and handlers set as properties count; handlers in
+  // attributes the probe sees in the DOM.
+  let keys = false;
+  Object.defineProperty(w, '__browserdKeys', {get: () => keys});
+  const isKey = t => t === 'keydown' || t === 'keypress' || t === 'keyup';
+  const ET = w.EventTarget && w.EventTarget.prototype, ael = ET && ET.addEventListener;
+  if (typeof ael === 'function') ET.addEventListener = new P(ael, {apply(target, self, args) {
+    try { if (isKey(String(args[0]))) keys = true; } catch (e) { keys = true; }
+    return apply(target, self, args); }});
+  for (const o of [w, w.Document && w.Document.prototype, w.HTMLElement && w.HTMLElement.prototype, w.SVGElement && w.SVGElement.prototype]) {
+    for (const k of ['onkeydown', 'onkeypress', 'onkeyup']) {
+      const d = o && Object.getOwnPropertyDescriptor(o, k);
+      if (!d || !d.set || !d.configurable) continue;
+      const set = d.set;
+      Object.defineProperty(o, k, {get: d.get, set: new P(set, {apply(target, self, args) { keys = true; return apply(target, self, args); }}), enumerable: d.enumerable, configurable: true});
+    }
+  }
   // The page's animation-frame callbacks yet to run: after an action, a
   // page that asked for the next frame (a double requestAnimationFrame
   // that starts a transition, a frame loop) is given one frame more.
@@ -103,6 +122,23 @@ func (p *Page) lateTimers(ctx context.Context, m Mark) (late time.Duration, fram
 		return 0, frames
 	}
 	return min(time.Duration(v.Late)*time.Millisecond, DOMMax), frames
+}
+
+// KeysHeard reports whether a script of the tab's top document may hear
+// a key: it added a keydown, keypress or keyup listener, or set such a
+// handler as a property, since the document began (timersJS counts them;
+// a handler in an attribute is the caller's to look for in the DOM). A
+// document timersJS did not run in, or an error, answers true.
+func (p *Page) KeysHeard(ctx context.Context) bool {
+	var r struct {
+		Result struct {
+			Value bool `json:"value"`
+		} `json:"result"`
+	}
+	err := p.sess.Call(ctx, "Runtime.evaluate", map[string]any{
+		"expression": "window.__browserdKeys !== false", "returnByValue": true,
+	}, &r)
+	return err != nil || r.Result.Value
 }
 
 // animationsLeftJS gives the milliseconds until the page's running finite

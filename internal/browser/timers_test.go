@@ -102,3 +102,33 @@ func TestPendingFrames(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestKeysHeard: a document whose scripts added no key listener and set
+// no key handler hears no key; one that did, by either way, does.
+func TestKeysHeard(t *testing.T) {
+	ctx, _, pg := startTestPage(t)
+	for _, c := range []struct {
+		script string
+		want   bool
+	}{
+		{"", false},
+		{"document.addEventListener('click', () => {})", false},
+		{"document.addEventListener('keydown', () => {})", true},
+		{"window.addEventListener('keyup', () => {}, true)", true},
+		{"document.body.onkeypress = () => {}", true},
+		{"document.onkeydown = () => {}", true},
+		{"window.onkeyup = () => {}", true},
+	} {
+		if err := pg.Navigate(ctx, "data:text/html,<body><input id=f></body>"); err != nil {
+			t.Fatal(err)
+		}
+		if c.script != "" {
+			if _, err := pg.Eval(ctx, c.script); err != nil {
+				t.Fatalf("%s: %v", c.script, err)
+			}
+		}
+		if got := pg.KeysHeard(ctx); got != c.want {
+			t.Errorf("after %q: keys heard %v, want %v", c.script, got, c.want)
+		}
+	}
+}

@@ -23,6 +23,16 @@ func TestTimersLookNative(t *testing.T) {
 	if !r.Success || !strings.Contains(r.Content, "true,setTimeout,1,true") {
 		t.Errorf("setTimeout does not read as native: %s %s", r.Error, r.Content)
 	}
+	// The key-listener bookkeeping (KeysHeard) reads as native too, and
+	// listeners and handlers work through it.
+	r = do(tool.Input{Action: "evaluate", Expression: `(() => { const d = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'onkeydown');
+	  const b = document.createElement('b'); let heard = 0; b.addEventListener('keydown', () => heard++); b.onkeydown = () => heard++;
+	  b.dispatchEvent(new KeyboardEvent('keydown'));
+	  return [Function.prototype.toString.call(EventTarget.prototype.addEventListener).includes('[native code]'), addEventListener.name, addEventListener.length,
+	    Function.prototype.toString.call(d.set).includes('[native code]'), d.set.name, heard].join(); })()`})
+	if !r.Success || !strings.Contains(r.Content, "true,addEventListener,2,true,set onkeydown,2") {
+		t.Errorf("addEventListener or a key handler's setter does not read as native, or does not work: %s %s", r.Error, r.Content)
+	}
 	r = do(tool.Input{Action: "evaluate", Expression: `(async () => { Map.prototype.set = null; Map.prototype.delete = null; Reflect.apply = null;
 	  Function.prototype.apply = null; performance.now = () => { throw new Error('x'); };
 	  return await new Promise(res => { setTimeout(() => res('ran'), 20); const id = setTimeout(() => res('cleared one ran'), 5); clearTimeout(id); }); })()`})
