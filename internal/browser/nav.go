@@ -191,18 +191,30 @@ func (p *Page) unfreeze(ctx context.Context) {
 	p.crashToLeave(ctx)
 }
 
+// crashHeard bounds how long crashToLeave waits to hear of the crash it
+// asked for: on a loaded machine the event comes seconds late.
+const crashHeard = 10 * time.Second
+
 // crashToLeave crashes the tab's renderer (Page.crash runs on the
 // renderer's IO thread, which a busy main thread does not hold) so that
 // the navigation that leaves the page starts another; the action that
 // asked goes on. A dialog the renderer had open is gone with it.
+//
+// It returns once the crash is heard (or after crashHeard): a crash heard
+// later, while the navigation that follows is under way, would end that
+// navigation as the tab's crash. Page.crash itself is never answered —
+// its renderer is gone — so it is sent, not waited for.
 func (p *Page) crashToLeave(ctx context.Context) {
-	tctx, cancel := context.WithTimeout(ctx, FreezeProbe)
-	defer cancel()
 	p.mu.Lock()
 	p.crashing = true
 	p.mu.Unlock()
-	_ = p.sess.Call(tctx, "Page.crash", nil, nil)
+	sctx, stop := context.WithCancel(ctx)
+	wait := p.sess.Send(sctx, "Page.crash", nil)
+	tctx, cancel := context.WithTimeout(ctx, crashHeard)
 	_ = p.waitUntil(tctx, func() bool { return p.crashed })
+	cancel()
+	stop()
+	_ = wait(nil) // ended by stop: there is no answer to wait for
 	p.mu.Lock()
 	if p.crashed && p.dialog != nil {
 		p.dialog = nil
