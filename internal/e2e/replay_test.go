@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -171,7 +173,9 @@ var orderPage sync.Mutex
 // npmInstall installs pkg from npm into a temporary folder (dir) and
 // finds node and Chromium; it skips, saying why (whyNot, then the cause),
 // when npm, node or Chromium is not there or the registry cannot be
-// reached.
+// reached. An install of the same packages made before (by an earlier
+// run: CI and make soak clone afresh) is copied in as hard links from
+// ~/.cache/browserd/npm instead (npmCached).
 func npmInstall(t *testing.T, whyNot string, pkgs ...string) (node, chrome, dir string) {
 	t.Helper()
 	npm, err := exec.LookPath("npm")
@@ -185,13 +189,41 @@ func npmInstall(t *testing.T, whyNot string, pkgs ...string) (node, chrome, dir 
 		t.Skip(err)
 	}
 	dir = t.TempDir()
+	cache := npmCache(pkgs)
+	if cache != "" && exec.Command("cp", "-al", filepath.Join(cache, "node_modules"), dir).Run() == nil {
+		return node, chrome, dir
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	args := append([]string{"install", "--no-audit", "--no-fund", "--prefix", dir}, pkgs...)
 	if out, err := exec.CommandContext(ctx, npm, args...).CombinedOutput(); err != nil {
 		t.Skipf("%s: npm install %s failed (registry unreachable?): %v\n%s", whyNot, strings.Join(pkgs, " "), err, out)
 	}
+	if cache != "" {
+		// Kept for the next run: copied whole, then renamed into place,
+		// so a run never takes a half-made copy.
+		if tmp, err := os.MkdirTemp(filepath.Dir(cache), ".tmp"); err == nil {
+			if exec.Command("cp", "-al", filepath.Join(dir, "node_modules"), tmp).Run() != nil || os.Rename(tmp, cache) != nil {
+				os.RemoveAll(tmp)
+			}
+		}
+	}
 	return node, chrome, dir
+}
+
+// npmCache is the folder an install of pkgs (exact versions) is kept in
+// between runs, "" when there is no cache folder to keep it in.
+func npmCache(pkgs []string) string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	dir := filepath.Join(base, "browserd", "npm")
+	if os.MkdirAll(dir, 0o755) != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(strings.Join(pkgs, "\n")))
+	return filepath.Join(dir, hex.EncodeToString(sum[:8]))
 }
 
 // runPlaywrightTest runs a test file under @playwright/test (installed
