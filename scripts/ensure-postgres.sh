@@ -33,10 +33,12 @@ bindir() {
 }
 
 # as runs a command as the cluster's user: the postgres user when we are
-# root, ourselves otherwise.
+# root, ourselves otherwise. As postgres it runs from /: the folder we are
+# in (a clone under a private temporary folder) may be closed to that user,
+# and PostgreSQL's tools would say so on every run.
 as() {
   if [ "$(id -u)" -eq 0 ]; then
-    runuser -u postgres -- "$@"
+    (cd / && runuser -u postgres -- "$@")
   else
     "$@"
   fi
