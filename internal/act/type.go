@@ -56,6 +56,17 @@ func (c *Tab) Type(ctx context.Context) error {
 		defer func() { c.secret = "" }()
 	}
 	timing.Mark(ctx, "found")
+	if c.Targeted() && !c.Pointed() && c.In.Secret == "" && !c.In.Clear {
+		// Most often a text field ready as it is: probed, aimed at and
+		// given the caret in one round trip.
+		kind, m, ok, err := c.readyField(ctx, el)
+		if ok {
+			return c.typeAndSettle(ctx, el, kind, m)
+		}
+		if err != nil && !errors.Is(err, browser.ErrStale) {
+			return err
+		}
+	}
 	// A page that draws its form again every few hundred ms (htmx, a
 	// polling component) can replace the field at any step before the
 	// caret is in it — on a loaded machine, more than once. Until then
@@ -71,28 +82,7 @@ func (c *Tab) Type(ctx context.Context) error {
 		}
 		if err == nil {
 			timing.Mark(ctx, "caret")
-			spilled, err := c.typeInto(ctx, kind.Max, kind.keysUnheard())
-			if err != nil {
-				return err
-			}
-			timing.Mark(ctx, "typed")
-			if c.In.Submit {
-				// What the field holds is read before Enter can send the
-				// form and empty it.
-				c.note(c.checkValue(ctx, el, kind, spilled))
-				timing.Mark(ctx, "checked")
-				return c.submitAndSettle(ctx, m)
-			}
-			// Else the field is read back while the page settles: the
-			// read goes to the page at once, the quiet does not wait on
-			// its answer.
-			var notes, details []string
-			var wg sync.WaitGroup
-			wg.Go(func() { notes, details = c.checkValue(ctx, el, kind, spilled) })
-			err = c.Page.Settle(ctx, m)
-			wg.Wait()
-			c.note(notes, details)
-			return err
+			return c.typeAndSettle(ctx, el, kind, m)
 		}
 		if !errors.Is(err, browser.ErrStale) || c.In.Ref == "" || follow == 3 {
 			return err
@@ -101,6 +91,82 @@ func (c *Tab) Type(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// typeAndSettle types the call's text into el, a field of kind whose
+// caret is placed, then waits, from the mark m taken before the caret,
+// for what the page does in answer; the field is read back meanwhile.
+func (c *Tab) typeAndSettle(ctx context.Context, el browser.Elem, kind fieldKind, m browser.Mark) error {
+	spilled, err := c.typeInto(ctx, kind.Max, kind.keysUnheard())
+	if err != nil {
+		return err
+	}
+	timing.Mark(ctx, "typed")
+	if c.In.Submit {
+		// What the field holds is read before Enter can send the form
+		// and empty it.
+		c.note(c.checkValue(ctx, el, kind, spilled))
+		timing.Mark(ctx, "checked")
+		return c.submitAndSettle(ctx, m)
+	}
+	// Else the field is read back while the page settles: the read goes
+	// to the page at once, the quiet does not wait on its answer.
+	var notes, details []string
+	var wg sync.WaitGroup
+	wg.Go(func() { notes, details = c.checkValue(ctx, el, kind, spilled) })
+	err = c.Page.Settle(ctx, m)
+	wg.Wait()
+	c.note(notes, details)
+	return err
+}
+
+// readyJS readies a text field of the top document to take keys in one
+// call: it probes it (probeJS); when it is an input or textarea typed into
+// as keys (not a picker's, not read-only), checks that it can be used
+// (browser.CheckJS: shown, enabled, not covered — scrolled to if need be),
+// focuses it unless it has the focus and puts the caret at its end, as
+// aimField and placeCaret do one round trip each. caret says it did; else
+// Type takes those steps.
+var readyJS = `async function() {
+  const kind = (` + probeJS + `).call(this);
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!kind.editable || kind.readOnly || !kind.top || !(kind.tag === 'input' || kind.tag === 'textarea') || ` + pickedJS + `.includes(kind.type)) return {kind};
+  const aim = await (` + browser.CheckJS + `).call(this, 'type');
+  if (!aim.ok) return {kind};
+  if (!kind.focused) {
+    el.focus({preventScroll: true});
+    try { if (typeof el.setSelectionRange === 'function') { const n = el.value.length; el.setSelectionRange(n, n); } } catch (e) {}
+  }
+  return {kind, caret: document.activeElement === el, moving: document.getAnimations().some(a => a.playState === 'running')};
+}`
+
+// readyField is readyJS's steps, with the mark taken before the caret
+// (browser.Page.MarkThen) and the page asked meanwhile what its scripts
+// hear of typing (browser.Page.Hearing): ok says the field is ready to
+// type into. Where nothing of the page hears the focus, the caret or the
+// text (no listener, handler or observer of them, no frame callback
+// pending, nothing animating, no Enter to send), the mark says so
+// (browser.Mark.Unheard): the answer waits for no frame.
+func (c *Tab) readyField(ctx context.Context, el browser.Elem) (kind fieldKind, m browser.Mark, ok bool, err error) {
+	var heard browser.Hearing
+	var wg sync.WaitGroup
+	wg.Go(func() { heard = c.Page.Hearing(ctx) })
+	var r struct {
+		Kind   fieldKind `json:"kind"`
+		Caret  bool      `json:"caret"`
+		Moving bool      `json:"moving"`
+	}
+	m, err = c.Page.MarkThen(ctx, el, readyJS, &r)
+	wg.Wait()
+	r.Kind.KeysHeard = heard.Keys
+	if err != nil || !r.Caret {
+		return r.Kind, m, false, err
+	}
+	timing.Mark(ctx, "caret")
+	if heard.Silent() && !r.Kind.KeyAttr && !r.Kind.EditAttr && !r.Moving && !r.Kind.Suggests && !c.In.Submit {
+		m = m.Unheard()
+	}
+	return r.Kind, m, true, nil
 }
 
 // aimField readies el to take keys: it learns the field's kind, scrolls
@@ -162,6 +228,9 @@ type fieldKind struct {
 	Focused  bool   `json:"focused"` // it has the focus already
 	Top      bool   `json:"top"`     // it is in the tab's top document
 	KeyAttr  bool   `json:"keyAttr"` // a key handler in an attribute on its way up
+	// EditAttr: a handler of input, focus or blur in an attribute on the
+	// way up from the field or from the element that has the focus.
+	EditAttr bool `json:"editAttr"`
 	// KeysHeard: a script of the top document may hear keys
 	// (browser.Page.KeysHeard), asked beside the probe.
 	KeysHeard bool `json:"-"`
@@ -188,7 +257,14 @@ func (c *Tab) probeField(ctx context.Context, el browser.Elem) (fieldKind, error
 	heard := true
 	var wg sync.WaitGroup
 	wg.Go(func() { heard = c.Page.KeysHeard(ctx) })
-	err := c.Page.CallOn(ctx, el, `function() {
+	err := c.Page.CallOn(ctx, el, probeJS, &kind)
+	wg.Wait()
+	kind.KeysHeard = heard
+	return kind, err
+}
+
+// probeJS is probeField's function: what kind of field this is.
+const probeJS = `function() {
 	  const el = this.nodeType === 1 ? this : this.parentElement;
 	  const tag = el.tagName.toLowerCase();
 	  const editable = el.isContentEditable || (tag === 'textarea') ||
@@ -204,13 +280,26 @@ func (c *Tab) probeField(ctx context.Context, el browser.Elem) (fieldKind, error
 	  let keyAttr = false;
 	  for (let n = el; n && !keyAttr; n = n.parentNode || n.host)
 	    if (n.nodeType === 1) keyAttr = n.hasAttribute('onkeydown') || n.hasAttribute('onkeypress') || n.hasAttribute('onkeyup');
+	  // A handler in an attribute of what else typing sets off — input,
+	  // focus (on the field's way up), blur (on the focused element's).
+	  const edits = ['oninput', 'onbeforeinput', 'onfocus', 'onfocusin', 'onblur', 'onfocusout', 'onselect', 'onselectionchange', 'onselectstart'];
+	  let editAttr = false;
+	  for (const from of a && a !== el ? [el, a] : [el])
+	    for (let n = from; n && !editAttr; n = n.parentNode || n.host)
+	      if (n.nodeType === 1) editAttr = edits.some(k => n.hasAttribute(k));
 	  return {editable, tag, type: tag === 'input' ? el.type : '', value: 'value' in el && tag !== 'button' ? String(el.value) : el.innerText, suggests, max, readOnly, focused: a === el,
-	    top: window === window.top, keyAttr};
-	}`, &kind)
-	wg.Wait()
-	kind.KeysHeard = heard
-	return kind, err
-}
+	    top: window === window.top, keyAttr, editAttr};
+	}`
+
+// pickedJS are the valueTypes, as a JavaScript array.
+var pickedJS = func() string {
+	var ts []string
+	for t := range valueTypes {
+		ts = append(ts, "'"+t+"'")
+	}
+	slices.Sort(ts)
+	return "[" + strings.Join(ts, ", ") + "]"
+}()
 
 // checkTypeable refuses, with a hint at the action that fits, a field
 // that keys cannot fill: one that is not editable (a checkbox, a button,

@@ -370,6 +370,10 @@ const coverJS = `function(cx, cy) {
   return n && n.nodeType === 1 ? n : hit;
 }`
 
+// CheckJS is checkJS, for a call that checks an element in a function of
+// its own (act's type readies a field in one call).
+const CheckJS = checkJS
+
 // Aim is where a pointer action lands on an element, in the tab's
 // viewport coordinates, and what the element is.
 type Aim struct {

@@ -18,10 +18,15 @@ import (
 // nodes around them (their ancestors, whose name or children may follow
 // from them; the nodes they label or describe).
 //
+// The journal watches the documents of the page's frames too, those its
+// world can reach (same origin, same process): a page with frames is not
+// patched, but one where nothing changed since its read — in any frame —
+// is not read again (Unchanged).
+//
 // The journal says "unknown" — and the tab's whole tree is read as before —
 // whenever a patch could miss something: too many changes, a change to
 // <html> or <body> themselves or to a style sheet, a frame inside a changed
-// subtree, a <dialog> opened or closed (a modal one makes the rest of the
+// subtree or a change in a frame, a <dialog> opened or closed (a modal one makes the rest of the
 // page inert without touching it), or style rules that show or hide content on a state no mutation
 // reports (:hover, :focus-within, :checked, :has() … with display,
 // visibility or content). Sibling rules (`.open + .panel`) widen a changed
@@ -93,10 +98,23 @@ const journalJS = `((take, next) => {
   const types = ['input', 'change', 'focusin', 'focusout', 'toggle'];
   const roots = [document];
   const walk = root => {
-    const it = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    const it = (root.ownerDocument || root).createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
     for (let el = it.nextNode(); el; el = it.nextNode()) if (el.shadowRoot) { roots.push(el.shadowRoot); walk(el.shadowRoot); }
   };
   walk(document);
+  // The documents of the page's frames that this world can reach (same
+  // origin, same process) are watched as the page's own; a change in one
+  // says "a frame changed" (the frames' trees are read whole). A frame it
+  // cannot reach leaves the journal blind: never clean.
+  const frames = [];
+  let blind = false;
+  for (let i = 0; i < roots.length; i++) for (const f of roots[i].querySelectorAll('iframe,frame')) {
+    let d = null;
+    try { d = f.contentDocument; } catch (e) {}
+    if (!d) { blind = true; continue; }
+    frames.push([f, d]); roots.push(d); walk(d);
+  }
+  const framesGone = () => blind || frames.some(([f, d]) => f.contentDocument !== d);
   const css = cssFlags(roots);
   const ctl = [];
   for (const r of roots) {
@@ -114,8 +132,10 @@ const journalJS = `((take, next) => {
     if (why) return why;
     for (const [el, v, c, i, s] of ctl) if (el.value !== v || el.checked !== c || el.indeterminate !== i || el.selectedIndex !== s) add(el);
     if (over) return 'too many changes';
+    if (framesGone()) return 'a frame changed';
     const els = new Set();
     for (let n of touched) {
+      if ((n.ownerDocument || n) !== document) return 'a frame changed';
       if (n.nodeType === 11 && n.host) n = n.host;
       if (n.nodeType !== 1) n = n.parentNode;
       if (n && n.nodeType === 11 && n.host) n = n.host;
@@ -139,11 +159,11 @@ const journalJS = `((take, next) => {
   // clean: nothing recorded so far (the journal runs on).
   const clean = () => {
     onRecs(obs.takeRecords());
-    if (css.dyn || why || over || touched.size) return false;
+    if (css.dyn || why || over || touched.size || framesGone()) return false;
     for (const [el, v, c, i, s] of ctl) if (el.value !== v || el.checked !== c || el.indeterminate !== i || el.selectedIndex !== s) return false;
     return true;
   };
-  globalThis.__browserdJournal = {seq: next, stop, finish, clean};
+  globalThis.__browserdJournal = {seq: next, stop, finish, clean, frames: frames.length};
   return out;
 
   // cssFlags tells whether the style rules of the document and its shadow
@@ -234,18 +254,22 @@ func (p *Page) StartJournal(ctx context.Context) int64 {
 	return seq
 }
 
-// unchangedJS tells whether the journal numbered %d runs and has recorded
-// no change.
-const unchangedJS = `((seq) => { const J = globalThis.__browserdJournal; return !!(J && J.seq === seq && J.clean()); })(%d)`
+// unchangedJS tells whether the journal numbered %d runs, watches the
+// documents of %d frames besides the page's own, and has recorded no
+// change.
+const unchangedJS = `((seq, n) => { const J = globalThis.__browserdJournal; return !!(J && J.seq === seq && J.frames === n && J.clean()); })(%d, %d)`
 
 // Unchanged reports whether the page is as the tab's last read left it:
 // the journal numbered journal (started with that read) still runs and has
-// recorded no change. It leaves the journal running, so the read stays the
+// recorded no change, in the page's document or in those of its frames —
+// frames is how many the read had, the main one included, and the journal
+// must watch them all (a frame out of the page's process, or one it cannot
+// reach, it cannot). It leaves the journal running, so the read stays the
 // base of the next Patch. One short call into the page, for a read just
 // patched while the page settled (most often nothing changed since);
 // false when it cannot tell.
-func (p *Page) Unchanged(ctx context.Context, journal int64) bool {
-	if journal == 0 {
+func (p *Page) Unchanged(ctx context.Context, journal int64, frames int) bool {
+	if journal == 0 || frames < 1 {
 		return false
 	}
 	p.mu.Lock()
@@ -255,5 +279,5 @@ func (p *Page) Unchanged(ctx context.Context, journal int64) bool {
 		return false
 	}
 	var ok bool
-	return p.Run(ctx, fmt.Sprintf(unchangedJS, journal), &ok) == nil && ok
+	return p.Run(ctx, fmt.Sprintf(unchangedJS, journal, frames-1), &ok) == nil && ok
 }

@@ -21,16 +21,16 @@ func TestUnchanged(t *testing.T) {
 	if err != nil || seq == 0 {
 		t.Fatalf("read: %v (journal %d)", err, seq)
 	}
-	if !pg.Unchanged(ctx, seq) || !pg.Unchanged(ctx, seq) {
+	if !pg.Unchanged(ctx, seq, 1) || !pg.Unchanged(ctx, seq, 1) {
 		t.Fatal("a page nothing touched since its read is not unchanged")
 	}
-	if pg.Unchanged(ctx, seq+1) || pg.Unchanged(ctx, 0) {
+	if pg.Unchanged(ctx, seq+1, 1) || pg.Unchanged(ctx, 0, 1) {
 		t.Fatal("a journal that does not run says the page is unchanged")
 	}
 	if err := pg.Run(ctx, `document.getElementById('p').textContent = 'after'`, nil); err != nil {
 		t.Fatal(err)
 	}
-	if pg.Unchanged(ctx, seq) {
+	if pg.Unchanged(ctx, seq, 1) {
 		t.Fatal("a changed text is unchanged")
 	}
 	patched, next, err := pg.Patch(ctx, frames, seq)
@@ -40,13 +40,13 @@ func TestUnchanged(t *testing.T) {
 	if !hasName(patched, "after") {
 		t.Fatalf("the patch misses the change Unchanged saw: %+v", patched[0].Nodes)
 	}
-	if !pg.Unchanged(ctx, next) {
+	if !pg.Unchanged(ctx, next, 1) {
 		t.Fatal("the page is not unchanged right after a patch")
 	}
 	if err := pg.Run(ctx, `document.getElementById('i').value = 'typed by a script'`, nil); err != nil {
 		t.Fatal(err)
 	}
-	if pg.Unchanged(ctx, next) {
+	if pg.Unchanged(ctx, next, 1) {
 		t.Fatal("a value a script set is unchanged")
 	}
 }
@@ -76,7 +76,7 @@ func TestSendStartJournal(t *testing.T) {
 	if err != nil || seq == 0 {
 		t.Fatalf("read: %v (journal %d)", err, seq)
 	}
-	if !pg.Unchanged(ctx, seq) {
+	if !pg.Unchanged(ctx, seq, 1) {
 		t.Fatal("a page nothing touched since its read is not unchanged")
 	}
 	if err := pg.Run(ctx, `document.getElementById('p').textContent = 'after'`, nil); err != nil {
@@ -94,7 +94,59 @@ func TestSendStartJournal(t *testing.T) {
 	if err := change(nil); err != nil || seq == 0 {
 		t.Fatalf("change: %v (journal %d)", err, seq)
 	}
-	if pg.Unchanged(ctx, seq) {
+	if pg.Unchanged(ctx, seq, 1) {
 		t.Fatal("a change sent after the journal's start is not in the journal")
+	}
+}
+
+// TestUnchangedFrames: the journal watches the documents of a page's
+// same-origin frames — a change in one, or one loading another document,
+// is a change — and a frame it cannot reach (another origin) leaves it
+// unable to say the page is unchanged.
+func TestUnchangedFrames(t *testing.T) {
+	ctx, _, pg := startTestPage(t)
+	if err := pg.Navigate(ctx, `data:text/html,<p>top</p><iframe srcdoc="<p id=q>inner</p>"></iframe>`); err != nil {
+		t.Fatal(err)
+	}
+	read := func() (int64, int) {
+		t.Helper()
+		seq := pg.StartJournal(ctx)
+		frames, err := pg.AXFrames(ctx)
+		if err != nil || seq == 0 {
+			t.Fatalf("read: %v (journal %d)", err, seq)
+		}
+		return seq, len(frames)
+	}
+	seq, n := read()
+	if n != 2 {
+		t.Fatalf("read %d frames, want 2", n)
+	}
+	if !pg.Unchanged(ctx, seq, n) {
+		t.Fatal("a page with a frame, nothing touched since its read, is not unchanged")
+	}
+	if pg.Unchanged(ctx, seq, 1) || pg.Unchanged(ctx, seq, 3) {
+		t.Fatal("a journal that watches another number of frames than the read had says the page is unchanged")
+	}
+	if err := pg.Run(ctx, `document.querySelector('iframe').contentDocument.getElementById('q').textContent = 'changed'`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if pg.Unchanged(ctx, seq, n) {
+		t.Fatal("a text changed in a frame is unchanged")
+	}
+	seq, n = read()
+	if err := pg.Run(ctx, `new Promise(r => { const f = document.querySelector('iframe'); f.onload = r; f.srcdoc = '<p>another document</p>'; })`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if pg.Unchanged(ctx, seq, n) {
+		t.Fatal("a frame that loaded another document is unchanged")
+	}
+
+	// A frame of another origin: the journal cannot watch it.
+	if err := pg.Navigate(ctx, `data:text/html,<p>top</p><iframe src="data:text/html,<p>elsewhere</p>"></iframe>`); err != nil {
+		t.Fatal(err)
+	}
+	seq, n = read()
+	if pg.Unchanged(ctx, seq, n) {
+		t.Fatal("a page with a frame the journal cannot reach is unchanged")
 	}
 }

@@ -309,6 +309,12 @@ const frameJS = `new Promise(r => { requestAnimationFrame(() => setTimeout(r, 0)
 // waited for as any request). A timer due later is left to WaitQuiet, as
 // before.
 func (p *Page) afterLoad(ctx context.Context) error {
+	if fn, ok := ctx.Value(loadedKey{}).(func(context.Context)); ok {
+		// The page is read while what its load set off is waited for.
+		var wg sync.WaitGroup
+		wg.Go(func() { fn(ctx) })
+		defer wg.Wait()
+	}
 	idle := func() bool {
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -377,10 +383,33 @@ func (p *Page) timersLeft(ctx context.Context) (time.Duration, error) {
 // WaitQuiet waits until no request has been in flight for QuietWindow, at
 // most QuietMax. It never fails for a busy page: long-polling pages exist.
 func (p *Page) WaitQuiet(ctx context.Context) error {
+	return p.waitQuietFrom(ctx, time.Time{})
+}
+
+// stopWatchJS stops the action's DOM watch (watchJS) where no quiet is
+// waited for (quietJS stops it otherwise).
+const stopWatchJS = `{ const w = globalThis.__browserdWatch; if (w) { w.stop(); delete globalThis.__browserdWatch; } }`
+
+// quietSince reports whether no request is in flight and none went or
+// came since from.
+func (p *Page) quietSince(from time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.inflight) == 0 && p.lastNet.Before(from)
+}
+
+// waitQuietFrom is WaitQuiet for what an input action marked at from set
+// off: a request that ended before from was not the action's, and its
+// window is not waited out — the page the action found was quiet then
+// (a navigation's answer does not wait out its document's own window,
+// afterLoad). A request still in flight is waited for, whenever it
+// started.
+func (p *Page) waitQuietFrom(ctx context.Context, from time.Time) error {
 	deadline := time.Now().Add(QuietMax)
 	for {
 		p.mu.Lock()
 		busy := len(p.inflight) > 0
+		before := p.lastNet.Before(from)
 		since := time.Since(p.lastNet)
 		ch := p.changed
 		p.mu.Unlock()
@@ -389,7 +418,7 @@ func (p *Page) WaitQuiet(ctx context.Context) error {
 		}
 		wait := time.Until(deadline)
 		if !busy {
-			if since >= QuietWindow {
+			if since >= QuietWindow || before {
 				return nil
 			}
 			wait = min(wait, QuietWindow-since)
@@ -418,6 +447,19 @@ type Mark struct {
 	// twoFrames: the quiet counts two frames after the last change, not
 	// one (see TwoFrames).
 	twoFrames bool
+	// unheard: no script of the page hears the action (see Unheard).
+	unheard bool
+}
+
+// Unheard says that no script of the page can hear m's action — no
+// listener, handler or observer of what it does, no frame callback
+// pending, nothing animating (the caller knows: see Hearing): the page
+// cannot react, so Settle does not wait for a quiet, only for what it
+// does meanwhile (the read). A request or a navigation that began all
+// the same is waited for as after any action.
+func (m Mark) Unheard() Mark {
+	m.unheard = true
+	return m
 }
 
 // TwoFrames makes the quiet after m's action two animation frames after
@@ -581,6 +623,42 @@ func (p *Page) Mark(ctx context.Context) Mark {
 	return m
 }
 
+// MarkThen takes the mark (Mark) and runs fn on e (as CallOn) in the same
+// round trip: the watch and the call are sent together, and the page runs
+// them in that order, so what fn does (a focus, a caret placed) is seen as
+// the action's. e must be in the tab's main frame; elsewhere, or when e
+// was not resolved yet, it is Mark then CallOn.
+func (p *Page) MarkThen(ctx context.Context, e Elem, fn string, out any, args ...any) (Mark, error) {
+	s := p.SessionFor(e.Sess)
+	obj, kept := "", false
+	if s == p.sess && e.Frame == p.TargetID {
+		obj, kept = p.keptObject(s, e)
+	}
+	id, inWorld := p.worldID(p.sess, p.TargetID)
+	if !kept || !inWorld || p.Dialog() != nil {
+		m := p.Mark(ctx)
+		return m, p.CallOn(ctx, e, fn, out, args...)
+	}
+	p.mu.Lock()
+	m := Mark{nav: p.navSeq, load: p.loadSeq, at: time.Now()}
+	p.invalid, p.loaded, p.markLoad = nil, false, p.loadSeq
+	p.mu.Unlock()
+	wctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	watch := p.sess.Send(wctx, "Runtime.evaluate", map[string]any{
+		"expression": watchJS, "contextId": id, "returnByValue": true, "awaitPromise": true,
+	})
+	call := sendFunction(ctx, s, obj, fn, args...)
+	var r evalResult
+	m.watching = watch(&r) == nil && r.decode(&m.pageAt) == nil
+	err := call(out)
+	if goneObject(err) {
+		p.forgetObject(s, e, obj)
+		err = p.CallOn(ctx, e, fn, out, args...)
+	}
+	return m, err
+}
+
 // Settle waits for what an input action started: if a navigation began
 // since m, for its load event; then for network quiet; then, when the
 // document stayed, for the DOM to settle (see DOMQuiet) — the work given
@@ -615,6 +693,20 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	if !watching {
 		return p.WaitQuiet(ctx)
 	}
+	if m.unheard && !nav && p.quietSince(m.at) {
+		// Nothing of the page heard the action: its read is all there
+		// is to wait for. The watch is stopped without waiting.
+		timing.Mark(ctx, "unheard")
+		if id, ok := p.worldID(p.sess, p.TargetID); ok {
+			stop := p.sess.Send(ctx, "Runtime.evaluate", map[string]any{"expression": stopWatchJS, "contextId": id})
+			defer func() { _ = stop(nil) }() // answered before what fn sent after it
+		}
+		if fn, ok := ctx.Value(meanwhileKey{}).(func(context.Context)); ok {
+			fn(ctx)
+		}
+		defer timing.Mark(ctx, "settled")
+		return p.waitQuietFrom(ctx, m.at)
+	}
 	// From here on, a navigation that starts (a form the click sent)
 	// ends the waiting — for requests, the DOM, timers — and the work done
 	// meanwhile (WithMeanwhile): its load is what to wait for then.
@@ -631,7 +723,7 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 			cut()
 		}
 	})
-	if err := p.WaitQuiet(nctx); err != nil && !navCut.Load() {
+	if err := p.waitQuietFrom(nctx, m.at); err != nil && !navCut.Load() {
 		return err
 	}
 	if fn, ok := ctx.Value(meanwhileKey{}).(func(context.Context)); ok && !nav && !navCut.Load() {
@@ -661,7 +753,7 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 		cancel()
 	}
 	// The reaction may have started requests of its own.
-	return p.WaitQuiet(ctx)
+	return p.waitQuietFrom(ctx, m.at)
 }
 
 // waitDOMQuiet waits, within nctx (which a navigation cuts), until the
@@ -714,6 +806,18 @@ func (p *Page) waitDOMQuiet(ctx, nctx context.Context, m Mark) {
 		}
 		_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds(), 0, need), nil)
 	}
+}
+
+// loadedKey is the context key of WithLoaded's work.
+type loadedKey struct{}
+
+// WithLoaded gives the wait after a new document's load event (for the
+// requests, timers and frame the load set off: afterLoad) work to do
+// meanwhile — reading the new page, whose answer then needs only to ask
+// whether it changed since. The wait returns after fn does; fn gets the
+// wait's context.
+func WithLoaded(ctx context.Context, fn func(context.Context)) context.Context {
+	return context.WithValue(ctx, loadedKey{}, fn)
 }
 
 // meanwhileKey is the context key of WithMeanwhile's work.

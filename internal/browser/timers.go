@@ -39,21 +39,31 @@ const timersJS = `(() => { const w = window;
   // a key goes in at once (KeysHeard). Listeners added with
   // addEventListener and handlers set as properties count; handlers in
   // attributes the probe sees in the DOM.
-  let keys = false;
+  // Whether it listens to what typing into a field does besides keys —
+  // focus and blur, input, the selection, composition — or watches sizes
+  // (a ResizeObserver): where it hears none of it either, typing sets off
+  // no script, and its answer need not wait for a frame (Hearing).
+  let keys = false, edits = false;
   Object.defineProperty(w, '__browserdKeys', {get: () => keys});
+  Object.defineProperty(w, '__browserdEdits', {get: () => edits});
+  const lower = String.prototype.toLowerCase;
   const isKey = t => t === 'keydown' || t === 'keypress' || t === 'keyup';
+  const editTypes = ['input', 'beforeinput', 'textinput', 'focus', 'focusin', 'blur', 'focusout', 'select', 'selectionchange', 'selectstart', 'compositionstart', 'compositionupdate', 'compositionend'];
+  const isEdit = t => editTypes.indexOf(t) >= 0;
   const ET = w.EventTarget && w.EventTarget.prototype, ael = ET && ET.addEventListener;
   if (typeof ael === 'function') ET.addEventListener = new P(ael, {apply(target, self, args) {
-    try { if (isKey(String(args[0]))) keys = true; } catch (e) { keys = true; }
+    try { const t = apply(lower, String(args[0]), []); if (isKey(t)) keys = true; else if (isEdit(t)) edits = true; } catch (e) { keys = edits = true; }
     return apply(target, self, args); }});
   for (const o of [w, w.Document && w.Document.prototype, w.HTMLElement && w.HTMLElement.prototype, w.SVGElement && w.SVGElement.prototype]) {
-    for (const k of ['onkeydown', 'onkeypress', 'onkeyup']) {
+    for (const k of ['onkeydown', 'onkeypress', 'onkeyup', 'oninput', 'onbeforeinput', 'onfocus', 'onblur', 'onselect', 'onselectionchange', 'onselectstart']) {
       const d = o && Object.getOwnPropertyDescriptor(o, k);
       if (!d || !d.set || !d.configurable) continue;
-      const set = d.set;
-      Object.defineProperty(o, k, {get: d.get, set: new P(set, {apply(target, self, args) { keys = true; return apply(target, self, args); }}), enumerable: d.enumerable, configurable: true});
+      const set = d.set, key = k.startsWith('onkey');
+      Object.defineProperty(o, k, {get: d.get, set: new P(set, {apply(target, self, args) { if (key) keys = true; else edits = true; return apply(target, self, args); }}), enumerable: d.enumerable, configurable: true});
     }
   }
+  const RO = w.ResizeObserver && w.ResizeObserver.prototype, observe = RO && RO.observe;
+  if (typeof observe === 'function') RO.observe = new P(observe, {apply(target, self, args) { edits = true; return apply(target, self, args); }});
   // The page's animation-frame callbacks yet to run: after an action, a
   // page that asked for the next frame (a double requestAnimationFrame
   // that starts a transition, a frame loop) is given one frame more.
@@ -130,15 +140,47 @@ func (p *Page) lateTimers(ctx context.Context, m Mark) (late time.Duration, fram
 // a handler in an attribute is the caller's to look for in the DOM). A
 // document timersJS did not run in, or an error, answers true.
 func (p *Page) KeysHeard(ctx context.Context) bool {
+	return p.Hearing(ctx).Keys
+}
+
+// Hearing is what the scripts of the tab's top document may hear of
+// typing into a field (see Page.Hearing).
+type Hearing struct {
+	// Keys: a keydown, keypress or keyup listener or handler (KeysHeard).
+	Keys bool `json:"keys"`
+	// Edits: a listener or handler of what else typing does — focus,
+	// blur, input, the selection, composition — or a ResizeObserver.
+	Edits bool `json:"edits"`
+	// Frames: animation-frame callbacks yet to run.
+	Frames bool `json:"frames"`
+}
+
+// Silent reports whether no script of the page hears anything of typing:
+// no listener, handler or observer of it, no frame callback pending (a
+// handler in an attribute is the caller's to look for in the DOM).
+func (h Hearing) Silent() bool { return !h.Keys && !h.Edits && !h.Frames }
+
+// hearingJS is Hearing's question to the page's main world.
+const hearingJS = `({keys: window.__browserdKeys !== false, edits: window.__browserdEdits !== false, frames: (() => { const f = window.__browserdFrames;
+  try { return !(f instanceof Set) || Reflect.apply(Object.getOwnPropertyDescriptor(Set.prototype, 'size').get, f, []) > 0; } catch (e) { return true; } })()})`
+
+// Hearing asks what the scripts of the tab's top document may hear of
+// typing into a field, since the document began (timersJS keeps count). A
+// document timersJS did not run in, or an error, hears everything.
+func (p *Page) Hearing(ctx context.Context) Hearing {
+	all := Hearing{Keys: true, Edits: true, Frames: true}
 	var r struct {
 		Result struct {
-			Value bool `json:"value"`
+			Value *Hearing `json:"value"`
 		} `json:"result"`
 	}
 	err := p.sess.Call(ctx, "Runtime.evaluate", map[string]any{
-		"expression": "window.__browserdKeys !== false", "returnByValue": true,
+		"expression": hearingJS, "returnByValue": true,
 	}, &r)
-	return err != nil || r.Result.Value
+	if err != nil || r.Result.Value == nil {
+		return all
+	}
+	return *r.Result.Value
 }
 
 // animationsLeftJS gives the milliseconds until the page's running finite

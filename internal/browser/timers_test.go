@@ -107,20 +107,31 @@ func TestPendingFrames(t *testing.T) {
 }
 
 // TestKeysHeard: a document whose scripts added no key listener and set
-// no key handler hears no key; one that did, by either way, does.
+// no key handler hears no key; one that did, by either way, does. And
+// Hearing: one that listens to none of what else typing sets off (input,
+// focus, the selection), observes no size and has no frame callback
+// pending hears nothing of typing (Silent); any one of them is heard.
 func TestKeysHeard(t *testing.T) {
 	ctx, _, pg := startTestPage(t)
 	for _, c := range []struct {
-		script string
-		want   bool
+		script       string
+		keys, silent bool
 	}{
-		{"", false},
-		{"document.addEventListener('click', () => {})", false},
-		{"document.addEventListener('keydown', () => {})", true},
-		{"window.addEventListener('keyup', () => {}, true)", true},
-		{"document.body.onkeypress = () => {}", true},
-		{"document.onkeydown = () => {}", true},
-		{"window.onkeyup = () => {}", true},
+		{"", false, true},
+		{"document.addEventListener('click', () => {})", false, true},
+		{"document.addEventListener('keydown', () => {})", true, false},
+		{"window.addEventListener('keyup', () => {}, true)", true, false},
+		{"document.body.onkeypress = () => {}", true, false},
+		{"document.onkeydown = () => {}", true, false},
+		{"window.onkeyup = () => {}", true, false},
+		// What else typing sets off: not keys, but heard.
+		{"document.addEventListener('input', () => {})", false, false},
+		{"document.getElementById('f').addEventListener('FocusIn', () => {})", false, false},
+		{"document.addEventListener('selectionchange', () => {})", false, false},
+		{"document.getElementById('f').onblur = () => {}", false, false},
+		{"window.oninput = () => {}", false, false},
+		{"new ResizeObserver(() => {}).observe(document.body)", false, false},
+		{"(function loop() { requestAnimationFrame(loop); })()", false, false}, // a frame callback always pending
 	} {
 		if err := pg.Navigate(ctx, "data:text/html,<body><input id=f></body>"); err != nil {
 			t.Fatal(err)
@@ -130,8 +141,11 @@ func TestKeysHeard(t *testing.T) {
 				t.Fatalf("%s: %v", c.script, err)
 			}
 		}
-		if got := pg.KeysHeard(ctx); got != c.want {
-			t.Errorf("after %q: keys heard %v, want %v", c.script, got, c.want)
+		if got := pg.KeysHeard(ctx); got != c.keys {
+			t.Errorf("after %q: keys heard %v, want %v", c.script, got, c.keys)
+		}
+		if got := pg.Hearing(ctx).Silent(); got != c.silent {
+			t.Errorf("after %q: silent %v, want %v (%+v)", c.script, got, c.silent, pg.Hearing(ctx))
 		}
 	}
 }

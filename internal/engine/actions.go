@@ -83,6 +83,9 @@ type call struct {
 	// ahead is the page as read while the action's reaction settled
 	// (readAhead), nil if it was not.
 	ahead *readAhead
+	// loaded is the new document as read while its load settled
+	// (readLoaded), nil if it was not.
+	loaded *loadedRead
 	// pol is the policy the call runs under (policy.go); nil allows all.
 	pol *policy.Policy
 	// targets are the call's targets as Playwright locators (codegen.go).
@@ -551,6 +554,9 @@ func (c *call) act(ctx context.Context, sess *sessions.Session, br *browser.Brow
 
 	if changesPage(in.Action) && in.WantsSnapshot() && !newDocument[in.Action] {
 		actx = browser.WithMeanwhile(actx, c.readAhead)
+	}
+	if changesPage(in.Action) && in.WantsSnapshot() && in.Action != "tab_new" {
+		actx = browser.WithLoaded(actx, c.readLoaded)
 	}
 	err := c.dispatch(actx, br)
 	timing.Mark(ctx, "acted")

@@ -189,6 +189,32 @@ func (c *call) readAhead(ctx context.Context) {
 	c.ahead = &readAhead{frames: frames, built: tb.Built.Build(frames, c.task.Sess.Refs, opt)}
 }
 
+// loadedRead is a new document as read while its load settled.
+type loadedRead struct {
+	nav     int // the tab's navigation it is of (browser.Page.NavSeq)
+	frames  []snapshot.Frame
+	journal int64 // the journal started with the read
+}
+
+// readLoaded reads a document the action loaded while the wait after its
+// load event runs (see browser.WithLoaded): most pages change nothing in
+// the frame after their load, and the answer then only asks the journal
+// started with this read whether anything changed (read); what did is
+// patched in, or the page read again.
+func (c *call) readLoaded(ctx context.Context) {
+	pg := c.tab.Page
+	nav := pg.NavSeq()
+	timing.Mark(ctx, "reading loaded")
+	started := pg.SendStartJournal(ctx)
+	frames, err := pg.AXFrames(ctx)
+	journal := started()
+	if err != nil || journal == 0 || pg.NavSeq() != nav {
+		return
+	}
+	timing.Mark(ctx, "read loaded")
+	c.loaded = &loadedRead{nav: nav, frames: frames, journal: journal}
+}
+
 // buildOptions completes opt for a build of the tab's snapshot.
 func (c *call) buildOptions(opt snapshot.Options) snapshot.Options {
 	opt.Owner = c.tab.ID
@@ -208,11 +234,26 @@ func (c *call) buildOptions(opt snapshot.Options) snapshot.Options {
 // journal anew; the result is kept for the next patch.
 func (c *call) read(ctx context.Context, focus *browser.Elem) ([]snapshot.Frame, error) {
 	tb, pg := c.tab, c.tab.Page
+	if l := c.loaded; l != nil && focus == nil {
+		// Read while the load settled: unchanged since (in every frame),
+		// or patched, or read again below.
+		c.loaded = nil
+		if l.nav == pg.NavSeq() && tb.NavSeq == l.nav {
+			tb.LastFrames, tb.Journal = l.frames, l.journal
+			if pg.Unchanged(ctx, l.journal, len(l.frames)) {
+				if err := c.verifyPatch(ctx, l.frames); err != nil {
+					tb.LastFrames, tb.Journal = nil, 0
+					return nil, err
+				}
+				return l.frames, nil
+			}
+		}
+	}
 	// Read while the page settled, or asked for again by a snapshot (an
 	// agent looking before it acts): most often nothing changed since, and
 	// one short question says so — the journal runs on from that read.
 	again := c.ahead != nil || c.in.Action == "snapshot" && !c.in.Full
-	if again && len(tb.LastFrames) == 1 && tb.LastFrames[0].Part == nil && pg.Unchanged(ctx, tb.Journal) {
+	if again && wholeRead(tb.LastFrames) && pg.Unchanged(ctx, tb.Journal, len(tb.LastFrames)) {
 		if err := c.verifyPatch(ctx, tb.LastFrames); err != nil {
 			tb.LastFrames, tb.Journal = nil, 0
 			return nil, err
@@ -245,6 +286,16 @@ func (c *call) read(ctx context.Context, focus *browser.Elem) ([]snapshot.Frame,
 	}
 	tb.LastFrames = frames
 	return frames, nil
+}
+
+// wholeRead reports whether frames were read whole, none in part.
+func wholeRead(frames []snapshot.Frame) bool {
+	for _, f := range frames {
+		if f.Part != nil {
+			return false
+		}
+	}
+	return len(frames) > 0
 }
 
 // verifyPatch, under BROWSERD_VERIFY_PATCH=1 (the e2e suite), compares a
