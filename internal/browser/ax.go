@@ -174,7 +174,7 @@ func (p *Page) axFrame(ctx context.Context, j frameJob, focus *Elem) (snapshot.F
 	roots := "[document.documentElement]"
 	if plan != nil {
 		roots = partRootsJS
-		defer p.cleanup(ctx, j.sess, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": plan.group})
+		defer release(ctx, j.sess, plan.group)
 	}
 	var wg sync.WaitGroup
 	var axErr error
@@ -429,7 +429,7 @@ func (p *Page) domFacts(ctx context.Context, j frameJob, roots string) domFacts 
 		return domFacts{}
 	}
 	defer func() {
-		p.cleanup(ctx, j.sess, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group})
+		release(ctx, j.sess, group)
 	}()
 	var info []clickInfo
 	var infoErr error

@@ -155,7 +155,7 @@ func (p *Page) planFrame(ctx context.Context, j frameJob, focus *Elem) (plan *fr
 		Read  int   `json:"read"`
 	}
 	if err := callFunction(ctx, j.sess, plan.obj, `function() { return {k: this.k, total: this.total, read: this.read}; }`, &meta); err != nil {
-		p.cleanup(ctx, j.sess, "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group})
+		release(ctx, j.sess, group)
 		return nil, 0, err
 	}
 	plan.kinds, plan.total, plan.read = meta.K, meta.Total, meta.Read

@@ -640,6 +640,15 @@ func (p *Page) Release(ctx context.Context) {
 	_ = p.sess.Send(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]any{"objectGroup": "browserd"})
 }
 
+// release frees an object group of sess without waiting for the answer:
+// the session's later calls are answered after it (Chromium runs a
+// session's calls in order), and what it frees is the page's memory, not
+// the action's business. Not cancelled with ctx: it runs after a timeout
+// too.
+func release(ctx context.Context, sess *cdp.Session, group string) {
+	_ = sess.Send(context.WithoutCancel(ctx), "Runtime.releaseObjectGroup", map[string]any{"objectGroup": group})
+}
+
 // cleanup makes a clean-up call after ctx's work: not cancelled with ctx
 // (it must run after a timeout too), but bounded by cdp.CleanupTimeout, so
 // a renderer that stopped answering cannot hold the action's task.

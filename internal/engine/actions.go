@@ -113,6 +113,28 @@ func (e *Engine) Do(ctx context.Context, in tool.Input) (tool.Result, error) {
 func (e *Engine) do(ctx context.Context, in tool.Input, inj *inject.Launch) tool.Result {
 	res := tool.Result{Action: in.Action}
 	orig := in
+	var c *call
+	if e.Log.Enabled(ctx, slog.LevelDebug) {
+		// Where the call's time went, step by step (see timing.Mark):
+		// its admission and routing (each marked only when it took a
+		// millisecond or more), its session, its browser, its tab, then
+		// the action's own steps.
+		var steps *timing.Steps
+		ctx, steps = timing.Start(ctx)
+		defer func() {
+			tab := ""
+			if c != nil && c.tab != nil {
+				tab = c.tab.ID
+			}
+			e.Log.Debug("action steps", slog.String("action", in.Action), slog.String("tab", tab), slog.String("steps", steps.String()))
+		}()
+	}
+	began := time.Now()
+	slow := func(step string) {
+		if time.Since(began) >= time.Millisecond {
+			timing.Mark(ctx, step)
+		}
+	}
 	owner, err := owners.For(ctx, e, &in)
 	if err != nil {
 		res.Error = err.Error()
@@ -123,32 +145,22 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *inject.Launch) tool
 	// comes back (redact.Known): redaction answers no questions.
 	e.Said(owner, orig)
 	pol := e.PolicyOf(ctx)
+	slow("owner")
 	if err := e.Admit(ctx, owner, orig, pol); err != nil {
 		res.Error = err.Error()
 		e.Counters.Action(in.Action, false, 0)
 		e.Redactor(ctx, owner).Result(&res)
 		return res
 	}
+	slow("admitted")
 	if inj == nil {
 		// A session another node runs is served there (cluster.go).
 		if res, done := e.Forward(ctx, owner, orig, owners.Target(in)); done {
 			return res
 		}
+		slow("routed")
 	}
-	c := &call{e: e, in: in, res: res, owner: owner, inj: inj, started: time.Now(), pol: pol}
-	if e.Log.Enabled(ctx, slog.LevelDebug) {
-		// Where the call's time went, step by step (see timing.Mark):
-		// its session, its browser, its tab, then the action's own steps.
-		var steps *timing.Steps
-		ctx, steps = timing.Start(ctx)
-		defer func() {
-			tab := ""
-			if c.tab != nil {
-				tab = c.tab.ID
-			}
-			e.Log.Debug("action steps", slog.String("action", in.Action), slog.String("tab", tab), slog.String("steps", steps.String()))
-		}()
-	}
+	c = &call{e: e, in: in, res: res, owner: owner, inj: inj, started: time.Now(), pol: pol}
 	err = c.run(ctx)
 	if errors.Is(err, sessions.ErrHeld) && inj == nil {
 		// Another node took the session between the routing and the
