@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -168,16 +169,31 @@ func isAnswer(opt snapshot.Options) bool {
 // the changes so far are patched into the tab's last read and the
 // answer's snapshot is built from it. The read after the page settled
 // then has only what changed since to ask for — usually nothing, and the
-// build is used as is. Only a patch is tried here: when the page must be
-// read whole, that read is left for after.
+// build is used as is. Only a patch is tried here — but on a small page
+// with frames, which is never patched, the page is read whole meanwhile,
+// and the read after asks the journal whether anything changed since (in
+// its frames too) rather than reading it again: a click in a frame most
+// often changed what it changes by the time its frame is drawn. Else,
+// when the page must be read whole, that read is left for after.
 func (c *call) readAhead(ctx context.Context) {
 	tb, pg := c.tab, c.tab.Page
 	if tb.LastFrames == nil || tb.LastSnap == "" || pg.NavSeq() != tb.NavSeq || c.in.Full {
 		return
 	}
 	timing.Mark(ctx, "reading meanwhile")
-	frames, next, err := pg.Patch(ctx, tb.LastFrames, tb.Journal)
-	tb.Journal = next
+	var frames []snapshot.Frame
+	var err error
+	if len(tb.LastFrames) > 1 && nodeCount(tb.LastFrames) <= wholeAheadMax {
+		started := pg.SendStartJournal(ctx)
+		frames, err = pg.AXFrames(ctx)
+		if tb.Journal = started(); err == nil && tb.Journal == 0 {
+			err = errors.New("no journal started with the read")
+		}
+	} else {
+		var next int64
+		frames, next, err = pg.Patch(ctx, tb.LastFrames, tb.Journal)
+		tb.Journal = next
+	}
 	if err != nil {
 		tb.LastFrames = nil
 		return
@@ -187,6 +203,20 @@ func (c *call) readAhead(ctx context.Context) {
 	tb.LastFrames = frames
 	opt := c.buildOptions(snapshot.Options{Windows: tb.Windows})
 	c.ahead = &readAhead{frames: frames, built: tb.Built.Build(frames, c.task.Sess.Refs, opt)}
+}
+
+// wholeAheadMax is the most accessibility nodes a page with frames may
+// have for readAhead to read it whole while it settles: a read the page's
+// reaction then makes stale costs that much again.
+const wholeAheadMax = 3000
+
+// nodeCount is how many accessibility nodes frames hold.
+func nodeCount(frames []snapshot.Frame) int {
+	n := 0
+	for _, f := range frames {
+		n += len(f.Nodes)
+	}
+	return n
 }
 
 // loadedRead is a new document as read while its load settled.
