@@ -34,9 +34,7 @@ func (c *Tab) pointer(ctx context.Context, action string) error {
 	// what the click started is pending (see browser.Page.Settle). The
 	// watch starts before the element is scrolled into view, while the
 	// page is idle: what the scroll sets off is the action's too.
-	m := pg.Mark(ctx)
-	timing.Mark(ctx, "watching")
-	aim, err := pg.Aim(ctx, el, action)
+	m, aim, err := pg.MarkAim(ctx, el, action)
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,6 @@ func (c *Tab) Select(ctx context.Context) error {
 		}
 		return err
 	}
-	m := pg.Mark(ctx)
 	var r struct {
 		OK      bool     `json:"ok"`
 		Err     string   `json:"err"`
@@ -63,7 +62,8 @@ func (c *Tab) Select(ctx context.Context) error {
 		Picked  []string `json:"picked"`
 		Options []string `json:"options"`
 	}
-	err = pg.CallOn(ctx, el, `function(want) {
+	// The watch and the choice go to the page together.
+	m, err := pg.MarkThen(ctx, el, `function(want) {
 	  let el = this.nodeType === 1 ? this : this.parentElement;
 	  if (el.tagName === 'OPTION') el = el.closest('select');
 	  if (!el || el.tagName !== 'SELECT') return {err: 'not a select'};

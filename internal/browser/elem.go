@@ -374,6 +374,37 @@ const coverJS = `function(cx, cy) {
 // its own (act's type readies a field in one call).
 const CheckJS = checkJS
 
+// checked is checkJS's answer.
+type checked struct {
+	OK     bool    `json:"ok"`
+	Reason string  `json:"reason"`
+	CX     float64 `json:"cx"`
+	CY     float64 `json:"cy"`
+	RL     float64 `json:"rl"`
+	RT     float64 `json:"rt"`
+	Toggle bool    `json:"toggle"`
+}
+
+// MarkAim is Mark then Aim, in one round trip where it can (MarkThen: an
+// element of the main frame already resolved): the watch and the check
+// go to the page together. An element that is not ready at once, or in
+// another frame, is aimed at as Aim does (it waits, translates, says
+// why not).
+func (p *Page) MarkAim(ctx context.Context, e Elem, action string) (Mark, Aim, error) {
+	if e.Frame != p.TargetID || p.SessionFor(e.Sess) != p.sess {
+		m := p.Mark(ctx)
+		a, err := p.Aim(ctx, e, action)
+		return m, a, err
+	}
+	var c checked
+	m, err := p.MarkThen(ctx, e, checkJS, &c, action)
+	if err == nil && c.OK {
+		return m, Aim{c.CX, c.CY, c.Toggle}, nil
+	}
+	a, err := p.Aim(ctx, e, action)
+	return m, a, err
+}
+
 // Aim is where a pointer action lands on an element, in the tab's
 // viewport coordinates, and what the element is.
 type Aim struct {
@@ -424,15 +455,7 @@ func (p *Page) aimOnce(ctx context.Context, e Elem, action string) (Aim, error) 
 	if err != nil {
 		return Aim{}, err
 	}
-	var c struct {
-		OK     bool    `json:"ok"`
-		Reason string  `json:"reason"`
-		CX     float64 `json:"cx"`
-		CY     float64 `json:"cy"`
-		RL     float64 `json:"rl"`
-		RT     float64 `json:"rt"`
-		Toggle bool    `json:"toggle"`
-	}
+	var c checked
 	if err := callFunction(ctx, s, obj, checkJS, &c, action); err != nil {
 		return Aim{}, err
 	}
