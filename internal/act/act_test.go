@@ -14,6 +14,7 @@ import (
 	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/chromium"
 	"github.com/browserd/browserd/internal/snapshot"
+	"github.com/browserd/browserd/internal/timing"
 	"github.com/browserd/browserd/internal/tool"
 )
 
@@ -228,6 +229,47 @@ func TestOnABareTab(t *testing.T) {
 			}
 			if got, _ := tb.Page.Eval(context.Background(), "[f.value, n.input, n.down].join()"); got != `"Ada,3,3"` {
 				t.Errorf("typed where %s: %s, want three keys", add, got)
+			}
+		}
+	})
+
+	t.Run("no frame waited for where nothing hears the typing", func(t *testing.T) {
+		for _, c := range []struct {
+			setup   string
+			unheard bool
+		}{
+			{"", true},
+			{"f.addEventListener('input', () => requestAnimationFrame(() => out.textContent = 'drawn ' + f.value))", false},
+			{"f.setAttribute('onfocus', 'window.n = 1')", false},
+			{"document.getElementById('code').setAttribute('onblur', 'window.n = 1'); document.getElementById('code').focus()", false},
+			{"document.addEventListener('selectionchange', () => {})", false},
+			{"new ResizeObserver(() => {}).observe(f)", false},
+			{"(function loop() { requestAnimationFrame(loop); })()", false},
+			{"f.animate([{opacity: 1}, {opacity: 0.5}], 5000)", false},
+		} {
+			tb, _ := b.open(t, "/form", tool.Input{Action: "type", Selector: "#name", Text: "Ada"})
+			if _, err := tb.Page.Eval(context.Background(), "window.f = document.getElementById('name'); window.out = document.getElementById('out'); "+c.setup+"; 1"); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			ctx, steps := timing.Start(ctx)
+			err := tb.Type(ctx)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(steps.String(), "unheard"); got != c.unheard {
+				t.Errorf("after %q: unheard %v, want %v (steps: %s)", c.setup, got, c.unheard, steps)
+			}
+			if got, _ := tb.Page.Eval(context.Background(), "f.value"); got != `"Ada"` {
+				t.Errorf("after %q: the field holds %s", c.setup, got)
+			}
+			// What a listener drew in the frame after the input is there
+			// when type returns: heard, it was waited for.
+			if strings.Contains(c.setup, "drawn") {
+				if got, _ := tb.Page.Eval(context.Background(), "out.textContent"); got != `"drawn Ada"` {
+					t.Errorf("the page's reaction in the next frame was not waited for: %s", got)
+				}
 			}
 		}
 	})

@@ -702,7 +702,7 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 			defer func() { _ = stop(nil) }() // answered before what fn sent after it
 		}
 		if fn, ok := ctx.Value(meanwhileKey{}).(func(context.Context)); ok {
-			fn(ctx)
+			fn(context.WithValue(ctx, unheardKey{}, true))
 		}
 		defer timing.Mark(ctx, "settled")
 		return p.waitQuietFrom(ctx, m.at)
@@ -818,6 +818,19 @@ type loadedKey struct{}
 // wait's context.
 func WithLoaded(ctx context.Context, fn func(context.Context)) context.Context {
 	return context.WithValue(ctx, loadedKey{}, fn)
+}
+
+// unheardKey marks the context Settle gives WithMeanwhile's work when the
+// page heard nothing of the action (Mark.Unheard): see Unheard.
+type unheardKey struct{}
+
+// Unheard reports whether ctx is the one Settle gives the work done
+// meanwhile (WithMeanwhile) after an action no script of the page could
+// hear (Mark.Unheard): what that work reads of the page is the page as
+// the action left it, and need not be asked again whether it changed.
+func Unheard(ctx context.Context) bool {
+	v, _ := ctx.Value(unheardKey{}).(bool)
+	return v
 }
 
 // meanwhileKey is the context key of WithMeanwhile's work.

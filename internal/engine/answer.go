@@ -147,6 +147,9 @@ func (c *call) snapshot(ctx context.Context, opt snapshot.Options) (string, erro
 type readAhead struct {
 	frames []snapshot.Frame
 	built  snapshot.Result
+	// final: the page heard nothing of the action (browser.Unheard), so
+	// this read, made after it, is the page the answer shows.
+	final bool
 }
 
 // same reports whether frames are the read ahead, unchanged: the read
@@ -202,7 +205,7 @@ func (c *call) readAhead(ctx context.Context) {
 	defer timing.Mark(ctx, "built meanwhile")
 	tb.LastFrames = frames
 	opt := c.buildOptions(snapshot.Options{Windows: tb.Windows})
-	c.ahead = &readAhead{frames: frames, built: tb.Built.Build(frames, c.task.Sess.Refs, opt)}
+	c.ahead = &readAhead{frames: frames, built: tb.Built.Build(frames, c.task.Sess.Refs, opt), final: browser.Unheard(ctx)}
 }
 
 // wholeAheadMax is the most accessibility nodes a page with frames may
@@ -278,6 +281,16 @@ func (c *call) read(ctx context.Context, focus *browser.Elem) ([]snapshot.Frame,
 				return l.frames, nil
 			}
 		}
+	}
+	if a := c.ahead; a != nil && a.final && len(a.frames) > 0 && len(tb.LastFrames) > 0 && &tb.LastFrames[0] == &a.frames[0] {
+		// Read after an action nothing of the page heard: nothing can
+		// have changed since but what was already under way, which the
+		// journal, running on, gives the next answer.
+		if err := c.verifyPatch(ctx, tb.LastFrames); err != nil {
+			tb.LastFrames, tb.Journal = nil, 0
+			return nil, err
+		}
+		return tb.LastFrames, nil
 	}
 	// Read while the page settled, or asked for again by a snapshot (an
 	// agent looking before it acts): most often nothing changed since, and
