@@ -49,7 +49,7 @@ const timersJS = `(() => { const w = window;
   const lower = String.prototype.toLowerCase;
   const isKey = t => t === 'keydown' || t === 'keypress' || t === 'keyup';
   const editTypes = ['input', 'beforeinput', 'textinput', 'focus', 'focusin', 'blur', 'focusout', 'select', 'selectionchange', 'selectstart', 'compositionstart', 'compositionupdate', 'compositionend'];
-  const isEdit = t => editTypes.indexOf(t) >= 0;
+  const indexOf = Array.prototype.indexOf, isEdit = t => apply(indexOf, editTypes, [t]) >= 0;
   const ET = w.EventTarget && w.EventTarget.prototype, ael = ET && ET.addEventListener;
   if (typeof ael === 'function') ET.addEventListener = new P(ael, {apply(target, self, args) {
     try { const t = apply(lower, String(args[0]), []); if (isKey(t)) keys = true; else if (isEdit(t)) edits = true; } catch (e) { keys = edits = true; }
