@@ -13,8 +13,9 @@ import (
 )
 
 // TestActionSteps: at debug level a click logs when each of its steps
-// ended, in order — found, watching, aimed, clicked, the page settled, the
-// answer — and at info level nothing of the kind.
+// ended, in order — found, aimed (the page's watch started with the aim,
+// in one round trip), clicked, the page settled, the answer — and at info
+// level nothing of the kind.
 func TestActionSteps(t *testing.T) {
 	for _, level := range []slog.Level{slog.LevelDebug, slog.LevelInfo} {
 		t.Run(level.String(), func(t *testing.T) {
@@ -44,7 +45,7 @@ func TestActionSteps(t *testing.T) {
 				t.Fatalf("no Sign up button in:\n%s", r.Content)
 			}
 			do(tool.Input{Action: "click", Ref: m[1]})
-			steps := regexp.MustCompile(`msg="action steps" action=click tab=\w+ steps="(?:.*, )?found [\d.]+ms, watching [\d.]+ms, aimed [\d.]+ms, clicked [\d.]+ms, .*settled [\d.]+ms, (?:.*, )?acted [\d.]+ms, .*answered [\d.]+ms"`)
+			steps := regexp.MustCompile(`msg="action steps" action=click tab=\w+ steps="(?:.*, )?found [\d.]+ms, aimed [\d.]+ms, clicked [\d.]+ms, .*settled [\d.]+ms, (?:.*, )?acted [\d.]+ms, .*answered [\d.]+ms"`)
 			got := steps.MatchString(logs.String())
 			if want := level == slog.LevelDebug; got != want {
 				t.Fatalf("level %v: a click's steps logged = %v, want %v; the log:\n%s", level, got, want, logs.String())
