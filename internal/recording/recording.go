@@ -16,6 +16,9 @@
 // an action's time: an action that comes sooner (Begin) cancels the frame
 // of the one before (its step then has none), and a frame being taken
 // when it comes is thrown away, so no frame shows another step's page.
+// Nor does a frame take the CPU from the browser's next steps: while
+// actions keep coming on other tabs of its browser (an agent opening ten
+// tabs), it waits for a pause of FrameDelay, at most BusyMax.
 package recording
 
 import (
@@ -107,6 +110,9 @@ type Recorder struct {
 	mu     sync.Mutex
 	traces map[string]*trace        // by folder
 	gen    map[*browser.Page]uint64 // actions begun on each tab (Begin)
+	// busy is when an action last began or was recorded on each browser:
+	// its frames wait for FrameDelay after it (take).
+	busy map[*browser.Browser]time.Time
 	// points are the viewport points of the last step at a point on each
 	// tab, while only reads followed it (mark.go).
 	points map[*browser.Page][2]float64
@@ -128,8 +134,9 @@ type job struct {
 	path string
 	t    *trace
 	seq  int
-	gen  uint64    // the tab's generation when its action ended
-	due  time.Time // when the frame is taken, if no action came meanwhile
+	br   *browser.Browser // the tab's browser, whose other actions the frame waits out
+	gen  uint64           // the tab's generation when its action ended
+	due  time.Time        // when the frame is taken, if no action came meanwhile
 	// x, y are the viewport point the step acted at (mark.go), when
 	// point says it did.
 	x, y  float64
@@ -139,6 +146,11 @@ type job struct {
 // FrameDelay is how long a tab must be left alone after an action for the
 // frame of the page after it to be taken.
 const FrameDelay = 300 * time.Millisecond
+
+// BusyMax bounds how long past FrameDelay a frame waits for its browser
+// to be left alone: a browser busy with many agents' tabs still has its
+// frames taken.
+const BusyMax = 2 * time.Second
 
 // New returns a Recorder writing under opts.Dir and starts its goroutine.
 func New(opts Options, log *slog.Logger) *Recorder {
@@ -154,7 +166,7 @@ func New(opts Options, log *slog.Logger) *Recorder {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &Recorder{opts: opts, log: log, traces: map[string]*trace{}, gen: map[*browser.Page]uint64{}, points: map[*browser.Page][2]float64{},
+	r := &Recorder{opts: opts, log: log, traces: map[string]*trace{}, gen: map[*browser.Page]uint64{}, busy: map[*browser.Browser]time.Time{}, points: map[*browser.Page][2]float64{},
 		jobs: make(chan job, 64), stop: make(chan struct{}), done: make(chan struct{})}
 	go r.run()
 	return r
@@ -232,7 +244,9 @@ func (r *Recorder) Record(session, task string, a Entry, console []Entry, reques
 		return 0, fmt.Errorf("writing the trace: %w", err)
 	}
 	if pg != nil {
-		j := job{pg: pg, path: filepath.Join(dir, frame), t: t, seq: t.seq, gen: r.gen[pg], due: time.Now().Add(FrameDelay)}
+		now := time.Now()
+		j := job{pg: pg, br: pg.Browser(), path: filepath.Join(dir, frame), t: t, seq: t.seq, gen: r.gen[pg], due: now.Add(FrameDelay)}
+		r.busy[j.br] = now
 		j.x, j.y, j.point = pointOf(a.Args)
 		switch {
 		case j.point:
@@ -261,6 +275,15 @@ func (r *Recorder) Begin(pg *browser.Page) {
 	}
 	r.mu.Lock()
 	r.gen[pg]++
+	now := time.Now()
+	r.busy[pg.Browser()] = now
+	if len(r.busy) > 16 {
+		for b, at := range r.busy {
+			if now.Sub(at) > FrameDelay+BusyMax {
+				delete(r.busy, b) // its frames wait for nothing any more
+			}
+		}
+	}
 	if len(r.gen) > 64 {
 		// Forget the tabs that closed since (a tab_close leaves no frame
 		// to take, so nothing else would).
@@ -289,8 +312,28 @@ func (r *Recorder) run() {
 	}
 }
 
+// quietAt is when j's frame may be taken: FrameDelay after its action,
+// and after the last action begun or recorded on its browser since, but
+// no later than BusyMax past that.
+func (r *Recorder) quietAt(j job) time.Time {
+	r.mu.Lock()
+	at := r.busy[j.br].Add(FrameDelay)
+	r.mu.Unlock()
+	if at.Before(j.due) {
+		return j.due
+	}
+	if last := j.due.Add(BusyMax); at.After(last) {
+		return last
+	}
+	return at
+}
+
 func (r *Recorder) take(j job) {
-	if d := time.Until(j.due); d > 0 {
+	for {
+		d := time.Until(r.quietAt(j))
+		if d <= 0 {
+			break
+		}
 		t := time.NewTimer(d)
 		select {
 		case <-t.C:

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browserd/browserd/internal/browser"
 	"github.com/browserd/browserd/internal/sealkey"
 )
 
@@ -156,5 +157,38 @@ func TestLastSeqFromTheEnd(t *testing.T) {
 	}
 	if got := New(Options{Dir: t.TempDir()}, nil).lastSeq("/nonexistent"); got != 0 {
 		t.Errorf("no trace: %d", got)
+	}
+}
+
+// A frame waits for its browser to be left alone — FrameDelay after the
+// last action begun or recorded on any of its tabs — but no more than
+// BusyMax past its own due time; another browser's actions do not hold it.
+func TestFrameWaitsForItsBrowser(t *testing.T) {
+	r := New(Options{Dir: t.TempDir()}, nil)
+	defer r.Close()
+	mine, other := &browser.Browser{}, &browser.Browser{}
+	due := time.Now()
+	j := job{br: mine, due: due}
+	if got := r.quietAt(j); !got.Equal(due) {
+		t.Errorf("an idle browser: taken at %v, want its due time %v", got.Sub(due), 0)
+	}
+	r.mu.Lock()
+	r.busy[other] = due.Add(time.Second)
+	r.busy[mine] = due.Add(-time.Second)
+	r.mu.Unlock()
+	if got := r.quietAt(j); !got.Equal(due) {
+		t.Errorf("only another browser busy: taken %v after due", got.Sub(due))
+	}
+	r.mu.Lock()
+	r.busy[mine] = due.Add(500 * time.Millisecond)
+	r.mu.Unlock()
+	if got, want := r.quietAt(j), due.Add(500*time.Millisecond+FrameDelay); !got.Equal(want) {
+		t.Errorf("an action on another tab after it: taken %v after due, want %v", got.Sub(due), want.Sub(due))
+	}
+	r.mu.Lock()
+	r.busy[mine] = due.Add(time.Hour)
+	r.mu.Unlock()
+	if got, want := r.quietAt(j), due.Add(BusyMax); !got.Equal(want) {
+		t.Errorf("a browser that stays busy: taken %v after due, want BusyMax %v", got.Sub(due), BusyMax)
 	}
 }
