@@ -77,7 +77,12 @@ func (o Options) Args() []string {
 		// updater ignore every switch but their server's address: both
 		// point at an address nothing answers, and no request leaves
 		// (TestNoCallsHome).
-		"--disable-features=Translate,MediaRouter,OptimizationHints,AcceptCHFrame,DialMediaRouteProvider,NetworkTimeServiceQuerying,AutofillServerCommunication,OptimizationGuideModelDownloading,OptimizationHintsFetching,CertificateTransparencyComponentUpdater",
+		// The omnibox's popup drawn as a web page (Chromium 150 and on)
+		// runs a renderer of its own that does 50 ms of work for every tab
+		// opened, though no omnibox is ever shown headless: the native popup
+		// instead (measured: docs/benchmarks.md, "Issue 50, third steps").
+		"--disable-features=Translate,MediaRouter,OptimizationHints,AcceptCHFrame,DialMediaRouteProvider,NetworkTimeServiceQuerying,AutofillServerCommunication,OptimizationGuideModelDownloading,OptimizationHintsFetching,CertificateTransparencyComponentUpdater," +
+			"WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
 		"--disable-component-extensions-with-background-pages",
 		"--disable-search-engine-choice-screen",
 		"--disable-field-trial-config",
