@@ -304,11 +304,50 @@ func (r *Recorder) current(j job) bool {
 	return r.gen[j.pg] == j.gen
 }
 
-// run takes the queued frames, one at a time, until Close.
+// run takes the queued frames, one at a time, until Close: each once
+// its browser has been left alone (quietAt), in the order they came, a
+// frame waiting for its busy browser holding up no other browser's. A
+// frame whose tab acted again meanwhile is given up at once.
 func (r *Recorder) run() {
 	defer close(r.done)
-	for j := range r.jobs {
-		r.take(j)
+	var waiting []job
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		var next time.Time
+		kept := waiting[:0]
+		for _, j := range waiting {
+			select {
+			case <-r.stop:
+				return // the frames still waiting are given up
+			default:
+			}
+			if at := r.quietAt(j); r.current(j) && at.After(time.Now()) {
+				if next.IsZero() || at.Before(next) {
+					next = at
+				}
+				kept = append(kept, j)
+				continue
+			}
+			r.take(j) // due, or no longer current: take forgets it
+		}
+		clear(waiting[len(kept):])
+		waiting = kept
+		var due <-chan time.Time
+		if !next.IsZero() {
+			timer.Reset(time.Until(next))
+			due = timer.C
+		}
+		select {
+		case j, ok := <-r.jobs:
+			if !ok {
+				return
+			}
+			waiting = append(waiting, j)
+		case <-due:
+		case <-r.stop:
+			return
+		}
 	}
 }
 
@@ -328,20 +367,8 @@ func (r *Recorder) quietAt(j job) time.Time {
 	return at
 }
 
+// take takes j's frame, unless its tab closed or acted again since.
 func (r *Recorder) take(j job) {
-	for {
-		d := time.Until(r.quietAt(j))
-		if d <= 0 {
-			break
-		}
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-r.stop:
-			t.Stop()
-			return
-		}
-	}
 	defer func() {
 		r.mu.Lock()
 		if r.gen[j.pg] == j.gen && j.pg.Closed() {
