@@ -40,6 +40,11 @@ type Browser struct {
 	// clipboard (clipboard.go).
 	clipMu    sync.Mutex
 	clipOwner string
+
+	// front is held while a tab is brought to the front of its window for
+	// a capture, until the capture is done, and while a tab is opened
+	// (Chromium shows a new tab in front): see Page.inFront.
+	front chan struct{}
 }
 
 // claim is a tab's word that a download is its (Page.downloadWillBegin),
@@ -99,7 +104,7 @@ func Attach(ctx context.Context, wsURL string) (*Browser, error) {
 }
 
 func newBrowser(conn *cdp.Conn, proc *chromium.Process) *Browser {
-	return &Browser{conn: conn, proc: proc, downloads: map[string]*Download{}, loopDone: make(chan struct{})}
+	return &Browser{conn: conn, proc: proc, downloads: map[string]*Download{}, loopDone: make(chan struct{}), front: make(chan struct{}, 1)}
 }
 
 func (b *Browser) init(ctx context.Context) error {
@@ -392,6 +397,13 @@ func (b *Browser) NewTarget(ctx context.Context, contextID string) (string, erro
 	var r struct {
 		TargetID string `json:"targetId"`
 	}
+	// The new tab comes to the front: not in the middle of another's
+	// capture.
+	done, err := b.holdFront(ctx)
+	if err != nil {
+		return "", fmt.Errorf("opening a tab: %w", err)
+	}
+	defer done()
 	if err := b.conn.Browser().Call(ctx, "Target.createTarget", p, &r); err != nil {
 		return "", fmt.Errorf("opening a tab: %w", err)
 	}

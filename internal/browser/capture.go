@@ -56,10 +56,48 @@ func (p *Page) Screenshot(ctx context.Context, fullPage bool, e *Elem) ([]byte, 
 	var r struct {
 		Data string `json:"data"`
 	}
-	if err := p.sess.Call(ctx, "Page.captureScreenshot", params, &r); err != nil {
+	done, err := p.inFront(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = p.sess.Call(ctx, "Page.captureScreenshot", params, &r)
+	done()
+	if err != nil {
 		return nil, err
 	}
 	return base64.StdEncoding.DecodeString(r.Data)
+}
+
+// Chromium draws only the front tab of a window: a capture of a tab
+// behind another (every tab but the last opened, in a session whose tasks
+// each have their own) waits for a frame that never comes. A capture
+// brings its tab to the front first (inFront) — which changes nothing a
+// page sees: every tab's frames run and every tab reads as visible and
+// focused — and holds the front until it is done.
+
+// holdFront takes the browser's front (see inFront) and returns its
+// release, or ctx's error.
+func (b *Browser) holdFront(ctx context.Context) (func(), error) {
+	select {
+	case b.front <- struct{}{}:
+		return func() { <-b.front }, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// inFront brings the tab to the front of its window and holds it there
+// — no other capture, no new tab takes the front — until done is called.
+func (p *Page) inFront(ctx context.Context) (done func(), err error) {
+	done, err = p.b.holdFront(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.sess.Call(ctx, "Page.bringToFront", nil, nil); err != nil {
+		done()
+		return nil, err
+	}
+	return done, nil
 }
 
 // Thumbnail is a small JPEG of what the viewport shows: at most width
@@ -72,7 +110,13 @@ func (p *Page) Thumbnail(ctx context.Context, width, q int) ([]byte, error) {
 	var r struct {
 		Data string `json:"data"`
 	}
-	if err := p.sess.Call(ctx, "Page.captureScreenshot", map[string]any{"format": "jpeg", "quality": q, "optimizeForSpeed": true}, &r); err != nil {
+	done, err := p.inFront(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = p.sess.Call(ctx, "Page.captureScreenshot", map[string]any{"format": "jpeg", "quality": q, "optimizeForSpeed": true}, &r)
+	done()
+	if err != nil {
 		return nil, err
 	}
 	b, err := base64.StdEncoding.DecodeString(r.Data)

@@ -24,6 +24,11 @@ func (p *Page) Screencast(ctx context.Context, maxWidth, maxHeight int, each fun
 	l := p.sess.Listen("Page.screencastFrame")
 	defer l.Close()
 	params := map[string]any{"format": "jpeg", "quality": 70, "maxWidth": maxWidth, "maxHeight": maxHeight}
+	// Only the front tab of a window is drawn (see inFront): the tab
+	// watched comes to the front, until a capture or a new tab takes it.
+	if done, err := p.inFront(ctx); err == nil {
+		done()
+	}
 	if err := p.sess.Call(ctx, "Page.startScreencast", params, nil); err != nil {
 		return fmt.Errorf("starting the live view of the tab: %w", err)
 	}
