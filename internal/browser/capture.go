@@ -75,12 +75,21 @@ func (p *Page) Screenshot(ctx context.Context, fullPage bool, e *Elem) ([]byte, 
 // page sees: every tab's frames run and every tab reads as visible and
 // focused — and holds the front until it is done.
 
+// frontWait bounds how long a capture or a new tab waits for another
+// capture to let go of the front: one stuck on a page that draws nothing
+// (a script that never yields) holds another task's up no longer.
+const frontWait = 2 * time.Second
+
 // holdFront takes the browser's front (see inFront) and returns its
-// release, or ctx's error.
+// release, or ctx's error. After frontWait it goes on without it.
 func (b *Browser) holdFront(ctx context.Context) (func(), error) {
+	t := time.NewTimer(frontWait)
+	defer t.Stop()
 	select {
 	case b.front <- struct{}{}:
 		return func() { <-b.front }, nil
+	case <-t.C:
+		return func() {}, nil
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}

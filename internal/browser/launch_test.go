@@ -58,3 +58,26 @@ func TestCaptureBehind(t *testing.T) {
 		t.Errorf("the screenshot of a tab behind two others: %d bytes, %v", len(png), err)
 	}
 }
+
+// A capture that never ends (a page that draws nothing) holds the front
+// for frontWait at most: another capture, or a new tab, then goes on.
+func TestFrontNotHeldForever(t *testing.T) {
+	b := newBrowser(nil, nil)
+	stuck, err := b.holdFront(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stuck()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*frontWait)
+	defer cancel()
+	done, err := b.holdFront(ctx)
+	if err != nil {
+		t.Fatalf("the front held by a stuck capture kept the next waiting: %v", err)
+	}
+	done()
+	cctx, ccancel := context.WithCancel(context.Background())
+	ccancel()
+	if _, err := b.holdFront(cctx); err == nil {
+		t.Error("a wait for the front whose context ended did not fail")
+	}
+}
