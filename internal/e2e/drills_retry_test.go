@@ -116,6 +116,12 @@ func TestDrillRetryAfterKill(t *testing.T) {
 		t.Fatalf("only %d kills happened in 3 minutes", kills.Load())
 	}
 
+	// The loop's killer may have killed the daemon after the last call
+	// answered: the wait below is to be cut short under its send, not
+	// while the daemon it starts is starting.
+	if out, ok := call(map[string]any{"action": "snapshot"}); !ok {
+		t.Fatalf("no daemon answered after the kills:\n%s", out)
+	}
 	// A click is not sent twice: cut short, it answers with the page.
 	go func() {
 		time.Sleep(50 * time.Millisecond)
