@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Frame is one document's AX tree. Frames other than the main one are
@@ -357,18 +358,33 @@ type builder struct {
 	// labels: the refs shown, by accessibility role and name (see
 	// Refs.Label), to tell the refs whose role and name were unique.
 	labels map[[2]string][]string
-	// items and ones are handed out by newIt and one: a build makes an
-	// item or two a node, and allocating them in chunks halves its time
-	// in the allocator and the collector.
-	items []item
-	ones  []*item
-	abuf  []byte // attrs' buffer
+	// items and ones are handed out by newIt and one from chunks of
+	// the pools below, which release gives back once the text is
+	// written: a build makes an item or two a node, and taking them from
+	// the last builds' chunks spares the allocator and the collector the
+	// megabytes a large page's build would otherwise make each time.
+	items  []item
+	ones   []*item
+	kbuf   []*item
+	chunks []*[itemChunk]item
+	oneses []*[itemChunk * 2]*item
+	abuf   []byte // attrs' buffer
 }
+
+// itemChunk is how many items a chunk of the pool holds.
+const itemChunk = 256
+
+var (
+	itemChunks = sync.Pool{New: func() any { return new([itemChunk]item) }}
+	oneChunks  = sync.Pool{New: func() any { return new([itemChunk * 2]*item) }}
+)
 
 // newIt returns a new item, a copy of it.
 func (b *builder) newIt(it item) *item {
 	if len(b.items) == 0 {
-		b.items = make([]item, 256)
+		c := itemChunks.Get().(*[itemChunk]item)
+		b.chunks = append(b.chunks, c)
+		b.items = c[:]
 	}
 	p := &b.items[0]
 	b.items = b.items[1:]
@@ -379,12 +395,44 @@ func (b *builder) newIt(it item) *item {
 // one returns a slice of it alone (its capacity 1: an append copies it).
 func (b *builder) one(it *item) []*item {
 	if len(b.ones) == 0 {
-		b.ones = make([]*item, 512)
+		c := oneChunks.Get().(*[itemChunk * 2]*item)
+		b.oneses = append(b.oneses, c)
+		b.ones = c[:]
 	}
 	s := b.ones[:1:1]
 	b.ones = b.ones[1:]
 	s[0] = it
 	return s
+}
+
+// kids returns an empty slice with room for n items, for a node's
+// children (an append past n copies it out of the chunk).
+func (b *builder) kids(n int) []*item {
+	if n > len(b.kbuf) {
+		if n > itemChunk {
+			return make([]*item, 0, n)
+		}
+		c := oneChunks.Get().(*[itemChunk * 2]*item)
+		b.oneses = append(b.oneses, c)
+		b.kbuf = c[:]
+	}
+	s := b.kbuf[:0:n]
+	b.kbuf = b.kbuf[n:]
+	return s
+}
+
+// release gives the build's chunks back to the pools, cleared (a page's
+// strings are not kept alive by them). Nothing may use an item after.
+func (b *builder) release() {
+	for _, c := range b.chunks {
+		clear(c[:])
+		itemChunks.Put(c)
+	}
+	for _, c := range b.oneses {
+		clear(c[:])
+		oneChunks.Put(c)
+	}
+	b.chunks, b.oneses, b.items, b.ones, b.kbuf = nil, nil, nil, nil, nil
 }
 
 // Build renders the snapshot text of frames, assigning refs through refs in
@@ -402,6 +450,7 @@ func Build(frames []Frame, refs *Refs, opt Options) Result {
 		opt:      opt,
 		labels:   map[[2]string][]string{},
 	}
+	defer b.release()
 	defer func() {
 		if b.opt.Root != nil || b.opt.Page != nil {
 			return // a part of the page cannot tell what is unique in it
@@ -790,7 +839,7 @@ func (b *builder) visitChildren(fi, ni int, kd *kind, inRef bool) []*item {
 	within := inRef || kd.control && (kd.clickable || cls&(rWidget|rContainer) == rWidget || cls&rGeneric != 0)
 	var kids []*item
 	if len(n.ChildIDs) > 0 {
-		kids = make([]*item, 0, len(n.ChildIDs))
+		kids = b.kids(len(n.ChildIDs))
 	}
 	for i, id := range n.ChildIDs {
 		if ci, ok := x.byID.get(id); ok {

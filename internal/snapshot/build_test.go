@@ -1,7 +1,9 @@
 package snapshot
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -356,4 +358,33 @@ func TestTwice(t *testing.T) {
 			t.Errorf("twice(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestBuildsShareNoItems builds two pages at once, again and again: the
+// builds take their items from shared pools (newIt), and each must still
+// give the text it gives alone — an item handed to two builds, or kept
+// after its build, would mix them.
+func TestBuildsShareNoItems(t *testing.T) {
+	pages := [][]Frame{
+		{{Key: "a", Nodes: nodes(tableTree(300, userCells))}},
+		{{Key: "b", Nodes: nodes(tableTree(120, func(i int) [4]string {
+			return [4]string{fmt.Sprint(i), "Other " + fmt.Sprint(i), "o@x", "idle"}
+		}))}},
+	}
+	want := make([]string, len(pages))
+	for i, f := range pages {
+		want[i] = Build(f, NewRefs(), Options{}).Text
+	}
+	var wg sync.WaitGroup
+	for i, f := range pages {
+		wg.Go(func() {
+			for range 20 {
+				if got := Build(f, NewRefs(), Options{}).Text; got != want[i] {
+					t.Errorf("page %d built beside another differs from its build alone", i)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
