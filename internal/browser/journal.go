@@ -281,3 +281,74 @@ func (p *Page) Unchanged(ctx context.Context, journal int64, frames int) bool {
 	var ok bool
 	return p.Run(ctx, fmt.Sprintf(unchangedJS, journal, frames-1), &ok) == nil && ok
 }
+
+// journalNowJS tells which journal runs, how many frames' documents it
+// watches, and whether it has recorded no change so far; null when none.
+const journalNowJS = `(() => { const J = globalThis.__browserdJournal; return J ? {seq: J.seq, frames: J.frames, clean: J.clean()} : null; })()`
+
+// journalNow is what journalNowJS tells.
+type journalNow struct {
+	Seq    int64 `json:"seq"`
+	Frames int   `json:"frames"`
+	Clean  bool  `json:"clean"`
+}
+
+// sendJournalNow asks the page's journal how it stands (journalNowJS),
+// sent now; the function it returns waits for the answer and keeps it as
+// the settle's (CleanAtSettle). Sent with the settle's last call into the
+// page (lateTimers), after the page was found quiet, when the quiet's own
+// word on the journal (quietJS) is of an older one.
+func (p *Page) sendJournalNow(ctx context.Context) func() {
+	id, ok := p.worldID(p.sess, p.TargetID)
+	if !ok {
+		return func() {}
+	}
+	wait := p.sess.Send(ctx, "Runtime.evaluate", map[string]any{
+		"expression": journalNowJS, "contextId": id, "returnByValue": true,
+	})
+	return func() {
+		var r evalResult
+		var now *journalNow
+		if wait(&r) != nil || r.decode(&now) != nil || now == nil {
+			return
+		}
+		p.mu.Lock()
+		p.settledJournal = *now
+		p.mu.Unlock()
+	}
+}
+
+// keepSettledJournal keeps what the settle's quiet said of the journal
+// (nil: none runs).
+func (p *Page) keepSettledJournal(j *journalNow) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if j == nil {
+		p.settledJournal = journalNow{}
+		return
+	}
+	p.settledJournal = *j
+}
+
+// forgetSettledJournal drops what the settle's last look said of the
+// journal: the page is looked at again after it.
+func (p *Page) forgetSettledJournal() {
+	p.mu.Lock()
+	p.settledJournal = journalNow{}
+	p.mu.Unlock()
+}
+
+// CleanAtSettle reports whether the last input action's settle, at its
+// last look at the page (after the page was found quiet), found the
+// journal numbered journal running over the documents of frames frames
+// (the main one included) with no change recorded: a read whose journal
+// that is — one patched while the page settled — is the page as it
+// settled, with no call into the page to ask (Unchanged). A change
+// after that look is the journal's, for the next answer. False when it
+// cannot tell.
+func (p *Page) CleanAtSettle(journal int64, frames int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.settledJournal
+	return journal != 0 && len(p.oopifs) == 0 && s.Seq == journal && s.Frames == frames-1 && s.Clean
+}

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -148,5 +149,68 @@ func TestUnchangedFrames(t *testing.T) {
 	seq, n = read()
 	if pg.Unchanged(ctx, seq, n) {
 		t.Fatal("a page with a frame the journal cannot reach is unchanged")
+	}
+}
+
+// TestCleanAtSettle: a read patched while a click settles is the page as
+// it settled when the settle's last look found its journal clean — and
+// not when the page changed after the patch (a timer the click started,
+// which the settle waits for), nor for another journal, nor after the
+// next action's mark.
+func TestCleanAtSettle(t *testing.T) {
+	ctx, _, pg := startTestPage(t)
+	if err := pg.Navigate(ctx, `data:text/html,<p id="p">before</p>
+		<button id="now" onclick="p.textContent='clicked'">now</button>
+		<button id="later" onclick="p.textContent='clicked'; setTimeout(() => p.textContent='timer fired', 300)">later</button>`); err != nil {
+		t.Fatal(err)
+	}
+	seq := pg.StartJournal(ctx)
+	frames, err := pg.AXFrames(ctx)
+	if err != nil || seq == 0 {
+		t.Fatalf("read: %v (journal %d)", err, seq)
+	}
+	click := func(id string) int64 {
+		t.Helper()
+		el, err := pg.Query(ctx, "#"+id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, aim, err := pg.MarkAim(ctx, el, "click")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pg.Click(ctx, aim.X, aim.Y, ClickOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var next int64
+		sctx := WithMeanwhile(ctx, func(ctx context.Context) {
+			var err error
+			frames, next, err = pg.Patch(ctx, frames, seq)
+			if err != nil {
+				t.Errorf("patch while settling: %v", err)
+			}
+		})
+		if err := pg.Settle(sctx, m); err != nil {
+			t.Fatal(err)
+		}
+		seq = next
+		return next
+	}
+	if j := click("now"); !pg.CleanAtSettle(j, 1) {
+		t.Error("a click whose change was patched while it settled: not clean at the settle")
+	} else if pg.CleanAtSettle(j+1, 1) || pg.CleanAtSettle(j, 2) {
+		t.Error("clean at the settle for another journal, or another count of frames")
+	}
+	if !hasName(frames, "clicked") {
+		t.Fatalf("the patch misses the click's change: %+v", frames[0].Nodes)
+	}
+	if j := click("later"); hasName(frames, "timer fired") {
+		t.Error("the patch while the click settled read what its timer did 300 ms later")
+	} else if pg.CleanAtSettle(j, 1) {
+		t.Error("clean at the settle though the page changed after the patch read it")
+	}
+	pg.Mark(ctx)
+	if pg.CleanAtSettle(seq, 1) {
+		t.Error("an action's mark kept the last settle's word")
 	}
 }

@@ -235,6 +235,9 @@ type Page struct {
 	downloadsBegun int
 	blocked        []string       // refused by the Fetch guard, not yet reported
 	invalid        []InvalidField // fields that stopped a form in the last action
+	// settledJournal: the journal as the last input action's settle left
+	// it, told by its last call into the page (see CleanAtSettle).
+	settledJournal journalNow
 	// loaded: the last input action's settle waited out a page load it
 	// started (a click whose page navigates on a timer); the next
 	// WaitLoad counts it as the load it waits for. markLoad: loadSeq

@@ -161,7 +161,9 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
   let until = t0 + %[3]d, fromF = -1, done = false, t = 0, hopF = -1;
   const need = %[5]d;
   const finish = () => { if (done) return; done = true; clearTimeout(cap); clearTimeout(t); m.stop(); if (globalThis.__browserdWatch === m) delete globalThis.__browserdWatch;
-    res({changed: m.n > 0, invalid: m.attempt && !m.submitted ? m.invalid : []}); };
+    const J = globalThis.__browserdJournal;
+    res({changed: m.n > 0, invalid: m.attempt && !m.submitted ? m.invalid : [],
+      journal: J ? {seq: J.seq, frames: J.frames, clean: J.clean()} : null}); };
   const cap = setTimeout(finish, most);
   const check = () => { if (done) return;
     const now = performance.now();
@@ -194,7 +196,7 @@ const quietJS = `new Promise(res => { const m = globalThis.__browserdWatch;
 func (p *Page) Mark(ctx context.Context) Mark {
 	p.mu.Lock()
 	m := Mark{nav: p.navSeq, load: p.loadSeq, at: time.Now()}
-	p.invalid, p.loaded, p.markLoad = nil, false, p.loadSeq
+	p.invalid, p.loaded, p.markLoad, p.settledJournal = nil, false, p.loadSeq, journalNow{}
 	p.mu.Unlock()
 	if p.Dialog() != nil {
 		return m // the page's scripts are blocked: nothing to watch
@@ -223,7 +225,7 @@ func (p *Page) MarkThen(ctx context.Context, e Elem, fn string, out any, args ..
 	}
 	p.mu.Lock()
 	m := Mark{nav: p.navSeq, load: p.loadSeq, at: time.Now()}
-	p.invalid, p.loaded, p.markLoad = nil, false, p.loadSeq
+	p.invalid, p.loaded, p.markLoad, p.settledJournal = nil, false, p.loadSeq, journalNow{}
 	p.mu.Unlock()
 	wctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
@@ -328,6 +330,7 @@ func (p *Page) Settle(ctx context.Context, m Mark) error {
 	if left := DOMMax - time.Since(m.at); navCut.Load() && left > DOMQuiet && p.Dialog() == nil {
 		// The navigation that ended the look left no new document (a
 		// download, a 204): look again.
+		p.forgetSettledJournal() // the page is looked at again below
 		lctx, cancel := context.WithTimeout(ctx, left+time.Second)
 		if p.Run(lctx, watchJS, nil) == nil {
 			_ = p.Run(lctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), 0, 0, 2), nil)
@@ -349,6 +352,7 @@ func (p *Page) waitDOMQuiet(ctx, nctx context.Context, m Mark) {
 	// reported by the caller from the tab's state.
 	var r struct {
 		Invalid []InvalidField `json:"invalid"`
+		Journal *journalNow    `json:"journal"`
 	}
 	// Nothing went to or came from the network since the mark: the
 	// quiet may count from the frame the input landed in.
@@ -364,6 +368,7 @@ func (p *Page) waitDOMQuiet(ctx, nctx context.Context, m Mark) {
 		p.mu.Lock()
 		p.invalid = r.Invalid
 		p.mu.Unlock()
+		p.keepSettledJournal(r.Journal)
 	}
 	// A short timer the action started (a menu opening 300 ms after the
 	// click, a debounced search, a fallback for a transition's end) is
@@ -380,13 +385,17 @@ func (p *Page) waitDOMQuiet(ctx, nctx context.Context, m Mark) {
 		if late <= 0 && !frames || p.Run(qctx, watchJS, nil) != nil {
 			break
 		}
+		p.forgetSettledJournal() // the page is waited on again
 		if frames {
 			extra = false
 			timing.Mark(ctx, "frame")
 		} else {
 			timing.Mark(ctx, "timers")
 		}
-		_ = p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds(), 0, need), nil)
+		r.Journal = nil
+		if p.Run(qctx, fmt.Sprintf(quietJS, DOMQuiet.Milliseconds(), left.Milliseconds(), late.Milliseconds(), 0, need), &r) == nil {
+			p.keepSettledJournal(r.Journal)
+		}
 	}
 }
 

@@ -120,9 +120,21 @@ func (p *Page) lateTimers(ctx context.Context, m Mark) (late time.Duration, fram
 			} `json:"value"`
 		} `json:"result"`
 	}
-	err := p.sess.Call(ctx, "Runtime.evaluate", map[string]any{
+	wait := p.sess.Send(ctx, "Runtime.evaluate", map[string]any{
 		"expression": fmt.Sprintf(pendingJS, since), "returnByValue": true,
-	}, &r)
+	})
+	// The journal is asked in the same breath when a patch took it after
+	// the quiet did (see CleanAtSettle): when no timer is waited for, this
+	// is the settle's last look at the page.
+	journal := func() {}
+	p.mu.Lock()
+	ask := p.settledJournal.Seq != p.journalSeq
+	p.mu.Unlock()
+	if ask {
+		journal = p.sendJournalNow(ctx)
+	}
+	err := wait(&r)
+	journal()
 	if err != nil {
 		return 0, false
 	}

@@ -295,8 +295,14 @@ func (c *call) read(ctx context.Context, focus *browser.Elem) ([]snapshot.Frame,
 	// Read while the page settled, or asked for again by a snapshot (an
 	// agent looking before it acts): most often nothing changed since, and
 	// one short question says so — the journal runs on from that read.
+	// After an action, the settle's last look at the page most often
+	// said so already (browser.Page.CleanAtSettle): no call is made.
 	again := c.ahead != nil || c.in.Action == "snapshot" && !c.in.Full
-	if again && wholeRead(tb.LastFrames) && pg.Unchanged(ctx, tb.Journal, len(tb.LastFrames)) {
+	settled := c.ahead != nil && pg.CleanAtSettle(tb.Journal, len(tb.LastFrames))
+	if settled {
+		timing.Mark(ctx, "clean at settle")
+	}
+	if again && wholeRead(tb.LastFrames) && (settled || pg.Unchanged(ctx, tb.Journal, len(tb.LastFrames))) {
 		if err := c.verifyPatch(ctx, tb.LastFrames); err != nil {
 			tb.LastFrames, tb.Journal = nil, 0
 			return nil, err
