@@ -119,6 +119,25 @@ const scrollPosJS = `function() { const el = this && this.nodeType ? (this.nodeT
   let n = 0; for (let a = el; a; a = a.parentElement) n += a.scrollTop + a.scrollLeft;
   return [scrollX, scrollY, n]; }`
 
+// wheelLandedJS waits until the scroll position scrollPosJS reads (of
+// this, an element or null, and its ancestors, and the window's) is no
+// longer (b0, b1, b2), or until four animation frames and 150 ms passed
+// without it: a wheel's scroll shows in the frame after the compositor
+// took it, however long the busy renderer takes to draw that frame. A tab
+// whose frames do not run is looked at after 300 ms; 3 s at most.
+const wheelLandedJS = `function(b0, b1, b2) {
+  const el = this && this.nodeType ? (this.nodeType === 1 ? this : this.parentElement) : null;
+  const moved = () => { let n = 0; for (let a = el; a; a = a.parentElement) n += a.scrollTop + a.scrollLeft;
+    return scrollX !== b0 || scrollY !== b1 || n !== b2; };
+  return new Promise(res => { const t0 = performance.now(); let f = 0, done = false;
+    const end = v => { if (!done) { done = true; res(v); } };
+    const look = () => { if (done) return; if (moved()) return end(true);
+      if (++f >= 4 && performance.now() - t0 >= 150) return end(false);
+      requestAnimationFrame(look); };
+    requestAnimationFrame(look);
+    setTimeout(() => { if (document.visibilityState !== 'visible') end(moved()); }, 300);
+    setTimeout(() => end(moved()), 3000); }); }`
+
 // clickStepJS is how far one wheel click moves at (%v, %v) along the
 // axis (%v: vertical): 100 px, or 0.8 of the scroll box under the point
 // (the window's, when none) when that is smaller, so that a list shorter
@@ -165,25 +184,29 @@ func (c *Tab) wheel(ctx context.Context, el *browser.Elem, x, y float64, dir str
 	case "left":
 		dx = -amount
 	}
-	pos := func(out *[3]float64) error {
-		if el != nil {
-			return pg.CallOn(ctx, *el, scrollPosJS, out)
-		}
-		// The boxes under the wheel count too: the window stays put when
-		// a box under the mouse scrolls.
-		return pg.Run(ctx, fmt.Sprintf("(%s).call(document.elementFromPoint(%v, %v))", scrollPosJS, x, y), out)
+	// The boxes under the wheel count too: the window stays put when a
+	// box under the mouse scrolls.
+	under := fmt.Sprintf("document.elementFromPoint(%v, %v)", x, y)
+	var before [3]float64
+	if el != nil {
+		_ = pg.CallOn(ctx, *el, scrollPosJS, &before)
+	} else {
+		_ = pg.Run(ctx, fmt.Sprintf("(%s).call(%s)", scrollPosJS, under), &before)
 	}
-	var before, after [3]float64
-	_ = pos(&before)
 	if err := pg.Wheel(ctx, x, y, dx, dy); err != nil {
 		return err
 	}
-	// The wheel scrolls asynchronously; let it land.
+	// The wheel scrolls asynchronously; let it land — within the page's
+	// frames, not a time of ours: on a loaded machine a wheel that landed
+	// after a fixed wait was scrolled again by the fallback below.
+	lctx, cancel := context.WithTimeout(ctx, 4*time.Second)
 	moved := false
-	for deadline := time.Now().Add(300 * time.Millisecond); time.Now().Before(deadline) && !moved; {
-		time.Sleep(30 * time.Millisecond)
-		moved = pos(&after) == nil && after != before
+	if el != nil {
+		_ = pg.CallOn(lctx, *el, wheelLandedJS, &moved, before[0], before[1], before[2])
+	} else {
+		_ = pg.Run(lctx, fmt.Sprintf("(%s).call(%s, %v, %v, %v)", wheelLandedJS, under, before[0], before[1], before[2]), &moved)
 	}
+	cancel()
 	switch {
 	case moved, c.Pointed():
 		// At a point the wheel goes where the agent aimed, nowhere else:
