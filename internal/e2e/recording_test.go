@@ -38,22 +38,41 @@ func TestRecording(t *testing.T) {
 		Success bool   `json:"success"`
 		Error   string `json:"error"`
 	}
-	act := func(in map[string]any) {
+	// inlined counts the frames the task's HTML trace has.
+	inlined := func() int {
+		t.Helper()
+		status, b := alice.call("GET", "/api/sessions/rec/trace?task=shop&format=html", nil, nil)
+		if status != 200 {
+			t.Fatalf("GET trace html: %d %s", status, b)
+		}
+		return bytes.Count(b, []byte("data:image/jpeg;base64,"))
+	}
+	// An agent reads the answer before it acts again: the frame is taken
+	// meanwhile — FrameDelay after the answer, and on a loaded machine a
+	// capture can take longer than an agent reads, so the test waits for
+	// the frame (a frame the next action overtakes is given up: it would
+	// not show this action's page).
+	waitFrames := func(n int) {
+		time.Sleep(recording.FrameDelay)
+		for deadline := time.Now().Add(10 * time.Second); inlined() < n && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	act := func(in map[string]any, frames int) {
 		t.Helper()
 		in["session"], in["task"] = "rec", "shop"
 		alice.expect(200, "POST", "/api/actions", in, &res)
 		if !res.Success {
 			t.Fatalf("%v: %s", in, res.Error)
 		}
-		// An agent reads the answer before it acts again: the frame
-		// is taken meanwhile.
-		time.Sleep(recording.FrameDelay + 300*time.Millisecond)
+		if frames > 0 {
+			waitFrames(frames)
+		}
 	}
-	act(map[string]any{"action": "navigate", "url": site.URL("/console?n=3")})
-	act(map[string]any{"action": "navigate", "url": site.URL("/form")})
-	act(map[string]any{"action": "type", "selector": "input[name=name]", "text": "Ada"})
+	act(map[string]any{"action": "navigate", "url": site.URL("/console?n=3")}, 1)
+	act(map[string]any{"action": "navigate", "url": site.URL("/form")}, 2)
+	act(map[string]any{"action": "type", "selector": "input[name=name]", "text": "Ada"}, 3)
 	alice.expect(200, "POST", "/api/actions", map[string]any{"action": "click", "session": "rec", "task": "shop", "selector": "#nowhere", "timeout": 300}, &res)
-	time.Sleep(recording.FrameDelay + 300*time.Millisecond)
 
 	var tr recording.Export
 	alice.expect(200, "GET", "/api/sessions/rec/trace?task=shop", nil, &tr)
@@ -129,7 +148,7 @@ func TestRecording(t *testing.T) {
 		t.Errorf("browserd trace: %+v", x)
 	}
 	// Closing the task's tabs ends its recording.
-	act(map[string]any{"action": "close"})
+	act(map[string]any{"action": "close"}, 0)
 	if status, body := alice.call("GET", "/api/sessions/rec/trace?task=shop", nil, nil); status == 200 && strings.Contains(string(body), `"type": "action"`) {
 		t.Errorf("the trace outlived the task's tabs: %.300s", body)
 	}
