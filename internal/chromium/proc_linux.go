@@ -20,7 +20,8 @@ import (
 // processes share the root cgroup) each session is scheduled as one, so a
 // browser busy drawing a page shares the cores with the daemon as two
 // programs do, rather than the daemon's threads queueing among Chromium's
-// dozen whenever it wakes to answer an agent (the table's click: 137 ms
+// dozen (its compositor and IO threads at nice -8, which Chromium sets
+// where it may) whenever it wakes to answer an agent (the table's click: 137 ms
 // → 112 at the client, measured interleaved).
 
 // lockThread keeps the goroutine that starts Chromium on its OS thread,
