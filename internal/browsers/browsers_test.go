@@ -1,10 +1,8 @@
 package browsers
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/browserd/browserd/internal/config"
 	"github.com/browserd/browserd/internal/sessions"
@@ -60,34 +58,5 @@ func TestCheckHeadless(t *testing.T) {
 	t.Setenv("WAYLAND_DISPLAY", "wayland-0")
 	if err := e.CheckHeadless(visible); err != nil {
 		t.Errorf("with a Wayland display: %v", err)
-	}
-}
-
-// TestSpareWaitedFor: a new tab asked for while the blank tab ahead is
-// being opened (RefillSpare, begun as the last call answered) takes that
-// one once it is open, rather than opening another beside it — and one
-// that cannot wait (its ctx ends) opens its own.
-func TestSpareWaitedFor(t *testing.T) {
-	e := &Pool{Registry: &sessions.Registry{}}
-	sl := &sessions.Slot{Refilling: true, Refilled: make(chan struct{})}
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		e.Mu.Lock()
-		sl.Spares = append(sl.Spares, "ahead")
-		sl.Refilling = false
-		close(sl.Refilled)
-		e.Mu.Unlock()
-	}()
-	if id := e.SpareTab(context.Background(), sl, nil); id != "ahead" {
-		t.Errorf("SpareTab during a refill = %q, want the tab being opened (ahead)", id)
-	}
-	if id := e.SpareTab(context.Background(), sl, nil); id != "" {
-		t.Errorf("SpareTab with none left = %q, want none", id)
-	}
-	sl.Refilling, sl.Refilled = true, make(chan struct{})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if id := e.SpareTab(ctx, sl, nil); id != "" {
-		t.Errorf("SpareTab whose ctx ended = %q, want none", id)
 	}
 }

@@ -145,42 +145,15 @@ func (e *Pool) LaunchPolicy(in *tool.Input) (egress.Policy, error) {
 // SpareTab hands out a blank tab nobody is attached to — the browser's own
 // first tab (about:blank, opened at launch), or one RefillSpare opened
 // ahead — once, so that a new tab need not wait for Chromium to open one.
-// A blank tab being opened ahead is waited for (until ctx ends): it is
-// further on than a tab opened now would be.
-func (e *Pool) SpareTab(ctx context.Context, sl *sessions.Slot, br *browser.Browser) string {
+func (e *Pool) SpareTab(sl *sessions.Slot, br *browser.Browser) string {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
-	if len(sl.Spares) == 0 && sl.Refilling && sl.Br == br {
-		done := sl.Refilled
-		e.Mu.Unlock()
-		select {
-		case <-done:
-		case <-ctx.Done():
-		}
-		e.Mu.Lock()
-	}
 	if len(sl.Spares) == 0 || sl.Br != br {
 		return ""
 	}
 	id := sl.Spares[0]
 	sl.Spares = sl.Spares[1:]
 	return id
-}
-
-// RefillWanted opens a blank tab ahead (RefillSpare) when a call opened
-// a task's second or later tab (NewTab): called once the call's answer
-// is made, so that Chromium opens the blank tab while the agent reads the
-// answer, not while the new tab loads and is read — on two cores the two
-// slowed each other by a third.
-func (e *Pool) RefillWanted(sl *sessions.Slot) {
-	e.Mu.Lock()
-	want := sl.SpareWanted
-	sl.SpareWanted = false
-	br := sl.Br
-	e.Mu.Unlock()
-	if want && br != nil {
-		e.RefillSpare(sl, br)
-	}
 }
 
 // RefillSpare opens, in the background, a blank tab in the default
@@ -197,8 +170,6 @@ func (e *Pool) RefillSpare(sl *sessions.Slot, br *browser.Browser) {
 		return
 	}
 	sl.Refilling = true
-	done := make(chan struct{})
-	sl.Refilled = done
 	e.WG.Add(1)
 	e.Mu.Unlock()
 	go func() {
@@ -208,7 +179,6 @@ func (e *Pool) RefillSpare(sl *sessions.Slot, br *browser.Browser) {
 		id, err := br.NewTarget(ctx, "")
 		e.Mu.Lock()
 		sl.Refilling = false
-		close(done)
 		keep := err == nil && !e.Closed && sl.Br == br && len(sl.Spares) == 0
 		if keep {
 			sl.Spares = append(sl.Spares, id)

@@ -40,17 +40,14 @@ func (e *Pool) NewTab(ctx context.Context, sl *sessions.Slot, t *sessions.Task) 
 	}
 	if ctxID == "" {
 		// A task that opens a second tab may well open more: a blank tab
-		// is opened ahead for the next once the call's answer is made
-		// (RefillWanted).
+		// is opened ahead for the next (RefillSpare), once this one is.
 		if len(t.Tabs) > 0 {
-			e.Mu.Lock()
-			sl.SpareWanted = true
-			e.Mu.Unlock()
+			defer e.RefillSpare(sl, br)
 		}
 		// The browser's own first tab (about:blank, nobody attached), or
 		// the one opened ahead, is ready to use: taking it saves opening
 		// one.
-		if id := e.SpareTab(ctx, sl, br); id != "" {
+		if id := e.SpareTab(sl, br); id != "" {
 			if pg, err := br.AttachPage(ctx, id, opts); err == nil {
 				return e.AddTab(t, pg), nil
 			}

@@ -188,11 +188,6 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *inject.Launch) tool
 		envelope.Wrap(&c.res, c.show())
 	}
 	c.record(red, orig)
-	if c.slot != nil {
-		// The blank tab a new tab asked for, opened ahead while the
-		// agent reads this answer.
-		e.RefillWanted(c.slot)
-	}
 	return c.res
 }
 

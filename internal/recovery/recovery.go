@@ -57,7 +57,7 @@ type Rooms interface {
 	BrowserOf(s *sessions.Session) *browser.Browser
 	HoldSlot(sl *sessions.Slot) func()
 	ContextFor(ctx context.Context, sl *sessions.Slot, s *sessions.Session) (string, error)
-	SpareTab(ctx context.Context, sl *sessions.Slot, br *browser.Browser) string
+	SpareTab(sl *sessions.Slot, br *browser.Browser) string
 	FetchGuard(s *sessions.Session) func(ctx context.Context, raw string) error
 	TaskFor(s *sessions.Session, name string) (*sessions.Task, error)
 	LeaseTTL() time.Duration
@@ -783,7 +783,7 @@ func resumedTabs(c store.Capture, tabs []store.Tab, tbs []*sessions.Tab) map[str
 func (e *Recovery) OpenPage(ctx context.Context, sl *sessions.Slot, ctxID string, opts browser.PageOptions) (*browser.Page, error) {
 	defer e.HoldSlot(sl)()
 	if ctxID == "" {
-		if id := e.SpareTab(ctx, sl, sl.Br); id != "" {
+		if id := e.SpareTab(sl, sl.Br); id != "" {
 			if pg, err := sl.Br.AttachPage(ctx, id, opts); err == nil {
 				return pg, nil
 			}

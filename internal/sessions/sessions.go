@@ -215,15 +215,10 @@ type Slot struct {
 	Br     *browser.Browser
 	Headed bool     // the browser shows windows (see shows)
 	Spares []string // blank tabs nobody uses yet: the browser's first, and one opened ahead (Pool.RefillSpare)
-	// Refilling: a blank tab is being opened ahead for the next new tab;
-	// Refilled is closed when it is (or failed).
+	// Refilling: a blank tab is being opened ahead for the next new tab.
 	Refilling bool
-	Refilled  chan struct{}
-	// SpareWanted: a task opened a second tab, and the call that did asks
-	// for a blank tab ahead once its answer is out (Pool.RefillWanted).
-	SpareWanted bool
-	Used        time.Time // last handed out by ensureBrowser, or a tab opened
-	Opening     int       // tabs being opened: the janitor leaves the browser be
+	Used      time.Time // last handed out by ensureBrowser, or a tab opened
+	Opening   int       // tabs being opened: the janitor leaves the browser be
 	// Warmed is the stand-in session a browser started ahead of the first
 	// call was started for (browsers.Pool.Warm), until a session takes
 	// the browser as its own; nil for every other browser.
