@@ -78,8 +78,9 @@ type call struct {
 	// secrets are the stored secrets the call types (redact.go).
 	secrets map[string]act.Secret
 	// mark is where the tab's console and network log stood before the
-	// action (recording.go).
-	mark recording.Mark
+	// action (recording.go), on the tab marked (nil: none was).
+	mark   recording.Mark
+	marked *browser.Page
 	// ahead is the page as read while the action's reaction settled
 	// (readAhead), nil if it was not.
 	ahead *readAhead
@@ -161,6 +162,7 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *inject.Launch) tool
 		slow("routed")
 	}
 	c = &call{e: e, in: in, res: res, owner: owner, inj: inj, started: time.Now(), pol: pol}
+	defer c.endRecord()
 	err = c.run(ctx)
 	if errors.Is(err, sessions.ErrHeld) && inj == nil {
 		// Another node took the session between the routing and the

@@ -21,7 +21,19 @@ func (c *call) markRecord() {
 	if c.e.Recorder == nil || c.tab == nil || c.tab.Page == nil {
 		return
 	}
+	c.endRecord() // marked again (an action tried again): the first ends
 	c.mark = c.e.Recorder.MarkBefore(c.tab.Page)
+	c.marked = c.tab.Page
+}
+
+// endRecord tells the recorder the action markRecord noted has ended:
+// its answer is made, and the browser's frames may be taken once it is
+// left alone.
+func (c *call) endRecord() {
+	if c.marked != nil {
+		c.e.Recorder.End(c.marked)
+		c.marked = nil
+	}
 }
 
 // record appends the call to its task's recording.

@@ -16,9 +16,10 @@
 // an action's time: an action that comes sooner (Begin) cancels the frame
 // of the one before (its step then has none), and a frame being taken
 // when it comes is thrown away, so no frame shows another step's page.
-// Nor does a frame take the CPU from the browser's next steps: while
-// actions keep coming on other tabs of its browser (an agent opening ten
-// tabs), it waits for a pause of FrameDelay, at most BusyMax.
+// Nor does a frame take the CPU from the browser's next steps: while an
+// action runs on any tab of its browser, or actions keep coming (an
+// agent opening ten tabs), it waits for a pause of FrameDelay, at most
+// BusyMax.
 package recording
 
 import (
@@ -110,9 +111,11 @@ type Recorder struct {
 	mu     sync.Mutex
 	traces map[string]*trace        // by folder
 	gen    map[*browser.Page]uint64 // actions begun on each tab (Begin)
-	// busy is when an action last began or was recorded on each browser:
-	// its frames wait for FrameDelay after it (take).
-	busy map[*browser.Browser]time.Time
+	// busy is when an action last began or ended on each browser, and
+	// running how many run on it now (Begin, End): its frames wait until
+	// none runs and FrameDelay has passed since (quietAt).
+	busy    map[*browser.Browser]time.Time
+	running map[*browser.Browser]int
 	// points are the viewport points of the last step at a point on each
 	// tab, while only reads followed it (mark.go).
 	points map[*browser.Page][2]float64
@@ -149,8 +152,11 @@ const FrameDelay = 300 * time.Millisecond
 
 // BusyMax bounds how long past FrameDelay a frame waits for its browser
 // to be left alone: a browser busy with many agents' tabs still has its
-// frames taken.
-const BusyMax = 2 * time.Second
+// frames taken. At 2 s, an agent opening tabs back to back had the first
+// tabs' frames taken (each bringing its tab to the front, drawn again)
+// while it opened the seventh and later: 10 s leaves them for its first
+// pause (docs/benchmarks.md, "Issue 50, fifth steps").
+const BusyMax = 10 * time.Second
 
 // New returns a Recorder writing under opts.Dir and starts its goroutine.
 func New(opts Options, log *slog.Logger) *Recorder {
@@ -166,7 +172,7 @@ func New(opts Options, log *slog.Logger) *Recorder {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &Recorder{opts: opts, log: log, traces: map[string]*trace{}, gen: map[*browser.Page]uint64{}, busy: map[*browser.Browser]time.Time{}, points: map[*browser.Page][2]float64{},
+	r := &Recorder{opts: opts, log: log, traces: map[string]*trace{}, gen: map[*browser.Page]uint64{}, busy: map[*browser.Browser]time.Time{}, running: map[*browser.Browser]int{}, points: map[*browser.Page][2]float64{},
 		jobs: make(chan job, 64), stop: make(chan struct{}), done: make(chan struct{})}
 	go r.run()
 	return r
@@ -268,7 +274,8 @@ func (r *Recorder) Record(session, task string, a Entry, console []Entry, reques
 }
 
 // Begin says an action starts on pg: the frame of its last action is not
-// taken if it was not yet, and thrown away if it is being taken.
+// taken if it was not yet, and thrown away if it is being taken. Until
+// End says it ended, no frame of its browser is taken (but for BusyMax).
 func (r *Recorder) Begin(pg *browser.Page) {
 	if r == nil {
 		return
@@ -277,6 +284,7 @@ func (r *Recorder) Begin(pg *browser.Page) {
 	r.gen[pg]++
 	now := time.Now()
 	r.busy[pg.Browser()] = now
+	r.running[pg.Browser()]++
 	if len(r.busy) > 16 {
 		for b, at := range r.busy {
 			if now.Sub(at) > FrameDelay+BusyMax {
@@ -351,12 +359,33 @@ func (r *Recorder) run() {
 	}
 }
 
+// End says the action Begin said started on pg has ended (its answer is
+// made): its browser's frames may be taken once it has been left alone
+// for FrameDelay.
+func (r *Recorder) End(pg *browser.Page) {
+	if r == nil {
+		return
+	}
+	br := pg.Browser()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.busy[br] = time.Now()
+	if r.running[br]--; r.running[br] <= 0 {
+		delete(r.running, br)
+	}
+}
+
 // quietAt is when j's frame may be taken: FrameDelay after its action,
-// and after the last action begun or recorded on its browser since, but
-// no later than BusyMax past that.
+// and after the last action begun, recorded or ended on its browser since
+// — while an action runs on it, FrameDelay from now at the soonest (a
+// frame taken in the middle of a long action, a new tab opening, slowed
+// it) — but no later than BusyMax past that.
 func (r *Recorder) quietAt(j job) time.Time {
 	r.mu.Lock()
 	at := r.busy[j.br].Add(FrameDelay)
+	if r.running[j.br] > 0 {
+		at = later(at, time.Now().Add(FrameDelay))
+	}
 	r.mu.Unlock()
 	if at.Before(j.due) {
 		return j.due
@@ -590,4 +619,12 @@ func (r *Recorder) Sessions() []string {
 		}
 	}
 	return out
+}
+
+// later is the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

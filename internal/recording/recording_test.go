@@ -192,3 +192,40 @@ func TestFrameWaitsForItsBrowser(t *testing.T) {
 		t.Errorf("a browser that stays busy: taken %v after due, want BusyMax %v", got.Sub(due), BusyMax)
 	}
 }
+
+// A frame is not taken while an action runs on its browser — a new tab
+// that takes longer than FrameDelay to open was slowed by the frame of
+// the tab opened before it — until the action ends and FrameDelay has
+// passed, or BusyMax.
+func TestFrameWaitsForARunningAction(t *testing.T) {
+	r := New(Options{Dir: t.TempDir()}, nil)
+	defer r.Close()
+	pg := &browser.Page{}
+	br := pg.Browser()
+	due := time.Now().Add(-time.Second) // its action ended a second ago
+	j := job{br: br, due: due}
+	r.Begin(pg)
+	r.mu.Lock()
+	r.busy[br] = due.Add(-time.Second) // the running action began long ago
+	r.mu.Unlock()
+	if got := r.quietAt(j); !got.After(time.Now()) {
+		t.Errorf("an action running on the browser: taken at %v from now, want later", time.Until(got))
+	}
+	ended := time.Now()
+	r.End(pg)
+	if got := r.quietAt(j); got.Before(ended.Add(FrameDelay)) {
+		t.Errorf("the action just ended: taken %v after its end, want FrameDelay %v", got.Sub(ended), FrameDelay)
+	}
+	r.mu.Lock()
+	running := len(r.running)
+	r.mu.Unlock()
+	if running != 0 {
+		t.Errorf("%d browsers still counted running after End", running)
+	}
+	r.Begin(pg)
+	old := job{br: br, due: time.Now().Add(-BusyMax - time.Second)}
+	if got := r.quietAt(old); got.After(time.Now()) {
+		t.Errorf("a frame due past BusyMax, an action running: taken %v from now, want at once", time.Until(got))
+	}
+	r.End(pg)
+}
