@@ -57,6 +57,20 @@ for p in $tools $daemon $tp; do wait "$p" || built=1; done
 cat "${TMPDIR:-/tmp}/browserd-thirdparty.$$.log"; rm -f "${TMPDIR:-/tmp}/browserd-thirdparty.$$.log"
 [ "$built" -eq 0 ] || { echo "FAIL: building the tests, their tools or the third-party corpus" >&2; exit 1; }
 
+# Process ids not reused during the run. Where nothing raised it (no
+# systemd, as on a bare CI machine), the kernel counts pids to 32768, and one
+# run of the suite starts some 30,000 processes (Chromium's, mostly): every
+# pid comes round again, and a signal sent by pid to a process that has
+# since exited (Chromium alone sends its children some 2,000 SIGTERMs a run)
+# may reach a daemon a test just started: on CI (stop 61) a daemon got
+# SIGTERM or SIGINT while it started, and its test met a closed port.
+# systemd's default, 4194304, keeps pids unique for hours; raised as root
+# only, and said.
+if [ -w /proc/sys/kernel/pid_max ] && [ "$(cat /proc/sys/kernel/pid_max)" -lt 4194304 ]; then
+  echo "test.sh: kernel.pid_max $(cat /proc/sys/kernel/pid_max) -> 4194304 (systemd's default), so that no pid is reused during the run"
+  echo 4194304 >/proc/sys/kernel/pid_max || true
+fi
+
 pgdir=$(mktemp -d /tmp/browserd-pg.XXXXXX)
 side=$(mktemp -d /tmp/browserd-checks.XXXXXX)
 checks=""

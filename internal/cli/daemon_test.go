@@ -94,8 +94,10 @@ func TestMCPForwarderStartsDaemonAndStop(t *testing.T) {
 	f.close()
 	pid, running, _ := client.DaemonPID(cfg.Data)
 	if running && pid > 0 {
-		t.Cleanup(func() {
-			syscall.Kill(pid, syscall.SIGKILL)
+		t.Cleanup(func() { // if stop failed: a pid signalled once gone may be another's by now
+			if holds, _ := client.HoldsLock(pid, cfg.Data); holds {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
 			var ws syscall.WaitStatus
 			syscall.Wait4(pid, &ws, 0, nil)
 		})
@@ -249,7 +251,11 @@ func TestStopFindsDaemonOfDeletedDataDir(t *testing.T) {
 	if !running || pid <= 0 || pid == os.Getpid() {
 		t.Fatalf("daemon pid %d running %v; want a spawned daemon", pid, running)
 	}
-	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) }) // if stop fails
+	t.Cleanup(func() { // if stop failed; once gone, the pid may be another's
+		if client.HoldsDeletedLock(pid, cfg.Data) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
 	if err := os.RemoveAll(cfg.Data); err != nil {
 		t.Fatal(err)
 	}

@@ -178,7 +178,9 @@ func RunWith(ctx context.Context, cfg config.Config, newEngine func() (Engine, e
 
 	select {
 	case <-ctx.Done():
-		log.Info("browserd stopping")
+		// Why (context.Cause): "terminated signal received", or what
+		// else ended ctx — a daemon that stops unasked says what did it.
+		log.Info("browserd stopping", "cause", context.Cause(ctx).Error())
 	case err = <-srv.failed:
 		log.Error("browserd stopping: serving failed", "error", err)
 	}

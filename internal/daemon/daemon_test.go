@@ -1,9 +1,11 @@
 package daemon_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -584,4 +586,47 @@ func TestMetricsListenBusy(t *testing.T) {
 			t.Errorf("%s left behind after a failed start", f)
 		}
 	}
+}
+
+// TestStoppingSaysWhy: the daemon's "stopping" line says what ended it —
+// a signal's name when one did — so that a daemon that stops unasked (a
+// stray SIGTERM) is told from one that failed.
+func TestStoppingSaysWhy(t *testing.T) {
+	cfg := testConfig(t)
+	var buf syncBuffer
+	log := slog.New(slog.NewJSONHandler(&buf, nil))
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- daemon.Run(ctx, cfg, &fakeEngine{}, log) }()
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(buf.String(), "browserd started"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cancel(nil)
+			t.Fatalf("no start logged in 5 s:\n%s", buf.String())
+		}
+	}
+	cancel(errors.New("terminated signal received"))
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"msg":"browserd stopping","cause":"terminated signal received"`) {
+		t.Errorf("the stopping line does not say why:\n%s", buf.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
