@@ -421,7 +421,7 @@ func runApps(t *testing.T, newTool func(i int) confTool) map[string]confResult {
 // through browserd's MCP server.
 func TestConformanceApps(t *testing.T) {
 	appsEnabled(t)
-	d := newMCPDriver(t)
+	d := newMCPDriver(t, confFlags...)
 	res := runApps(t, func(i int) confTool { return &browserdTool{t: t, d: d, task: fmt.Sprintf("app%d", i)} })
 	reportApps(t, "browserd", res)
 }

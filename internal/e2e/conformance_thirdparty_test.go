@@ -1119,7 +1119,7 @@ func TestConformanceThirdParty(t *testing.T) {
 			t.Errorf("third-party page %s has no task", p)
 		}
 	}
-	d := newMCPDriver(t)
+	d := newMCPDriver(t, confFlags...)
 	res := runThirdParty(tpParallel, func(i int) confTool { return &browserdTool{t: t, d: d, task: fmt.Sprintf("tp%d", i)} })
 	passed := 0
 	for _, c := range tpTasks {

@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -274,4 +275,53 @@ func tabUsable(t *testing.T, e *engine.Engine, task string) tool.Result {
 		t.Fatalf("evaluate after: %v ok=%v err=%q\n%.300s", err, r.Success, r.Error, r.Content)
 	}
 	return nav
+}
+
+// TestTimeoutLogsSteps: an action that runs out of time leaves a warning
+// with where its time went (its steps), at the daemon's default log level —
+// the run that timed out (a busy CI machine) may not come again.
+func TestTimeoutLogsSteps(t *testing.T) {
+	done := make(chan struct{})
+	srv := httptest.NewServer(hostilePages(done))
+	defer srv.Close()
+	defer close(done)
+	cfg := testConfig(t)
+	cfg.AllowHosts = append(cfg.AllowHosts, srv.Listener.Addr().String())
+	var logs lockedBuffer
+	e, err := engine.New(cfg, slog.New(slog.NewJSONHandler(&logs, nil))) // Info
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(context.Background()); err != nil {
+			t.Errorf("closing the engine: %v", err)
+		}
+		waitNoChromium(t, cfg.Data)
+	})
+	do := func(in tool.Input) tool.Result {
+		t.Helper()
+		r, err := e.Do(context.Background(), in)
+		if err != nil {
+			t.Fatalf("%s: %v", in.Action, err)
+		}
+		return r
+	}
+	if r := do(tool.Input{Action: "navigate", URL: srv.URL + "/spin"}); !r.Success {
+		t.Fatal(r.Error)
+	}
+	if strings.Contains(logs.String(), "steps") {
+		t.Errorf("an action that did not time out logged its steps at the info level:\n%s", logs.String())
+	}
+	if r := do(tool.Input{Action: "click", Role: "button", Name: "Spin", Timeout: 1500}); r.Success || !strings.Contains(r.Error, "timed out") {
+		t.Fatalf("click on a page that spins: %+v", r)
+	}
+	var warned bool
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, `"msg":"action timed out"`) && strings.Contains(l, `"action":"click"`) && strings.Contains(l, "aimed ") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning with the click's steps (found, aimed …):\n%s", logs.String())
+	}
 }

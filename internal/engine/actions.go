@@ -71,6 +71,9 @@ type call struct {
 	// acting is the page-level action running on the tab (internal/act),
 	// nil before one starts.
 	acting *act.Tab
+	// ranOut is set when the call ran out of time (see timedOut): its
+	// steps are logged whatever the log level.
+	ranOut bool
 	// slot is the browser the call's session lives in.
 	slot *sessions.Slot
 	// started is when the call came in.
@@ -115,21 +118,29 @@ func (e *Engine) do(ctx context.Context, in tool.Input, inj *inject.Launch) tool
 	res := tool.Result{Action: in.Action}
 	orig := in
 	var c *call
-	if e.Log.Enabled(ctx, slog.LevelDebug) {
-		// Where the call's time went, step by step (see timing.Mark):
-		// its admission and routing (each marked only when it took a
-		// millisecond or more), its session, its browser, its tab, then
-		// the action's own steps.
-		var steps *timing.Steps
-		ctx, steps = timing.Start(ctx)
-		defer func() {
-			tab := ""
-			if c != nil && c.tab != nil {
-				tab = c.tab.ID
-			}
-			e.Log.Debug("action steps", slog.String("action", in.Action), slog.String("tab", tab), slog.String("steps", steps.String()))
-		}()
-	}
+	// Where the call's time went, step by step (see timing.Mark): its
+	// admission and routing (each marked only when it took a millisecond
+	// or more), its session, its browser, its tab, then the action's own
+	// steps — in the debug log, and in a warning for a call that ran out
+	// of time, whatever the level: where it waited is what its reader
+	// needs, and the run that timed out may not come again.
+	ctx, steps := timing.Start(ctx)
+	defer func() {
+		debug := e.Log.Enabled(ctx, slog.LevelDebug)
+		if !debug && (c == nil || !c.ranOut) {
+			return
+		}
+		tab := ""
+		if c != nil && c.tab != nil {
+			tab = c.tab.ID
+		}
+		attrs := []slog.Attr{slog.String("action", in.Action), slog.String("tab", tab), slog.String("steps", steps.String())}
+		if c != nil && c.ranOut {
+			e.Log.LogAttrs(ctx, slog.LevelWarn, "action timed out", attrs...)
+			return
+		}
+		e.Log.LogAttrs(ctx, slog.LevelDebug, "action steps", attrs...)
+	}()
 	began := time.Now()
 	slow := func(step string) {
 		if time.Since(began) >= time.Millisecond {
@@ -681,6 +692,7 @@ func earliest(a, b time.Time) time.Time {
 // the timeout helps a slow site or a busy page, never a page stuck in a
 // script (an endless loop), which only leaving it ends.
 func (c *call) timedOut(ctx context.Context, err error, what string, timeout time.Duration) error {
+	c.ranOut = true
 	took := timeout.Round(time.Millisecond)
 	switch {
 	case errors.Is(err, browser.ErrNoAnswer):
